@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "MirrorStore",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "MirrorStore", targets: ["MirrorStore"]),
+    ],
+    targets: [
+        // C helpers the engine needs: hardware CRC32C and lock constants Glibc does not export.
+        .target(name: "CMirrorStoreSupport"),
+        // The storage engine: framed append-only log, index, recovery, compaction, locking.
+        // It deals in type names, keys and bytes only, and knows nothing of reflection.
+        .target(name: "MirrorStoreEngine", dependencies: ["CMirrorStoreSupport"]),
+        // Records, reflection mapping, record encoding and the Store API.
+        .target(name: "MirrorStore", dependencies: ["MirrorStoreEngine"]),
+        .executableTarget(name: "MirrorStoreExample", dependencies: ["MirrorStore"]),
+        // A child process for the kill -9 crash tests: commits and prints each acknowledged sequence.
+        .executableTarget(name: "EngineCrashChild", dependencies: ["MirrorStoreEngine"], path: "Tests/EngineCrashChild"),
+        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore"]),
+        .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,91 @@
+/// The storage record of one model instance: its ``objectSchema`` and one value per property.
+///
+/// Records are what the mapper produces and what stores persist. Values are read and written by
+/// property name, and writes are checked against the schema:
+///
+/// ```swift
+/// let record = try hero.managedObject()
+/// record["realName"]                                   // "Tony Stark"
+/// try record.setValue("Anthony Edward Stark", forProperty: "realName")
+/// try record.setValue(42, forProperty: "realName")     // throws: expects String
+/// let copy = try Hero.modelInstance(managedObject: record)
+/// ```
+///
+/// A record is a reference type so that links between records can share targets and form cycles
+/// exactly as the model graph did. It is not thread-safe: models, not records, cross threads.
+public final class ManagedObject: Hashable, CustomStringConvertible {
+    /// The schema every value of this record conforms to.
+    public let objectSchema: ObjectSchema
+    var values: [RecordValue]
+
+    /// Creates a record whose properties all hold ``RecordValue/null``.
+    public init(objectSchema: ObjectSchema) {
+        self.objectSchema = objectSchema
+        values = Array(repeating: .null, count: objectSchema.properties.count)
+    }
+
+    /// Creates a record with one value per schema property, in schema order, unchecked.
+    init(objectSchema: ObjectSchema, values: [RecordValue]) {
+        self.objectSchema = objectSchema
+        self.values = values
+    }
+
+    /// The value of the property called `name`, or `nil` when the schema has no such property.
+    public subscript(name: String) -> RecordValue? {
+        objectSchema.index(ofProperty: name).map { values[$0] }
+    }
+
+    /// The value of the property at `index` in the schema's property list.
+    public subscript(propertyAt index: Int) -> RecordValue { values[index] }
+
+    /// Sets the value of the property called `name`, after checking it against the property's kind.
+    ///
+    /// - Throws: ``MappingError`` when the schema has no such property or the value has the wrong
+    ///   shape (wrong type, an integer that does not fit, `null` for a required property).
+    public func setValue(_ value: RecordValue, forProperty name: String) throws {
+        guard let index = objectSchema.index(ofProperty: name) else {
+            throw MappingError(.missingProperty, modelType: objectSchema.typeName, path: [name])
+        }
+        let kind = objectSchema.properties[index].kind
+        guard kind.accepts(value) else {
+            let problem: MappingError.Kind =
+                if case .null = value { .unexpectedNil(expected: kind.description) } else {
+                    .typeMismatch(expected: kind.description, found: value.description)
+                }
+            throw MappingError(problem, modelType: objectSchema.typeName, path: [name])
+        }
+        values[index] = value
+    }
+
+    /// Reads the property called `name` as a Swift value.
+    ///
+    /// ```swift
+    /// let name: String = try record.value(forProperty: "name")
+    /// let age = try record.value(forProperty: "age", as: Int?.self)
+    /// ```
+    public func value<Value: RecordPrimitive>(forProperty name: String, as type: Value.Type = Value.self) throws -> Value {
+        guard let value = self[name] else {
+            throw MappingError(.missingProperty, modelType: objectSchema.typeName, path: [name])
+        }
+        guard let result = Value(recordValue: value) else {
+            let problem: MappingError.Kind =
+                if case .null = value { .unexpectedNil(expected: "\(Value.self)") } else {
+                    .typeMismatch(expected: "\(Value.self)", found: value.description)
+                }
+            throw MappingError(problem, modelType: objectSchema.typeName, path: [name])
+        }
+        return result
+    }
+
+    /// Records are equal only when they are the same record: links may form cycles, so a deep
+    /// comparison would not end.
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// `TypeName(property: value, …)`, one level deep.
+    public var description: String {
+        let fields = zip(objectSchema.properties, values).map { "\($0.name): \($1)" }
+        return "\(objectSchema.typeName)(\(fields.joined(separator: ", ")))"
+    }
+}

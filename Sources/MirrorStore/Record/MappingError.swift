@@ -1,0 +1,104 @@
+/// A model and a record that cannot be converted into each other.
+///
+/// The description is one sentence naming the model type, the property path and what was expected
+/// versus found:
+///
+/// ```swift
+/// do {
+///     _ = try Hero.modelInstance(managedObject: record)
+/// } catch let error as MappingError {
+///     print(error)   // Hero.publisher.name expects String, but the record holds int(5).
+/// }
+/// ```
+public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What went wrong. New cases may be added; switch with a `default`.
+    public enum Kind: Equatable, Sendable {
+        /// The property's Swift type cannot be stored.
+        case unsupportedType(String)
+        /// The record's schema has no such property.
+        case missingProperty
+        /// The record's value has another type than the property.
+        case typeMismatch(expected: String, found: String)
+        /// The record holds `null` for a property that is not optional.
+        case unexpectedNil(expected: String)
+        /// An enum has no case for the stored raw value.
+        case unknownEnumCase(enumType: String, rawValue: String)
+        /// A `let` property: release builds may fold its default value into the code that reads
+        /// it, so writing it back through reflection would not be seen.
+        case immutableProperty
+        /// A `weak` or `unowned` property: its storage is not a plain value.
+        case nonStrongReference
+        /// A property declared as a class holds an instance of a subclass.
+        case subclassInstance(declared: String, actual: String)
+        /// The record describes another model type.
+        case wrongRecordType(expected: String, found: String)
+        /// `primaryKey`, `indexedProperties` or `ignoredProperties` names a property the model
+        /// does not store.
+        case unknownPropertyName(role: String)
+        /// The primary key's type cannot identify a record.
+        case unsupportedPrimaryKey(String)
+        /// The model cannot be mapped at all.
+        case unsupportedModel(String)
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The stored name of the model type the conversion started from.
+    public let modelType: String
+    /// The property names from the model down to the failing value; indexes and keys appear as
+    /// `[2]` and `["key"]`.
+    public let path: [String]
+
+    init(_ kind: Kind, modelType: String, path: [String] = []) {
+        self.kind = kind
+        self.modelType = modelType
+        self.path = path
+    }
+
+    /// The same error seen from one level further up: `parent` goes first in the path.
+    func nested(under parent: String) -> MappingError {
+        MappingError(kind, modelType: modelType, path: [parent] + path)
+    }
+
+    /// The same error, reported from the model type `modelType`.
+    func reported(from modelType: String) -> MappingError {
+        MappingError(kind, modelType: modelType, path: path)
+    }
+
+    /// `Hero.publisher.name`, or `Hero.sidekicks[2].name`.
+    public var propertyPath: String {
+        path.reduce(modelType) { text, component in
+            component.hasPrefix("[") ? text + component : text + "." + component
+        }
+    }
+
+    public var description: String {
+        let subject = propertyPath
+        switch kind {
+        case .unsupportedType(let type):
+            return "\(subject) has type \(type), which MirrorStore cannot store; use a supported type or list the property in ignoredProperties."
+        case .missingProperty:
+            return "\(subject) is missing from the record."
+        case .typeMismatch(let expected, let found):
+            return "\(subject) expects \(expected), but the record holds \(found)."
+        case .unexpectedNil(let expected):
+            return "\(subject) expects \(expected), but the record holds null."
+        case .unknownEnumCase(let enumType, let rawValue):
+            return "\(subject) expects a \(enumType), but no case has the raw value \(rawValue)."
+        case .immutableProperty:
+            return "\(subject) is a 'let' constant, which reflection cannot write back safely; declare it 'var' or list it in ignoredProperties."
+        case .nonStrongReference:
+            return "\(subject) is a weak or unowned reference, which MirrorStore does not store; list it in ignoredProperties."
+        case .subclassInstance(let declared, let actual):
+            return "\(subject) is declared as \(declared) but holds a \(actual); MirrorStore stores a property's declared class only."
+        case .wrongRecordType(let expected, let found):
+            return "\(subject) expects a record of \(expected), but the record describes \(found)."
+        case .unknownPropertyName(let role):
+            return "\(subject) is named in \(role), but \(modelType) has no stored property by that name."
+        case .unsupportedPrimaryKey(let type):
+            return "\(subject) is the primary key, but its type \(type) cannot be one; use an integer, String or UUID."
+        case .unsupportedModel(let reason):
+            return "\(subject) cannot be mapped: \(reason)."
+        }
+    }
+}

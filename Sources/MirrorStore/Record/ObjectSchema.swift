@@ -1,0 +1,93 @@
+/// The shape of one model type as it is stored: its name and its ordered properties.
+///
+/// Reflection builds one schema per model type, once; every ``ManagedObject`` of that type shares
+/// it. Stores keep schemas in their files so a changed model is noticed on open.
+///
+/// ```swift
+/// let schema = try Hero.objectSchema()
+/// schema.typeName                       // "Hero"
+/// schema.primaryKey                     // "identifier"
+/// schema.property(named: "tags")?.kind  // [String]
+/// ```
+public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
+    /// One stored property.
+    public struct Property: Hashable, Sendable, CustomStringConvertible {
+        /// The property's name, as declared in the model.
+        public let name: String
+        /// What the property stores; optional properties have an ``PropertyKind/optional(_:)`` kind.
+        public let kind: PropertyKind
+        /// Whether this property is the model's primary key.
+        public let isPrimaryKey: Bool
+        /// Whether the model asked for an index on this property.
+        public let isIndexed: Bool
+
+        /// Creates a property description.
+        public init(name: String, kind: PropertyKind, isPrimaryKey: Bool = false, isIndexed: Bool = false) {
+            self.name = name
+            self.kind = kind
+            self.isPrimaryKey = isPrimaryKey
+            self.isIndexed = isIndexed
+        }
+
+        /// Whether the property may be `nil`.
+        public var isOptional: Bool { kind.isOptional }
+
+        /// `name: Kind`, with `(primary key)` or `(indexed)` when they apply.
+        public var description: String {
+            var text = "\(name): \(kind)"
+            if isPrimaryKey { text += " (primary key)" }
+            if isIndexed { text += " (indexed)" }
+            return text
+        }
+    }
+
+    /// The stored name of the model type.
+    public let typeName: String
+    /// The stored properties, in declaration order (inherited ones first).
+    public let properties: [Property]
+    /// Properties the model declared but asked not to store.
+    public let ignoredProperties: [String]
+    /// The name of the primary-key property, if the model has one.
+    public let primaryKey: String?
+    let positions: [String: Int]
+
+    /// Creates a schema. Property names must be unique.
+    public init(typeName: String, properties: [Property], ignoredProperties: [String] = []) {
+        self.typeName = typeName
+        self.properties = properties
+        self.ignoredProperties = ignoredProperties
+        primaryKey = properties.first(where: \.isPrimaryKey)?.name
+        var positions: [String: Int] = [:]
+        for (index, property) in properties.enumerated() where positions[property.name] == nil {
+            positions[property.name] = index
+        }
+        self.positions = positions
+    }
+
+    /// The names of the indexed properties.
+    public var indexedProperties: [String] { properties.filter(\.isIndexed).map(\.name) }
+
+    /// The property called `name`, if the schema has one.
+    public func property(named name: String) -> Property? {
+        positions[name].map { properties[$0] }
+    }
+
+    /// The position of the property called `name` in ``properties``.
+    public func index(ofProperty name: String) -> Int? { positions[name] }
+
+    public static func == (lhs: ObjectSchema, rhs: ObjectSchema) -> Bool {
+        lhs === rhs
+            || (lhs.typeName == rhs.typeName && lhs.properties == rhs.properties
+                && lhs.ignoredProperties == rhs.ignoredProperties)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(typeName)
+        hasher.combine(properties)
+    }
+
+    /// `TypeName { property: Kind, … }`.
+    public var description: String {
+        "\(typeName) { \(properties.map(\.description).joined(separator: ", ")) }"
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// One value held by a ``ManagedObject``.
+///
+/// Signed integers of every width are stored as ``int(_:)`` and unsigned ones as ``uint(_:)``;
+/// the property's ``PropertyKind`` records the width. Literals make comparisons read naturally:
+///
+/// ```swift
+/// let record = try hero.managedObject()
+/// record["realName"] == "Tony Stark"   // true
+/// record["identifier"] == 1455         // true
+/// ```
+public enum RecordValue: Hashable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case uuid(UUID)
+    case decimal(Decimal)
+    case url(URL)
+    /// A to-one link to another record.
+    case object(ManagedObject)
+    /// The elements of an array or a set.
+    case list(List<RecordValue>)
+    /// The entries of a `[String: Value]` dictionary.
+    case dictionary([String: RecordValue])
+
+    /// A short rendering for error messages: the case and its payload.
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let v): "bool(\(v))"
+        case .int(let v): "int(\(v))"
+        case .uint(let v): "uint(\(v))"
+        case .float(let v): "float(\(v))"
+        case .double(let v): "double(\(v))"
+        case .string(let v): "string(\(v.debugDescription))"
+        case .data(let v): "data(\(v.count) bytes)"
+        case .date(let v): "date(\(v.timeIntervalSinceReferenceDate))"
+        case .uuid(let v): "uuid(\(v.uuidString))"
+        case .decimal(let v): "decimal(\(v))"
+        case .url(let v): "url(\(v.absoluteString))"
+        case .object(let record): "object(\(record.objectSchema.typeName))"
+        case .list(let list): "list(\(list.count) elements)"
+        case .dictionary(let dictionary): "dictionary(\(dictionary.count) entries)"
+        }
+    }
+}
+
+extension RecordValue: ExpressibleByNilLiteral {
+    /// Creates ``null``.
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension RecordValue: ExpressibleByBooleanLiteral {
+    /// Creates a ``bool(_:)`` value.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension RecordValue: ExpressibleByIntegerLiteral {
+    /// Creates an ``int(_:)`` value.
+    public init(integerLiteral value: Int64) { self = .int(value) }
+}
+
+extension RecordValue: ExpressibleByFloatLiteral {
+    /// Creates a ``double(_:)`` value.
+    public init(floatLiteral value: Double) { self = .double(value) }
+}
+
+extension RecordValue: ExpressibleByStringLiteral {
+    /// Creates a ``string(_:)`` value.
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension RecordValue: ExpressibleByArrayLiteral {
+    /// Creates a ``list(_:)`` value.
+    public init(arrayLiteral elements: RecordValue...) { self = .list(List(elements)) }
+}

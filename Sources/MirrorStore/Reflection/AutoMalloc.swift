@@ -1,0 +1,75 @@
+/// A type MirrorStore can create empty and then fill through reflection.
+///
+/// ``Persistable`` refines this protocol; models conform by having an `init()` (`required init()`
+/// for non-final classes).
+public protocol _AutoMallocObjectProtocol {
+    /// Creates an instance with default values, ready to be filled from a record.
+    init()
+}
+
+extension _AutoMallocObjectProtocol {
+    /// A new, default-initialised instance.
+    public static func _autoMalloc() -> Self { Self() }
+}
+
+/// A container whose content MirrorStore creates element by element: `Optional`, `Array`, `Set`
+/// and `Dictionary`. Nested containers (`[[String]?]`) recurse through their content type.
+public protocol _MallocContentInstanceProtocol {
+    /// The type of what the container holds: `Wrapped`, `Element`, or `Value`.
+    static var _contentType: Any.Type { get }
+    /// An empty container: `nil`, `[]` or `[:]`.
+    static func _mallocContent() -> Self
+}
+
+extension Optional: _MallocContentInstanceProtocol {
+    public static var _contentType: Any.Type { Wrapped.self }
+    public static func _mallocContent() -> Self { nil }
+}
+
+extension Array: _MallocContentInstanceProtocol {
+    public static var _contentType: Any.Type { Element.self }
+    public static func _mallocContent() -> Self { [] }
+}
+
+extension Set: _MallocContentInstanceProtocol {
+    public static var _contentType: Any.Type { Element.self }
+    public static func _mallocContent() -> Self { [] }
+}
+
+extension Dictionary: _MallocContentInstanceProtocol {
+    public static var _contentType: Any.Type { Value.self }
+    public static func _mallocContent() -> Self { [:] }
+}
+
+/// How each container builds the codec for its content, recursively.
+protocol ContentCodecProviding: _MallocContentInstanceProtocol {
+    static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec
+}
+
+extension Optional: ContentCodecProviding {
+    static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec {
+        let wrapped = try factory.codec(for: Wrapped.self)
+        // `nil` and `.some(nil)` would both be stored as null and could not be told apart.
+        guard !wrapped.kind.isOptional else { throw .unsupported }
+        return OptionalCodec<Wrapped>(wrapped: wrapped)
+    }
+}
+
+extension Array: ContentCodecProviding {
+    static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec {
+        ArrayCodec<Element>(element: try factory.codec(for: Element.self))
+    }
+}
+
+extension Set: ContentCodecProviding {
+    static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec {
+        SetCodec<Element>(element: try factory.codec(for: Element.self))
+    }
+}
+
+extension Dictionary: ContentCodecProviding {
+    static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec {
+        guard Key.self == String.self else { throw .unsupported }
+        return DictionaryCodec<Value>(value: try factory.codec(for: Value.self))
+    }
+}

@@ -1,0 +1,118 @@
+@_spi(Reflection) import Swift
+import SwiftShims
+
+// The only file in MirrorStore that touches raw memory. Everything else reaches a model's stored
+// properties through `StoredField` (found once per type) and `FieldMemory` (typed loads and stores
+// at those offsets). docs/ARCHITECTURE.md explains why this mechanism and not another.
+
+/// One stored property of a model type, as the Swift runtime lays it out.
+struct StoredField {
+    /// The declared name; lazy properties keep the runtime's `$__lazy_storage_$_` prefix.
+    let name: String
+    /// Byte offset from the start of a struct value, or from the start of a class instance.
+    let offset: Int
+    /// The declared type of the property.
+    let type: Any.Type
+    /// `false` for `let` constants.
+    let isVar: Bool
+    /// `false` for `weak` and `unowned` references, whose storage is not a plain value of `type`.
+    let isStrong: Bool
+
+    static let lazyStoragePrefix = "$__lazy_storage_$_"
+}
+
+// `_forEachField` reports name, offset and type but not whether a field is a `var` or a strong
+// reference; the runtime entry point it is built on reports both, in the toolchain's own
+// `_FieldReflectionMetadata` layout (SwiftShims/Reflection.h).
+@_silgen_name("swift_reflectionMirror_recursiveChildMetadata")
+private func _fieldMetadata(
+    _ type: Any.Type,
+    index: Int,
+    fieldMetadata: UnsafeMutablePointer<_FieldReflectionMetadata>
+) -> Any.Type
+
+enum FieldLayout {
+    /// `_EachFieldOptions.classType`, which the standard library declares as a mutable `static var`
+    /// that strict concurrency forbids reading. Its value is the option's first bit; a test checks
+    /// that classes enumerate with it and structs without it.
+    static let classTypeOption = _EachFieldOptions(rawValue: 1 << 0)
+
+    /// The stored properties of a struct or class type, inherited ones first, or `nil` when the
+    /// runtime cannot describe the type's fields (enums, tuples, imported types).
+    static func storedFields(of type: Any.Type) -> [StoredField]? {
+        guard let classType = type as? AnyClass else { return fields(declaredBy: type, isClass: false) }
+        // Some runtimes list a class's own fields only, others include its superclasses': walk the
+        // chain from the root and keep each field once.
+        var chain: [AnyClass] = []
+        var current: AnyClass? = classType
+        while let level = current {
+            chain.append(level)
+            current = _getSuperclass(level)
+        }
+        var result: [StoredField] = []
+        var seen = Set<String>()
+        for level in chain.reversed() {
+            guard let fields = fields(declaredBy: level, isClass: true) else { return nil }
+            for field in fields where seen.insert(field.name).inserted {
+                result.append(field)
+            }
+        }
+        return result
+    }
+
+    private static func fields(declaredBy type: Any.Type, isClass: Bool) -> [StoredField]? {
+        var result: [StoredField] = []
+        var index = 0
+        let complete = _forEachField(of: type, options: isClass ? classTypeOption : []) { name, offset, fieldType, _ in
+            var metadata = _FieldReflectionMetadata()
+            _ = _fieldMetadata(type, index: index, fieldMetadata: &metadata)
+            defer { metadata.freeFunc?(metadata.name) }
+            index += 1
+            result.append(StoredField(
+                name: String(cString: name), offset: offset, type: fieldType,
+                isVar: metadata.isVar, isStrong: metadata.isStrong))
+            return true
+        }
+        return complete ? result : nil
+    }
+}
+
+/// Typed access to a stored property at a known offset.
+///
+/// Safe as long as `offset` and `Value` come from `FieldLayout.storedFields(of:)` for the type whose
+/// fields `base` points at, and the field is a strong `var`: the plan guarantees both.
+enum FieldMemory {
+    static func load<Value>(_ type: Value.Type, from base: UnsafeRawPointer, at offset: Int) -> Value {
+        base.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+    }
+
+    static func store<Value>(_ value: Value, to base: UnsafeMutableRawPointer, at offset: Int) {
+        base.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee = value
+    }
+
+    /// Calls `body` with the address field offsets are measured from: the instance for a class,
+    /// the value itself for a struct. `model` is a parameter, so it outlives the call.
+    static func withFields<Model, Result, Failure: Error>(
+        of model: Model, isClass: Bool, _ body: (UnsafeRawPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withUnsafePointer(to: model) { pointer throws(Failure) in
+            let raw = UnsafeRawPointer(pointer)
+            return try body(isClass ? raw.load(as: UnsafeRawPointer.self) : raw)
+        }
+    }
+
+    /// Like `withFields(of:isClass:_:)`, for writing into the properties.
+    static func withMutableFields<Model, Result, Failure: Error>(
+        of model: inout Model, isClass: Bool, _ body: (UnsafeMutableRawPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withUnsafeMutablePointer(to: &model) { pointer throws(Failure) in
+            let raw = UnsafeMutableRawPointer(pointer)
+            return try body(isClass ? raw.load(as: UnsafeMutableRawPointer.self) : raw)
+        }
+    }
+
+    /// The identity of a class instance, used to find shared references and cycles.
+    static func instanceAddress<Model>(of model: Model) -> UnsafeRawPointer {
+        withUnsafePointer(to: model) { UnsafeRawPointer($0).load(as: UnsafeRawPointer.self) }
+    }
+}

@@ -1,0 +1,65 @@
+/// A model MirrorStore can store: a plain class or struct with an `init()`.
+///
+/// Conforming is all a model needs; reflection finds its stored properties once per type and the
+/// default implementations convert instances to ``ManagedObject`` records and back.
+///
+/// ```swift
+/// final class Hero: Persistable {
+///     var identifier = 0
+///     var name = ""
+///     var tags: [String] = []
+///     var publisher: Publisher?
+///     init() {}
+///     static var primaryKey: String? { "identifier" }
+/// }
+///
+/// let record = try hero.managedObject()
+/// let copy = try Hero.modelInstance(managedObject: record)
+/// ```
+///
+/// Stored properties must be `var`s of a supported type (see ``PropertyKind``), or be listed in
+/// ``ignoredProperties``. `lazy` properties are not stored.
+public protocol Persistable: _AutoMallocObjectProtocol {
+    /// The name of the property that identifies a record, or `nil` for none.
+    static var primaryKey: String? { get }
+    /// Properties to index in a store.
+    static var indexedProperties: [String] { get }
+    /// Stored properties that are not persisted; they keep their `init()` value when read back.
+    static var ignoredProperties: [String] { get }
+    /// The type's name in records and store files. Defaults to the unqualified type name.
+    static var persistedTypeName: String { get }
+
+    /// The record of this instance and, through links, of every model it reaches.
+    func managedObject() throws -> ManagedObject
+    /// A new instance filled from `managedObject`.
+    static func modelInstance(managedObject: ManagedObject) throws -> Self
+}
+
+extension Persistable {
+    public static var primaryKey: String? { nil }
+    public static var indexedProperties: [String] { [] }
+    public static var ignoredProperties: [String] { [] }
+    public static var persistedTypeName: String { String(describing: Self.self) }
+
+    /// Converts the instance by reflection.
+    ///
+    /// - Throws: ``MappingError`` naming the property path when a value cannot be stored.
+    public func managedObject() throws -> ManagedObject {
+        try ModelMapping.record(for: self)
+    }
+
+    /// Creates an instance through `init()` and fills its stored properties from the record.
+    ///
+    /// - Throws: ``MappingError`` when the record is of another type, lacks a property, or holds a
+    ///   value the property's type cannot take.
+    public static func modelInstance(managedObject: ManagedObject) throws -> Self {
+        try ModelMapping.model(Self.self, from: managedObject)
+    }
+
+    /// The schema reflection derives for this model type.
+    ///
+    /// - Throws: ``MappingError`` when the model declares a property that cannot be stored.
+    public static func objectSchema() throws -> ObjectSchema {
+        try PlanCache.shared.plan(for: Self.self).schema
+    }
+}

@@ -1,0 +1,37 @@
+/// Marks the codecs of single-value types, the only ones an enum's raw value may use.
+protocol PrimitiveCodecMarker {}
+
+struct PrimitiveCodec<Value: RecordPrimitive>: ValueCodec, PrimitiveCodecMarker {
+    var kind: PropertyKind { Value.propertyKind }
+
+    @inline(__always)
+    func encode(_ value: Value, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
+        value.recordValue
+    }
+
+    @inline(__always)
+    func decode(_ record: RecordValue, in context: inout DecodingContext) throws(MappingError) -> Value {
+        guard let value = Value(recordValue: record) else { throw mismatch(record) }
+        return value
+    }
+}
+
+/// An enum stored as its raw value.
+struct RawValueCodec<Value: RawRepresentable>: ValueCodec {
+    let raw: any ValueCodec<Value.RawValue>
+
+    var kind: PropertyKind { raw.kind }
+
+    func encode(_ value: Value, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
+        try raw.encode(value.rawValue, in: &context)
+    }
+
+    func decode(_ record: RecordValue, in context: inout DecodingContext) throws(MappingError) -> Value {
+        let rawValue = try raw.decode(record, in: &context)
+        guard let value = Value(rawValue: rawValue) else {
+            throw MappingError(
+                .unknownEnumCase(enumType: "\(Value.self)", rawValue: String(reflecting: rawValue)), modelType: "")
+        }
+        return value
+    }
+}

@@ -1,0 +1,110 @@
+/// Everything reflection learned about one model type: its schema and one accessor per stored
+/// property. Built once per type, then shared by every conversion.
+///
+/// `fields` and `schema` are filled in while the plan is being built, before any other thread can
+/// see it: `PlanCache` publishes plans only once they are complete, under its lock. After that the
+/// plan is never mutated, which is why the unchecked `Sendable` is sound.
+final class TypePlan: @unchecked Sendable {
+    let typeName: String
+    let typeIdentifier: ObjectIdentifier
+    let isClass: Bool
+    private(set) var fields: [any FieldAccessor] = []
+    private(set) var schema: ObjectSchema
+    /// Whether the type links to other models, so one graph may reach an instance twice.
+    private(set) var hasLinks = false
+
+    private init(type: any Persistable.Type) {
+        typeName = type.persistedTypeName
+        typeIdentifier = ObjectIdentifier(type)
+        isClass = type is AnyClass
+        schema = ObjectSchema(typeName: typeName, properties: [])
+    }
+
+    static func build(for type: any Persistable.Type, factory: inout CodecFactory) throws(MappingError) -> TypePlan {
+        let plan = TypePlan(type: type)
+        factory.plans[plan.typeIdentifier] = plan
+        factory.newPlans.append(plan)
+        do throws(MappingError) {
+            try plan.fill(type: type, factory: &factory)
+        } catch {
+            throw error.reported(from: plan.typeName)
+        }
+        return plan
+    }
+
+    private func fill(type: any Persistable.Type, factory: inout CodecFactory) throws(MappingError) {
+        guard let storedFields = FieldLayout.storedFields(of: type) else {
+            throw MappingError(.unsupportedModel("only structs and classes can be models"), modelType: typeName)
+        }
+        let ignored = type.ignoredProperties
+        var declaredNames = Set<String>()
+        var accessors: [any FieldAccessor] = []
+        for field in storedFields {
+            // A lazy property is a cache its model recomputes on demand, so it is not stored.
+            if field.name.hasPrefix(StoredField.lazyStoragePrefix) {
+                declaredNames.insert(String(field.name.dropFirst(StoredField.lazyStoragePrefix.count)))
+                continue
+            }
+            declaredNames.insert(field.name)
+            if ignored.contains(field.name) { continue }
+            let path = [field.name]
+            guard field.isStrong else { throw MappingError(.nonStrongReference, modelType: typeName, path: path) }
+            guard field.isVar else { throw MappingError(.immutableProperty, modelType: typeName, path: path) }
+            do throws(CodecFactory.Failure) {
+                accessors.append(try factory.accessor(for: field.type, name: field.name, offset: field.offset))
+            } catch {
+                switch error {
+                case .unsupported:
+                    throw MappingError(.unsupportedType("\(field.type)"), modelType: typeName, path: path)
+                case .nestedModel(let nested):
+                    throw nested.nested(under: field.name)
+                }
+            }
+        }
+        for name in ignored where !declaredNames.contains(name) {
+            throw MappingError(.unknownPropertyName(role: "ignoredProperties"), modelType: typeName, path: [name])
+        }
+        let indexed = type.indexedProperties
+        for name in indexed where !accessors.contains(where: { $0.name == name }) {
+            throw MappingError(.unknownPropertyName(role: "indexedProperties"), modelType: typeName, path: [name])
+        }
+        let primaryKey = type.primaryKey
+        if let primaryKey {
+            guard let field = accessors.first(where: { $0.name == primaryKey }) else {
+                throw MappingError(.unknownPropertyName(role: "primaryKey"), modelType: typeName, path: [primaryKey])
+            }
+            guard field.kind.canBePrimaryKey else {
+                throw MappingError(.unsupportedPrimaryKey(field.kind.description), modelType: typeName, path: [primaryKey])
+            }
+        }
+        fields = accessors
+        hasLinks = accessors.contains { $0.kind.containsLink }
+        schema = ObjectSchema(
+            typeName: typeName,
+            properties: accessors.map { field in
+                ObjectSchema.Property(
+                    name: field.name, kind: field.kind,
+                    isPrimaryKey: field.name == primaryKey, isIndexed: indexed.contains(field.name))
+            },
+            ignoredProperties: ignored)
+    }
+}
+
+extension PropertyKind {
+    /// Whether the kind links to another model at any depth.
+    var containsLink: Bool {
+        switch self {
+        case .object: true
+        case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner): inner.containsLink
+        default: false
+        }
+    }
+
+    /// Whether values of this kind can identify a record: integers, strings and UUIDs.
+    var canBePrimaryKey: Bool {
+        switch self {
+        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64, .string, .uuid: true
+        default: false
+        }
+    }
+}
