@@ -46,13 +46,25 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         guard let index = objectSchema.index(ofProperty: name) else {
             throw MappingError(.missingProperty, modelType: objectSchema.typeName, path: [name])
         }
-        let kind = objectSchema.properties[index].kind
-        guard kind.accepts(value) else {
+        try setValue(value, forPropertyAt: index)
+    }
+
+    /// Sets the value of the property at `index` in the schema's property list, after checking it
+    /// against the property's kind. Translators that know the schema's order use this to skip the
+    /// name lookup.
+    ///
+    /// - Throws: ``MappingError`` when `index` is out of range or the value has the wrong shape.
+    public func setValue(_ value: RecordValue, forPropertyAt index: Int) throws {
+        guard objectSchema.properties.indices.contains(index) else {
+            throw MappingError(.missingProperty, modelType: objectSchema.typeName, path: ["[\(index)]"])
+        }
+        let property = objectSchema.properties[index]
+        guard property.kind.accepts(value) else {
             let problem: MappingError.Kind =
-                if case .null = value { .unexpectedNil(expected: kind.description) } else {
-                    .typeMismatch(expected: kind.description, found: value.description)
+                if case .null = value { .unexpectedNil(expected: property.kind.description) } else {
+                    .typeMismatch(expected: property.kind.description, found: value.description)
                 }
-            throw MappingError(problem, modelType: objectSchema.typeName, path: [name])
+            throw MappingError(problem, modelType: objectSchema.typeName, path: [property.name])
         }
         values[index] = value
     }
