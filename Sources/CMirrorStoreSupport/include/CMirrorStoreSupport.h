@@ -1,0 +1,25 @@
+#ifndef CMIRRORSTORESUPPORT_H
+#define CMIRRORSTORESUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Returns 1 when this CPU has a CRC32C instruction that
+/// `mirrorstore_crc32c_hardware_update` can use, 0 otherwise.
+int mirrorstore_crc32c_hardware_available(void);
+
+/// Extends a CRC32C (Castagnoli) over `length` bytes with the CPU's CRC32C
+/// instruction. `crc` is the running, non-inverted register value.
+/// Call only when `mirrorstore_crc32c_hardware_available()` returned 1;
+/// elsewhere it returns `crc` unchanged.
+uint32_t mirrorstore_crc32c_hardware_update(uint32_t crc, const void *data, size_t length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

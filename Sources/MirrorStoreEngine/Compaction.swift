@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Rewrites a store's live state into a fresh log.
+///
+/// The new log holds, in units of about `chunkSize` payload bytes, every type definition,
+/// schema, metadata entry and live object, and nothing superseded. All its units carry the
+/// last committed sequence number (sequence numbers never decrease in a log), so numbering
+/// continues where it was. A file store is written to `<store>.compact-tmp` in the same
+/// directory, synced, renamed over the store and the directory synced: a crash at any point
+/// leaves either the old or the new complete file, plus at most a temp file that the next
+/// open deletes.
+enum Compaction {
+    static let chunkSize = 1 << 20
+
+    struct Result {
+        var index: KeyIndex
+        var types: TypeTable
+        var generation: any LogStorage
+        var size: UInt64
+    }
+
+    static func temporaryPath(for path: String) -> String {
+        path + ".compact-tmp"
+    }
+
+    static func compactFile(
+        path: String, index: KeyIndex, from source: any LogStorage, lastSequence: UInt64,
+        faults: FaultInjection?, poison: inout StorageError?
+    ) throws -> Result {
+        let temporary = temporaryPath(for: path)
+        let descriptor = FileSystem.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC)
+        guard descriptor >= 0 else { throw FileSystem.ioError("create the compaction file", temporary) }
+        let target = FileLog(path: temporary, descriptor: descriptor, faults: faults)
+        var result: Result
+        do {
+            result = try rewrite(index: index, from: source, into: target, lastSequence: lastSequence)
+            // Always synced, whatever the durability: the rename must never expose unsynced data.
+            try target.sync()
+            guard rename(temporary, path) == 0 else { throw FileSystem.ioError("rename the compacted file over", path) }
+        } catch {
+            _ = FileSystem.remove(temporary)
+            throw error
+        }
+        do {
+            try FileSystem.syncDirectory(containing: path)
+        } catch {
+            // The new file is complete either way, but whether the rename is durable is unknown.
+            poison = StorageError(.syncFailed(path: path))
+            throw poison ?? error
+        }
+        result.generation = FileLog(path: path, descriptor: descriptor, faults: faults)
+        return result
+    }
+
+    static func compactMemory(index: KeyIndex, from source: any LogStorage, lastSequence: UInt64) throws -> Result {
+        try rewrite(index: index, from: source, into: MemoryLog(), lastSequence: lastSequence)
+    }
+
+    /// Writes the header and the live state into `target`, returning the index that points into it.
+    static func rewrite(
+        index: KeyIndex, from source: any LogStorage, into target: any LogStorage, lastSequence: UInt64
+    ) throws -> Result {
+        try target.write(LogHeader().encoded(), at: 0)
+        var writer = ChunkWriter(target: target, sequence: lastSequence, offset: UInt64(LogHeader.size))
+        var newIndex = KeyIndex()
+        for (key, value) in index.metadata.sorted(by: { $0.key < $1.key }) {
+            try writer.append([.setMetadata(key: key, value: value)], into: &newIndex)
+        }
+        for name in index.types.keys.sorted() {
+            guard let objects = index.types[name] else { continue }
+            if let schema = objects.schema {
+                try writer.append([.setSchema(type: name, schema: schema)], into: &newIndex)
+            }
+            try objects.forEach { key, packed in
+                let (offset, length) = index.resolve(packed)
+                let value = try source.read(at: offset, count: length)
+                try writer.append([.put(type: name, key: key, value: value)], into: &newIndex)
+            }
+        }
+        try writer.flush(force: lastSequence > 0 && writer.offset == UInt64(LogHeader.size), into: &newIndex)
+        return Result(index: newIndex, types: writer.types, generation: target, size: writer.offset)
+    }
+}
+
+/// Batches operations into units of about `Compaction.chunkSize` payload bytes.
+private struct ChunkWriter {
+    let target: any LogStorage
+    let sequence: UInt64
+    var offset: UInt64
+    var types = TypeTable()
+    private var pending: [WriteBatch.Operation] = []
+    private var pendingBytes = 0
+
+    init(target: any LogStorage, sequence: UInt64, offset: UInt64) {
+        self.target = target
+        self.sequence = sequence
+        self.offset = offset
+    }
+
+    mutating func append(_ operations: [WriteBatch.Operation], into index: inout KeyIndex) throws {
+        for operation in operations {
+            pending.append(operation)
+            switch operation {
+            case .put(_, _, let value): pendingBytes += value.count + 16
+            case .setSchema(_, let bytes), .setMetadata(_, let bytes): pendingBytes += bytes.count + 16
+            case .delete, .deleteAll: pendingBytes += 16
+            }
+        }
+        if pendingBytes >= Compaction.chunkSize {
+            try flush(force: false, into: &index)
+        }
+    }
+
+    /// Writes the pending operations as one unit; with `force`, even when there are none, so
+    /// that an empty store still records its last sequence number.
+    mutating func flush(force: Bool, into index: inout KeyIndex) throws {
+        guard !pending.isEmpty || force else { return }
+        let (payload, decoded) = OperationCodec.encode(
+            pending, types: &types, fileOffset: offset + UInt64(LogFrame.headerSize))
+        let frame = LogFrame.encode(sequence: sequence, payload: payload)
+        try target.write(frame, at: offset)
+        offset += UInt64(frame.count)
+        index.apply(decoded)
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+    }
+}

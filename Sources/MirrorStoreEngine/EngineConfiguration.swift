@@ -1,0 +1,54 @@
+/// How a `StorageEngine` syncs, recovers and compacts.
+///
+/// ```swift
+/// var configuration = EngineConfiguration()
+/// configuration.durability = .none        // bulk load
+/// let engine = try StorageEngine(path: "bulk.store", configuration: configuration)
+/// ```
+public struct EngineConfiguration: Sendable {
+    /// When a commit reaches the disk.
+    public enum Durability: Sendable {
+        /// `fdatasync` before `commit` returns: every acknowledged commit survives a power cut. The default.
+        case full
+        /// No syncs at all: commits survive a process crash but not a power cut. For bulk loads.
+        case none
+    }
+
+    /// What opening does with a damaged file.
+    public enum RecoveryMode: Sendable {
+        /// Damage before the tail throws `StorageError` `.corrupted`. A torn final unit is always dropped.
+        case strict
+        /// Keep every unit before the first damaged one and truncate the rest (point-in-time recovery).
+        case recoverValidPrefix
+    }
+
+    /// When the engine compacts by itself.
+    public enum AutoCompaction: Sendable {
+        /// Only `compact()` compacts.
+        case disabled
+        /// After a commit, compact when dead bytes exceed `ratio` of the file and the file is at least `minimumFileSize` bytes.
+        case whenDeadBytesExceed(ratio: Double, minimumFileSize: Int)
+    }
+
+    /// When a commit reaches the disk.
+    public var durability: Durability = .full
+    /// What opening does with a damaged file.
+    public var recoveryMode: RecoveryMode = .strict
+    /// When the engine compacts by itself.
+    public var autoCompaction: AutoCompaction = .whenDeadBytesExceed(ratio: 0.5, minimumFileSize: 4 << 20)
+    /// Open with a shared lock; never write, truncate or create anything but the lock file.
+    public var readOnly: Bool = false
+
+    /// Creates a configuration; every argument has the default documented on its property.
+    public init(
+        durability: Durability = .full,
+        recoveryMode: RecoveryMode = .strict,
+        autoCompaction: AutoCompaction = .whenDeadBytesExceed(ratio: 0.5, minimumFileSize: 4 << 20),
+        readOnly: Bool = false
+    ) {
+        self.durability = durability
+        self.recoveryMode = recoveryMode
+        self.autoCompaction = autoCompaction
+        self.readOnly = readOnly
+    }
+}

@@ -1,0 +1,101 @@
+/// A consistent, immutable view of a store as of one acknowledged commit.
+///
+/// Taking one is cheap (the index is copy-on-write) and it never sees part of a commit.
+/// Reads go to the log generation the snapshot was taken from, so they keep working while
+/// the engine commits or compacts.
+///
+/// ```swift
+/// let snapshot = engine.snapshot()
+/// if let bytes = try snapshot.value(type: "Hero", key: .integer(1455)) { decode(bytes) }
+/// ```
+public struct EngineSnapshot: Sendable {
+    let index: KeyIndex
+    let generation: any LogStorage
+
+    /// The sequence number of the last commit this snapshot includes (0 for an empty store).
+    public let sequence: UInt64
+
+    init(index: KeyIndex, generation: any LogStorage, sequence: UInt64) {
+        self.index = index
+        self.generation = generation
+        self.sequence = sequence
+    }
+
+    /// The value stored for `key` of `type`, or nil. Throws if the file cannot be read.
+    public func value(type: String, key: StorageKey) throws -> [UInt8]? {
+        guard let (offset, length) = index.location(type: type, key: key) else { return nil }
+        return try generation.read(at: offset, count: length)
+    }
+
+    /// Whether `key` of `type` exists, without reading its value.
+    public func contains(type: String, key: StorageKey) -> Bool {
+        index.types[type]?[key] != nil
+    }
+
+    /// Every key of `type`, in no particular order.
+    public func keys(type: String) -> [StorageKey] {
+        index.types[type]?.keys ?? []
+    }
+
+    /// Every key and value of `type`, in no particular order. Reads the file in large
+    /// sequential spans rather than one read per value, so it is the fast way to load a type.
+    public func entries(type: String) throws -> [(key: StorageKey, value: [UInt8])] {
+        guard let objects = index.types[type] else { return [] }
+        var placed: [(key: StorageKey, offset: UInt64, length: Int)] = []
+        placed.reserveCapacity(objects.count)
+        objects.forEach { key, packed in
+            let (offset, length) = index.resolve(packed)
+            placed.append((key, offset, length))
+        }
+        placed.sort { $0.offset < $1.offset }
+        var result: [(key: StorageKey, value: [UInt8])] = []
+        result.reserveCapacity(placed.count)
+        var spanStart = 0
+        while spanStart < placed.count {
+            let base = placed[spanStart].offset
+            var spanEnd = spanStart + 1
+            var end = base + UInt64(placed[spanStart].length)
+            while spanEnd < placed.count {
+                let next = placed[spanEnd]
+                let nextEnd = next.offset + UInt64(next.length)
+                guard nextEnd - base <= UInt64(Self.spanLimit) else { break }
+                end = max(end, nextEnd)
+                spanEnd += 1
+            }
+            let span = try generation.read(at: base, count: Int(end - base))
+            for item in placed[spanStart..<spanEnd] {
+                let start = Int(item.offset - base)
+                result.append((item.key, Array(span[start..<(start + item.length)])))
+            }
+            spanStart = spanEnd
+        }
+        return result
+    }
+
+    static let spanLimit = 4 << 20
+
+    /// The number of objects of `type`.
+    public func count(type: String) -> Int {
+        index.types[type]?.count ?? 0
+    }
+
+    /// The schema bytes last set for `type`, or nil.
+    public func schema(type: String) -> [UInt8]? {
+        index.types[type]?.schema
+    }
+
+    /// The types that have objects or a schema, in no particular order.
+    public var typeNames: [String] {
+        Array(index.types.keys)
+    }
+
+    /// The metadata value last set for `key`, or nil.
+    public func metadata(key: String) -> [UInt8]? {
+        index.metadata[key]
+    }
+
+    /// Every metadata key, in no particular order.
+    public var metadataKeys: [String] {
+        Array(index.metadata.keys)
+    }
+}

@@ -1,0 +1,24 @@
+/// Sizes and counts of an open store, for monitoring and for an inspector.
+///
+/// ```swift
+/// let stats = engine.statistics
+/// print("\(stats.deadBytes) of \(stats.fileSize) bytes are reclaimable")
+/// ```
+public struct EngineStatistics: Sendable, Equatable {
+    /// The file format version of the log.
+    public var formatVersion: UInt32
+    /// The log's size in bytes (memory used by the log, for an in-memory engine).
+    public var fileSize: UInt64
+    /// Bytes the live objects, schemas and metadata need in the log.
+    public var liveBytes: UInt64
+    /// Bytes that compaction would reclaim: superseded values, tombstones and framing.
+    public var deadBytes: UInt64
+    /// Objects per type name.
+    public var objectCounts: [String: Int]
+    /// The sequence number of the last acknowledged commit.
+    public var lastSequence: UInt64
+    /// Compactions completed since the engine was opened.
+    public var compactions: Int
+    /// Why the last automatic compaction failed, if it did (the commit that triggered it still succeeded).
+    public var lastAutoCompactionError: StorageError?
+}

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// The inter-process lock of a store: `flock` on the sidecar file `<store>.lock`.
+///
+/// The sidecar is never renamed or replaced, so compaction's rename of the store file cannot
+/// drop the lock, and `flock` locks belong to the open file description, so they do not vanish
+/// when some other descriptor of the file closes (as classic `fcntl` locks do). A writer holds
+/// `LOCK_EX` and writes its pid into the file so a second process can name it; a read-only
+/// opener holds `LOCK_SH`. The lock is released when this object goes away.
+final class FileLock: Sendable {
+    let path: String
+    private let descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Locks the sidecar of `storePath`, creating it if needed.
+    static func acquire(storePath: String, exclusive: Bool) throws -> FileLock {
+        let lockPath = storePath + ".lock"
+        var descriptor = FileSystem.open(lockPath, flags: O_RDWR | O_CREAT)
+        if descriptor < 0, !exclusive, errno == EACCES || errno == EROFS {
+            // A reader on a read-only directory may still find an existing lock file to share.
+            descriptor = FileSystem.open(lockPath, flags: O_RDONLY)
+            if descriptor < 0, errno == ENOENT {
+                return FileLock(path: lockPath, descriptor: -1)
+            }
+        }
+        guard descriptor >= 0 else { throw FileSystem.ioError("create the lock file", lockPath) }
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        while flock(descriptor, operation) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            let owner = readOwner(descriptor)
+            close(descriptor)
+            if code == EWOULDBLOCK || code == EAGAIN {
+                throw StorageError(.lockedElsewhere(path: storePath, pid: owner))
+            }
+            throw FileSystem.ioError("lock", lockPath, code)
+        }
+        let lock = FileLock(path: lockPath, descriptor: descriptor)
+        if exclusive {
+            // The pid is a courtesy for error messages; failing to record it is not fatal.
+            let text = Array("\(getpid())\n".utf8)
+            if ftruncate(descriptor, 0) == 0 {
+                _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            }
+        }
+        return lock
+    }
+
+    private static func readOwner(_ descriptor: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[0..<count], as: UTF8.self).trimmingNewlines()
+        return Int32(text)
+    }
+}
+
+/// The canonical paths this process has open, so a second open of the same store in one process
+/// fails with `alreadyOpenInProcess` instead of silently sharing (and corrupting) one file from
+/// two engines whose in-memory indexes would disagree.
+final class OpenPathRegistration: Sendable {
+    private static let openPaths = Mutex<Set<String>>([])
+
+    let canonicalPath: String
+
+    private init(canonicalPath: String) {
+        self.canonicalPath = canonicalPath
+    }
+
+    deinit {
+        _ = Self.openPaths.withLock { $0.remove(canonicalPath) }
+    }
+
+    static func register(path: String) throws -> OpenPathRegistration {
+        let canonical = FileSystem.canonicalPath(path)
+        let inserted = openPaths.withLock { $0.insert(canonical).inserted }
+        guard inserted else { throw StorageError(.alreadyOpenInProcess(path: path)) }
+        return OpenPathRegistration(canonicalPath: canonical)
+    }
+}
+
+private extension String {
+    func trimmingNewlines() -> String {
+        var text = Substring(self)
+        while let last = text.last, last == "\n" || last == "\r" || last == "\0" || last == " " {
+            text.removeLast()
+        }
+        return String(text)
+    }
+}

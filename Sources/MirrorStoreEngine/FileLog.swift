@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A log generation backed by an open file. It owns the descriptor and closes it when the
+/// last holder (the engine or a snapshot) lets go, which keeps reads of a compacted-away
+/// generation valid for as long as someone can make them.
+final class FileLog: LogStorage {
+    let path: String
+    let descriptor: Int32
+    let faults: FaultInjection?
+
+    init(path: String, descriptor: Int32, faults: FaultInjection?) {
+        self.path = path
+        self.descriptor = descriptor
+        self.faults = faults
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    func size() throws -> UInt64 {
+        try FileSystem.fileSize(descriptor, path: path)
+    }
+
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        guard offset <= UInt64(Int64.max) else {
+            throw StorageError(.corrupted(path: path, offset: offset, reason: "an offset lies beyond any file"))
+        }
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        try result.withUnsafeMutableBytes { buffer in
+            while done < count {
+                let got = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if got > 0 {
+                    done += got
+                } else if got == 0 {
+                    throw StorageError(.corrupted(
+                        path: path, offset: offset + UInt64(done),
+                        reason: "the file ends before \(count) bytes at offset \(offset) could be read"))
+                } else if errno != EINTR {
+                    throw FileSystem.ioError("read from", path)
+                }
+            }
+        }
+        return result
+    }
+
+    func write(_ bytes: [UInt8], at offset: UInt64) throws {
+        if let code = faults?.take(.write) { throw FileSystem.ioError("write to", path, code) }
+        var done = 0
+        try bytes.withUnsafeBytes { buffer in
+            while done < buffer.count {
+                let wrote = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                if wrote >= 0 {
+                    done += wrote
+                } else if errno != EINTR {
+                    throw FileSystem.ioError("write to", path)
+                }
+            }
+        }
+    }
+
+    func truncate(to size: UInt64) throws {
+        if let code = faults?.take(.truncate) { throw FileSystem.ioError("truncate", path, code) }
+        while ftruncate(descriptor, off_t(size)) != 0 {
+            if errno != EINTR { throw FileSystem.ioError("truncate", path) }
+        }
+    }
+
+    func sync() throws {
+        if faults?.take(.sync) != nil || !FileSystem.syncData(descriptor) {
+            throw StorageError(.syncFailed(path: path))
+        }
+    }
+}

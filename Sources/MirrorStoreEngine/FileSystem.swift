@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin wrappers over the system calls the engine needs, each turning `errno` into a `StorageError`.
+enum FileSystem {
+    static func ioError(_ operation: String, _ path: String, _ code: Int32 = errno) -> StorageError {
+        if code == ENOSPC || code == EDQUOT { return StorageError(.diskFull(path: path)) }
+        return StorageError(.io(operation: operation, path: path, errno: code))
+    }
+
+    /// `open` that retries on EINTR.
+    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) -> Int32 {
+        while true {
+            #if canImport(Glibc)
+            let descriptor = Glibc.open(path, flags | O_CLOEXEC, mode)
+            #else
+            let descriptor = Darwin.open(path, flags | O_CLOEXEC, mode)
+            #endif
+            if descriptor >= 0 || errno != EINTR { return descriptor }
+        }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func fileSize(_ descriptor: Int32, path: String) throws -> UInt64 {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw ioError("read the size of", path) }
+        return UInt64(info.st_size)
+    }
+
+    /// `fdatasync` where the platform has it; `F_FULLFSYNC` on Apple platforms, whose `fsync`
+    /// does not flush the drive's cache.
+    static func syncData(_ descriptor: Int32) -> Bool {
+        #if os(Linux)
+        return fdatasync(descriptor) == 0
+        #elseif canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return true }
+        return fsync(descriptor) == 0
+        #else
+        return fsync(descriptor) == 0
+        #endif
+    }
+
+    /// The directory part of `path` (".") when it has none.
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let directory = String(path[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+
+    /// Makes a rename or a file creation in `path`'s directory durable.
+    static func syncDirectory(containing path: String) throws {
+        let directory = directory(of: path)
+        let descriptor = open(directory, flags: O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { throw ioError("open the directory", directory) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StorageError(.syncFailed(path: directory)) }
+    }
+
+    /// The absolute, symlink-free form of `path`; the file itself need not exist yet.
+    static func canonicalPath(_ path: String) -> String {
+        let directory = directory(of: path)
+        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        guard let resolved = realpath(directory, nil) else { return path }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return base == "/" ? "/" + name : base + "/" + name
+    }
+
+    static func remove(_ path: String) -> Bool {
+        unlink(path) == 0
+    }
+}

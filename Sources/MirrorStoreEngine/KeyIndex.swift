@@ -1,0 +1,185 @@
+/// Where a value's bytes lie in the log, packed into 64 bits: offset in the high 40 bits,
+/// length in the low 24. Longer values store `lengthSentinel` and keep their true length in
+/// `KeyIndex.largeValueLengths`, so the common case costs 8 bytes per object.
+struct ValueLocation: Hashable {
+    static let offsetLimit: UInt64 = 1 << 40
+    static let lengthSentinel: UInt64 = (1 << 24) - 1
+
+    let packed: UInt64
+
+    init(offset: UInt64, length: Int) {
+        packed = offset << 24 | min(UInt64(length), Self.lengthSentinel)
+    }
+
+    init(packed: UInt64) {
+        self.packed = packed
+    }
+
+    var offset: UInt64 { packed >> 24 }
+    var isLarge: Bool { packed & Self.lengthSentinel == Self.lengthSentinel }
+    var shortLength: Int { Int(packed & Self.lengthSentinel) }
+}
+
+/// The objects of one type: a dictionary per key kind, so integer keys cost 16 bytes per slot
+/// instead of the 32 a `[StorageKey: UInt64]` slot would take.
+struct TypeIndex: Sendable {
+    var integers: [Int64: UInt64] = [:]
+    var strings: [String: UInt64] = [:]
+    var byteStrings: [[UInt8]: UInt64] = [:]
+    var schema: [UInt8]?
+    /// Encoded bytes of this type's live objects and schema.
+    /// Signed: canonically equal strings with different UTF-8 lengths make the tally approximate, never a trap.
+    var liveBytes: Int = 0
+
+    var count: Int { integers.count + strings.count + byteStrings.count }
+    var isVacant: Bool { count == 0 && schema == nil }
+
+    subscript(key: StorageKey) -> UInt64? {
+        switch key {
+        case .integer(let value): return integers[value]
+        case .string(let value): return strings[value]
+        case .bytes(let value): return byteStrings[value]
+        }
+    }
+
+    @discardableResult
+    mutating func set(_ key: StorageKey, _ packed: UInt64) -> UInt64? {
+        switch key {
+        case .integer(let value): return integers.updateValue(packed, forKey: value)
+        case .string(let value): return strings.updateValue(packed, forKey: value)
+        case .bytes(let value): return byteStrings.updateValue(packed, forKey: value)
+        }
+    }
+
+    @discardableResult
+    mutating func remove(_ key: StorageKey) -> UInt64? {
+        switch key {
+        case .integer(let value): return integers.removeValue(forKey: value)
+        case .string(let value): return strings.removeValue(forKey: value)
+        case .bytes(let value): return byteStrings.removeValue(forKey: value)
+        }
+    }
+
+    var keys: [StorageKey] {
+        var result: [StorageKey] = []
+        result.reserveCapacity(count)
+        result.append(contentsOf: integers.keys.lazy.map { .integer($0) })
+        result.append(contentsOf: strings.keys.lazy.map { .string($0) })
+        result.append(contentsOf: byteStrings.keys.lazy.map { .bytes($0) })
+        return result
+    }
+
+    func forEach(_ body: (StorageKey, UInt64) throws -> Void) rethrows {
+        for (key, packed) in integers { try body(.integer(key), packed) }
+        for (key, packed) in strings { try body(.string(key), packed) }
+        for (key, packed) in byteStrings { try body(.bytes(key), packed) }
+    }
+}
+
+/// The whole in-memory state of a store: object locations per type, schemas, metadata.
+/// A value type: a snapshot is a copy, and copy-on-write keeps taking one cheap.
+struct KeyIndex: Sendable {
+    var types: [String: TypeIndex] = [:]
+    var metadata: [String: [UInt8]] = [:]
+    /// True lengths of values too long for `ValueLocation`, by value offset.
+    var largeValueLengths: [UInt64: UInt64] = [:]
+    var metadataBytes: Int = 0
+
+    /// Payload bytes the live state needs; the rest of the file is dead and compaction drops it.
+    var liveBytes: Int {
+        max(0, types.values.reduce(metadataBytes) { $0 + $1.liveBytes })
+    }
+
+    func location(type: String, key: StorageKey) -> (offset: UInt64, length: Int)? {
+        guard let packed = types[type]?[key] else { return nil }
+        return resolve(packed)
+    }
+
+    func resolve(_ packed: UInt64) -> (offset: UInt64, length: Int) {
+        let location = ValueLocation(packed: packed)
+        if location.isLarge, let length = largeValueLengths[location.offset] {
+            return (location.offset, Int(length))
+        }
+        return (location.offset, location.shortLength)
+    }
+
+    private static func entrySize(_ key: StorageKey, valueLength: Int) -> Int {
+        (2 + OperationCodec.encodedSize(of: key) + ByteWriter.varintSize(UInt64(valueLength)) + valueLength)
+    }
+
+    private static func blobSize(_ name: String, _ bytes: [UInt8]) -> Int {
+        (2 + name.utf8.count + ByteWriter.varintSize(UInt64(bytes.count)) + bytes.count)
+    }
+
+    mutating func put(type: String, key: StorageKey, offset: UInt64, length: Int) {
+        let location = ValueLocation(offset: offset, length: length)
+        if location.isLarge { largeValueLengths[offset] = UInt64(length) }
+        let added = Self.entrySize(key, valueLength: length)
+        let old = types[type, default: TypeIndex()].set(key, location.packed)
+        types[type, default: TypeIndex()].liveBytes += added
+        if let old { forget(type: type, key: key, packed: old) }
+    }
+
+    mutating func delete(type: String, key: StorageKey) {
+        guard let old = types[type]?.remove(key) else { return }
+        forget(type: type, key: key, packed: old)
+        dropIfVacant(type)
+    }
+
+    mutating func deleteAll(type: String) {
+        guard let current = types[type] else { return }
+        if !largeValueLengths.isEmpty {
+            current.forEach { _, packed in
+                let location = ValueLocation(packed: packed)
+                if location.isLarge { largeValueLengths[location.offset] = nil }
+            }
+        }
+        var emptied = TypeIndex()
+        emptied.schema = current.schema
+        emptied.liveBytes = current.schema.map { Self.blobSize(type, $0) } ?? 0
+        types[type] = emptied
+        dropIfVacant(type)
+    }
+
+    mutating func setSchema(type: String, schema: [UInt8]) {
+        if let old = types[type]?.schema {
+            types[type, default: TypeIndex()].liveBytes -= Self.blobSize(type, old)
+        }
+        types[type, default: TypeIndex()].schema = schema
+        types[type, default: TypeIndex()].liveBytes += Self.blobSize(type, schema)
+    }
+
+    mutating func setMetadata(key: String, value: [UInt8]) {
+        if let old = metadata.updateValue(value, forKey: key) {
+            metadataBytes -= Self.blobSize(key, old)
+        }
+        metadataBytes += Self.blobSize(key, value)
+    }
+
+    private mutating func forget(type: String, key: StorageKey, packed: UInt64) {
+        let (offset, length) = resolve(packed)
+        if ValueLocation(packed: packed).isLarge { largeValueLengths[offset] = nil }
+        types[type, default: TypeIndex()].liveBytes -= Self.entrySize(key, valueLength: length)
+    }
+
+    private mutating func dropIfVacant(_ type: String) {
+        if types[type]?.isVacant == true { types[type] = nil }
+    }
+
+    mutating func apply(_ operations: [DecodedOperation]) {
+        for operation in operations {
+            switch operation {
+            case .put(let type, let key, let offset, let length):
+                put(type: type, key: key, offset: offset, length: length)
+            case .delete(let type, let key):
+                delete(type: type, key: key)
+            case .deleteAll(let type):
+                deleteAll(type: type)
+            case .setSchema(let type, let schema):
+                setSchema(type: type, schema: schema)
+            case .setMetadata(let key, let value):
+                setMetadata(key: key, value: value)
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// The framing of one committed unit: payload length (4) · masked CRC32C (4) · sequence (8) · payload.
+///
+/// The checksum covers the length, the sequence and the payload, so a flipped length or
+/// sequence bit is caught like a flipped payload bit.
+enum LogFrame {
+    static let headerSize = 16
+    /// The largest payload one unit may carry; larger declared lengths are damage.
+    static let maximumPayload = 1 << 30
+
+    /// The complete unit for `payload`.
+    static func encode(sequence: UInt64, payload: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.reserve(headerSize + payload.count)
+        writer.uint32(UInt32(payload.count))
+        writer.uint32(0)
+        writer.uint64(sequence)
+        writer.bytes.append(contentsOf: payload)
+        let crc = checksum(writer.bytes, frameStart: 0, payloadLength: payload.count)
+        let masked = CRC32C.mask(crc)
+        for index in 0..<4 {
+            writer.bytes[4 + index] = UInt8(truncatingIfNeeded: masked >> UInt32(8 * index))
+        }
+        return writer.bytes
+    }
+
+    /// The CRC32C of a unit lying in `bytes` at `frameStart`, skipping its own checksum field.
+    static func checksum(_ bytes: [UInt8], frameStart: Int, payloadLength: Int) -> UInt32 {
+        bytes.withUnsafeBytes { raw in
+            let length = UnsafeRawBufferPointer(rebasing: raw[frameStart..<(frameStart + 4)])
+            let rest = UnsafeRawBufferPointer(rebasing: raw[(frameStart + 8)..<(frameStart + headerSize + payloadLength)])
+            return CRC32C.update(CRC32C.checksum(length), rest)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// The 32-byte header at the start of every store file.
+///
+/// Layout (little-endian): magic (8) · format version (4) · flags (4) · reserved (12) · masked CRC32C of bytes 0..<28 (4).
+struct LogHeader: Equatable {
+    static let size = 32
+    /// `\x89MSTORE\n`: the high byte and the newline catch transfers that mangle binary files.
+    static let magic: [UInt8] = [0x89, 0x4D, 0x53, 0x54, 0x4F, 0x52, 0x45, 0x0A]
+    /// The format this code writes and the newest it reads.
+    static let currentVersion: UInt32 = 1
+
+    var version: UInt32 = LogHeader.currentVersion
+    var flags: UInt32 = 0
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.bytes.append(contentsOf: Self.magic)
+        writer.uint32(version)
+        writer.uint32(flags)
+        writer.bytes.append(contentsOf: [UInt8](repeating: 0, count: 12))
+        writer.uint32(CRC32C.mask(CRC32C.checksum(writer.bytes)))
+        return writer.bytes
+    }
+
+    /// Whether `bytes`, shorter than a header, could be the start of one whose writing was
+    /// interrupted when the store was created: they match the magic as far as they go.
+    static func isInterruptedCreation(_ bytes: [UInt8]) -> Bool {
+        bytes.count < size && zip(bytes, magic).allSatisfy { $0 == $1 }
+    }
+
+    /// Parses and checks a header: wrong magic is `notAStore`, a bad checksum `corrupted`,
+    /// a newer version `newerFormat`. The checksum is checked first so a flipped version
+    /// bit reads as damage, not as a future format.
+    static func decode(_ bytes: [UInt8], path: String) throws -> LogHeader {
+        guard bytes.count >= size, Array(bytes[0..<8]) == magic else {
+            throw StorageError(.notAStore(path: path))
+        }
+        var reader = ByteReader(bytes, from: 8, to: size)
+        do {
+            let version = try reader.uint32()
+            let flags = try reader.uint32()
+            var checksumReader = ByteReader(bytes, from: 28, to: size)
+            let stored = try checksumReader.uint32()
+            let computed = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<28])) }
+            guard CRC32C.unmask(stored) == computed else {
+                throw StorageError(.corrupted(path: path, offset: 0, reason: "the header checksum does not match"))
+            }
+            guard version >= 1 else {
+                throw StorageError(.corrupted(path: path, offset: 8, reason: "the header names format version 0, which never existed"))
+            }
+            guard version <= currentVersion else {
+                throw StorageError(.newerFormat(path: path, found: version, supported: currentVersion))
+            }
+            return LogHeader(version: version, flags: flags)
+        } catch let failure as DecodeFailure {
+            throw StorageError(.corrupted(path: path, offset: UInt64(failure.offset), reason: failure.reason))
+        }
+    }
+}

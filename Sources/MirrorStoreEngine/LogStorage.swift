@@ -1,0 +1,60 @@
+import Synchronization
+
+/// The bytes of one log generation: a file, or memory for an in-memory engine.
+///
+/// A snapshot holds its generation, so reads keep working after compaction swaps in a new one.
+protocol LogStorage: AnyObject, Sendable {
+    /// The path named in errors (`":memory:"` for memory).
+    var path: String { get }
+    func size() throws -> UInt64
+    /// Exactly `count` bytes at `offset`; a short read is `corrupted`.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+    func write(_ bytes: [UInt8], at offset: UInt64) throws
+    func truncate(to size: UInt64) throws
+    /// Makes written data durable (`fdatasync`).
+    func sync() throws
+}
+
+/// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.
+final class MemoryLog: LogStorage {
+    let path = ":memory:"
+    private let bytes: Mutex<[UInt8]>
+
+    init(_ initial: [UInt8] = []) {
+        bytes = Mutex(initial)
+    }
+
+    func size() -> UInt64 {
+        bytes.withLock { UInt64($0.count) }
+    }
+
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        try bytes.withLock { storage in
+            guard offset <= UInt64(storage.count), UInt64(count) <= UInt64(storage.count) - offset else {
+                throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
+            }
+            let start = Int(offset)
+            return Array(storage[start..<(start + count)])
+        }
+    }
+
+    func write(_ data: [UInt8], at offset: UInt64) {
+        bytes.withLock { storage in
+            let start = Int(offset)
+            if start > storage.count {
+                storage.append(contentsOf: repeatElement(0, count: start - storage.count))
+            }
+            let overlap = min(data.count, storage.count - start)
+            storage.replaceSubrange(start..<(start + overlap), with: data[0..<overlap])
+            storage.append(contentsOf: data[overlap...])
+        }
+    }
+
+    func truncate(to size: UInt64) {
+        bytes.withLock { storage in
+            if UInt64(storage.count) > size { storage.removeSubrange(Int(size)...) }
+        }
+    }
+
+    func sync() {}
+}

@@ -1,0 +1,180 @@
+/// One decoded payload operation. Values are not copied: a put names where its bytes lie in the log.
+enum DecodedOperation: Equatable {
+    case put(type: String, key: StorageKey, valueOffset: UInt64, valueLength: Int)
+    case delete(type: String, key: StorageKey)
+    case deleteAll(type: String)
+    case setSchema(type: String, schema: [UInt8])
+    case setMetadata(key: String, value: [UInt8])
+}
+
+/// The payload encoding of a unit: a sequence of operations, each an opcode byte and its fields.
+///
+/// Type names appear once per file, in a `defineType` operation placed before the first use;
+/// later operations refer to the type by its id (a varint).
+enum OperationCodec {
+    enum Opcode: UInt8 {
+        case defineType = 1
+        case put = 2
+        case delete = 3
+        case deleteAll = 4
+        case setSchema = 5
+        case setMetadata = 6
+    }
+
+    enum KeyTag: UInt8 {
+        case integer = 0
+        case string = 1
+        case bytes = 2
+    }
+
+    /// Encodes `operations` as a payload that will start at `fileOffset` in the log, defining new
+    /// types in `types` as they are first used. Also returns the operations as recovery would
+    /// decode them, so a commit updates the index exactly as a later reopen will.
+    static func encode(
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64
+    ) -> (payload: [UInt8], decoded: [DecodedOperation]) {
+        var writer = ByteWriter()
+        writer.reserve(operations.count * 24)
+        var decoded: [DecodedOperation] = []
+        decoded.reserveCapacity(operations.count)
+        for operation in operations {
+            switch operation {
+            case .put(let type, let key, let value):
+                let id = typeID(type, types: &types, writer: &writer)
+                writer.byte(Opcode.put.rawValue)
+                writer.varint(UInt64(id))
+                encodeKey(key, into: &writer)
+                writer.varint(UInt64(value.count))
+                let offset = fileOffset + UInt64(writer.bytes.count)
+                writer.bytes.append(contentsOf: value)
+                decoded.append(.put(type: type, key: key, valueOffset: offset, valueLength: value.count))
+            case .delete(let type, let key):
+                let id = typeID(type, types: &types, writer: &writer)
+                writer.byte(Opcode.delete.rawValue)
+                writer.varint(UInt64(id))
+                encodeKey(key, into: &writer)
+                decoded.append(.delete(type: type, key: key))
+            case .deleteAll(let type):
+                let id = typeID(type, types: &types, writer: &writer)
+                writer.byte(Opcode.deleteAll.rawValue)
+                writer.varint(UInt64(id))
+                decoded.append(.deleteAll(type: type))
+            case .setSchema(let type, let schema):
+                let id = typeID(type, types: &types, writer: &writer)
+                writer.byte(Opcode.setSchema.rawValue)
+                writer.varint(UInt64(id))
+                writer.lengthPrefixed(schema)
+                decoded.append(.setSchema(type: type, schema: schema))
+            case .setMetadata(let key, let value):
+                writer.byte(Opcode.setMetadata.rawValue)
+                writer.lengthPrefixed(key)
+                writer.lengthPrefixed(value)
+                decoded.append(.setMetadata(key: key, value: value))
+            }
+        }
+        return (writer.bytes, decoded)
+    }
+
+    static func typeID(_ name: String, types: inout TypeTable, writer: inout ByteWriter) -> UInt32 {
+        if let id = types.id(of: name) { return id }
+        let id = types.define(name)
+        writer.byte(Opcode.defineType.rawValue)
+        writer.varint(UInt64(id))
+        writer.lengthPrefixed(name)
+        return id
+    }
+
+    static func encodeKey(_ key: StorageKey, into writer: inout ByteWriter) {
+        switch key {
+        case .integer(let value):
+            writer.byte(KeyTag.integer.rawValue)
+            writer.varint(ByteWriter.zigzag(value))
+        case .string(let value):
+            writer.byte(KeyTag.string.rawValue)
+            writer.lengthPrefixed(value)
+        case .bytes(let value):
+            writer.byte(KeyTag.bytes.rawValue)
+            writer.lengthPrefixed(value)
+        }
+    }
+
+    /// The encoded size of `key`, for live-byte accounting.
+    static func encodedSize(of key: StorageKey) -> Int {
+        switch key {
+        case .integer(let value):
+            return 1 + ByteWriter.varintSize(ByteWriter.zigzag(value))
+        case .string(let value):
+            let count = value.utf8.count
+            return 1 + ByteWriter.varintSize(UInt64(count)) + count
+        case .bytes(let value):
+            return 1 + ByteWriter.varintSize(UInt64(value.count)) + value.count
+        }
+    }
+
+    /// Decodes the payload `bytes[range]`, which starts at `fileOffset` in the log, checking every
+    /// field and type id. `types` gains the unit's definitions only if the whole payload decodes.
+    static func decode(
+        _ bytes: [UInt8], range: Range<Int>, fileOffset: UInt64, types: inout TypeTable
+    ) throws(DecodeFailure) -> [DecodedOperation] {
+        var reader = ByteReader(bytes, from: range.lowerBound, to: range.upperBound)
+        var table = types
+        var operations: [DecodedOperation] = []
+        func typeName(_ reader: inout ByteReader) throws(DecodeFailure) -> String {
+            let start = reader.position
+            let id = try reader.varint()
+            guard let name = table.name(of: id) else {
+                throw DecodeFailure(offset: start, reason: "type id \(id) is used before it is defined")
+            }
+            return name
+        }
+        while !reader.isAtEnd {
+            let start = reader.position
+            let code = try reader.byte()
+            guard let opcode = Opcode(rawValue: code) else {
+                throw DecodeFailure(offset: start, reason: "unknown operation code \(code)")
+            }
+            switch opcode {
+            case .defineType:
+                let id = try reader.varint()
+                let name = try reader.lengthPrefixedString()
+                guard id == UInt64(table.count) else {
+                    throw DecodeFailure(offset: start, reason: "type '\(name)' is defined with id \(id) where id \(table.count) comes next")
+                }
+                guard table.id(of: name) == nil else {
+                    throw DecodeFailure(offset: start, reason: "type '\(name)' is defined twice")
+                }
+                table.define(name)
+            case .put:
+                let type = try typeName(&reader)
+                let key = try decodeKey(&reader)
+                let value = try reader.lengthPrefixedRange()
+                let offset = fileOffset + UInt64(value.lowerBound - range.lowerBound)
+                operations.append(.put(type: type, key: key, valueOffset: offset, valueLength: value.count))
+            case .delete:
+                let type = try typeName(&reader)
+                operations.append(.delete(type: type, key: try decodeKey(&reader)))
+            case .deleteAll:
+                operations.append(.deleteAll(type: try typeName(&reader)))
+            case .setSchema:
+                let type = try typeName(&reader)
+                operations.append(.setSchema(type: type, schema: try reader.lengthPrefixedBytes()))
+            case .setMetadata:
+                let key = try reader.lengthPrefixedString()
+                operations.append(.setMetadata(key: key, value: try reader.lengthPrefixedBytes()))
+            }
+        }
+        types = table
+        return operations
+    }
+
+    static func decodeKey(_ reader: inout ByteReader) throws(DecodeFailure) -> StorageKey {
+        let start = reader.position
+        let tag = try reader.byte()
+        switch KeyTag(rawValue: tag) {
+        case .integer: return .integer(ByteWriter.unzigzag(try reader.varint()))
+        case .string: return .string(try reader.lengthPrefixedString())
+        case .bytes: return .bytes(try reader.lengthPrefixedBytes())
+        case nil: throw DecodeFailure(offset: start, reason: "unknown key tag \(tag)")
+        }
+    }
+}

@@ -1,0 +1,307 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// An embedded, append-only, crash-safe key-value store of typed objects.
+///
+/// Each commit appends one checksummed unit to a log file; an in-memory index maps every
+/// (type, key) to where its value lies; opening rebuilds the index and drops a torn tail;
+/// compaction rewrites the live data and swaps it in atomically. See docs/FILE_FORMAT.md.
+///
+/// ```swift
+/// let engine = try StorageEngine(path: "heroes.store")
+/// var batch = WriteBatch()
+/// batch.put(type: "Hero", key: .integer(1455), value: Array("Tony".utf8))
+/// try engine.commit(batch)
+/// let name = try engine.snapshot().value(type: "Hero", key: .integer(1455))
+/// try engine.close()
+/// ```
+///
+/// Commits are serialized; snapshots are cheap and may be read from any thread while
+/// commits and compactions run.
+public final class StorageEngine: Sendable {
+    /// The writer's side: held for the whole of a commit or a compaction, so they never overlap.
+    struct Writer: Sendable {
+        var generation: any LogStorage
+        var types: TypeTable
+        var appendOffset: UInt64
+        var lastSequence: UInt64
+        /// Set when the log can no longer be trusted (a failed sync); every later write throws it.
+        var poison: StorageError?
+        var isClosed = false
+        var lock: FileLock?
+        var registration: OpenPathRegistration?
+    }
+
+    /// What snapshots and statistics read: swapped in under a short lock after each commit.
+    struct Published: Sendable {
+        var index: KeyIndex
+        var generation: any LogStorage
+        var sequence: UInt64
+        var fileSize: UInt64
+        var formatVersion: UInt32
+        var compactions = 0
+        var lastAutoCompactionError: StorageError?
+    }
+
+    /// The store's path, or nil for an in-memory engine.
+    public let path: String?
+    /// The configuration the engine was opened with.
+    public let configuration: EngineConfiguration
+    let faults: FaultInjection?
+    private let writer: Mutex<Writer>
+    private let published: Mutex<Published>
+
+    /// Opens the store at `path`, creating it if missing: takes the lock, recovers the log
+    /// (dropping a torn final commit) and rebuilds the index.
+    ///
+    /// Throws `StorageError` for a file that is not a store, a newer format, damage (in
+    /// `.strict` mode), a lock held by another process, a second open in this process, or a
+    /// failing system call.
+    public convenience init(path: String, configuration: EngineConfiguration = .init()) throws {
+        try self.init(path: path, configuration: configuration, faults: nil)
+    }
+
+    /// An engine with the same semantics whose log lives in memory and vanishes with it.
+    public convenience init(inMemoryWith configuration: EngineConfiguration = .init()) {
+        let log = MemoryLog(LogHeader().encoded())
+        let writer = Writer(
+            generation: log, types: TypeTable(), appendOffset: UInt64(LogHeader.size), lastSequence: 0)
+        let published = Published(
+            index: KeyIndex(), generation: log, sequence: 0,
+            fileSize: UInt64(LogHeader.size), formatVersion: LogHeader.currentVersion)
+        self.init(path: nil, configuration: configuration, faults: nil, writer: writer, published: published)
+    }
+
+    private init(path: String?, configuration: EngineConfiguration, faults: FaultInjection?, writer: Writer, published: Published) {
+        self.path = path
+        self.configuration = configuration
+        self.faults = faults
+        self.writer = Mutex(writer)
+        self.published = Mutex(published)
+    }
+
+    /// Opens a file store whose system calls can be made to fail (tests only).
+    convenience init(path: String, configuration: EngineConfiguration, faults: FaultInjection?) throws {
+        let registration = try OpenPathRegistration.register(path: path)
+        let lock = try FileLock.acquire(storePath: path, exclusive: !configuration.readOnly)
+        if !configuration.readOnly {
+            _ = FileSystem.remove(Compaction.temporaryPath(for: path))
+        }
+        let flags = configuration.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
+        let descriptor = FileSystem.open(path, flags: flags)
+        guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
+        let log = FileLog(path: path, descriptor: descriptor, faults: faults)
+        var recovered = try Recovery.scan(log)
+        let sync = configuration.durability == .full
+        if recovered.needsHeader {
+            if !configuration.readOnly {
+                try log.truncate(to: 0)
+                try log.write(LogHeader().encoded(), at: 0)
+                if sync {
+                    try log.sync()
+                    try FileSystem.syncDirectory(containing: path)
+                }
+            }
+            recovered.validEnd = UInt64(LogHeader.size)
+            recovered.fileSize = UInt64(LogHeader.size)
+        } else if let problem = recovered.problem {
+            if case .damage(let offset, let reason) = problem, configuration.recoveryMode == .strict {
+                throw StorageError(.corrupted(path: path, offset: offset, reason: reason))
+            }
+            if !configuration.readOnly {
+                // Cut the bad tail off, durably, before anything is appended behind it.
+                try log.truncate(to: recovered.validEnd)
+                if sync { try log.sync() }
+                recovered.fileSize = recovered.validEnd
+            }
+        }
+        let writer = Writer(
+            generation: log, types: recovered.types, appendOffset: recovered.validEnd,
+            lastSequence: recovered.lastSequence, lock: lock, registration: registration)
+        let published = Published(
+            index: recovered.index, generation: log, sequence: recovered.lastSequence,
+            fileSize: recovered.fileSize, formatVersion: recovered.formatVersion)
+        self.init(path: path, configuration: configuration, faults: faults, writer: writer, published: published)
+    }
+
+    private var displayPath: String { path ?? ":memory:" }
+
+    /// Appends `batch` as one unit and makes it visible, all or nothing.
+    ///
+    /// Returns the unit's sequence number (the current one, writing nothing, for an empty
+    /// batch). With `.full` durability the unit is on disk when this returns. After a failed
+    /// sync every later write throws `syncFailed`: reopen the store.
+    @discardableResult
+    public func commit(_ batch: WriteBatch) throws -> UInt64 {
+        try writer.withLock { writer in
+            try checkWritable(writer)
+            if batch.isEmpty { return writer.lastSequence }
+            let sequence = try append(batch, writer: &writer)
+            maybeCompact(writer: &writer)
+            return sequence
+        }
+    }
+
+    private func checkWritable(_ writer: Writer) throws {
+        if writer.isClosed { throw StorageError(.closed) }
+        if configuration.readOnly { throw StorageError(.readOnly) }
+        if let poison = writer.poison { throw poison }
+    }
+
+    private func append(_ batch: WriteBatch, writer: inout Writer) throws -> UInt64 {
+        let start = writer.appendOffset
+        var types = writer.types
+        let (payload, operations) = OperationCodec.encode(
+            batch.operations, types: &types, fileOffset: start + UInt64(LogFrame.headerSize))
+        guard payload.count <= LogFrame.maximumPayload else {
+            throw StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))
+        }
+        guard start + UInt64(LogFrame.headerSize + payload.count) <= ValueLocation.offsetLimit else {
+            throw StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))
+        }
+        let sequence = writer.lastSequence + 1
+        let frame = LogFrame.encode(sequence: sequence, payload: payload)
+        let log = writer.generation
+        do {
+            try log.write(frame, at: start)
+        } catch {
+            // Whatever part of the unit reached the file must not outlive this failure.
+            do {
+                try log.truncate(to: start)
+                if configuration.durability == .full { try log.sync() }
+            } catch {
+                writer.poison = StorageError(.syncFailed(path: displayPath))
+            }
+            throw error
+        }
+        if configuration.durability == .full {
+            do {
+                try log.sync()
+            } catch {
+                // Never retry a failed sync: the kernel may have dropped the dirty pages already.
+                writer.poison = error as? StorageError ?? StorageError(.syncFailed(path: displayPath))
+                throw writer.poison ?? error
+            }
+        }
+        writer.types = types
+        writer.appendOffset = start + UInt64(frame.count)
+        writer.lastSequence = sequence
+        let end = writer.appendOffset
+        published.withLock { state in
+            state.index.apply(operations)
+            state.sequence = sequence
+            state.fileSize = end
+        }
+        return sequence
+    }
+
+    private func maybeCompact(writer: inout Writer) {
+        guard case .whenDeadBytesExceed(let ratio, let minimumFileSize) = configuration.autoCompaction else { return }
+        let size = writer.appendOffset
+        guard size >= UInt64(max(0, minimumFileSize)) else { return }
+        let live = published.withLock { UInt64($0.index.liveBytes) }
+        let dead = size > live + UInt64(LogHeader.size) ? size - live - UInt64(LogHeader.size) : 0
+        guard Double(dead) > ratio * Double(size) else { return }
+        do {
+            try compact(writer: &writer)
+            published.withLock { $0.lastAutoCompactionError = nil }
+        } catch {
+            let failure = error as? StorageError ?? StorageError(.io(operation: "compact", path: displayPath, errno: 0))
+            published.withLock { $0.lastAutoCompactionError = failure }
+        }
+    }
+
+    /// A consistent view as of the last acknowledged commit.
+    public func snapshot() -> EngineSnapshot {
+        published.withLock { state in
+            EngineSnapshot(index: state.index, generation: state.generation, sequence: state.sequence)
+        }
+    }
+
+    /// Rewrites the live objects, schemas and metadata into a new log and swaps it in
+    /// atomically (temp file, sync, rename, directory sync). Sequence numbers keep counting.
+    /// Snapshots taken before keep reading the old log until they are released.
+    public func compact() throws {
+        try writer.withLock { writer in
+            try checkWritable(writer)
+            try compact(writer: &writer)
+        }
+    }
+
+    private func compact(writer: inout Writer) throws {
+        let source = published.withLock { $0.index }
+        let result: Compaction.Result
+        if let path {
+            result = try Compaction.compactFile(
+                path: path, index: source, from: writer.generation, lastSequence: writer.lastSequence,
+                faults: faults, poison: &writer.poison)
+        } else {
+            result = try Compaction.compactMemory(index: source, from: writer.generation, lastSequence: writer.lastSequence)
+        }
+        writer.generation = result.generation
+        writer.types = result.types
+        writer.appendOffset = result.size
+        published.withLock { state in
+            state.index = result.index
+            state.generation = result.generation
+            state.fileSize = result.size
+            state.compactions += 1
+        }
+    }
+
+    /// Releases the lock and the file. Snapshots taken earlier stay readable; later calls
+    /// throw `closed` (closing twice does nothing). With `.none` durability the log is synced
+    /// once here, so a bulk load is durable when `close` returns.
+    public func close() throws {
+        try writer.withLock { writer in
+            if writer.isClosed { return }
+            writer.isClosed = true
+            defer {
+                let closedLog = ClosedLog(path: displayPath)
+                writer.generation = closedLog
+                writer.lock = nil
+                writer.registration = nil
+                published.withLock { $0.generation = closedLog }
+            }
+            if configuration.durability == .none, !configuration.readOnly, writer.poison == nil {
+                try writer.generation.sync()
+            }
+        }
+    }
+
+    /// Sizes, counts and the last sequence number.
+    public var statistics: EngineStatistics {
+        published.withLock { state in
+            let live = UInt64(state.index.liveBytes)
+            let used = live + UInt64(LogHeader.size)
+            return EngineStatistics(
+                formatVersion: state.formatVersion,
+                fileSize: state.fileSize,
+                liveBytes: live,
+                deadBytes: state.fileSize > used ? state.fileSize - used : 0,
+                objectCounts: state.index.types.mapValues(\.count).filter { $0.value > 0 },
+                lastSequence: state.sequence,
+                compactions: state.compactions,
+                lastAutoCompactionError: state.lastAutoCompactionError)
+        }
+    }
+}
+
+/// The generation an engine points at after `close()`: every access throws `closed`.
+final class ClosedLog: LogStorage {
+    let path: String
+
+    init(path: String) {
+        self.path = path
+    }
+
+    func size() throws -> UInt64 { throw StorageError(.closed) }
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] { throw StorageError(.closed) }
+    func write(_ bytes: [UInt8], at offset: UInt64) throws { throw StorageError(.closed) }
+    func truncate(to size: UInt64) throws { throw StorageError(.closed) }
+    func sync() throws { throw StorageError(.closed) }
+}

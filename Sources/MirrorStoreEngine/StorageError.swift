@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error thrown by the storage engine. Its `description` is one readable sentence.
+///
+/// ```swift
+/// do {
+///     _ = try StorageEngine(path: "heroes.store")
+/// } catch let error as StorageError {
+///     if case .lockedElsewhere(_, let pid) = error.kind { print("held by \(pid ?? -1)") }
+/// }
+/// ```
+public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What went wrong.
+    public enum Kind: Equatable, Sendable {
+        /// The file does not start with a MirrorStore header.
+        case notAStore(path: String)
+        /// The file was written by a newer MirrorStore whose format this version cannot read.
+        case newerFormat(path: String, found: UInt32, supported: UInt32)
+        /// The file is damaged before its last unit (or its header is); `offset` is the first bad byte range.
+        case corrupted(path: String, offset: UInt64, reason: String)
+        /// Another process holds the store's lock.
+        case lockedElsewhere(path: String, pid: Int32?)
+        /// This process already has the store open; share that `StorageEngine` instead.
+        case alreadyOpenInProcess(path: String)
+        /// A system call failed.
+        case io(operation: String, path: String, errno: Int32)
+        /// The disk is full; the failed commit was rolled back and is not visible.
+        case diskFull(path: String)
+        /// Flushing to disk failed. The engine refuses all further writes: reopen the store.
+        case syncFailed(path: String)
+        /// The engine was closed.
+        case closed
+        /// The engine was opened read-only.
+        case readOnly
+        /// One commit encodes to more bytes than a single log unit can hold.
+        case batchTooLarge(size: Int, limit: Int)
+        /// The log would grow past the largest offset the index can address.
+        case fileTooLarge(path: String, limit: UInt64)
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+
+    /// Wraps a kind.
+    public init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// One sentence explaining the error.
+    public var description: String {
+        switch kind {
+        case .notAStore(let path):
+            return "The file at '\(path)' is not a MirrorStore store: it does not start with the MirrorStore header."
+        case .newerFormat(let path, let found, let supported):
+            return "The store at '\(path)' uses format version \(found), but this MirrorStore reads only versions up to \(supported)."
+        case .corrupted(let path, let offset, let reason):
+            return "The store at '\(path)' is corrupted at byte offset \(offset): \(reason)."
+        case .lockedElsewhere(let path, let pid):
+            let owner = pid.map { "process \($0)" } ?? "another process"
+            return "The store at '\(path)' is open in \(owner); close it there first."
+        case .alreadyOpenInProcess(let path):
+            return "The store at '\(path)' is already open in this process; share that StorageEngine instead of opening it twice."
+        case .io(let operation, let path, let code):
+            return "Could not \(operation) '\(path)': \(Self.systemMessage(code)) (errno \(code))."
+        case .diskFull(let path):
+            return "The disk holding '\(path)' is full; the commit was rolled back and is not visible."
+        case .syncFailed(let path):
+            return "Flushing '\(path)' to disk failed, so the engine refuses further writes; reopen the store to see what reached the disk."
+        case .closed:
+            return "The storage engine is closed."
+        case .readOnly:
+            return "The storage engine was opened read-only and cannot write."
+        case .batchTooLarge(let size, let limit):
+            return "The write batch encodes to \(size) bytes, more than the \(limit) bytes one commit can hold."
+        case .fileTooLarge(let path, let limit):
+            return "The store at '\(path)' would grow past \(limit) bytes, the largest size this format addresses; compact it."
+        }
+    }
+
+    static func systemMessage(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "unknown error" }
+        return String(cString: text)
+    }
+}

@@ -1,0 +1,28 @@
+/// The key of one stored object within its type.
+///
+/// ```swift
+/// batch.put(type: "Hero", key: .integer(1455), value: bytes)
+/// batch.put(type: "Tag", key: .string("swift"), value: bytes)
+/// ```
+public enum StorageKey: Hashable, Sendable {
+    /// A signed 64-bit integer key.
+    case integer(Int64)
+    /// A string key, compared with Swift `String` equality.
+    case string(String)
+    /// An opaque byte-string key.
+    case bytes([UInt8])
+}
+
+extension StorageKey: CustomStringConvertible {
+    /// A short readable form, used in error messages.
+    public var description: String {
+        switch self {
+        case .integer(let value): return String(value)
+        case .string(let value): return "\"\(value)\""
+        case .bytes(let value): return "0x" + value.map { byte in
+            let digits = String(byte, radix: 16)
+            return byte < 16 ? "0" + digits : digits
+        }.joined()
+        }
+    }
+}
