@@ -43,13 +43,13 @@ struct CodecFieldAccessor<Value>: FieldAccessor {
 extension CodecFactory {
     /// The accessor for a field of type `Value` at `offset`.
     mutating func accessor<Value>(for type: Value.Type, name: String, offset: Int) throws(Failure) -> any FieldAccessor {
-        if let primitive = type as? any RecordPrimitive.Type {
+        if let primitive = type as? any RecordPrimitive.Type, primitive.isStorable {
             return primitiveAccessor(primitive, name: name, offset: offset)
         }
         return CodecFieldAccessor(name: name, offset: offset, codec: try codec(for: type))
     }
 
-    private func primitiveAccessor<Value: RecordPrimitive>(_ type: Value.Type, name: String, offset: Int) -> any FieldAccessor {
+    fileprivate func primitiveAccessor<Value: RecordPrimitive>(_ type: Value.Type, name: String, offset: Int) -> any FieldAccessor {
         PrimitiveFieldAccessor<Value>(name: name, offset: offset)
     }
 }

@@ -40,7 +40,11 @@ enum FieldLayout {
     /// The stored properties of a struct or class type, inherited ones first, or `nil` when the
     /// runtime cannot describe the type's fields (enums, tuples, imported types).
     static func storedFields(of type: Any.Type) -> [StoredField]? {
-        guard let classType = type as? AnyClass else { return fields(declaredBy: type, isClass: false) }
+        guard let classType = type as? AnyClass else {
+            // Enums and other non-struct types report no fields rather than failing: refuse them.
+            guard metadataKind(of: type) == .struct else { return nil }
+            return fields(declaredBy: type, isClass: false)
+        }
         // Some runtimes list a class's own fields only, others include its superclasses': walk the
         // chain from the root and keep each field once.
         var chain: [AnyClass] = []
@@ -58,6 +62,24 @@ enum FieldLayout {
             }
         }
         return result
+    }
+
+    /// The runtime's kind of `type`, read as the kind of the only field of a wrapper struct, since
+    /// `_forEachField` reports kinds for fields only.
+    static func metadataKind(of type: Any.Type) -> _MetadataKind? {
+        func probe<Value>(_: Value.Type) -> _MetadataKind? {
+            var kind: _MetadataKind?
+            _forEachField(of: KindProbe<Value>.self) { _, _, _, fieldKind in
+                kind = fieldKind
+                return false
+            }
+            return kind
+        }
+        return probe(type)
+    }
+
+    private struct KindProbe<Value> {
+        var value: Value
     }
 
     private static func fields(declaredBy type: Any.Type, isClass: Bool) -> [StoredField]? {

@@ -1,6 +1,15 @@
 /// Marks the codecs of single-value types, the only ones an enum's raw value may use.
 protocol PrimitiveCodecMarker {}
 
+extension RecordPrimitive {
+    /// `Int??` conforms through `Optional`'s conformance, but `nil` and `.some(nil)` would both be
+    /// stored as null: nested optionals are refused.
+    static var isStorable: Bool {
+        if case .optional(.optional) = propertyKind { return false }
+        return true
+    }
+}
+
 struct PrimitiveCodec<Value: RecordPrimitive>: ValueCodec, PrimitiveCodecMarker {
     var kind: PropertyKind { Value.propertyKind }
 

@@ -43,6 +43,7 @@ struct CodecFactory {
 
     private mutating func anyCodec(for type: Any.Type) throws(Failure) -> any AnyValueCodec {
         if let primitive = type as? any RecordPrimitive.Type {
+            guard primitive.isStorable else { throw .unsupported }
             return primitiveCodec(primitive)
         }
         if let model = type as? any Persistable.Type {
