@@ -34,7 +34,9 @@ enum Compaction {
         let temporary = temporaryPath(for: path)
         let descriptor = FileSystem.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC)
         guard descriptor >= 0 else { throw FileSystem.ioError("create the compaction file", temporary) }
-        let target = FileLog(path: temporary, descriptor: descriptor, faults: faults)
+        // Named after the store, not the temp file: after the rename this same object is the
+        // store's new generation, and its errors should name the store.
+        let target = FileLog(path: path, descriptor: descriptor, faults: faults)
         var result: Result
         do {
             result = try rewrite(index: index, from: source, into: target, lastSequence: lastSequence)
@@ -52,7 +54,6 @@ enum Compaction {
             poison = StorageError(.syncFailed(path: path))
             throw poison ?? error
         }
-        result.generation = FileLog(path: path, descriptor: descriptor, faults: faults)
         return result
     }
 

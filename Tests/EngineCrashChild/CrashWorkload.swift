@@ -1,0 +1,56 @@
+import MirrorStoreEngine
+
+/// The deterministic transactions the crash child commits, shared with the tests so they can
+/// compute the exact state the first `n` transactions produce.
+enum CrashWorkload {
+    /// The metadata key holding the number of the last committed transaction.
+    static let counterKey = "counter"
+
+    /// The value transaction `n` stores under item `n`. Every tenth one is large, so kills land
+    /// in the middle of multi-page writes as well as between commits.
+    static func itemValue(_ n: Int) -> [UInt8] {
+        let length = n % 10 == 0 ? 20_000 + n % 997 : 1 + (n * 37) % 300
+        return (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) }
+    }
+
+    static func encode(_ n: Int) -> [UInt8] {
+        withUnsafeBytes(of: Int64(n).littleEndian) { Array($0) }
+    }
+
+    static func decode(_ bytes: [UInt8]?) -> Int {
+        guard let bytes, bytes.count == 8 else { return 0 }
+        return Int(bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) })
+    }
+
+    /// Transaction `n`: a put, a label overwrite, sometimes a delete or a delete-all, and the counter.
+    static func batch(_ n: Int) -> WriteBatch {
+        var batch = WriteBatch()
+        batch.put(type: "Item", key: .integer(Int64(n)), value: itemValue(n))
+        batch.put(type: "Label", key: .string("label-\(n % 20)"), value: encode(n))
+        if n % 7 == 0 {
+            batch.delete(type: "Item", key: .integer(Int64(n - 5)))
+        }
+        if n % 25 == 0 {
+            batch.deleteAll(type: "Label")
+            batch.setSchema(type: "Label", schema: encode(n))
+        }
+        batch.setMetadata(key: counterKey, value: encode(n))
+        return batch
+    }
+
+    /// The objects after transactions 1...n, by type and key.
+    static func expectedObjects(after n: Int) -> [String: [StorageKey: [UInt8]]] {
+        var objects: [String: [StorageKey: [UInt8]]] = [:]
+        for transaction in stride(from: 1, through: n, by: 1) {
+            objects["Item", default: [:]][.integer(Int64(transaction))] = itemValue(transaction)
+            objects["Label", default: [:]][.string("label-\(transaction % 20)")] = encode(transaction)
+            if transaction % 7 == 0 {
+                objects["Item", default: [:]][.integer(Int64(transaction - 5))] = nil
+            }
+            if transaction % 25 == 0 {
+                objects["Label"] = [:]
+            }
+        }
+        return objects.filter { !$0.value.isEmpty }
+    }
+}

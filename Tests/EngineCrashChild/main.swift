@@ -1,0 +1,67 @@
+// A child process for the kill -9 tests. Modes:
+//   commit <store>    commit CrashWorkload transactions forever, printing "ack <sequence> <n>" after each
+//   compact <store>   the same, compacting after every third commit
+//   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
+// Every line is flushed as soon as it is printed, so the parent sees exactly the acknowledged commits.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MirrorStoreEngine
+
+/// Writes one whole line straight to the stdout descriptor, unbuffered, so nothing acknowledged
+/// sits in a stdio buffer when SIGKILL arrives.
+func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    var done = 0
+    while done < bytes.count {
+        let wrote = bytes.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
+        if wrote < 0 && errno == EINTR { continue }
+        if wrote <= 0 { return }
+        done += wrote
+    }
+}
+
+func run() -> Int32 {
+    let arguments = CommandLine.arguments
+    guard arguments.count == 3 else {
+        say("usage: EngineCrashChild commit|compact|hold <store>")
+        return 2
+    }
+    let mode = arguments[1]
+    let path = arguments[2]
+    do {
+        var configuration = EngineConfiguration()
+        if mode == "compact" {
+            configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)
+        }
+        let engine = try StorageEngine(path: path, configuration: configuration)
+        say("ready \(getpid())")
+        switch mode {
+        case "commit", "compact":
+            var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
+            while true {
+                n += 1
+                let sequence = try engine.commit(CrashWorkload.batch(n))
+                say("ack \(sequence) \(n)")
+                if mode == "compact", n % 3 == 0 {
+                    try engine.compact()
+                }
+            }
+        case "hold":
+            while getchar() != EOF {}
+            try engine.close()
+            return 0
+        default:
+            say("unknown mode \(mode)")
+            return 2
+        }
+    } catch {
+        say("error \(error)")
+        return 1
+    }
+}
+
+exit(run())

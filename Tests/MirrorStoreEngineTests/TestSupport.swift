@@ -1,0 +1,163 @@
+import Foundation
+@testable import MirrorStoreEngine
+
+/// A fresh directory per test, removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        let base = FileManager.default.temporaryDirectory.path
+        path = base + "/mirrorstore-engine-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func file(_ name: String) -> String {
+        path + "/" + name
+    }
+}
+
+/// SplitMix64: small, fast and identical on every platform, so a printed seed replays a failure.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476C_E9B6_6D1D
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The seed for a randomized test: `MIRRORSTORE_SEED` when set (to replay a failure), else `fallback`.
+func testSeed(_ fallback: UInt64) -> UInt64 {
+    ProcessInfo.processInfo.environment["MIRRORSTORE_SEED"].flatMap { UInt64($0) } ?? fallback
+}
+
+/// Everything a snapshot exposes, read eagerly so two states compare with `==`.
+struct StoreState: Equatable, CustomStringConvertible {
+    var objects: [String: [StorageKey: [UInt8]]] = [:]
+    var schemas: [String: [UInt8]] = [:]
+    var metadata: [String: [UInt8]] = [:]
+    var sequence: UInt64 = 0
+
+    init() {}
+
+    init(_ snapshot: EngineSnapshot) throws {
+        sequence = snapshot.sequence
+        for type in snapshot.typeNames {
+            if let schema = snapshot.schema(type: type) { schemas[type] = schema }
+            var values: [StorageKey: [UInt8]] = [:]
+            for key in snapshot.keys(type: type) {
+                values[key] = try snapshot.value(type: type, key: key)
+            }
+            if !values.isEmpty { objects[type] = values }
+        }
+        for key in snapshot.metadataKeys {
+            metadata[key] = snapshot.metadata(key: key)
+        }
+    }
+
+    var description: String {
+        let counts = objects.map { "\($0.key): \($0.value.count)" }.sorted().joined(separator: ", ")
+        return "sequence \(sequence), objects [\(counts)], schemas \(schemas.keys.sorted()), metadata \(metadata.keys.sorted())"
+    }
+}
+
+/// A configuration for tests that reopen often: no syncs (a test's kill is not a power cut).
+func fastConfiguration(_ mode: EngineConfiguration.RecoveryMode = .strict) -> EngineConfiguration {
+    EngineConfiguration(durability: .none, recoveryMode: mode, autoCompaction: .disabled)
+}
+
+func readFile(_ path: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Opens, reads the whole state and closes; errors propagate.
+func openState(_ path: String, _ configuration: EngineConfiguration) throws -> StoreState {
+    let engine = try StorageEngine(path: path, configuration: configuration)
+    defer { try? engine.close() }
+    return try StoreState(engine.snapshot())
+}
+
+/// A seeded batch of mixed operations over a small key space, so later units overwrite and
+/// delete what earlier ones wrote.
+func randomBatch(_ generator: inout SeededGenerator, number: Int) -> WriteBatch {
+    var batch = WriteBatch()
+    let types = ["Hero", "Publisher", "Tag"]
+    for _ in 0..<Int.random(in: 1...4, using: &generator) {
+        let type = types.randomElement(using: &generator) ?? "Hero"
+        let key: StorageKey
+        switch Int.random(in: 0..<3, using: &generator) {
+        case 0: key = .integer(Int64.random(in: -20...20, using: &generator))
+        case 1: key = .string("key-\(Int.random(in: 0..<15, using: &generator))")
+        default: key = .bytes([UInt8.random(in: 0...5, using: &generator), 0xFF])
+        }
+        switch Int.random(in: 0..<20, using: &generator) {
+        case 0..<13:
+            let length = Int.random(in: 0..<40, using: &generator)
+            batch.put(type: type, key: key, value: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        case 13..<17:
+            batch.delete(type: type, key: key)
+        case 17:
+            batch.deleteAll(type: type)
+        case 18:
+            batch.setSchema(type: type, schema: Array("schema \(number)".utf8))
+        default:
+            batch.setMetadata(key: "version", value: Array("\(number)".utf8))
+        }
+    }
+    return batch
+}
+
+/// A store written one unit at a time, with the file size and full state after each unit.
+struct RecordedStore {
+    var bytes: [UInt8]
+    /// `unitEnds[k]` is the file size after `k` units (`unitEnds[0]` is the header alone).
+    var unitEnds: [Int]
+    var states: [StoreState]
+
+    /// The state opening a copy cut to `length` bytes must show: the last unit that fits.
+    func expectedState(length: Int) -> StoreState {
+        guard let units = unitEnds.lastIndex(where: { $0 <= length }) else { return StoreState() }
+        return states[units]
+    }
+
+    static func make(at path: String, units: Int, seed: UInt64) throws -> RecordedStore {
+        var generator = SeededGenerator(seed: seed)
+        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        var ends = [Int(engine.statistics.fileSize)]
+        var states = [try StoreState(engine.snapshot())]
+        for number in 1...units {
+            try engine.commit(randomBatch(&generator, number: number))
+            ends.append(Int(engine.statistics.fileSize))
+            states.append(try StoreState(engine.snapshot()))
+        }
+        try engine.close()
+        return RecordedStore(bytes: try readFile(path), unitEnds: ends, states: states)
+    }
+}
+
+/// The crash child's executable, built next to the test bundle.
+func crashChildURL() -> URL? {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<6 {
+        let candidate = directory.appendingPathComponent("EngineCrashChild")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    let bundle = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("EngineCrashChild")
+    return FileManager.default.isExecutableFile(atPath: bundle.path) ? bundle : nil
+}
