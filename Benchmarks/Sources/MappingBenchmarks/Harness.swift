@@ -1,0 +1,122 @@
+import BenchmarkSupport
+import Foundation
+
+/// The two models measured.
+enum Workload: String, CaseIterable {
+    case flat
+    case nested
+}
+
+/// What one timed batch does to each object.
+enum Direction: String, CaseIterable {
+    case toStored = "model → record"
+    case toModel = "record → model"
+    case roundTrip = "round trip"
+}
+
+/// One cell of the result table: a batch over prebuilt arrays of distinct objects.
+struct Cell {
+    let workload: Workload
+    let implementation: Implementation
+    let direction: Direction
+    let objects: Int
+    let batch: () throws -> Void
+
+    var name: String { "\(workload.rawValue)/\(implementation.rawValue)/\(direction.rawValue)" }
+}
+
+/// The three cells of one implementation: each object converted one way, the other way, and both.
+/// Every result goes to `blackHole`, then is released, so deallocation is part of the cost, as it
+/// is in an application.
+func makeCells<M: Mapping>(_ mapping: M, _ workload: Workload, models: [M.Model], stored: [M.Stored]) -> [Cell] {
+    [
+        Cell(workload: workload, implementation: mapping.implementation, direction: .toStored, objects: models.count) {
+            for model in models { blackHole(try mapping.stored(from: model)) }
+        },
+        Cell(workload: workload, implementation: mapping.implementation, direction: .toModel, objects: stored.count) {
+            for record in stored { blackHole(try mapping.model(from: record)) }
+        },
+        Cell(workload: workload, implementation: mapping.implementation, direction: .roundTrip, objects: models.count) {
+            for model in models { blackHole(try mapping.model(from: mapping.stored(from: model))) }
+        },
+    ]
+}
+
+/// Nanoseconds `body` takes, on the monotonic clock.
+func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try body()
+    let elapsed = start.duration(to: clock.now).components
+    return Double(elapsed.seconds) * 1e9 + Double(elapsed.attoseconds) / 1e9
+}
+
+/// Order statistics of one cell's samples (ns/object, one per run).
+struct Summary {
+    let median: Double
+    let lowerQuartile: Double
+    let upperQuartile: Double
+    let minimum: Double
+    let maximum: Double
+
+    init(_ samples: [Double]) {
+        let sorted = samples.sorted()
+        func quantile(_ q: Double) -> Double {
+            let position = q * Double(sorted.count - 1)
+            let low = Int(position.rounded(.down))
+            let high = min(low + 1, sorted.count - 1)
+            return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+        }
+        median = quantile(0.5)
+        lowerQuartile = quantile(0.25)
+        upperQuartile = quantile(0.75)
+        minimum = sorted.first ?? .nan
+        maximum = sorted.last ?? .nan
+    }
+
+    /// Half the interquartile range, relative to the median.
+    var relativeSpread: Double { (upperQuartile - lowerQuartile) / 2 / median }
+}
+
+/// Runs every cell `warmup` times, then `runs` times round-robin (so slow drifts of the machine
+/// touch every cell alike), and returns each cell's ns/object samples.
+func measure(_ cells: [Cell], runs: Int, warmup: Int, progress: (Int) -> Void) throws -> [[Double]] {
+    for _ in 0..<warmup {
+        for cell in cells { try cell.batch() }
+    }
+    var samples = Array(repeating: [Double](), count: cells.count)
+    for run in 0..<runs {
+        for (index, cell) in cells.enumerated() {
+            samples[index].append(try nanoseconds(cell.batch) / Double(cell.objects))
+        }
+        progress(run + 1)
+    }
+    return samples
+}
+
+// MARK: Formatting
+
+func formatNanoseconds(_ value: Double) -> String {
+    value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+}
+
+func formatRatio(_ value: Double) -> String {
+    String(format: value >= 10 ? "%.1f×" : "%.2f×", value)
+}
+
+func pad(_ text: String, _ width: Int) -> String {
+    let count = text.count
+    return count >= width ? text : text + String(repeating: " ", count: width - count)
+}
+
+/// A Markdown table with padded columns, readable in a terminal and pasteable into the docs.
+func markdownTable(_ header: [String], _ rows: [[String]]) -> String {
+    let widths = header.indices.map { column in
+        ([header] + rows).map { $0[column].count }.max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+        "| " + zip(cells, widths).map { pad($0, $1) }.joined(separator: " | ") + " |"
+    }
+    let rule = "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|"
+    return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
+}

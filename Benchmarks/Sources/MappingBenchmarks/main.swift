@@ -1,0 +1,197 @@
+import Foundation
+import MirrorStore
+
+// Model ↔ record mapping benchmarks: hand-written translators, MirrorStore, a naive per-instance
+// Mirror walk and Codable JSON, side by side in one run. See docs/BENCHMARKS.md.
+//
+//     swift run -c release --package-path Benchmarks mapping-benchmarks [options]
+
+struct Options {
+    var runs = 21
+    var warmup = 2
+    var flatObjects = 10_000
+    var nestedObjects = 1_000
+    var filter: String?
+
+    static let usage = """
+        usage: mapping-benchmarks [--runs N] [--warmup N] [--flat-objects N] [--nested-objects N] [--filter TEXT]
+          --runs N            timed runs per cell, medians are taken over them (default 21, at least 3)
+          --warmup N          untimed runs of every cell first (default 2)
+          --flat-objects N    distinct User objects per batch (default 10000)
+          --nested-objects N  distinct Order objects per batch (default 1000)
+          --filter TEXT       time only cells whose name (workload/implementation/direction) contains TEXT,
+                              e.g. "nested/MirrorStore" to profile one implementation
+        """
+
+    init(arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        func number(_ flag: String) throws -> Int {
+            guard let text = iterator.next(), let value = Int(text), value > 0 else {
+                throw VerificationFailure(description: "\(flag) needs a positive number\n\(Self.usage)")
+            }
+            return value
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--runs": runs = max(3, try number(argument))
+            case "--warmup": warmup = try number(argument)
+            case "--flat-objects": flatObjects = try number(argument)
+            case "--nested-objects": nestedObjects = try number(argument)
+            case "--filter":
+                guard let text = iterator.next() else { throw VerificationFailure(description: Self.usage) }
+                filter = text
+            case "--help", "-h":
+                print(Self.usage)
+                exit(0)
+            default:
+                throw VerificationFailure(description: "unknown argument \(argument)\n\(Self.usage)")
+            }
+        }
+    }
+}
+
+func main() throws {
+    let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+    #if DEBUG
+    print("warning: this is a debug build; benchmark numbers are meaningless. Use -c release.\n")
+    #endif
+
+    // The one-time cost reflection pays per model type, before any conversion: measured first,
+    // while the plan cache is still empty.
+    let userPlanTime = try nanoseconds { _ = try User.objectSchema() }
+    let orderPlanTime = try nanoseconds { _ = try Order.objectSchema() }
+
+    let users = (0..<options.flatObjects).map(Fixtures.user)
+    let orders = (0..<options.nestedObjects).map(Fixtures.order)
+
+    // Correctness first: every implementation round-trips every fixture, the three record
+    // producers agree record for record, and a few fields are read back without trusting them.
+    let userMappings = (
+        HandWrittenUserMapping(), MirrorStoreMapping<User>(), NaiveMirrorMapping<User>(), CodableMapping<User>())
+    let orderMappings = (
+        HandWrittenOrderMapping(), MirrorStoreMapping<Order>(), NaiveMirrorMapping<Order>(), CodableMapping<Order>())
+    let handUsers = try verifyRoundTrip(userMappings.0, users, label: "flat")
+    let storeUsers = try verifyRoundTrip(userMappings.1, users, label: "flat")
+    let naiveUsers = try verifyRoundTrip(userMappings.2, users, label: "flat")
+    let jsonUsers = try verifyRoundTrip(userMappings.3, users, label: "flat")
+    try verifySameRecords(handUsers, storeUsers, "hand-written", "MirrorStore")
+    try verifySameRecords(naiveUsers, storeUsers, "naive Mirror", "MirrorStore")
+    try spotCheck(users: users, records: storeUsers, json: jsonUsers)
+    let handOrders = try verifyRoundTrip(orderMappings.0, orders, label: "nested")
+    let storeOrders = try verifyRoundTrip(orderMappings.1, orders, label: "nested")
+    let naiveOrders = try verifyRoundTrip(orderMappings.2, orders, label: "nested")
+    let jsonOrders = try verifyRoundTrip(orderMappings.3, orders, label: "nested")
+    try verifySameRecords(handOrders, storeOrders, "hand-written", "MirrorStore")
+    try verifySameRecords(naiveOrders, storeOrders, "naive Mirror", "MirrorStore")
+    try spotCheck(orders: orders, records: storeOrders)
+    var notes: [String] = []
+    let userSchema = try User.objectSchema()
+    let orderSchema = try Order.objectSchema()
+    if HandWritten.userSchema != userSchema || HandWritten.orderSchema != orderSchema {
+        notes.append("note: the hand-written schemas differ from MirrorStore's (flags only; records were checked equal)")
+    }
+
+    var cells = makeCells(userMappings.0, .flat, models: users, stored: handUsers)
+        + makeCells(userMappings.1, .flat, models: users, stored: storeUsers)
+        + makeCells(userMappings.2, .flat, models: users, stored: naiveUsers)
+        + makeCells(userMappings.3, .flat, models: users, stored: jsonUsers)
+        + makeCells(orderMappings.0, .nested, models: orders, stored: handOrders)
+        + makeCells(orderMappings.1, .nested, models: orders, stored: storeOrders)
+        + makeCells(orderMappings.2, .nested, models: orders, stored: naiveOrders)
+        + makeCells(orderMappings.3, .nested, models: orders, stored: jsonOrders)
+    if let filter = options.filter {
+        cells = cells.filter { $0.name.localizedCaseInsensitiveContains(filter) }
+        guard !cells.isEmpty else { throw VerificationFailure(description: "no cell matches \(filter)") }
+    }
+
+    print("""
+        MirrorStore mapping benchmarks (\(Date().formatted(.iso8601)))
+        verified: every implementation round-trips all \(users.count) User and \(orders.count) Order fixtures; \
+        hand-written, MirrorStore and naive Mirror records are identical
+        flat model User: 8 fields (Int, String ×2, Int, Double, Bool, Date, String?), batches of \(options.flatObjects) distinct objects
+        nested model Order: 4 scalars, Address? link, [LineItem] × 10, [String] × 3, Set<Int> × 3, batches of \(options.nestedObjects) distinct objects
+        \(options.warmup) warm-up runs, then \(options.runs) timed runs of every cell, round-robin; monotonic clock
+        one-time MirrorStore plan build (first objectSchema()): User \(formatNanoseconds(userPlanTime / 1000)) µs, \
+        Order (with Address, LineItem) \(formatNanoseconds(orderPlanTime / 1000)) µs
+        """)
+    notes.forEach { print($0) }
+    fflush(nil)  // the header shows before the runs start, even when piped
+    let showsProgress = isatty(STDERR_FILENO) != 0
+    let started = Date()
+    let samples = try measure(cells, runs: options.runs, warmup: options.warmup) { run in
+        if showsProgress { FileHandle.standardError.write(Data("\rrun \(run)/\(options.runs)".utf8)) }
+    }
+    if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    print(String(format: "timed in %.1f s\n", Date().timeIntervalSince(started)))
+
+    var results: [String: Summary] = [:]
+    for (cell, cellSamples) in zip(cells, samples) { results[cell.name] = Summary(cellSamples) }
+    func median(_ workload: Workload, _ implementation: Implementation, _ direction: Direction) -> Double? {
+        results["\(workload.rawValue)/\(implementation.rawValue)/\(direction.rawValue)"]?.median
+    }
+
+    var verdicts: [String] = []
+    for workload in Workload.allCases {
+        let present = Implementation.allCases.filter { implementation in
+            Direction.allCases.contains { median(workload, implementation, $0) != nil }
+        }
+        guard !present.isEmpty else { continue }
+        print("\(workload.rawValue) model: median ns/object over \(options.runs) runs (± half the interquartile range)\n")
+        let rows = present.map { implementation in
+            [implementation.rawValue] + Direction.allCases.map { direction in
+                guard let summary = results["\(workload.rawValue)/\(implementation.rawValue)/\(direction.rawValue)"] else {
+                    return "–"
+                }
+                return "\(formatNanoseconds(summary.median)) ±\(String(format: "%.1f", summary.relativeSpread * 100))%"
+            }
+        }
+        print(markdownTable(["implementation"] + Direction.allCases.map(\.rawValue), rows))
+        print()
+
+        let ratios: [(String, Implementation, Implementation)] = [
+            ("MirrorStore / hand-written", .mirrorStore, .handWritten),
+            ("naive Mirror / MirrorStore", .naiveMirror, .mirrorStore),
+            ("Codable / MirrorStore", .codable, .mirrorStore),
+        ]
+        let ratioRows = ratios.compactMap { label, numerator, denominator -> [String]? in
+            let cells = Direction.allCases.map { direction -> String in
+                guard let a = median(workload, numerator, direction), let b = median(workload, denominator, direction) else {
+                    return "–"
+                }
+                return formatRatio(a / b)
+            }
+            return cells.allSatisfy { $0 == "–" } ? nil : [label] + cells
+        }
+        if !ratioRows.isEmpty {
+            print(markdownTable(["ratio of medians"] + Direction.allCases.map(\.rawValue), ratioRows))
+            print()
+        }
+
+        // The brief's targets, judged on the round trip (model → record → model).
+        let handLimit = workload == .flat ? 1.25 : 2.0
+        let codableFactor = workload == .flat ? 8.0 : 10.0
+        if let store = median(workload, .mirrorStore, .roundTrip) {
+            if let hand = median(workload, .handWritten, .roundTrip) {
+                let ratio = store / hand
+                verdicts.append("\(workload.rawValue): MirrorStore round trip ≤ \(formatRatio(handLimit)) hand-written: "
+                    + "\(formatRatio(ratio)) — \(ratio <= handLimit ? "MET" : "NOT MET")")
+            }
+            if let codable = median(workload, .codable, .roundTrip) {
+                let factor = codable / store
+                verdicts.append("\(workload.rawValue): MirrorStore round trip ≥ \(formatRatio(codableFactor)) faster than Codable "
+                    + "encode+decode: \(formatRatio(factor)) — \(factor >= codableFactor ? "MET" : "NOT MET")")
+            }
+        }
+    }
+    if !verdicts.isEmpty {
+        print("targets (docs/BENCHMARKS.md, from the brief):")
+        verdicts.forEach { print("  " + $0) }
+    }
+}
+
+do {
+    try main()
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
