@@ -32,6 +32,8 @@ public final class StorageEngine: Sendable {
         /// Set when the log can no longer be trusted (a failed sync); every later write throws it.
         var poison: StorageError?
         var isClosed = false
+        /// Whether something was written or truncated without a sync since the last one (`.none` durability).
+        var hasUnsyncedChanges = false
         var lock: FileLock?
         var registration: OpenPathRegistration?
     }
@@ -121,7 +123,9 @@ public final class StorageEngine: Sendable {
         }
         let writer = Writer(
             generation: log, types: recovered.types, appendOffset: recovered.validEnd,
-            lastSequence: recovered.lastSequence, lock: lock, registration: registration)
+            lastSequence: recovered.lastSequence,
+            hasUnsyncedChanges: !sync && !configuration.readOnly && (recovered.needsHeader || recovered.problem != nil),
+            lock: lock, registration: registration)
         let published = Published(
             index: recovered.index, generation: log, sequence: recovered.lastSequence,
             fileSize: recovered.fileSize, formatVersion: recovered.formatVersion)
@@ -187,6 +191,7 @@ public final class StorageEngine: Sendable {
                 throw writer.poison ?? error
             }
         }
+        writer.hasUnsyncedChanges = configuration.durability == .none
         writer.types = types
         writer.appendOffset = start + UInt64(frame.count)
         writer.lastSequence = sequence
@@ -245,6 +250,7 @@ public final class StorageEngine: Sendable {
         writer.generation = result.generation
         writer.types = result.types
         writer.appendOffset = result.size
+        writer.hasUnsyncedChanges = false
         published.withLock { state in
             state.index = result.index
             state.generation = result.generation
@@ -255,7 +261,7 @@ public final class StorageEngine: Sendable {
 
     /// Releases the lock and the file. Snapshots taken earlier stay readable; later calls
     /// throw `closed` (closing twice does nothing). With `.none` durability the log is synced
-    /// once here, so a bulk load is durable when `close` returns.
+    /// once here if anything was written, so a bulk load is durable when `close` returns.
     public func close() throws {
         try writer.withLock { writer in
             if writer.isClosed { return }
@@ -267,7 +273,7 @@ public final class StorageEngine: Sendable {
                 writer.registration = nil
                 published.withLock { $0.generation = closedLog }
             }
-            if configuration.durability == .none, !configuration.readOnly, writer.poison == nil {
+            if writer.hasUnsyncedChanges, writer.poison == nil {
                 try writer.generation.sync()
             }
         }
