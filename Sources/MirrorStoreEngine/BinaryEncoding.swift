@@ -1,28 +1,30 @@
 /// Little-endian integers and LEB128 varints appended to a byte array.
-struct ByteWriter {
-    var bytes: [UInt8] = []
+package struct ByteWriter {
+    package init() {}
 
-    mutating func reserve(_ count: Int) {
+    package var bytes: [UInt8] = []
+
+    package mutating func reserve(_ count: Int) {
         bytes.reserveCapacity(bytes.count + count)
     }
 
-    mutating func byte(_ value: UInt8) {
+    package mutating func byte(_ value: UInt8) {
         bytes.append(value)
     }
 
-    mutating func uint32(_ value: UInt32) {
+    package mutating func uint32(_ value: UInt32) {
         for shift in stride(from: 0, to: 32, by: 8) {
             bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
         }
     }
 
-    mutating func uint64(_ value: UInt64) {
+    package mutating func uint64(_ value: UInt64) {
         for shift in stride(from: 0, to: 64, by: 8) {
             bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
         }
     }
 
-    mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -32,12 +34,12 @@ struct ByteWriter {
     }
 
     /// A varint length followed by the bytes.
-    mutating func lengthPrefixed(_ value: [UInt8]) {
+    package mutating func lengthPrefixed(_ value: [UInt8]) {
         varint(UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
-    mutating func lengthPrefixed(_ value: String) {
+    package mutating func lengthPrefixed(_ value: String) {
         var text = value
         text.withUTF8 { utf8 in
             varint(UInt64(utf8.count))
@@ -45,7 +47,7 @@ struct ByteWriter {
         }
     }
 
-    static func varintSize(_ value: UInt64) -> Int {
+    package static func varintSize(_ value: UInt64) -> Int {
         var size = 1
         var rest = value >> 7
         while rest != 0 {
@@ -55,44 +57,44 @@ struct ByteWriter {
         return size
     }
 
-    static func zigzag(_ value: Int64) -> UInt64 {
+    package static func zigzag(_ value: Int64) -> UInt64 {
         UInt64(bitPattern: (value << 1) ^ (value >> 63))
     }
 
-    static func unzigzag(_ value: UInt64) -> Int64 {
+    package static func unzigzag(_ value: UInt64) -> Int64 {
         Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
     }
 }
 
 /// Why a byte range could not be decoded, with the offset (relative to the reader's buffer) of the bad byte.
-struct DecodeFailure: Error, Equatable {
-    var offset: Int
-    var reason: String
+package struct DecodeFailure: Error, Equatable {
+    package var offset: Int
+    package var reason: String
 }
 
 /// Bounds-checked reading from a byte array: every read past `end` throws instead of trapping.
-struct ByteReader {
-    let bytes: [UInt8]
-    private(set) var position: Int
-    let end: Int
+package struct ByteReader {
+    package let bytes: [UInt8]
+    package private(set) var position: Int
+    package let end: Int
 
-    init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+    package init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes
         self.position = start
         self.end = min(end ?? bytes.count, bytes.count)
     }
 
-    var isAtEnd: Bool { position >= end }
-    var remaining: Int { end - position }
+    package var isAtEnd: Bool { position >= end }
+    package var remaining: Int { end - position }
 
-    mutating func byte() throws(DecodeFailure) -> UInt8 {
+    package mutating func byte() throws(DecodeFailure) -> UInt8 {
         guard position < end else { throw DecodeFailure(offset: position, reason: "the data ends in the middle of a field") }
         let value = bytes[position]
         position += 1
         return value
     }
 
-    mutating func uint32() throws(DecodeFailure) -> UInt32 {
+    package mutating func uint32() throws(DecodeFailure) -> UInt32 {
         guard remaining >= 4 else { throw DecodeFailure(offset: position, reason: "the data ends in the middle of a 32-bit field") }
         var value: UInt32 = 0
         for index in 0..<4 {
@@ -102,7 +104,7 @@ struct ByteReader {
         return value
     }
 
-    mutating func uint64() throws(DecodeFailure) -> UInt64 {
+    package mutating func uint64() throws(DecodeFailure) -> UInt64 {
         guard remaining >= 8 else { throw DecodeFailure(offset: position, reason: "the data ends in the middle of a 64-bit field") }
         var value: UInt64 = 0
         for index in 0..<8 {
@@ -112,7 +114,7 @@ struct ByteReader {
         return value
     }
 
-    mutating func varint() throws(DecodeFailure) -> UInt64 {
+    package mutating func varint() throws(DecodeFailure) -> UInt64 {
         let start = position
         var value: UInt64 = 0
         var shift: UInt64 = 0
@@ -130,7 +132,7 @@ struct ByteReader {
     }
 
     /// Reads a varint length and returns the range of that many following bytes, skipping them.
-    mutating func lengthPrefixedRange() throws(DecodeFailure) -> Range<Int> {
+    package mutating func lengthPrefixedRange() throws(DecodeFailure) -> Range<Int> {
         let start = position
         let length = try varint()
         guard length <= UInt64(remaining) else {
@@ -141,11 +143,11 @@ struct ByteReader {
         return range
     }
 
-    mutating func lengthPrefixedBytes() throws(DecodeFailure) -> [UInt8] {
+    package mutating func lengthPrefixedBytes() throws(DecodeFailure) -> [UInt8] {
         Array(bytes[try lengthPrefixedRange()])
     }
 
-    mutating func lengthPrefixedString() throws(DecodeFailure) -> String {
+    package mutating func lengthPrefixedString() throws(DecodeFailure) -> String {
         let start = position
         let range = try lengthPrefixedRange()
         guard let text = String(validating: bytes[range], as: UTF8.self) else {
