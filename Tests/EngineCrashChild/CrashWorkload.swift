@@ -6,10 +6,14 @@ enum CrashWorkload {
     /// The metadata key holding the number of the last committed transaction.
     static let counterKey = "counter"
 
-    /// The value transaction `n` stores under item `n`. Every tenth one is large, so kills land
-    /// in the middle of multi-page writes as well as between commits.
+    /// How many recent items stay live: each transaction deletes the item this many before it,
+    /// so the state, and the cost of checking it, stays bounded however long the child runs.
+    static let liveItems = 50
+
+    /// The value transaction `n` stores under item `n`. Every tenth one spans several pages, so
+    /// kills land in the middle of multi-page writes as well as between commits.
     static func itemValue(_ n: Int) -> [UInt8] {
-        let length = n % 10 == 0 ? 20_000 + n % 997 : 1 + (n * 37) % 300
+        let length = n % 10 == 0 ? 12_000 + n % 997 : 1 + (n * 37) % 300
         return (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) }
     }
 
@@ -22,10 +26,12 @@ enum CrashWorkload {
         return Int(bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) })
     }
 
-    /// Transaction `n`: a put, a label overwrite, sometimes a delete or a delete-all, and the counter.
+    /// Transaction `n`: a put, a delete, a label overwrite, sometimes another delete or a
+    /// delete-all, and the counter.
     static func batch(_ n: Int) -> WriteBatch {
         var batch = WriteBatch()
         batch.put(type: "Item", key: .integer(Int64(n)), value: itemValue(n))
+        batch.delete(type: "Item", key: .integer(Int64(n - liveItems)))
         batch.put(type: "Label", key: .string("label-\(n % 20)"), value: encode(n))
         if n % 7 == 0 {
             batch.delete(type: "Item", key: .integer(Int64(n - 5)))
@@ -38,19 +44,17 @@ enum CrashWorkload {
         return batch
     }
 
-    /// The objects after transactions 1...n, by type and key.
-    static func expectedObjects(after n: Int) -> [String: [StorageKey: [UInt8]]] {
-        var objects: [String: [StorageKey: [UInt8]]] = [:]
-        for transaction in stride(from: 1, through: n, by: 1) {
-            objects["Item", default: [:]][.integer(Int64(transaction))] = itemValue(transaction)
-            objects["Label", default: [:]][.string("label-\(transaction % 20)")] = encode(transaction)
-            if transaction % 7 == 0 {
-                objects["Item", default: [:]][.integer(Int64(transaction - 5))] = nil
-            }
-            if transaction % 25 == 0 {
-                objects["Label"] = [:]
-            }
+    /// Applies transaction `n` to a model of the objects, by type and key.
+    static func apply(_ n: Int, to objects: inout [String: [StorageKey: [UInt8]]]) {
+        objects["Item", default: [:]][.integer(Int64(n))] = itemValue(n)
+        objects["Item", default: [:]][.integer(Int64(n - liveItems))] = nil
+        objects["Label", default: [:]][.string("label-\(n % 20)")] = encode(n)
+        if n % 7 == 0 {
+            objects["Item", default: [:]][.integer(Int64(n - 5))] = nil
         }
-        return objects.filter { !$0.value.isEmpty }
+        if n % 25 == 0 {
+            objects["Label"] = [:]
+        }
+        objects = objects.filter { !$0.value.isEmpty }
     }
 }
