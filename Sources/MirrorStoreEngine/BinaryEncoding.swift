@@ -70,6 +70,11 @@ package struct ByteWriter {
 package struct DecodeFailure: Error, Equatable {
     package var offset: Int
     package var reason: String
+
+    package init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
 }
 
 /// Bounds-checked reading from a byte array: every read past `end` throws instead of trapping.

@@ -22,7 +22,11 @@ final class FileLock: Sendable {
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        guard descriptor >= 0 else { return }
+        // Unlock explicitly: a child forked by this process (Foundation's Process, say) shares
+        // the open file description until it execs, and would keep the lock alive past close.
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 
     /// Locks the sidecar of `storePath`, creating it if needed.
