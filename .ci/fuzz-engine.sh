@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target on the engine's log reader (Tests/Fuzz) and runs it.
+# Not part of `swift test`. Usage: .ci/fuzz-engine.sh [seconds, default 120]
+# The corpus is kept in fuzz-corpus/engine (git-ignored); crashes land in .build-fuzz/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-120}"
+out=.build-fuzz
+corpus=fuzz-corpus/engine
+toolchain_bin="$(dirname "$(command -v swiftc)")"
+clang="${CC:-$toolchain_bin/clang}"
+mkdir -p "$out" "$corpus"
+
+"$clang" -c -O1 -g -fsanitize=fuzzer-no-link,address \
+    -I Sources/CMirrorStoreSupport/include \
+    Sources/CMirrorStoreSupport/crc32c.c -o "$out/crc32c.o"
+
+# One module: the engine's sources plus the entry point, so it can call the internal reader.
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
+    -module-name MirrorStoreEngine -package-name MirrorStore \
+    -I Sources/CMirrorStoreSupport/include \
+    Sources/MirrorStoreEngine/*.swift Tests/Fuzz/*.swift "$out/crc32c.o" \
+    -o "$out/fuzz-engine"
+
+"$out/fuzz-engine" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+    -artifact_prefix="$out/" -print_final_stats=1 "$corpus"
