@@ -63,7 +63,9 @@ struct PropertyBasedMappingTests {
                 node.children = (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(nodes) }
                 node.byName = random.chance(30) ? ["k": random.pick(nodes)] : [:]
             }
-            let copy = try Node.modelInstance(managedObject: nodes[0].managedObject())
+            let record = try nodes[0].managedObject()
+            defer { record.releaseGraph() }
+            let copy = try Node.modelInstance(managedObject: record)
             var pairs: [ObjectIdentifier: Node] = [:]
             let isomorphic = Self.sameShape(nodes[0], copy, pairs: &pairs)
             #expect(isomorphic, "seed \(Self.seed), case \(index)")

@@ -5,7 +5,9 @@ import Testing
 @Suite("Round trips")
 struct RoundTripTests {
     private func roundTrip<Model: Persistable>(_ model: Model) throws -> Model {
-        try Model.modelInstance(managedObject: model.managedObject())
+        let record = try model.managedObject()
+        defer { record.releaseGraph() }
+        return try Model.modelInstance(managedObject: record)
     }
 
     @Test("default values of every supported type")
@@ -169,6 +171,7 @@ struct RoundTripTests {
         #expect(copy.next?.byName["me"] === copy.next)
         #expect(copy.next?.byName["other"] === copy)
         // Break the cycles so the test does not leak.
+        record.releaseGraph()
         for node in [first, second, copy, copy.next].compactMap({ $0 }) {
             node.next = nil
             node.children = []

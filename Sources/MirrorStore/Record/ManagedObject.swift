@@ -12,7 +12,9 @@
 /// ```
 ///
 /// A record is a reference type so that links between records can share targets and form cycles
-/// exactly as the model graph did. It is not thread-safe: models, not records, cross threads.
+/// exactly as the model graph did. Like a cyclic model graph, a cyclic record graph is not freed by
+/// reference counting: call ``releaseGraph()`` when done with it. Records are not thread-safe:
+/// models, not records, cross threads.
 public final class ManagedObject: Hashable, CustomStringConvertible {
     /// The schema every value of this record conforms to.
     public let objectSchema: ObjectSchema
@@ -32,7 +34,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The value of the property called `name`, or `nil` when the schema has no such property.
     public subscript(name: String) -> RecordValue? {
-        objectSchema.index(ofProperty: name).map { values[$0] }
+        objectSchema.index(ofProperty: name).flatMap { values.indices.contains($0) ? values[$0] : nil }
     }
 
     /// The value of the property at `index` in the schema's property list.
@@ -55,7 +57,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``MappingError`` when `index` is out of range or the value has the wrong shape.
     public func setValue(_ value: RecordValue, forPropertyAt index: Int) throws {
-        guard objectSchema.properties.indices.contains(index) else {
+        guard objectSchema.properties.indices.contains(index), values.indices.contains(index) else {
             throw MappingError(.missingProperty, modelType: objectSchema.typeName, path: ["[\(index)]"])
         }
         let property = objectSchema.properties[index]
@@ -87,6 +89,26 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
             throw MappingError(problem, modelType: objectSchema.typeName, path: [name])
         }
         return result
+    }
+
+    /// Sets every property of this record, and of every record linked from it, to null, so that a
+    /// graph with cycles can be freed.
+    ///
+    /// ```swift
+    /// let record = try node.managedObject()    // node.next.next === node
+    /// let copy = try Node.modelInstance(managedObject: record)
+    /// record.releaseGraph()
+    /// ```
+    public func releaseGraph() {
+        var pending = [self]
+        var released = Set<ObjectIdentifier>()
+        while let record = pending.popLast() {
+            guard released.insert(ObjectIdentifier(record)).inserted else { continue }
+            for index in record.values.indices {
+                record.values[index].appendLinkedRecords(to: &pending)
+                record.values[index] = .null
+            }
+        }
     }
 
     /// Records are equal only when they are the same record: links may form cycles, so a deep

@@ -81,3 +81,15 @@ extension RecordValue: ExpressibleByArrayLiteral {
     /// Creates a ``list(_:)`` value.
     public init(arrayLiteral elements: RecordValue...) { self = .list(List(elements)) }
 }
+
+extension RecordValue {
+    /// Appends the records this value links to directly or through containers.
+    func appendLinkedRecords(to records: inout [ManagedObject]) {
+        switch self {
+        case .object(let record): records.append(record)
+        case .list(let list): for element in list { element.appendLinkedRecords(to: &records) }
+        case .dictionary(let entries): for element in entries.values { element.appendLinkedRecords(to: &records) }
+        default: break
+        }
+    }
+}

@@ -2,6 +2,7 @@ struct OptionalCodec<Wrapped>: ValueCodec {
     let wrapped: any ValueCodec<Wrapped>
 
     var kind: PropertyKind { .optional(wrapped.kind) }
+    var linkedPlans: [TypePlan] { wrapped.linkedPlans }
 
     func encode(_ value: Wrapped?, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         guard let value else { return .null }
@@ -18,6 +19,7 @@ struct ArrayCodec<Element>: ValueCodec {
     let element: any ValueCodec<Element>
 
     var kind: PropertyKind { .list(element.kind) }
+    var linkedPlans: [TypePlan] { element.linkedPlans }
 
     func encode(_ value: [Element], in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         var list: [RecordValue] = []
@@ -51,6 +53,7 @@ struct SetCodec<Element: Hashable>: ValueCodec {
     let element: any ValueCodec<Element>
 
     var kind: PropertyKind { .set(element.kind) }
+    var linkedPlans: [TypePlan] { element.linkedPlans }
 
     func encode(_ value: Set<Element>, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         var list: [RecordValue] = []
@@ -83,6 +86,7 @@ struct DictionaryCodec<Value>: ValueCodec {
     let value: any ValueCodec<Value>
 
     var kind: PropertyKind { .dictionary(value.kind) }
+    var linkedPlans: [TypePlan] { value.linkedPlans }
 
     func encode(_ dictionary: [String: Value], in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         var entries: [String: RecordValue] = [:]

@@ -2,6 +2,7 @@
 protocol FieldAccessor {
     var name: String { get }
     var kind: PropertyKind { get }
+    var linkedPlans: [TypePlan] { get }
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue
     func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError)
 }
@@ -12,6 +13,7 @@ struct PrimitiveFieldAccessor<Value: RecordPrimitive>: FieldAccessor {
     let offset: Int
 
     var kind: PropertyKind { Value.propertyKind }
+    var linkedPlans: [TypePlan] { [] }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         FieldMemory.load(Value.self, from: base, at: offset).recordValue
@@ -30,6 +32,7 @@ struct CodecFieldAccessor<Value>: FieldAccessor {
     let codec: any ValueCodec<Value>
 
     var kind: PropertyKind { codec.kind }
+    var linkedPlans: [TypePlan] { codec.linkedPlans }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         try codec.encode(FieldMemory.load(Value.self, from: base, at: offset), in: &context)

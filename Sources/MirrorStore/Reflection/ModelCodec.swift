@@ -3,6 +3,7 @@ struct ModelCodec<Model: Persistable>: ValueCodec {
     let plan: TypePlan
 
     var kind: PropertyKind { .object(typeName: plan.typeName) }
+    var linkedPlans: [TypePlan] { [plan] }
 
     func encode(_ value: Model, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         if plan.isClass, ObjectIdentifier(type(of: value)) != plan.typeIdentifier {

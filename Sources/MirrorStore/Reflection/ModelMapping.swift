@@ -60,7 +60,7 @@ enum ModelMapping {
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
             for (index, field) in plan.fields.enumerated() {
                 let position = alignedWithPlan ? index : schema.index(ofProperty: field.name)
-                guard let position else {
+                guard let position, values.indices.contains(position) else {
                     throw MappingError(.missingProperty, modelType: plan.typeName, path: [field.name])
                 }
                 do throws(MappingError) {

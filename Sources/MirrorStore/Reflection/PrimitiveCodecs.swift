@@ -30,6 +30,7 @@ struct RawValueCodec<Value: RawRepresentable>: ValueCodec {
     let raw: any ValueCodec<Value.RawValue>
 
     var kind: PropertyKind { raw.kind }
+    var linkedPlans: [TypePlan] { raw.linkedPlans }
 
     func encode(_ value: Value, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         try raw.encode(value.rawValue, in: &context)

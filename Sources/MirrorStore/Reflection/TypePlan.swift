@@ -6,6 +6,7 @@
 /// plan is never mutated, which is why the unchecked `Sendable` is sound.
 final class TypePlan: @unchecked Sendable {
     let typeName: String
+    let modelType: any Persistable.Type
     let typeIdentifier: ObjectIdentifier
     let isClass: Bool
     private(set) var fields: [any FieldAccessor] = []
@@ -15,10 +16,27 @@ final class TypePlan: @unchecked Sendable {
 
     private init(type: any Persistable.Type) {
         typeName = type.persistedTypeName
+        modelType = type
         typeIdentifier = ObjectIdentifier(type)
         isClass = type is AnyClass
         schema = ObjectSchema(typeName: typeName, properties: [])
     }
+
+    /// This plan and the plans of every model it links to, at any depth, each once.
+    var reachablePlans: [TypePlan] {
+        var found: [TypePlan] = []
+        var seen = Set<ObjectIdentifier>()
+        var pending = [self]
+        while let plan = pending.popLast() {
+            guard seen.insert(plan.typeIdentifier).inserted else { continue }
+            found.append(plan)
+            pending.append(contentsOf: plan.fields.flatMap(\.linkedPlans))
+        }
+        return found
+    }
+
+    /// Drops the accessors of a plan that failed to build and will never be published.
+    func discard() { fields = [] }
 
     static func build(for type: any Persistable.Type, factory: inout CodecFactory) throws(MappingError) -> TypePlan {
         let plan = TypePlan(type: type)

@@ -2,6 +2,12 @@
 /// when a model's plan is made, so conversions never inspect types again.
 protocol AnyValueCodec {
     var kind: PropertyKind { get }
+    /// The plans of the models this codec links to.
+    var linkedPlans: [TypePlan] { get }
+}
+
+extension AnyValueCodec {
+    var linkedPlans: [TypePlan] { [] }
 }
 
 protocol ValueCodec<Value>: AnyValueCodec {

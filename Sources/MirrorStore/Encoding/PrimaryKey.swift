@@ -1,0 +1,49 @@
+import Foundation
+import MirrorStoreEngine
+
+/// Primary-key values as the engine keys records: integers, strings, and UUIDs as their 16 bytes.
+enum PrimaryKey {
+    static func storageKey(for value: RecordValue) -> StorageKey? {
+        switch value {
+        case .int(let value): .integer(value)
+        // Unsigned keys keep their bits; no UInt64 key collides with another.
+        case .uint(let value): .integer(Int64(bitPattern: value))
+        case .string(let value): .string(value)
+        case .uuid(let value): .bytes(withUnsafeBytes(of: value.uuid) { Array($0) })
+        default: nil
+        }
+    }
+
+    /// The key of a record whose schema has a primary key, or `nil` when it has none.
+    static func storageKey(of record: ManagedObject) throws(RecordCodingFailure) -> StorageKey? {
+        guard let name = record.objectSchema.primaryKey, let value = record[name] else { return nil }
+        guard let key = storageKey(for: value) else {
+            throw RecordCodingFailure(.invalidPrimaryKey(typeName: record.objectSchema.typeName, value: value.description))
+        }
+        return key
+    }
+
+    static func write(_ key: StorageKey, into writer: inout ByteWriter) {
+        switch key {
+        case .integer(let value):
+            writer.byte(0)
+            writer.varint(ByteWriter.zigzag(value))
+        case .string(let value):
+            writer.byte(1)
+            writer.lengthPrefixed(value)
+        case .bytes(let value):
+            writer.byte(2)
+            writer.lengthPrefixed(value)
+        }
+    }
+
+    static func read(from reader: inout ByteReader) throws(DecodeFailure) -> StorageKey {
+        let start = reader.position
+        switch try reader.byte() {
+        case 0: return .integer(ByteWriter.unzigzag(try reader.varint()))
+        case 1: return .string(try reader.lengthPrefixedString())
+        case 2: return .bytes(try reader.lengthPrefixedBytes())
+        case let tag: throw DecodeFailure(offset: start, reason: "unknown key tag \(tag)")
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import MirrorStoreEngine
+
+/// Reads the bytes ``RecordEncoder`` wrote, guided by the schema of each record. Every length and
+/// count is checked against the bytes that remain, so damaged input ends in a
+/// ``RecordCodingFailure``, never a trap or a huge allocation.
+struct RecordDecoder {
+    /// The schema of each type a record may link to or embed.
+    let schema: (String) -> ObjectSchema?
+    /// The record stored under a key, or `nil` when it no longer exists (the link then reads as null).
+    let resolve: (String, StorageKey) throws -> ManagedObject?
+
+    /// Fills `record`, created empty by the caller so that links back to it can be resolved
+    /// while its own values are being read.
+    func decode(_ bytes: [UInt8], into record: ManagedObject) throws {
+        var reader = ByteReader(bytes)
+        do {
+            record.values = try readFields(of: record.objectSchema, from: &reader)
+        } catch let failure as DecodeFailure {
+            throw RecordCodingFailure(failure)
+        }
+        guard reader.isAtEnd else { throw RecordCodingFailure.malformed(reader, "\(reader.remaining) bytes follow the last property") }
+    }
+
+    private func readFields(of schema: ObjectSchema, from reader: inout ByteReader) throws -> [RecordValue] {
+        let count = try reader.varint()
+        guard count == UInt64(schema.properties.count) else {
+            throw RecordCodingFailure.malformed(reader, "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
+        }
+        var values: [RecordValue] = []
+        values.reserveCapacity(schema.properties.count)
+        for property in schema.properties {
+            values.append(try read(property.kind, from: &reader))
+        }
+        return values
+    }
+
+    private func read(_ kind: PropertyKind, from reader: inout ByteReader) throws -> RecordValue {
+        let tagByte = try reader.byte()
+        guard let tag = ValueTag(rawValue: tagByte) else {
+            throw RecordCodingFailure.malformed(reader, "unknown value tag \(tagByte)")
+        }
+        // Null is accepted for any kind here; the mapper reports it against a required property.
+        if tag == .null { return .null }
+        let expected = if case .optional(let wrapped) = kind { wrapped } else { kind }
+        switch (expected, tag) {
+        case (.bool, .false): return .bool(false)
+        case (.bool, .true): return .bool(true)
+        case (.int, .int), (.int8, .int), (.int16, .int), (.int32, .int), (.int64, .int):
+            return .int(ByteWriter.unzigzag(try reader.varint()))
+        case (.uint, .uint), (.uint8, .uint), (.uint16, .uint), (.uint32, .uint), (.uint64, .uint):
+            return .uint(try reader.varint())
+        case (.float, .float): return .float(Float(bitPattern: try reader.uint32()))
+        case (.double, .double): return .double(Double(bitPattern: try reader.uint64()))
+        case (.string, .string): return .string(try reader.lengthPrefixedString())
+        case (.data, .data): return .data(Data(try reader.lengthPrefixedBytes()))
+        case (.date, .date): return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64())))
+        case (.uuid, .uuid):
+            let bytes = try reader.fixedBytes(16)
+            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+        case (.decimal, .decimal):
+            let text = try reader.lengthPrefixedString()
+            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw RecordCodingFailure.malformed(reader, "\(text.debugDescription) is not a decimal number")
+            }
+            return .decimal(value)
+        case (.url, .url):
+            let text = try reader.lengthPrefixedString()
+            guard let value = URL(string: text) else {
+                throw RecordCodingFailure.malformed(reader, "\(text.debugDescription) is not a URL")
+            }
+            return .url(value)
+        case (.object(let typeName), .reference):
+            let key = try PrimaryKey.read(from: &reader)
+            return try resolve(typeName, key).map(RecordValue.object) ?? .null
+        case (.object(let typeName), .embedded):
+            guard let schema = schema(typeName) else { throw RecordCodingFailure(.unknownType(typeName)) }
+            return .object(ManagedObject(objectSchema: schema, values: try readFields(of: schema, from: &reader)))
+        case (.list(let element), .list), (.set(let element), .list):
+            let count = try reader.count()
+            var elements: [RecordValue] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count {
+                let value = try read(element, from: &reader)
+                // A dangling link inside a to-many relationship is dropped rather than read as null.
+                if case .null = value, case .object = element { continue }
+                elements.append(value)
+            }
+            return .list(List(elements))
+        case (.dictionary(let element), .dictionary):
+            let count = try reader.count()
+            var entries: [String: RecordValue] = [:]
+            entries.reserveCapacity(count)
+            for _ in 0..<count {
+                let key = try reader.lengthPrefixedString()
+                entries[key] = try read(element, from: &reader)
+            }
+            return .dictionary(entries)
+        default:
+            throw RecordCodingFailure.malformed(reader, "a value tagged \(tag) where \(kind) was expected")
+        }
+    }
+}
+
+extension ByteReader {
+    /// A count of encoded items, each at least one byte long, so it cannot exceed what remains.
+    mutating func count() throws(DecodeFailure) -> Int {
+        let start = position
+        let count = try varint()
+        guard count <= UInt64(remaining) else {
+            throw DecodeFailure(offset: start, reason: "a count of \(count) items runs past the end of the record")
+        }
+        return Int(count)
+    }
+
+    mutating func fixedBytes(_ count: Int) throws(DecodeFailure) -> [UInt8] {
+        guard remaining >= count else {
+            throw DecodeFailure(offset: position, reason: "the record ends inside a \(count)-byte value")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for _ in 0..<count { bytes.append(try byte()) }
+        return bytes
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import MirrorStoreEngine
+
+/// Writes records as compact bytes: a property count, then one tagged value per property in
+/// schema order (docs/FILE_FORMAT.md, "Record encoding").
+///
+/// A link to a model with a primary key is written as that key; the linked record is collected in
+/// ``linkedRecords`` so the store saves it under its own key. A model without a primary key is
+/// embedded in its parent.
+struct RecordEncoder {
+    /// Records with a primary key reached through links, each once, in the order first met.
+    private(set) var linkedRecords: [ManagedObject] = []
+    private var collected = Set<ObjectIdentifier>()
+    /// Embedded records being written, to refuse a cycle that would never end.
+    private var embedding: [ObjectIdentifier] = []
+
+    mutating func encode(_ record: ManagedObject) throws(RecordCodingFailure) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.reserve(16 * record.values.count)
+        try writeFields(of: record, into: &writer)
+        return writer.bytes
+    }
+
+    private mutating func writeFields(of record: ManagedObject, into writer: inout ByteWriter) throws(RecordCodingFailure) {
+        writer.varint(UInt64(record.values.count))
+        for value in record.values {
+            try write(value, into: &writer)
+        }
+    }
+
+    private mutating func write(_ value: RecordValue, into writer: inout ByteWriter) throws(RecordCodingFailure) {
+        switch value {
+        case .null:
+            writer.byte(ValueTag.null.rawValue)
+        case .bool(let value):
+            writer.byte(value ? ValueTag.true.rawValue : ValueTag.false.rawValue)
+        case .int(let value):
+            writer.byte(ValueTag.int.rawValue)
+            writer.varint(ByteWriter.zigzag(value))
+        case .uint(let value):
+            writer.byte(ValueTag.uint.rawValue)
+            writer.varint(value)
+        case .float(let value):
+            writer.byte(ValueTag.float.rawValue)
+            writer.uint32(value.bitPattern)
+        case .double(let value):
+            writer.byte(ValueTag.double.rawValue)
+            writer.uint64(value.bitPattern)
+        case .string(let value):
+            writer.byte(ValueTag.string.rawValue)
+            writer.lengthPrefixed(value)
+        case .data(let value):
+            writer.byte(ValueTag.data.rawValue)
+            writer.lengthPrefixed([UInt8](value))
+        case .date(let value):
+            writer.byte(ValueTag.date.rawValue)
+            writer.uint64(value.timeIntervalSinceReferenceDate.bitPattern)
+        case .uuid(let value):
+            writer.byte(ValueTag.uuid.rawValue)
+            withUnsafeBytes(of: value.uuid) { writer.bytes.append(contentsOf: $0) }
+        case .decimal(let value):
+            writer.byte(ValueTag.decimal.rawValue)
+            writer.lengthPrefixed(value.description)
+        case .url(let value):
+            writer.byte(ValueTag.url.rawValue)
+            writer.lengthPrefixed(value.absoluteString)
+        case .object(let linked):
+            try write(linked, into: &writer)
+        case .list(let list):
+            writer.byte(ValueTag.list.rawValue)
+            writer.varint(UInt64(list.count))
+            for element in list {
+                try write(element, into: &writer)
+            }
+        case .dictionary(let entries):
+            writer.byte(ValueTag.dictionary.rawValue)
+            writer.varint(UInt64(entries.count))
+            for (key, element) in entries {
+                writer.lengthPrefixed(key)
+                try write(element, into: &writer)
+            }
+        }
+    }
+
+    private mutating func write(_ linked: ManagedObject, into writer: inout ByteWriter) throws(RecordCodingFailure) {
+        let identifier = ObjectIdentifier(linked)
+        if let key = try PrimaryKey.storageKey(of: linked) {
+            writer.byte(ValueTag.reference.rawValue)
+            PrimaryKey.write(key, into: &writer)
+            if collected.insert(identifier).inserted { linkedRecords.append(linked) }
+            return
+        }
+        guard !embedding.contains(identifier) else {
+            throw RecordCodingFailure(.embeddedCycle(typeName: linked.objectSchema.typeName))
+        }
+        embedding.append(identifier)
+        defer { embedding.removeLast() }
+        writer.byte(ValueTag.embedded.rawValue)
+        try writeFields(of: linked, into: &writer)
+    }
+}

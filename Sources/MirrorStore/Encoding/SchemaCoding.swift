@@ -1,0 +1,91 @@
+import MirrorStoreEngine
+
+/// Object schemas as bytes, so a store file describes its own records.
+enum SchemaCoding {
+    static let version: UInt8 = 1
+
+    static func encode(_ schema: ObjectSchema) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.byte(version)
+        writer.lengthPrefixed(schema.typeName)
+        writer.varint(UInt64(schema.properties.count))
+        for property in schema.properties {
+            writer.lengthPrefixed(property.name)
+            write(property.kind, into: &writer)
+            writer.byte((property.isPrimaryKey ? 1 : 0) | (property.isIndexed ? 2 : 0))
+        }
+        writer.varint(UInt64(schema.ignoredProperties.count))
+        for name in schema.ignoredProperties {
+            writer.lengthPrefixed(name)
+        }
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(DecodeFailure) -> ObjectSchema {
+        var reader = ByteReader(bytes)
+        let start = reader.position
+        let found = try reader.byte()
+        guard found == version else { throw DecodeFailure(offset: start, reason: "schema encoding version \(found) is not \(version)") }
+        let typeName = try reader.lengthPrefixedString()
+        var properties: [ObjectSchema.Property] = []
+        for _ in 0..<(try reader.count()) {
+            let name = try reader.lengthPrefixedString()
+            let kind = try readKind(from: &reader, depth: 0)
+            let flags = try reader.byte()
+            properties.append(ObjectSchema.Property(name: name, kind: kind, isPrimaryKey: flags & 1 != 0, isIndexed: flags & 2 != 0))
+        }
+        var ignored: [String] = []
+        for _ in 0..<(try reader.count()) {
+            ignored.append(try reader.lengthPrefixedString())
+        }
+        guard reader.isAtEnd else { throw DecodeFailure(offset: reader.position, reason: "bytes follow the schema") }
+        return ObjectSchema(typeName: typeName, properties: properties, ignoredProperties: ignored)
+    }
+
+    private static let scalars: [PropertyKind] = [
+        .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
+        .float, .double, .string, .data, .date, .uuid, .decimal, .url,
+    ]
+
+    private static func write(_ kind: PropertyKind, into writer: inout ByteWriter) {
+        if let index = scalars.firstIndex(of: kind) {
+            writer.byte(UInt8(index))
+            return
+        }
+        switch kind {
+        case .object(let typeName):
+            writer.byte(100)
+            writer.lengthPrefixed(typeName)
+        case .list(let inner):
+            writer.byte(101)
+            write(inner, into: &writer)
+        case .set(let inner):
+            writer.byte(102)
+            write(inner, into: &writer)
+        case .dictionary(let inner):
+            writer.byte(103)
+            write(inner, into: &writer)
+        case .optional(let inner):
+            writer.byte(104)
+            write(inner, into: &writer)
+        default:
+            break
+        }
+    }
+
+    /// Kinds nest as deep as Swift types do; a bound stops damaged bytes from recursing forever.
+    private static func readKind(from reader: inout ByteReader, depth: Int) throws(DecodeFailure) -> PropertyKind {
+        let start = reader.position
+        guard depth < 64 else { throw DecodeFailure(offset: start, reason: "property kinds nest more than 64 deep") }
+        let tag = try reader.byte()
+        if Int(tag) < scalars.count { return scalars[Int(tag)] }
+        switch tag {
+        case 100: return .object(typeName: try reader.lengthPrefixedString())
+        case 101: return .list(try readKind(from: &reader, depth: depth + 1))
+        case 102: return .set(try readKind(from: &reader, depth: depth + 1))
+        case 103: return .dictionary(try readKind(from: &reader, depth: depth + 1))
+        case 104: return .optional(try readKind(from: &reader, depth: depth + 1))
+        default: throw DecodeFailure(offset: start, reason: "unknown property kind tag \(tag)")
+        }
+    }
+}

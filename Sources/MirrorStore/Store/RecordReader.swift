@@ -1,0 +1,83 @@
+import MirrorStoreEngine
+
+/// Reads records out of one snapshot (and a transaction's pending writes), resolving links by key.
+/// Each stored record is decoded once per reader, so shared targets come back as one record and
+/// cycles end.
+final class RecordReader {
+    private let snapshot: EngineSnapshot
+    private let registry: ModelRegistry
+    private let pending: PendingWrites?
+    private var records: [String: [StorageKey: ManagedObject]] = [:]
+    /// One context for the reader's lifetime: a record reached from two objects becomes one model.
+    private var context = DecodingContext()
+
+    init(snapshot: EngineSnapshot, registry: ModelRegistry, pending: PendingWrites? = nil) {
+        self.snapshot = snapshot
+        self.registry = registry
+        self.pending = pending
+    }
+
+    func record(type typeName: String, key: StorageKey) throws -> ManagedObject? {
+        if let record = records[typeName]?[key] { return record }
+        let bytes: [UInt8]
+        switch pending?.state(type: typeName, key: key) {
+        case .written(let written): bytes = written
+        case .deleted: return nil
+        case nil:
+            guard let stored = try snapshot.value(type: typeName, key: key) else { return nil }
+            bytes = stored
+        }
+        guard let schema = registry.schema(named: typeName) else {
+            throw StoreError(.unknownModel(typeName: typeName))
+        }
+        let record = ManagedObject(objectSchema: schema, values: [])
+        records[typeName, default: [:]][key] = record
+        let decoder = RecordDecoder(
+            schema: { [registry] in registry.schema(named: $0) },
+            resolve: { [unowned self] in try self.record(type: $0, key: $1) })
+        do {
+            try decoder.decode(bytes, into: record)
+        } catch let failure as RecordCodingFailure {
+            throw StoreError(failure, typeName: typeName, key: key.description)
+        }
+        return record
+    }
+
+    /// The keys of a type's objects, pending writes applied, in key order.
+    func keys(type typeName: String) -> [StorageKey] {
+        var keys = pending?.clearedTypes.contains(typeName) == true ? [] : snapshot.keys(type: typeName)
+        if let pending, let changes = pending.changes[typeName] {
+            let changed = Set(changes.keys)
+            keys.removeAll { changed.contains($0) }
+            keys.append(contentsOf: changes.compactMap { $0.value == nil ? nil : $0.key })
+        }
+        keys.sort(by: StorageKey.precedes)
+        return keys
+    }
+
+    func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, key: StorageKey) throws -> Model? {
+        guard let record = try record(type: plan.typeName, key: key) else { return nil }
+        return try ModelMapping.model(type, from: record, plan: plan, context: &context)
+    }
+
+    /// Links between stored records may form cycles; the models hold the data by now.
+    deinit {
+        for records in records.values {
+            for record in records.values { record.releaseGraph() }
+        }
+    }
+}
+
+extension StorageKey {
+    /// Integers in numeric order, then strings, then byte strings, each in lexicographic order.
+    static func precedes(_ lhs: StorageKey, _ rhs: StorageKey) -> Bool {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): a < b
+        case (.string(let a), .string(let b)): a < b
+        case (.bytes(let a), .bytes(let b)): a.lexicographicallyPrecedes(b)
+        case (.integer, _): true
+        case (.string, .bytes): true
+        default: false
+        }
+    }
+}

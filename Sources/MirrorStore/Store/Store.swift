@@ -1,0 +1,151 @@
+import Foundation
+import MirrorStoreEngine
+
+/// An embedded, append-only, crash-safe store of ``Persistable`` models.
+///
+/// ```swift
+/// let store = try Store(path: "heroes.store", models: [Hero.self])
+/// try store.write { transaction in
+///     try transaction.add(hero)
+/// }
+/// let hero = try store.object(Hero.self, primaryKey: 1455)
+/// let all = try store.objects(Hero.self).all()
+/// ```
+///
+/// A store is `Sendable`: use it from any thread or task. Write blocks run one at a time; reads
+/// run beside them on a consistent snapshot and never see part of a transaction. Models read out
+/// are detached copies.
+///
+/// One process may open a file once: a second `Store` on the same path throws until the first is
+/// closed (the engine's `StorageError` says so), and another process gets a `StorageError`
+/// saying the store is open elsewhere.
+public final class Store: Sendable {
+    private let engine: StorageEngine
+    private let registry: ModelRegistry
+    /// Serializes write blocks; guards `nextIdentities`.
+    private let writeLock = NSLock()
+    private nonisolated(unsafe) var nextIdentities: [String: Int64] = [:]
+
+    static let schemaVersionKey = "mirrorstore.schemaVersion"
+
+    /// Opens the store at `path`, creating it if missing, for the given models (and every model
+    /// they link to).
+    ///
+    /// - Throws: `StorageError` for file problems (not a store, damaged, open elsewhere, …),
+    ///   ``StoreError`` when the stored schema differs from the models', ``MappingError`` when a
+    ///   model cannot be mapped.
+    public convenience init(path: String, models: [any Persistable.Type], configuration: Configuration = .init()) throws {
+        let registry = try ModelRegistry(models: models)
+        try self.init(engine: StorageEngine(path: path, configuration: configuration.engineConfiguration),
+                      registry: registry, configuration: configuration)
+    }
+
+    /// A store that lives in memory only, with the same behaviour as a file store.
+    public static func inMemory(models: [any Persistable.Type], configuration: Configuration = .init()) throws -> Store {
+        let registry = try ModelRegistry(models: models)
+        return try Store(engine: StorageEngine(inMemoryWith: configuration.engineConfiguration),
+                         registry: registry, configuration: configuration)
+    }
+
+    private init(engine: StorageEngine, registry: ModelRegistry, configuration: Configuration) throws {
+        self.engine = engine
+        self.registry = registry
+        do {
+            try prepareSchemas(version: configuration.schemaVersion)
+        } catch {
+            try? engine.close()
+            throw error
+        }
+    }
+
+    /// Checks the file's schemas against the models and records the models' schemas and version.
+    private func prepareSchemas(version: Int) throws {
+        let snapshot = engine.snapshot()
+        let storedVersion = snapshot.metadata(key: Self.schemaVersionKey).flatMap(Self.decodeVersion) ?? 0
+        guard storedVersion <= version else {
+            throw StoreError(.newerSchemaVersion(stored: storedVersion, configured: version))
+        }
+        var stored: [String: ObjectSchema] = [:]
+        for typeName in registry.typeNames {
+            guard let bytes = snapshot.schema(type: typeName) else { continue }
+            do {
+                stored[typeName] = try SchemaCoding.decode(bytes)
+            } catch {
+                throw StoreError(.corruptedRecord(typeName: typeName, key: "(schema)", reason: error.reason))
+            }
+        }
+        if let mismatch = registry.mismatches(storedSchemas: stored).first { throw mismatch }
+        var batch = WriteBatch()
+        for typeName in registry.typeNames where stored[typeName] == nil {
+            if let schema = registry.schema(named: typeName) {
+                batch.setSchema(type: typeName, schema: SchemaCoding.encode(schema))
+            }
+        }
+        if storedVersion != version || snapshot.metadata(key: Self.schemaVersionKey) == nil {
+            batch.setMetadata(key: Self.schemaVersionKey, value: Self.encodeVersion(version))
+        }
+        if !batch.isEmpty { try engine.commit(batch) }
+    }
+
+    private static func encodeVersion(_ version: Int) -> [UInt8] {
+        withUnsafeBytes(of: Int64(version).littleEndian) { Array($0) }
+    }
+
+    private static func decodeVersion(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count == 8 else { return nil }
+        return Int(bytes.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) })
+    }
+
+    /// Runs `body` as one transaction: everything it does is committed together when it returns,
+    /// or nothing is when it throws.
+    ///
+    /// - Returns: What `body` returns.
+    @discardableResult
+    public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        let transaction = WriteTransaction(snapshot: engine.snapshot(), registry: registry, nextIdentities: nextIdentities)
+        let result: Result
+        do {
+            result = try body(transaction)
+        } catch {
+            _ = transaction.finish()
+            throw error
+        }
+        let identities = transaction.finish()
+        if !transaction.batch.isEmpty {
+            try engine.commit(transaction.batch)
+        }
+        nextIdentities = identities
+        return result
+    }
+
+    /// The model stored under `primaryKey`, or `nil`.
+    public func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Model? {
+        let plan = try registry.plan(for: type)
+        let key = try registry.key(primaryKey, for: plan)
+        return try RecordReader(snapshot: engine.snapshot(), registry: registry).model(type, plan: plan, key: key)
+    }
+
+    /// All stored models of a type, as lazy ``Results``.
+    public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
+        Results(snapshot: engine.snapshot(), registry: registry, plan: try registry.plan(for: type))
+    }
+
+    /// Rewrites the file with live records only, crash-safely.
+    public func compact() throws {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        try engine.compact()
+    }
+
+    /// Syncs and closes the file. Later calls throw.
+    public func close() throws {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        try engine.close()
+    }
+
+    /// Sizes, counts and the last sequence number, as the engine reports them.
+    public var statistics: EngineStatistics { engine.statistics }
+}

@@ -1,0 +1,65 @@
+import MirrorStoreEngine
+
+extension Store {
+    /// How a store keeps its data: durability, schema version, recovery and compaction.
+    ///
+    /// ```swift
+    /// var configuration = Store.Configuration()
+    /// configuration.durability = .none            // bulk import; sync happens on close
+    /// configuration.schemaVersion = 2
+    /// let store = try Store(path: path, models: [Hero.self], configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// When a commit reaches the disk.
+        public enum Durability: Sendable {
+            /// Each commit is synced (`fdatasync`) before `write` returns: it survives a crash or
+            /// power loss. The default.
+            case full
+            /// Commits are written but not synced: fast bulk loads that a crash may cut short, at
+            /// a transaction boundary. `close()` syncs.
+            case none
+        }
+
+        /// What to do with damage found before the end of the file when opening it.
+        public enum Recovery: Sendable {
+            /// Refuse to open, with a `StorageError` naming the offset. The default.
+            case strict
+            /// Keep every transaction before the damage and drop the rest.
+            case recoverValidPrefix
+        }
+
+        /// When the store rewrites its file without dead records.
+        public enum Compaction: Sendable {
+            /// Only when ``Store/compact()`` is called.
+            case manual
+            /// After a commit leaves more than `ratio` of a file of at least `minimumFileSize`
+            /// bytes dead.
+            case whenDeadBytesExceed(ratio: Double, minimumFileSize: Int)
+        }
+
+        /// When a commit reaches the disk; `.full` by default.
+        public var durability: Durability = .full
+        /// The app's schema version, stored in the file. A file with a higher version is refused.
+        public var schemaVersion = 0
+        /// What to do with damage before the end of the file; `.strict` by default.
+        public var recovery: Recovery = .strict
+        /// Automatic compaction; by default when half of a file of 4 MiB or more is dead.
+        public var compaction: Compaction = .whenDeadBytesExceed(ratio: 0.5, minimumFileSize: 4 << 20)
+
+        /// The default configuration.
+        public init() {}
+
+        var engineConfiguration: EngineConfiguration {
+            var configuration = EngineConfiguration()
+            configuration.durability = durability == .full ? .full : .none
+            configuration.recoveryMode = recovery == .strict ? .strict : .recoverValidPrefix
+            switch compaction {
+            case .manual:
+                configuration.autoCompaction = .disabled
+            case .whenDeadBytesExceed(let ratio, let minimumFileSize):
+                configuration.autoCompaction = .whenDeadBytesExceed(ratio: ratio, minimumFileSize: minimumFileSize)
+            }
+            return configuration
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// A store operation that cannot be carried out.
+///
+/// Mapping problems surface as ``MappingError`` and file problems as the engine's
+/// `StorageError`; `StoreError` covers what lies between: schemas, model registration, keys and
+/// records that do not decode.
+///
+/// ```swift
+/// do {
+///     let store = try Store(path: path, models: [Hero.self])
+/// } catch let error as StoreError {
+///     print(error)   // The store's schema for Hero differs from the model: …
+/// }
+/// ```
+public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What went wrong. New cases may be added; switch with a `default`.
+    public enum Kind: Equatable, Sendable {
+        /// The file's schema for a type differs from the model's; each difference is one sentence.
+        case schemaMismatch(typeName: String, differences: [String])
+        /// The file was written with a newer schema version than the store was opened with.
+        case newerSchemaVersion(stored: Int, configured: Int)
+        /// The model type was not declared when the store was opened, and no declared model links to it.
+        case unknownModel(typeName: String)
+        /// Two model types share one stored type name.
+        case duplicateTypeName(typeName: String)
+        /// The operation needs a primary key and the model has none.
+        case noPrimaryKey(typeName: String)
+        /// The key given does not fit the model's primary-key property.
+        case primaryKeyMismatch(typeName: String, expected: String, found: String)
+        /// A stored record does not decode.
+        case corruptedRecord(typeName: String, key: String, reason: String)
+        /// A cycle through models without a primary key, which are embedded in their parent.
+        case embeddedCycle(typeName: String)
+        /// A transaction was used after its `write` block returned.
+        case transactionEnded
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+
+    init(_ kind: Kind) { self.kind = kind }
+
+    public var description: String {
+        switch kind {
+        case .schemaMismatch(let typeName, let differences):
+            return "The store's schema for \(typeName) differs from the model: \(differences.joined(separator: "; ")). Open it with the previous model, or add a migration."
+        case .newerSchemaVersion(let stored, let configured):
+            return "The store was written with schema version \(stored), newer than this app's version \(configured)."
+        case .unknownModel(let typeName):
+            return "\(typeName) is not one of this store's models; list it in the models the store is opened with."
+        case .duplicateTypeName(let typeName):
+            return "Two model types are stored under the name \(typeName); give one a different persistedTypeName."
+        case .noPrimaryKey(let typeName):
+            return "\(typeName) has no primary key, so its objects cannot be found, updated or deleted one by one."
+        case .primaryKeyMismatch(let typeName, let expected, let found):
+            return "The primary key of \(typeName) is a \(expected), but the key given is \(found)."
+        case .corruptedRecord(let typeName, let key, let reason):
+            return "The stored \(typeName) with key \(key) cannot be read: \(reason)."
+        case .embeddedCycle(let typeName):
+            return "A cycle runs through \(typeName), which has no primary key and is embedded in its parent; give it a primary key to link it in cycles."
+        case .transactionEnded:
+            return "The write transaction was used after its write block returned."
+        }
+    }
+}
+
+extension StoreError {
+    init(_ failure: RecordCodingFailure, typeName: String, key: String) {
+        switch failure.kind {
+        case .embeddedCycle(let typeName):
+            self.init(.embeddedCycle(typeName: typeName))
+        default:
+            self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
+        }
+    }
+}

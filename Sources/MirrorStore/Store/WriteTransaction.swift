@@ -1,0 +1,148 @@
+import MirrorStoreEngine
+
+/// The changes of one ``Store/write(_:)`` block, committed together or not at all.
+///
+/// ```swift
+/// try store.write { transaction in
+///     try transaction.add(hero)                                  // insert or replace by primary key
+///     try transaction.update(Hero.self, primaryKey: 1455) { $0.realName = "Anthony Edward Stark" }
+///     try transaction.update(Hero.self, primaryKey: 1455, set: \.name, to: "Iron Man")
+///     try transaction.delete(Hero.self, primaryKey: 7)
+/// }
+/// ```
+///
+/// Reads inside the block see the block's own writes. The transaction must not be used after the
+/// block returns.
+public final class WriteTransaction {
+    private let registry: ModelRegistry
+    private let pending = PendingWrites()
+    private let reader: () -> RecordReader
+    private var nextIdentities: [String: Int64]
+    private let snapshot: EngineSnapshot
+    private var isOpen = true
+
+    init(snapshot: EngineSnapshot, registry: ModelRegistry, nextIdentities: [String: Int64]) {
+        self.snapshot = snapshot
+        self.registry = registry
+        self.nextIdentities = nextIdentities
+        let pending = pending
+        reader = { RecordReader(snapshot: snapshot, registry: registry, pending: pending) }
+    }
+
+    var batch: WriteBatch { pending.batch }
+
+    /// Ends the transaction; returns the identity counters it advanced.
+    func finish() -> [String: Int64] {
+        isOpen = false
+        return nextIdentities
+    }
+
+    private func checkOpen() throws(StoreError) {
+        guard isOpen else { throw StoreError(.transactionEnded) }
+    }
+
+    /// Inserts the model, or replaces the stored one with the same primary key. Linked models that
+    /// have a primary key are saved under their own keys too; models without one are embedded.
+    /// A model without a primary key is always inserted, under a generated identity.
+    public func add<Model: Persistable>(_ model: Model) throws {
+        try checkOpen()
+        let record = try model.managedObject()
+        defer { record.releaseGraph() }
+        try save(record)
+    }
+
+    /// Adds each model of a sequence, as ``add(_:)`` does.
+    public func add<S: Sequence>(contentsOf models: S) throws where S.Element: Persistable {
+        for model in models {
+            try add(model)
+        }
+    }
+
+    private func save(_ root: ManagedObject) throws {
+        var encoder = RecordEncoder()
+        var queue = [root]
+        var index = 0
+        while index < queue.count {
+            let record = queue[index]
+            index += 1
+            let typeName = record.objectSchema.typeName
+            guard registry.plan(named: typeName) != nil else { throw StoreError(.unknownModel(typeName: typeName)) }
+            let linkedBefore = encoder.linkedRecords.count
+            do throws(RecordCodingFailure) {
+                let key = try PrimaryKey.storageKey(of: record) ?? generatedKey(for: typeName)
+                pending.put(type: typeName, key: key, value: try encoder.encode(record))
+            } catch {
+                throw StoreError(error, typeName: typeName, key: "(new)")
+            }
+            queue.append(contentsOf: encoder.linkedRecords[linkedBefore...])
+        }
+    }
+
+    private func generatedKey(for typeName: String) -> StorageKey {
+        let next = nextIdentities[typeName] ?? snapshot.keys(type: typeName).reduce(Int64(0)) { highest, key in
+            if case .integer(let value) = key { max(highest, value) } else { highest }
+        } + 1
+        nextIdentities[typeName] = next + 1
+        return .integer(next)
+    }
+
+    /// The model stored under `primaryKey`, as this transaction has left it, or `nil`.
+    public func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Model? {
+        try checkOpen()
+        let plan = try registry.plan(for: type)
+        return try reader().model(type, plan: plan, key: registry.key(primaryKey, for: plan))
+    }
+
+    /// Changes some properties of the stored model with `primaryKey` and stores it again.
+    ///
+    /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
+    @discardableResult
+    public func update<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, _ changes: (inout Model) throws -> Void
+    ) throws -> Model? {
+        guard var model = try object(type, primaryKey: primaryKey) else { return nil }
+        try changes(&model)
+        try add(model)
+        return model
+    }
+
+    /// Sets one property of the stored model with `primaryKey`.
+    ///
+    /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
+    @discardableResult
+    public func update<Model: Persistable, Value>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, set property: WritableKeyPath<Model, Value>, to value: Value
+    ) throws -> Model? {
+        try update(type, primaryKey: primaryKey) { $0[keyPath: property] = value }
+    }
+
+    /// Deletes the model stored under `primaryKey`, if any. Models linking to it read the link as
+    /// `nil` (to-one) or without it (to-many).
+    public func delete<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws {
+        try checkOpen()
+        let plan = try registry.plan(for: type)
+        pending.delete(type: plan.typeName, key: try registry.key(primaryKey, for: plan))
+    }
+
+    /// Deletes the stored model with the same primary key as `model`.
+    public func delete<Model: Persistable>(_ model: Model) throws {
+        try checkOpen()
+        let plan = try registry.plan(for: Model.self)
+        guard plan.schema.primaryKey != nil else { throw StoreError(.noPrimaryKey(typeName: plan.typeName)) }
+        let record = try model.managedObject()
+        defer { record.releaseGraph() }
+        do {
+            if let key = try PrimaryKey.storageKey(of: record) {
+                pending.delete(type: plan.typeName, key: key)
+            }
+        } catch {
+            throw StoreError(error, typeName: plan.typeName, key: "(given)")
+        }
+    }
+
+    /// Deletes every stored model of a type.
+    public func deleteAll<Model: Persistable>(_ type: Model.Type) throws {
+        try checkOpen()
+        pending.deleteAll(type: try registry.plan(for: type).typeName)
+    }
+}
