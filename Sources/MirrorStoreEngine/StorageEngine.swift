@@ -134,19 +134,46 @@ public final class StorageEngine: Sendable {
 
     private var displayPath: String { path ?? ":memory:" }
 
+    /// One caller's batch waiting in the group-commit queue, and its outcome once written.
+    final class CommitRequest: Sendable {
+        let batch: WriteBatch
+        let outcome = Mutex<Result<UInt64, StorageError>?>(nil)
+
+        init(batch: WriteBatch) {
+            self.batch = batch
+        }
+    }
+
+    /// Batches waiting for the writer; whoever holds the writer next writes all of them.
+    private let queue = Mutex<[CommitRequest]>([])
+
     /// Appends `batch` as one unit and makes it visible, all or nothing.
     ///
     /// Returns the unit's sequence number (the current one, writing nothing, for an empty
     /// batch). With `.full` durability the unit is on disk when this returns. After a failed
     /// sync every later write throws `syncFailed`: reopen the store.
+    ///
+    /// Commits are serialized. Callers that arrive while another commit is syncing are written
+    /// together by the next writer, each as its own unit, behind one shared sync (group commit).
     @discardableResult
     public func commit(_ batch: WriteBatch) throws -> UInt64 {
-        try writer.withLock { writer in
-            try checkWritable(writer)
-            if batch.isEmpty { return writer.lastSequence }
-            let sequence = try append(batch, writer: &writer)
+        let request = CommitRequest(batch: batch)
+        queue.withLock { $0.append(request) }
+        let outcome = writer.withLock { writer -> Result<UInt64, StorageError>? in
+            // A writer that held the lock before us may already have written our batch.
+            if let done = request.outcome.withLock({ $0 }) { return done }
+            let group = queue.withLock { pending in
+                defer { pending.removeAll() }
+                return pending
+            }
+            appendGroup(group, writer: &writer)
             maybeCompact(writer: &writer)
-            return sequence
+            return request.outcome.withLock { $0 }
+        }
+        switch outcome {
+        case .success(let sequence): return sequence
+        case .failure(let error): throw error
+        case nil: throw StorageError(.closed)  // Unreachable: every drained request gets an outcome.
         }
     }
 
@@ -156,44 +183,77 @@ public final class StorageEngine: Sendable {
         if let poison = writer.poison { throw poison }
     }
 
-    private func append(_ batch: WriteBatch, writer: inout Writer) throws -> UInt64 {
+    /// Writes every request of `group` as its own unit with one write and one sync, and gives
+    /// each request its outcome. A request that cannot be encoded fails alone; a failed write
+    /// or sync fails the whole group, and none of it becomes visible.
+    private func appendGroup(_ group: [CommitRequest], writer: inout Writer) {
+        func finish(_ requests: [CommitRequest], _ outcome: Result<UInt64, StorageError>) {
+            for request in requests { request.outcome.withLock { $0 = outcome } }
+        }
+        do {
+            try checkWritable(writer)
+        } catch {
+            finish(group, .failure(error as? StorageError ?? StorageError(.closed)))
+            return
+        }
         let start = writer.appendOffset
         var types = writer.types
-        let (payload, operations) = OperationCodec.encode(
-            batch.operations, types: &types, fileOffset: start + UInt64(LogFrame.headerSize))
-        guard payload.count <= LogFrame.maximumPayload else {
-            throw StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))
+        var sequence = writer.lastSequence
+        var frames: [UInt8] = []
+        var operations: [DecodedOperation] = []
+        var written: [(request: CommitRequest, sequence: UInt64)] = []
+        for request in group {
+            if request.batch.isEmpty {
+                request.outcome.withLock { $0 = .success(sequence) }
+                continue
+            }
+            let unitStart = start + UInt64(frames.count)
+            var unitTypes = types
+            let (payload, decoded) = OperationCodec.encode(
+                request.batch.operations, types: &unitTypes, fileOffset: unitStart + UInt64(LogFrame.headerSize))
+            if payload.count > LogFrame.maximumPayload {
+                request.outcome.withLock { $0 = .failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))) }
+                continue
+            }
+            if unitStart + UInt64(LogFrame.headerSize + payload.count) > ValueLocation.offsetLimit {
+                request.outcome.withLock { $0 = .failure(StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))) }
+                continue
+            }
+            sequence += 1
+            types = unitTypes
+            frames += LogFrame.encode(sequence: sequence, payload: payload)
+            operations += decoded
+            written.append((request, sequence))
         }
-        guard start + UInt64(LogFrame.headerSize + payload.count) <= ValueLocation.offsetLimit else {
-            throw StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))
-        }
-        let sequence = writer.lastSequence + 1
-        let frame = LogFrame.encode(sequence: sequence, payload: payload)
+        guard !written.isEmpty else { return }
         let log = writer.generation
         do {
-            try log.write(frame, at: start)
+            try log.write(frames, at: start)
         } catch {
-            // Whatever part of the unit reached the file must not outlive this failure.
+            // Whatever part of the units reached the file must not outlive this failure.
             do {
                 try log.truncate(to: start)
                 if configuration.durability == .full { try log.sync() }
             } catch {
                 writer.poison = StorageError(.syncFailed(path: displayPath))
             }
-            throw error
+            finish(written.map(\.request), .failure(error as? StorageError ?? StorageError(.syncFailed(path: displayPath))))
+            return
         }
         if configuration.durability == .full {
             do {
                 try log.sync()
             } catch {
                 // Never retry a failed sync: the kernel may have dropped the dirty pages already.
-                writer.poison = error as? StorageError ?? StorageError(.syncFailed(path: displayPath))
-                throw writer.poison ?? error
+                let poison = error as? StorageError ?? StorageError(.syncFailed(path: displayPath))
+                writer.poison = poison
+                finish(written.map(\.request), .failure(poison))
+                return
             }
         }
         writer.hasUnsyncedChanges = configuration.durability == .none
         writer.types = types
-        writer.appendOffset = start + UInt64(frame.count)
+        writer.appendOffset = start + UInt64(frames.count)
         writer.lastSequence = sequence
         let end = writer.appendOffset
         published.withLock { state in
@@ -201,7 +261,9 @@ public final class StorageEngine: Sendable {
             state.sequence = sequence
             state.fileSize = end
         }
-        return sequence
+        for (request, unitSequence) in written {
+            request.outcome.withLock { $0 = .success(unitSequence) }
+        }
     }
 
     private func maybeCompact(writer: inout Writer) {

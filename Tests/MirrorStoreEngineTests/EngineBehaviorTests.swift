@@ -129,18 +129,37 @@ import Testing
         try engine.close()
     }
 
-    @Test func concurrentCommittersAreSerialized() throws {
-        let engine = StorageEngine(inMemoryWith: EngineConfiguration(autoCompaction: .disabled))
+    /// Four threads commit at once; with full durability on a file, callers that queue behind a
+    /// sync share the next one (group commit). Every batch lands as its own unit, numbered 1...200.
+    @Test(arguments: [true, false]) func concurrentCommittersAreSerialized(onFile: Bool) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("group.store")
+        let engine = onFile
+            ? try StorageEngine(path: path, configuration: EngineConfiguration(autoCompaction: .disabled))
+            : StorageEngine(inMemoryWith: EngineConfiguration(autoCompaction: .disabled))
         let sequences = Mutex<[UInt64]>([])
+        let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { writer in
             for n in 0..<50 {
                 var batch = WriteBatch()
                 batch.put(type: "W\(writer)", key: .integer(Int64(n)), value: [UInt8(n)])
-                if let sequence = try? engine.commit(batch) { sequences.withLock { $0.append(sequence) } }
+                do {
+                    let sequence = try engine.commit(batch)
+                    sequences.withLock { $0.append(sequence) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
             }
         }
+        #expect(failures.withLock { $0 } == [])
         #expect(sequences.withLock { $0.sorted() } == Array(1...200))
         #expect(engine.statistics.objectCounts == ["W0": 50, "W1": 50, "W2": 50, "W3": 50])
+        try engine.close()
+        if onFile {
+            let report = try verifyStoreFile(at: path)
+            #expect(report.unitsChecked == 200)
+            #expect(report.isIntact)
+        }
     }
 
     @Test func aFullDiskRollsTheCommitBack() throws {
