@@ -50,6 +50,22 @@ struct Options {
     }
 }
 
+/// The CPU model from /proc/cpuinfo, or "unknown CPU" elsewhere.
+func cpuModel() -> String {
+    guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+          let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+          let colon = line.firstIndex(of: ":")
+    else { return "unknown CPU" }
+    return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+}
+
+/// The 1, 5 and 15 minute load averages: other work on the machine shows up in the timings.
+func loadAverage() -> String {
+    var loads = [0.0, 0.0, 0.0]
+    guard getloadavg(&loads, 3) == 3 else { return "unknown" }
+    return loads.map { String(format: "%.2f", $0) }.joined(separator: " ")
+}
+
 func main() throws {
     let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
     #if DEBUG
@@ -104,8 +120,11 @@ func main() throws {
         guard !cells.isEmpty else { throw VerificationFailure(description: "no cell matches \(filter)") }
     }
 
+    let loadBefore = loadAverage()
     print("""
         MirrorStore mapping benchmarks (\(Date().formatted(.iso8601)))
+        machine: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores, \
+        \(ProcessInfo.processInfo.physicalMemory >> 30) GiB; load average before: \(loadBefore)
         verified: every implementation round-trips all \(users.count) User and \(orders.count) Order fixtures; \
         hand-written, MirrorStore and naive Mirror records are identical
         flat model User: 8 fields (Int, String ×2, Int, Double, Bool, Date, String?), batches of \(options.flatObjects) distinct objects
@@ -122,7 +141,7 @@ func main() throws {
         if showsProgress { FileHandle.standardError.write(Data("\rrun \(run)/\(options.runs)".utf8)) }
     }
     if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    print(String(format: "timed in %.1f s\n", Date().timeIntervalSince(started)))
+    print(String(format: "timed in %.1f s; load average after: ", Date().timeIntervalSince(started)) + loadAverage() + "\n")
 
     var results: [String: Summary] = [:]
     for (cell, cellSamples) in zip(cells, samples) { results[cell.name] = Summary(cellSamples) }
