@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import MirrorStore
+
+/// Readers on many threads while writers commit: every read sees whole transactions only.
+@Suite("Store concurrency")
+struct StoreConcurrencyTests {
+    @Test("8 readers never see part of a transaction while 2 writers commit")
+    func readersBesideWriters() throws {
+        try withTemporaryDirectory { directory in
+            var configuration = Store.Configuration()
+            configuration.durability = .none
+            let store = try Store(path: directory + "/concurrent.store", models: [Counter.self], configuration: configuration)
+            // Every transaction sets all four counters to the same new value.
+            try store.write { transaction in
+                for slot in 0..<4 {
+                    var counter = Counter()
+                    counter.slot = UInt8(slot)
+                    try transaction.add(counter)
+                }
+            }
+            let problems = Mutex<[String]>([])
+            let reads = Atomic<Int>(0)
+            let writesPerWriter = 150
+            DispatchQueue.concurrentPerform(iterations: 10) { worker in
+                do {
+                    if worker < 2 {
+                        for _ in 0..<writesPerWriter {
+                            try store.write { transaction in
+                                let next = (try transaction.object(Counter.self, primaryKey: UInt8(0))?.count ?? 0) + 1
+                                for slot in 0..<4 {
+                                    try transaction.update(Counter.self, primaryKey: UInt8(slot), set: \.count, to: next)
+                                }
+                            }
+                        }
+                    } else {
+                        for _ in 0..<200 {
+                            let counts = try store.objects(Counter.self).all().map(\.count)
+                            reads.add(1, ordering: .relaxed)
+                            if counts.count != 4 || Set(counts).count != 1 {
+                                problems.withLock { $0.append("reader \(worker) saw \(counts)") }
+                            }
+                        }
+                    }
+                } catch {
+                    problems.withLock { $0.append("worker \(worker): \(error)") }
+                }
+            }
+            #expect(problems.withLock { $0 } == [])
+            #expect(reads.load(ordering: .relaxed) == 8 * 200)
+            #expect(try store.objects(Counter.self).all().map(\.count) == Array(repeating: 2 * writesPerWriter, count: 4),
+                    "writes are serialized: no increment is lost")
+            try store.close()
+        }
+    }
+
+    @Test("models read out are detached values that cross threads")
+    func detachedValues() async throws {
+        let store = try Store.inMemory(models: [Person.self])
+        try store.write { try $0.add(Person.named("Ada", 1)) }
+        let names = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let person = try store.object(Person.self, primaryKey: 1)
+                    person?.name += "!"
+                    return person?.name ?? ""
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(names == Array(repeating: "Ada!", count: 8), "each reader got its own copy")
+        #expect(try store.object(Person.self, primaryKey: 1)?.name == "Ada")
+    }
+}
