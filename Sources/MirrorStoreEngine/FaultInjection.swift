@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Test-only failures for the file system calls whose error paths matter most (a full disk, a
 /// failed sync), which cannot be provoked reliably on a real disk. Production code passes `nil`.
@@ -9,7 +8,7 @@ final class FaultInjection: Sendable {
         case truncate
     }
 
-    private let pending: Mutex<[Call: [Int32]]> = Mutex([:])
+    private let pending: Lock<[Call: [Int32]]> = Lock([:])
 
     init() {}
 

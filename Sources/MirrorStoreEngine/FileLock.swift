@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// The inter-process lock of a store: `flock` on the sidecar file `<store>.lock`.
 ///
@@ -76,7 +75,7 @@ final class FileLock: Sendable {
 /// fails with `alreadyOpenInProcess` instead of silently sharing (and corrupting) one file from
 /// two engines whose in-memory indexes would disagree.
 final class OpenPathRegistration: Sendable {
-    private static let openPaths = Mutex<Set<String>>([])
+    private static let openPaths = Lock<Set<String>>([])
 
     let canonicalPath: String
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The bytes of one log generation: a file, or memory for an in-memory engine.
 ///
@@ -18,10 +17,10 @@ protocol LogStorage: AnyObject, Sendable {
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.
 final class MemoryLog: LogStorage {
     let path = ":memory:"
-    private let bytes: Mutex<[UInt8]>
+    private let bytes: Lock<[UInt8]>
 
     init(_ initial: [UInt8] = []) {
-        bytes = Mutex(initial)
+        bytes = Lock(initial)
     }
 
     func size() -> UInt64 {

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// An embedded, append-only, crash-safe key-value store of typed objects.
 ///
@@ -54,8 +53,8 @@ public final class StorageEngine: Sendable {
     /// The configuration the engine was opened with.
     public let configuration: EngineConfiguration
     let faults: FaultInjection?
-    private let writer: Mutex<Writer>
-    private let published: Mutex<Published>
+    private let writer: Lock<Writer>
+    private let published: Lock<Published>
 
     /// Opens the store at `path`, creating it if missing: takes the lock, recovers the log
     /// (dropping a torn final commit) and rebuilds the index.
@@ -82,8 +81,8 @@ public final class StorageEngine: Sendable {
         self.path = path
         self.configuration = configuration
         self.faults = faults
-        self.writer = Mutex(writer)
-        self.published = Mutex(published)
+        self.writer = Lock(writer)
+        self.published = Lock(published)
     }
 
     /// Opens a file store whose system calls can be made to fail (tests only).
@@ -137,7 +136,7 @@ public final class StorageEngine: Sendable {
     /// One caller's batch waiting in the group-commit queue, and its outcome once written.
     final class CommitRequest: Sendable {
         let batch: WriteBatch
-        let outcome = Mutex<Result<UInt64, StorageError>?>(nil)
+        let outcome = Lock<Result<UInt64, StorageError>?>(nil)
 
         init(batch: WriteBatch) {
             self.batch = batch
@@ -145,7 +144,7 @@ public final class StorageEngine: Sendable {
     }
 
     /// Batches waiting for the writer; whoever holds the writer next writes all of them.
-    private let queue = Mutex<[CommitRequest]>([])
+    private let queue = Lock<[CommitRequest]>([])
 
     /// Appends `batch` as one unit and makes it visible, all or nothing.
     ///

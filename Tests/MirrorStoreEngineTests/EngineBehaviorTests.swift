@@ -88,7 +88,7 @@ import Testing
         let directory = TemporaryDirectory()
         let engine = try StorageEngine(path: directory.file("concurrent.store"), configuration: fastConfiguration())
         let done = Atomic<Bool>(false)
-        let problems = Mutex<[String]>([])
+        let problems = Lock<[String]>([])
         let group = DispatchGroup()
         for reader in 0..<8 {
             group.enter()
@@ -137,8 +137,8 @@ import Testing
         let engine = onFile
             ? try StorageEngine(path: path, configuration: EngineConfiguration(autoCompaction: .disabled))
             : StorageEngine(inMemoryWith: EngineConfiguration(autoCompaction: .disabled))
-        let sequences = Mutex<[UInt64]>([])
-        let failures = Mutex<[String]>([])
+        let sequences = Lock<[UInt64]>([])
+        let failures = Lock<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { writer in
             for n in 0..<50 {
                 var batch = WriteBatch()
