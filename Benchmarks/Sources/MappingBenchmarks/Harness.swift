@@ -51,6 +51,20 @@ func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(elapsed.seconds) * 1e9 + Double(elapsed.attoseconds) / 1e9
 }
 
+/// The CPU time this thread has used, in nanoseconds: unlike the monotonic clock it does not count
+/// the time the scheduler gives to other processes, so it cross-checks runs on a busy machine.
+func threadCPUNanoseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
+}
+
+/// One timed batch, per object: on the monotonic clock (the figure reported) and in thread CPU time.
+struct Sample {
+    let wall: Double
+    let cpu: Double
+}
+
 /// Order statistics of one cell's samples (ns/object, one per run).
 struct Summary {
     let median: Double
@@ -79,15 +93,19 @@ struct Summary {
 }
 
 /// Runs every cell `warmup` times, then `runs` times round-robin (so slow drifts of the machine
-/// touch every cell alike), and returns each cell's ns/object samples.
-func measure(_ cells: [Cell], runs: Int, warmup: Int, progress: (Int) -> Void) throws -> [[Double]] {
+/// touch every cell alike), and returns each cell's samples, one per run.
+func measure(_ cells: [Cell], runs: Int, warmup: Int, progress: (Int) -> Void) throws -> [[Sample]] {
     for _ in 0..<warmup {
         for cell in cells { try cell.batch() }
     }
-    var samples = Array(repeating: [Double](), count: cells.count)
+    var samples = Array(repeating: [Sample](), count: cells.count)
     for run in 0..<runs {
         for (index, cell) in cells.enumerated() {
-            samples[index].append(try nanoseconds(cell.batch) / Double(cell.objects))
+            let cpuStart = threadCPUNanoseconds()
+            let wall = try nanoseconds(cell.batch)
+            let cpu = threadCPUNanoseconds() - cpuStart
+            let objects = Double(cell.objects)
+            samples[index].append(Sample(wall: wall / objects, cpu: cpu / objects))
         }
         progress(run + 1)
     }

@@ -143,68 +143,97 @@ func main() throws {
     if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     print(String(format: "timed in %.1f s; load average after: ", Date().timeIntervalSince(started)) + loadAverage() + "\n")
 
-    var results: [String: Summary] = [:]
-    for (cell, cellSamples) in zip(cells, samples) { results[cell.name] = Summary(cellSamples) }
-    func median(_ workload: Workload, _ implementation: Implementation, _ direction: Direction) -> Double? {
-        results["\(workload.rawValue)/\(implementation.rawValue)/\(direction.rawValue)"]?.median
+    let report = Report(cells: cells, samples: samples, runs: options.runs)
+    print(report.text)
+}
+
+/// The tables, ratios and target verdicts of one run.
+struct Report {
+    private var wall: [String: Summary] = [:]
+    private var cpu: [String: Summary] = [:]
+    let runs: Int
+
+    init(cells: [Cell], samples: [[Sample]], runs: Int) {
+        self.runs = runs
+        for (cell, cellSamples) in zip(cells, samples) {
+            wall[cell.name] = Summary(cellSamples.map(\.wall))
+            cpu[cell.name] = Summary(cellSamples.map(\.cpu))
+        }
     }
 
-    var verdicts: [String] = []
-    for workload in Workload.allCases {
-        let present = Implementation.allCases.filter { implementation in
-            Direction.allCases.contains { median(workload, implementation, $0) != nil }
-        }
-        guard !present.isEmpty else { continue }
-        print("\(workload.rawValue) model: median ns/object over \(options.runs) runs (± half the interquartile range)\n")
-        let rows = present.map { implementation in
-            [implementation.rawValue] + Direction.allCases.map { direction in
-                guard let summary = results["\(workload.rawValue)/\(implementation.rawValue)/\(direction.rawValue)"] else {
-                    return "–"
-                }
-                return "\(formatNanoseconds(summary.median)) ±\(String(format: "%.1f", summary.relativeSpread * 100))%"
-            }
-        }
-        print(markdownTable(["implementation"] + Direction.allCases.map(\.rawValue), rows))
-        print()
+    private static func key(_ workload: Workload, _ implementation: Implementation, _ direction: Direction) -> String {
+        "\(workload.rawValue)/\(implementation.rawValue)/\(direction.rawValue)"
+    }
 
-        let ratios: [(String, Implementation, Implementation)] = [
-            ("MirrorStore / hand-written", .mirrorStore, .handWritten),
-            ("naive Mirror / MirrorStore", .naiveMirror, .mirrorStore),
-            ("Codable / MirrorStore", .codable, .mirrorStore),
-        ]
-        let ratioRows = ratios.compactMap { label, numerator, denominator -> [String]? in
-            let cells = Direction.allCases.map { direction -> String in
-                guard let a = median(workload, numerator, direction), let b = median(workload, denominator, direction) else {
-                    return "–"
-                }
-                return formatRatio(a / b)
-            }
-            return cells.allSatisfy { $0 == "–" } ? nil : [label] + cells
-        }
-        if !ratioRows.isEmpty {
-            print(markdownTable(["ratio of medians"] + Direction.allCases.map(\.rawValue), ratioRows))
-            print()
-        }
+    private func ratio(
+        _ table: [String: Summary], _ workload: Workload, _ numerator: Implementation,
+        _ denominator: Implementation, _ direction: Direction
+    ) -> Double? {
+        guard let a = table[Self.key(workload, numerator, direction)]?.median,
+              let b = table[Self.key(workload, denominator, direction)]?.median else { return nil }
+        return a / b
+    }
 
-        // The brief's targets, judged on the round trip (model → record → model).
-        let handLimit = workload == .flat ? 1.25 : 2.0
-        let codableFactor = workload == .flat ? 8.0 : 10.0
-        if let store = median(workload, .mirrorStore, .roundTrip) {
-            if let hand = median(workload, .handWritten, .roundTrip) {
-                let ratio = store / hand
+    static let ratios: [(label: String, numerator: Implementation, denominator: Implementation)] = [
+        ("MirrorStore / hand-written", .mirrorStore, .handWritten),
+        ("naive Mirror / MirrorStore", .naiveMirror, .mirrorStore),
+        ("Codable / MirrorStore", .codable, .mirrorStore),
+    ]
+
+    var text: String {
+        var lines: [String] = []
+        var verdicts: [String] = []
+        for workload in Workload.allCases {
+            let present = Implementation.allCases.filter { implementation in
+                Direction.allCases.contains { wall[Self.key(workload, implementation, $0)] != nil }
+            }
+            guard !present.isEmpty else { continue }
+            lines.append("\(workload.rawValue) model: median ns/object over \(runs) runs (± half the interquartile range)\n")
+            let rows = present.map { implementation in
+                [implementation.rawValue] + Direction.allCases.map { direction in
+                    guard let summary = wall[Self.key(workload, implementation, direction)] else { return "–" }
+                    return "\(formatNanoseconds(summary.median)) ±\(String(format: "%.1f", summary.relativeSpread * 100))%"
+                }
+            }
+            lines.append(markdownTable(["implementation"] + Direction.allCases.map(\.rawValue), rows) + "\n")
+
+            let ratioRows = Self.ratios.compactMap { label, numerator, denominator -> [String]? in
+                let cells = Direction.allCases.map { direction in
+                    ratio(wall, workload, numerator, denominator, direction).map(formatRatio) ?? "–"
+                }
+                return cells.allSatisfy { $0 == "–" } ? nil : [label] + cells
+            }
+            if !ratioRows.isEmpty {
+                lines.append(markdownTable(["ratio of medians"] + Direction.allCases.map(\.rawValue), ratioRows))
+                let cpuRatios = Self.ratios.compactMap { label, numerator, denominator -> String? in
+                    let cells = Direction.allCases.compactMap { ratio(cpu, workload, numerator, denominator, $0) }
+                    return cells.count == Direction.allCases.count ? "\(label) \(cells.map(formatRatio).joined(separator: " · "))" : nil
+                }
+                if !cpuRatios.isEmpty {
+                    lines.append("same ratios in thread CPU time: " + cpuRatios.joined(separator: "; "))
+                }
+                lines.append("")
+            }
+
+            // The brief's targets, judged on the round trip (model → record → model).
+            let handLimit = workload == .flat ? 1.25 : 2.0
+            let codableFactor = workload == .flat ? 8.0 : 10.0
+            if let measured = ratio(wall, workload, .mirrorStore, .handWritten, .roundTrip) {
+                let cpuText = ratio(cpu, workload, .mirrorStore, .handWritten, .roundTrip).map { " (CPU time \(formatRatio($0)))" } ?? ""
                 verdicts.append("\(workload.rawValue): MirrorStore round trip ≤ \(formatRatio(handLimit)) hand-written: "
-                    + "\(formatRatio(ratio)) — \(ratio <= handLimit ? "MET" : "NOT MET")")
+                    + "\(formatRatio(measured))\(cpuText) — \(measured <= handLimit ? "MET" : "NOT MET")")
             }
-            if let codable = median(workload, .codable, .roundTrip) {
-                let factor = codable / store
+            if let measured = ratio(wall, workload, .codable, .mirrorStore, .roundTrip) {
+                let cpuText = ratio(cpu, workload, .codable, .mirrorStore, .roundTrip).map { " (CPU time \(formatRatio($0)))" } ?? ""
                 verdicts.append("\(workload.rawValue): MirrorStore round trip ≥ \(formatRatio(codableFactor)) faster than Codable "
-                    + "encode+decode: \(formatRatio(factor)) — \(factor >= codableFactor ? "MET" : "NOT MET")")
+                    + "encode+decode: \(formatRatio(measured))\(cpuText) — \(measured >= codableFactor ? "MET" : "NOT MET")")
             }
         }
-    }
-    if !verdicts.isEmpty {
-        print("targets (docs/BENCHMARKS.md, from the brief):")
-        verdicts.forEach { print("  " + $0) }
+        if !verdicts.isEmpty {
+            lines.append("targets (from the brief; see docs/BENCHMARKS.md), on the monotonic clock:")
+            lines += verdicts.map { "  " + $0 }
+        }
+        return lines.joined(separator: "\n")
     }
 }
 
