@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "MirrorStore", targets: ["MirrorStore"]),
+        .executable(name: "mirrorstore", targets: ["MirrorStoreCLI"]),
     ],
     targets: [
         // C helpers the engine needs: hardware CRC32C and lock constants Glibc does not export.
@@ -16,9 +17,11 @@ let package = Package(
         // Records, reflection mapping, record encoding and the Store API.
         .target(name: "MirrorStore", dependencies: ["MirrorStoreEngine"]),
         .executableTarget(name: "MirrorStoreExample", dependencies: ["MirrorStore"]),
+        // The `mirrorstore` inspector: inspect, verify, compact, dump.
+        .executableTarget(name: "MirrorStoreCLI", dependencies: ["MirrorStore", "MirrorStoreEngine"]),
         // A child process for the kill -9 crash tests: commits and prints each acknowledged sequence.
         .executableTarget(name: "EngineCrashChild", dependencies: ["MirrorStoreEngine"], path: "Tests/EngineCrashChild"),
-        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore"]),
+        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI"]),
         .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild"]),
     ],
     swiftLanguageModes: [.v6]

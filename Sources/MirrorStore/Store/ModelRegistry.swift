@@ -52,9 +52,9 @@ struct ModelRegistry: Sendable {
 
     /// How the stored schemas differ from the registered models', one sentence per difference.
     /// Types the file has but the registry lacks are not differences: an app may open a subset.
-    func mismatches(storedSchemas: [String: ObjectSchema]) -> [StoreError] {
+    func mismatches(stored storedSchemas: some SchemaSource) -> [StoreError] {
         typeNames.compactMap { typeName -> StoreError? in
-            guard let stored = storedSchemas[typeName], let current = schema(named: typeName) else { return nil }
+            guard let stored = storedSchemas.schema(named: typeName), let current = schema(named: typeName) else { return nil }
             let differences = Self.differences(from: stored, to: current)
             return differences.isEmpty ? nil : StoreError(.schemaMismatch(typeName: typeName, differences: differences))
         }

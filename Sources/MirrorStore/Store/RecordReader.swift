@@ -5,15 +5,15 @@ import MirrorStoreEngine
 /// cycles end.
 final class RecordReader {
     private let snapshot: EngineSnapshot
-    private let registry: ModelRegistry
+    private let schemas: any SchemaSource
     private let pending: PendingWrites?
     private var records: [String: [StorageKey: ManagedObject]] = [:]
     /// One context for the reader's lifetime: a record reached from two objects becomes one model.
     private var context = DecodingContext()
 
-    init(snapshot: EngineSnapshot, registry: ModelRegistry, pending: PendingWrites? = nil) {
+    init(snapshot: EngineSnapshot, schemas: any SchemaSource, pending: PendingWrites? = nil) {
         self.snapshot = snapshot
-        self.registry = registry
+        self.schemas = schemas
         self.pending = pending
     }
 
@@ -27,13 +27,13 @@ final class RecordReader {
             guard let stored = try snapshot.value(type: typeName, key: key) else { return nil }
             bytes = stored
         }
-        guard let schema = registry.schema(named: typeName) else {
+        guard let schema = schemas.schema(named: typeName) else {
             throw StoreError(.unknownModel(typeName: typeName))
         }
         let record = ManagedObject(objectSchema: schema, values: [])
         records[typeName, default: [:]][key] = record
         let decoder = RecordDecoder(
-            schema: { [registry] in registry.schema(named: $0) },
+            schema: { [schemas] in schemas.schema(named: $0) },
             resolve: { [unowned self] in try self.record(type: $0, key: $1) })
         do {
             try decoder.decode(bytes, into: record)
@@ -67,6 +67,13 @@ final class RecordReader {
         }
     }
 }
+
+/// Where a reader finds the schema of each type: the registered models, or the file itself.
+protocol SchemaSource: Sendable {
+    func schema(named typeName: String) -> ObjectSchema?
+}
+
+extension ModelRegistry: SchemaSource {}
 
 extension StorageKey {
     /// Integers in numeric order, then strings, then byte strings, each in lexicographic order.

@@ -22,7 +22,7 @@ public struct Results<Model: Persistable>: Sendable {
         self.snapshot = snapshot
         self.registry = registry
         self.plan = plan
-        keys = RecordReader(snapshot: snapshot, registry: registry).keys(type: plan.typeName)
+        keys = RecordReader(snapshot: snapshot, schemas: registry).keys(type: plan.typeName)
     }
 
     /// The number of objects, counted without reading any.
@@ -35,7 +35,7 @@ public struct Results<Model: Persistable>: Sendable {
     ///
     /// - Throws: ``StoreError`` or ``MappingError`` when the stored record cannot become a model.
     public func object(at index: Int) throws -> Model {
-        let reader = RecordReader(snapshot: snapshot, registry: registry)
+        let reader = RecordReader(snapshot: snapshot, schemas: registry)
         guard keys.indices.contains(index), let model = try reader.model(Model.self, plan: plan, key: keys[index]) else {
             throw StoreError(.corruptedRecord(typeName: plan.typeName, key: "#\(index)", reason: "no object at this position"))
         }
@@ -44,7 +44,7 @@ public struct Results<Model: Persistable>: Sendable {
 
     /// Every object, decoded in key order. Links shared between objects come back shared.
     public func all() throws -> [Model] {
-        let reader = RecordReader(snapshot: snapshot, registry: registry)
+        let reader = RecordReader(snapshot: snapshot, schemas: registry)
         var models: [Model] = []
         models.reserveCapacity(keys.count)
         for key in keys {

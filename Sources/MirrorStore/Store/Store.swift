@@ -65,18 +65,10 @@ public final class Store: Sendable {
         guard storedVersion <= version else {
             throw StoreError(.newerSchemaVersion(stored: storedVersion, configured: version))
         }
-        var stored: [String: ObjectSchema] = [:]
-        for typeName in registry.typeNames {
-            guard let bytes = snapshot.schema(type: typeName) else { continue }
-            do {
-                stored[typeName] = try SchemaCoding.decode(bytes)
-            } catch {
-                throw StoreError(.corruptedRecord(typeName: typeName, key: "(schema)", reason: error.reason))
-            }
-        }
-        if let mismatch = registry.mismatches(storedSchemas: stored).first { throw mismatch }
+        let stored = try StoredSchemas(snapshot: snapshot)
+        if let mismatch = registry.mismatches(stored: stored).first { throw mismatch }
         var batch = WriteBatch()
-        for typeName in registry.typeNames where stored[typeName] == nil {
+        for typeName in registry.typeNames where stored.schema(named: typeName) == nil {
             if let schema = registry.schema(named: typeName) {
                 batch.setSchema(type: typeName, schema: SchemaCoding.encode(schema))
             }
@@ -91,7 +83,7 @@ public final class Store: Sendable {
         withUnsafeBytes(of: Int64(version).littleEndian) { Array($0) }
     }
 
-    private static func decodeVersion(_ bytes: [UInt8]) -> Int? {
+    static func decodeVersion(_ bytes: [UInt8]) -> Int? {
         guard bytes.count == 8 else { return nil }
         return Int(bytes.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) })
     }
@@ -124,7 +116,7 @@ public final class Store: Sendable {
     public func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Model? {
         let plan = try registry.plan(for: type)
         let key = try registry.key(primaryKey, for: plan)
-        return try RecordReader(snapshot: engine.snapshot(), registry: registry).model(type, plan: plan, key: key)
+        return try RecordReader(snapshot: engine.snapshot(), schemas: registry).model(type, plan: plan, key: key)
     }
 
     /// All stored models of a type, as lazy ``Results``.

@@ -26,7 +26,7 @@ public final class WriteTransaction {
         self.registry = registry
         self.nextIdentities = nextIdentities
         let pending = pending
-        reader = { RecordReader(snapshot: snapshot, registry: registry, pending: pending) }
+        reader = { RecordReader(snapshot: snapshot, schemas: registry, pending: pending) }
     }
 
     var batch: WriteBatch { pending.batch }

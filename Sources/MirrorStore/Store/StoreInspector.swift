@@ -1,0 +1,88 @@
+import MirrorStoreEngine
+
+/// Reads a store file without its models, for tools: the types, schemas and records the file
+/// itself describes. Opens the file read-only and never changes it.
+///
+/// ```swift
+/// let inspector = try StoreInspector(path: "heroes.store")
+/// for typeName in inspector.typeNames {
+///     print(typeName, inspector.count(of: typeName))
+/// }
+/// try inspector.forEachRecord(of: "Hero") { record in print(record) }
+/// ```
+public final class StoreInspector: Sendable {
+    private let engine: StorageEngine
+    private let schemas: StoredSchemas
+
+    /// Opens `path` read-only; another process may hold it open for writing.
+    ///
+    /// - Throws: `StorageError` when the file is missing, not a store, damaged, or of a newer
+    ///   format; ``StoreError`` when a stored schema does not decode.
+    public init(path: String) throws {
+        var configuration = EngineConfiguration()
+        configuration.readOnly = true
+        engine = try StorageEngine(path: path, configuration: configuration)
+        do {
+            schemas = try StoredSchemas(snapshot: engine.snapshot())
+        } catch {
+            try? engine.close()
+            throw error
+        }
+    }
+
+    /// The stored type names, sorted.
+    public var typeNames: [String] { engine.snapshot().typeNames.sorted() }
+
+    /// The schema the file keeps for `typeName`.
+    public func schema(of typeName: String) -> ObjectSchema? { schemas.schema(named: typeName) }
+
+    /// The number of stored objects of `typeName`.
+    public func count(of typeName: String) -> Int { engine.snapshot().count(type: typeName) }
+
+    /// The app schema version recorded in the file, if any.
+    public var schemaVersion: Int? {
+        engine.snapshot().metadata(key: Store.schemaVersionKey).flatMap(Store.decodeVersion)
+    }
+
+    /// Sizes, counts and the last sequence number.
+    public var statistics: EngineStatistics { engine.statistics }
+
+    /// Calls `body` with every stored record of `typeName`, in key order, decoded with the file's
+    /// schemas and with links resolved. The records are valid during the call only: they are
+    /// released when it returns, so graphs with cycles are freed.
+    ///
+    /// - Throws: ``StoreError`` when the type is unknown or a record does not decode, or what
+    ///   `body` throws.
+    public func forEachRecord(of typeName: String, _ body: (ManagedObject) throws -> Void) throws {
+        guard schemas.schema(named: typeName) != nil else { throw StoreError(.unknownModel(typeName: typeName)) }
+        let reader = RecordReader(snapshot: engine.snapshot(), schemas: schemas)
+        for key in reader.keys(type: typeName) {
+            if let record = try reader.record(type: typeName, key: key) {
+                try body(record)
+            }
+        }
+    }
+
+    /// Closes the file.
+    public func close() throws { try engine.close() }
+}
+
+/// The schemas a file stores, decoded once.
+struct StoredSchemas: SchemaSource {
+    private let schemas: [String: ObjectSchema]
+
+    init(snapshot: EngineSnapshot) throws {
+        var schemas: [String: ObjectSchema] = [:]
+        for typeName in snapshot.typeNames {
+            guard let bytes = snapshot.schema(type: typeName) else { continue }
+            do {
+                schemas[typeName] = try SchemaCoding.decode(bytes)
+            } catch {
+                throw StoreError(.corruptedRecord(typeName: typeName, key: "(schema)", reason: error.reason))
+            }
+        }
+        self.schemas = schemas
+    }
+
+    func schema(named typeName: String) -> ObjectSchema? { schemas[typeName] }
+}

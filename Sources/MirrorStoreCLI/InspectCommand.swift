@@ -1,0 +1,35 @@
+import MirrorStore
+
+enum InspectCommand: Command {
+    static let name = "inspect"
+    static let summary = "Show the format version, types with object counts, and live and dead bytes."
+    static let usage = """
+        USAGE: mirrorstore inspect <store-path>
+
+        Opens the store read-only (it may be open for writing elsewhere) and prints its format
+        version, schema version, last sequence number, file size, live and dead bytes, and each
+        type with its object count and schema.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let inspector = try StoreInspector(path: try Arguments(arguments).storePath())
+        defer { try? inspector.close() }
+        let statistics = inspector.statistics
+        print("format version: \(statistics.formatVersion)")
+        print("schema version: \(inspector.schemaVersion.map(String.init) ?? "none")")
+        print("last sequence: \(statistics.lastSequence)")
+        print("file size: \(statistics.fileSize) bytes")
+        print("live bytes: \(statistics.liveBytes)")
+        print("dead bytes: \(statistics.deadBytes)")
+        print("types:")
+        for typeName in inspector.typeNames {
+            print("  \(typeName): \(inspector.count(of: typeName)) objects")
+            if let schema = inspector.schema(of: typeName) {
+                for property in schema.properties {
+                    print("    \(property)")
+                }
+            }
+        }
+        return 0
+    }
+}

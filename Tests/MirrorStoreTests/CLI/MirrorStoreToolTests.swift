@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+@testable import MirrorStore
+
+/// Runs the built `mirrorstore` executable against real store files.
+@Suite("mirrorstore tool")
+struct MirrorStoreToolTests {
+    struct Outcome {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    private func mirrorstore(_ arguments: String...) throws -> Outcome {
+        let tool = try #require(Self.toolURL(), "the mirrorstore executable must be built next to the tests")
+        let process = Process()
+        let output = Pipe()
+        let errors = Pipe()
+        process.executableURL = tool
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus,
+                       output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+
+    static func toolURL() -> URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = directory.appendingPathComponent("mirrorstore")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// A store with three commits; returns the file size after each, i.e. where each unit ends.
+    private func makeStore(at path: String) throws -> [UInt64] {
+        var configuration = Store.Configuration()
+        configuration.compaction = .manual
+        let store = try Store(path: path, models: [Hero.self, AllTypes.self], configuration: configuration)
+        var ends = [store.statistics.fileSize]
+        try store.write { try $0.add(Hero.ironMan()) }
+        ends.append(store.statistics.fileSize)
+        try store.write { transaction in
+            let hulk = Hero()
+            hulk.identifier = 1009
+            hulk.name = "Hulk \"Green\""
+            hulk.tags = ["smash"]
+            try transaction.add(hulk)
+            var all = AllTypes()
+            all.double = .nan
+            all.data = Data([1, 2, 3])
+            try transaction.add(all)
+        }
+        ends.append(store.statistics.fileSize)
+        try store.write { try $0.update(Hero.self, primaryKey: 1455, set: \.name, to: "Iron Man II") }
+        ends.append(store.statistics.fileSize)
+        try store.close()
+        return ends
+    }
+
+    @Test("inspect lists types, counts, live and dead bytes")
+    func inspect() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/heroes.store"
+            _ = try makeStore(at: path)
+            let outcome = try mirrorstore("inspect", path)
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            #expect(outcome.output.contains("format version: 1"))
+            #expect(outcome.output.contains("  Hero: 2 objects"))
+            #expect(outcome.output.contains("  Publisher: 1 objects"))
+            #expect(outcome.output.contains("  AllTypes: 1 objects"))
+            #expect(outcome.output.contains("identifier: Int (primary key)"))
+            #expect(outcome.output.contains("live bytes: "))
+            #expect(outcome.output.contains("dead bytes: "))
+        }
+    }
+
+    @Test("verify passes an intact store and exits 1 naming the offset of damage")
+    func verify() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/heroes.store"
+            let ends = try makeStore(at: path)
+            let intact = try mirrorstore("verify", path)
+            #expect(intact.status == 0, "\(intact.errors)")
+            #expect(intact.output.contains("is intact"))
+            #expect(intact.output.contains("schemas and 4 records decode."))
+
+            // Flip one byte inside the second commit: the damage starts where the first one ends.
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let inside = Int(ends[1]) + 20
+            bytes[inside] ^= 0x40
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let damaged = try mirrorstore("verify", path)
+            #expect(damaged.status == 1)
+            #expect(damaged.errors.contains("has damage at byte offset \(ends[1])"), "\(damaged.errors)")
+
+            // A torn last commit is reported as such.
+            bytes[inside] ^= 0x40
+            try bytes.prefix(Int(ends[3]) - 3).write(to: URL(fileURLWithPath: path))
+            let torn = try mirrorstore("verify", path)
+            #expect(torn.status == 1)
+            #expect(torn.errors.contains("has a torn final commit at byte offset \(ends[2])"), "\(torn.errors)")
+        }
+    }
+
+    @Test("compact shrinks the file and keeps every object")
+    func compact() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/heroes.store"
+            let ends = try makeStore(at: path)
+            let outcome = try mirrorstore("compact", path)
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            #expect(outcome.output.contains("compacted"))
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64
+            #expect(size.map { $0 < ends[3] } == true)
+            let store = try Store(path: path, models: [Hero.self, AllTypes.self])
+            #expect(try store.object(Hero.self, primaryKey: 1455)?.name == "Iron Man II")
+            #expect(try store.objects(Hero.self).count == 2)
+            try store.close()
+        }
+    }
+
+    @Test("dump prints one JSON object per line, decoded without the models")
+    func dump() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/heroes.store"
+            _ = try makeStore(at: path)
+            let outcome = try mirrorstore("dump", "--type", "Hero", path)
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            let lines = outcome.output.split(separator: "\n")
+            #expect(lines.count == 2)
+            let objects = try lines.map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+            #expect(objects[0]["identifier"] as? Int == 1009)
+            #expect(objects[0]["name"] as? String == "Hulk \"Green\"")
+            #expect(objects[0]["tags"] as? [String] == ["smash"])
+            #expect(objects[1]["name"] as? String == "Iron Man II")
+            #expect(objects[1]["publisher"] as? Int == 1, "a linked model with a primary key prints as its key")
+
+            let all = try mirrorstore("dump", "--type", "AllTypes", path)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [String: Any])
+            #expect(object["double"] as? String == "nan")
+            #expect(object["data"] as? String == "AQID")
+        }
+    }
+
+    @Test("help for the tool and each command")
+    func help() throws {
+        let overview = try mirrorstore("--help")
+        #expect(overview.status == 0)
+        for command in ["inspect", "verify", "compact", "dump"] {
+            #expect(overview.output.contains("  \(command) "))
+            let help = try mirrorstore(command, "--help")
+            #expect(help.status == 0)
+            #expect(help.output.hasPrefix("USAGE: mirrorstore \(command)"))
+        }
+    }
+
+    @Test("mistakes go to standard error with a non-zero status")
+    func errors() throws {
+        try withTemporaryDirectory { directory in
+            let missing = try mirrorstore("inspect", directory + "/missing.store")
+            #expect(missing.status == 1)
+            #expect(missing.errors.contains("No such file or directory"))
+            #expect(missing.output.isEmpty)
+
+            let unknown = try mirrorstore("frobnicate")
+            #expect(unknown.status == 2)
+            #expect(unknown.errors.contains("unknown command 'frobnicate'"))
+
+            let path = directory + "/heroes.store"
+            _ = try makeStore(at: path)
+            let noType = try mirrorstore("dump", path)
+            #expect(noType.status == 2)
+            #expect(noType.errors.contains("missing --type <type-name>"))
+
+            let wrongType = try mirrorstore("dump", "--type", "Villain", path)
+            #expect(wrongType.status == 1)
+            #expect(wrongType.errors.contains("Villain is not one of this store's models"))
+
+            try Data("not a store at all".utf8).write(to: URL(fileURLWithPath: directory + "/text.store"))
+            let notAStore = try mirrorstore("verify", directory + "/text.store")
+            #expect(notAStore.status == 1)
+            #expect(!notAStore.errors.isEmpty)
+        }
+    }
+}
