@@ -73,9 +73,13 @@ enum Compaction {
         }
         for name in index.types.keys.sorted() {
             guard let objects = index.types[name] else { continue }
+            var preamble: [WriteBatch.Operation] = [.reserveCapacity(
+                type: name, integers: objects.integers.count, strings: objects.strings.count,
+                byteStrings: objects.byteStrings.count)]
             if let schema = objects.schema {
-                try writer.append([.setSchema(type: name, schema: schema)], into: &newIndex)
+                preamble.append(.setSchema(type: name, schema: schema))
             }
+            try writer.append(preamble, into: &newIndex)
             try objects.forEach { key, packed in
                 let (offset, length) = index.resolve(packed)
                 let value = try source.read(at: offset, count: length)
@@ -108,7 +112,7 @@ private struct ChunkWriter {
             switch operation {
             case .put(_, _, let value): pendingBytes += value.count + 16
             case .setSchema(_, let bytes), .setMetadata(_, let bytes): pendingBytes += bytes.count + 16
-            case .delete, .deleteAll: pendingBytes += 16
+            case .delete, .deleteAll, .reserveCapacity: pendingBytes += 16
             }
         }
         if pendingBytes >= Compaction.chunkSize {

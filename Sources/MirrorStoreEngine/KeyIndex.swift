@@ -42,13 +42,20 @@ struct TypeIndex: Sendable {
         }
     }
 
-    @discardableResult
-    mutating func set(_ key: StorageKey, _ packed: UInt64) -> UInt64? {
+    /// Stores `packed` for `key`, counting `size` live bytes, and returns the location it replaced.
+    mutating func set(_ key: StorageKey, _ packed: UInt64, adding size: Int) -> UInt64? {
+        liveBytes += size
         switch key {
         case .integer(let value): return integers.updateValue(packed, forKey: value)
         case .string(let value): return strings.updateValue(packed, forKey: value)
         case .bytes(let value): return byteStrings.updateValue(packed, forKey: value)
         }
+    }
+
+    mutating func reserveCapacity(integers: Int, strings: Int, byteStrings: Int) {
+        if integers > 0 { self.integers.reserveCapacity(integers) }
+        if strings > 0 { self.strings.reserveCapacity(strings) }
+        if byteStrings > 0 { self.byteStrings.reserveCapacity(byteStrings) }
     }
 
     @discardableResult
@@ -115,9 +122,20 @@ struct KeyIndex: Sendable {
         let location = ValueLocation(offset: offset, length: length)
         if location.isLarge { largeValueLengths[offset] = UInt64(length) }
         let added = Self.entrySize(key, valueLength: length)
-        let old = types[type, default: TypeIndex()].set(key, location.packed)
-        types[type, default: TypeIndex()].liveBytes += added
+        let old = types[type, default: TypeIndex()].set(key, location.packed, adding: added)
         if let old { forget(type: type, key: key, packed: old) }
+    }
+
+    /// Sizes `type`'s dictionaries for the keys about to arrive, never beyond `limit` in all.
+    mutating func reserveCapacity(type: String, integers: Int, strings: Int, byteStrings: Int, limit: Int) {
+        var budget = max(0, limit)
+        func take(_ wanted: Int) -> Int {
+            let granted = min(wanted, budget)
+            budget -= granted
+            return granted
+        }
+        let (integers, strings, byteStrings) = (take(integers), take(strings), take(byteStrings))
+        types[type, default: TypeIndex()].reserveCapacity(integers: integers, strings: strings, byteStrings: byteStrings)
     }
 
     mutating func delete(type: String, key: StorageKey) {
@@ -166,7 +184,10 @@ struct KeyIndex: Sendable {
         if types[type]?.isVacant == true { types[type] = nil }
     }
 
-    mutating func apply(_ operations: [DecodedOperation]) {
+    /// Applies a unit's operations. `capacityLimit` caps what capacity hints may reserve
+    /// (recovery passes a bound derived from the file's size).
+    mutating func apply(_ operations: [DecodedOperation], capacityLimit: Int = Int(Int32.max)) {
+        var hinted: [String] = []
         for operation in operations {
             switch operation {
             case .put(let type, let key, let offset, let length):
@@ -179,7 +200,12 @@ struct KeyIndex: Sendable {
                 setSchema(type: type, schema: schema)
             case .setMetadata(let key, let value):
                 setMetadata(key: key, value: value)
+            case .reserveCapacity(let type, let integers, let strings, let byteStrings):
+                reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings, limit: capacityLimit)
+                hinted.append(type)
             }
         }
+        // A hint alone must not make a type appear.
+        for type in hinted { dropIfVacant(type) }
     }
 }

@@ -5,6 +5,7 @@ enum DecodedOperation: Equatable {
     case deleteAll(type: String)
     case setSchema(type: String, schema: [UInt8])
     case setMetadata(key: String, value: [UInt8])
+    case reserveCapacity(type: String, integers: Int, strings: Int, byteStrings: Int)
 }
 
 /// The payload encoding of a unit: a sequence of operations, each an opcode byte and its fields.
@@ -19,6 +20,7 @@ enum OperationCodec {
         case deleteAll = 4
         case setSchema = 5
         case setMetadata = 6
+        case reserveCapacity = 7
     }
 
     enum KeyTag: UInt8 {
@@ -70,6 +72,14 @@ enum OperationCodec {
                 writer.lengthPrefixed(key)
                 writer.lengthPrefixed(value)
                 decoded.append(.setMetadata(key: key, value: value))
+            case .reserveCapacity(let type, let integers, let strings, let byteStrings):
+                let id = typeID(type, types: &types, writer: &writer)
+                writer.byte(Opcode.reserveCapacity.rawValue)
+                writer.varint(UInt64(id))
+                writer.varint(UInt64(integers))
+                writer.varint(UInt64(strings))
+                writer.varint(UInt64(byteStrings))
+                decoded.append(.reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings))
             }
         }
         return (writer.bytes, decoded)
@@ -161,6 +171,14 @@ enum OperationCodec {
             case .setMetadata:
                 let key = try reader.lengthPrefixedString()
                 operations.append(.setMetadata(key: key, value: try reader.lengthPrefixedBytes()))
+            case .reserveCapacity:
+                let type = try typeName(&reader)
+                // Clamped to Int32 here and to the file's size when applied: a hint never
+                // makes a crafted file allocate more than its own contents justify.
+                let integers = Int(min(try reader.varint(), UInt64(Int32.max)))
+                let strings = Int(min(try reader.varint(), UInt64(Int32.max)))
+                let byteStrings = Int(min(try reader.varint(), UInt64(Int32.max)))
+                operations.append(.reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings))
             }
         }
         types = table

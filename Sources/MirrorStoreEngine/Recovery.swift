@@ -96,7 +96,8 @@ struct Recovery {
             do throws(DecodeFailure) {
                 let operations = try OperationCodec.decode(
                     unit.buffer, range: unit.payload, fileOffset: payloadOffset, types: &result.types)
-                result.index.apply(operations)
+                // Every put takes at least 5 bytes of the file, so no honest hint asks for more.
+                result.index.apply(operations, capacityLimit: Int(min(size / 5, UInt64(Int32.max))))
             } catch {
                 let at = payloadOffset + UInt64(error.offset - unit.payload.lowerBound)
                 result.problem = .damage(offset: at, reason: "a unit with a valid checksum holds a bad operation: \(error.reason)")

@@ -13,6 +13,9 @@ public struct WriteBatch: Sendable {
         case deleteAll(type: String)
         case setSchema(type: String, schema: [UInt8])
         case setMetadata(key: String, value: [UInt8])
+        /// Written only by compaction: how many keys of each kind `type` is about to receive, so
+        /// recovery can size the type's dictionaries once instead of growing them step by step.
+        case reserveCapacity(type: String, integers: Int, strings: Int, byteStrings: Int)
     }
 
     private(set) var operations: [Operation] = []

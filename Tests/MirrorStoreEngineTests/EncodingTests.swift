@@ -54,4 +54,21 @@ import Testing
         }
         #expect(types.count == 0)
     }
+
+    /// A crafted capacity hint can neither create a type nor reserve more than the file could fill.
+    @Test func capacityHintsAreClampedAndInvisible() throws {
+        var types = TypeTable()
+        let hint = WriteBatch.Operation.reserveCapacity(type: "T", integers: Int(Int32.max), strings: Int(Int32.max), byteStrings: 5)
+        let (payload, _) = OperationCodec.encode([hint], types: &types, fileOffset: 48)
+        let log = MemoryLog(LogHeader().encoded() + LogFrame.encode(sequence: 1, payload: payload))
+        let recovered = try Recovery.scan(log)
+        #expect(recovered.problem == nil)
+        #expect(recovered.index.types.isEmpty)
+        var index = KeyIndex()
+        index.apply([.reserveCapacity(type: "T", integers: 1_000, strings: 1_000, byteStrings: 0),
+                     .put(type: "T", key: .integer(1), valueOffset: 0, valueLength: 0)], capacityLimit: 100)
+        let objects = try #require(index.types["T"])
+        #expect(objects.integers.capacity >= 100 && objects.integers.capacity < 1_000)
+        #expect(objects.strings.capacity == 0)
+    }
 }

@@ -21,6 +21,8 @@ import Testing
                     state.schemas[type] = schema
                 case .setMetadata(let key, let value):
                     state.metadata[key] = value
+                case .reserveCapacity:
+                    break  // Compaction's sizing hint: nothing visible.
                 }
             }
             state.sequence = sequence
