@@ -129,6 +129,8 @@ func main() throws {
         hand-written, MirrorStore and naive Mirror records are identical
         flat model User: 8 fields (Int, String ×2, Int, Double, Bool, Date, String?), batches of \(options.flatObjects) distinct objects
         nested model Order: 4 scalars, Address? link, [LineItem] × 10, [String] × 3, Set<Int> × 3, batches of \(options.nestedObjects) distinct objects
+        JSON size (Codable, default options): \(jsonUsers.map(\.count).reduce(0, +) / max(1, jsonUsers.count)) bytes per User, \
+        \(jsonOrders.map(\.count).reduce(0, +) / max(1, jsonOrders.count)) bytes per Order
         \(options.warmup) warm-up runs, then \(options.runs) timed runs of every cell, round-robin; monotonic clock
         one-time MirrorStore plan build (first objectSchema()): User \(formatNanoseconds(userPlanTime / 1000)) µs, \
         Order (with Address, LineItem) \(formatNanoseconds(orderPlanTime / 1000)) µs
