@@ -266,7 +266,8 @@ public final class StorageEngine: Sendable {
     }
 
     private func maybeCompact(writer: inout Writer) {
-        guard case .whenDeadBytesExceed(let ratio, let minimumFileSize) = configuration.autoCompaction else { return }
+        guard case .whenDeadBytesExceed(let ratio, let minimumFileSize) = configuration.autoCompaction,
+              writer.poison == nil, !writer.isClosed else { return }
         let size = writer.appendOffset
         guard size >= UInt64(max(0, minimumFileSize)) else { return }
         let live = published.withLock { UInt64($0.index.liveBytes) }

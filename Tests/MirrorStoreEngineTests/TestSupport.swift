@@ -158,6 +158,7 @@ func crashChildURL() -> URL? {
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         directory = directory.deletingLastPathComponent()
     }
-    let bundle = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("EngineCrashChild")
+    // On Apple platforms the tests run inside xctest; the products sit beside the test bundle.
+    let bundle = Bundle(for: TemporaryDirectory.self).bundleURL.deletingLastPathComponent().appendingPathComponent("EngineCrashChild")
     return FileManager.default.isExecutableFile(atPath: bundle.path) ? bundle : nil
 }
