@@ -80,9 +80,8 @@ enum Compaction {
                 preamble.append(.setSchema(type: name, schema: schema))
             }
             try writer.append(preamble, into: &newIndex)
-            try objects.forEach { key, packed in
-                let (offset, length) = index.resolve(packed)
-                let value = try source.read(at: offset, count: length)
+            // In file order, so the old log is read sequentially in large spans.
+            try SpanReader.forEach(SpanReader.placements(of: objects, in: index), in: source) { key, value in
                 try writer.append([.put(type: name, key: key, value: value)], into: &newIndex)
             }
         }

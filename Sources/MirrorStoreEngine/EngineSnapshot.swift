@@ -41,38 +41,13 @@ public struct EngineSnapshot: Sendable {
     /// sequential spans rather than one read per value, so it is the fast way to load a type.
     public func entries(type: String) throws -> [(key: StorageKey, value: [UInt8])] {
         guard let objects = index.types[type] else { return [] }
-        var placed: [(key: StorageKey, offset: UInt64, length: Int)] = []
-        placed.reserveCapacity(objects.count)
-        objects.forEach { key, packed in
-            let (offset, length) = index.resolve(packed)
-            placed.append((key, offset, length))
-        }
-        placed.sort { $0.offset < $1.offset }
         var result: [(key: StorageKey, value: [UInt8])] = []
-        result.reserveCapacity(placed.count)
-        var spanStart = 0
-        while spanStart < placed.count {
-            let base = placed[spanStart].offset
-            var spanEnd = spanStart + 1
-            var end = base + UInt64(placed[spanStart].length)
-            while spanEnd < placed.count {
-                let next = placed[spanEnd]
-                let nextEnd = next.offset + UInt64(next.length)
-                guard nextEnd - base <= UInt64(Self.spanLimit) else { break }
-                end = max(end, nextEnd)
-                spanEnd += 1
-            }
-            let span = try generation.read(at: base, count: Int(end - base))
-            for item in placed[spanStart..<spanEnd] {
-                let start = Int(item.offset - base)
-                result.append((item.key, Array(span[start..<(start + item.length)])))
-            }
-            spanStart = spanEnd
+        result.reserveCapacity(objects.count)
+        try SpanReader.forEach(SpanReader.placements(of: objects, in: index), in: generation) { key, value in
+            result.append((key, value))
         }
         return result
     }
-
-    static let spanLimit = 4 << 20
 
     /// The number of objects of `type`.
     public func count(type: String) -> Int {

@@ -23,11 +23,6 @@ enum FileSystem {
         }
     }
 
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
-    }
-
     static func fileSize(_ descriptor: Int32, path: String) throws -> UInt64 {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw ioError("read the size of", path) }

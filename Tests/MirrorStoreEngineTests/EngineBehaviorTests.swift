@@ -53,6 +53,8 @@ import Testing
         #expect(before.count(type: "Hero") == 2)
         #expect(try before.value(type: "Hero", key: .string("bruce")) == Array("Banner".utf8))
         #expect(after.keys(type: "Hero") == [.string("tony")])
+        #expect(after.contains(type: "Hero", key: .string("tony")))
+        #expect(!after.contains(type: "Hero", key: .string("bruce")))
         #expect(after.metadata(key: "schemaVersion") == [3])
         #expect(after.sequence == 2)
         #expect(engine.path == nil)
