@@ -24,12 +24,16 @@ struct ArrayCodec<Element>: ValueCodec {
     func encode(_ value: [Element], in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         var list: [RecordValue] = []
         list.reserveCapacity(value.count)
-        for (index, item) in value.enumerated() {
+        // A counter, not `enumerated()`: this generic code is not specialized, and each
+        // `EnumeratedSequence<[Element]>` would cost a metadata lookup.
+        var index = 0
+        for item in value {
             do throws(MappingError) {
                 list.append(try element.encode(item, in: &context))
             } catch {
                 throw error.nested(under: "[\(index)]")
             }
+            index += 1
         }
         return .list(List(list))
     }

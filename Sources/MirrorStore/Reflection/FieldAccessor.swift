@@ -1,5 +1,6 @@
 /// Reads one stored property into a record value and writes it back, at a fixed offset.
-protocol FieldAccessor {
+/// Class-bound, so walking a plan's fields copies a reference, not an existential box.
+protocol FieldAccessor: AnyObject {
     var name: String { get }
     var kind: PropertyKind { get }
     var linkedPlans: [TypePlan] { get }
@@ -8,28 +9,62 @@ protocol FieldAccessor {
 }
 
 /// The common case, a property holding a single value: no codec call in between.
-struct PrimitiveFieldAccessor<Value: RecordPrimitive>: FieldAccessor {
+final class PrimitiveFieldAccessor<Value: FieldPrimitive>: FieldAccessor {
     let name: String
     let offset: Int
+
+    init(name: String, offset: Int) {
+        self.name = name
+        self.offset = offset
+    }
 
     var kind: PropertyKind { Value.propertyKind }
     var linkedPlans: [TypePlan] { [] }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
-        FieldMemory.load(Value.self, from: base, at: offset).recordValue
+        Value.recordValue(at: base + offset)
     }
 
     func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError) {
-        guard let value = Value(recordValue: record) else { throw PrimitiveCodec<Value>().mismatch(record) }
-        FieldMemory.store(value, to: base, at: offset)
+        guard Value.assign(record, to: base + offset) else { throw PrimitiveCodec<Value>().mismatch(record) }
+    }
+}
+
+/// A property of type `Wrapped?` with a single-value `Wrapped`.
+final class OptionalPrimitiveFieldAccessor<Wrapped: FieldPrimitive>: FieldAccessor {
+    let name: String
+    let offset: Int
+
+    init(name: String, offset: Int) {
+        self.name = name
+        self.offset = offset
+    }
+
+    var kind: PropertyKind { .optional(Wrapped.propertyKind) }
+    var linkedPlans: [TypePlan] { [] }
+
+    func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
+        Wrapped.recordValue(atOptional: base + offset)
+    }
+
+    func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError) {
+        guard Wrapped.assign(record, toOptional: base + offset) else {
+            throw PrimitiveCodec<Wrapped?>().mismatch(record)
+        }
     }
 }
 
 /// Any other property: enums, containers and links, through their codec.
-struct CodecFieldAccessor<Value>: FieldAccessor {
+final class CodecFieldAccessor<Value>: FieldAccessor {
     let name: String
     let offset: Int
     let codec: any ValueCodec<Value>
+
+    init(name: String, offset: Int, codec: any ValueCodec<Value>) {
+        self.name = name
+        self.offset = offset
+        self.codec = codec
+    }
 
     var kind: PropertyKind { codec.kind }
     var linkedPlans: [TypePlan] { codec.linkedPlans }
@@ -46,13 +81,29 @@ struct CodecFieldAccessor<Value>: FieldAccessor {
 extension CodecFactory {
     /// The accessor for a field of type `Value` at `offset`.
     mutating func accessor<Value>(for type: Value.Type, name: String, offset: Int) throws(Failure) -> any FieldAccessor {
-        if let primitive = type as? any RecordPrimitive.Type, primitive.isStorable {
+        if let primitive = type as? any FieldPrimitive.Type {
             return primitiveAccessor(primitive, name: name, offset: offset)
+        }
+        if let optional = type as? any OptionalMarker.Type, let wrapped = optional.wrappedFieldPrimitive {
+            return optionalPrimitiveAccessor(wrapped, name: name, offset: offset)
         }
         return CodecFieldAccessor(name: name, offset: offset, codec: try codec(for: type))
     }
 
-    fileprivate func primitiveAccessor<Value: RecordPrimitive>(_ type: Value.Type, name: String, offset: Int) -> any FieldAccessor {
+    fileprivate func primitiveAccessor<Value: FieldPrimitive>(_ type: Value.Type, name: String, offset: Int) -> any FieldAccessor {
         PrimitiveFieldAccessor<Value>(name: name, offset: offset)
     }
+
+    fileprivate func optionalPrimitiveAccessor<Wrapped: FieldPrimitive>(_ type: Wrapped.Type, name: String, offset: Int) -> any FieldAccessor {
+        OptionalPrimitiveFieldAccessor<Wrapped>(name: name, offset: offset)
+    }
+}
+
+/// Tells, once per plan, whether an optional wraps a single-value type.
+protocol OptionalMarker {
+    static var wrappedFieldPrimitive: (any FieldPrimitive.Type)? { get }
+}
+
+extension Optional: OptionalMarker {
+    static var wrappedFieldPrimitive: (any FieldPrimitive.Type)? { Wrapped.self as? any FieldPrimitive.Type }
 }

@@ -133,8 +133,62 @@ enum FieldMemory {
         }
     }
 
+    /// A class instance as `AnyObject`, without the dynamic cast `as AnyObject` would run.
+    static func object<Model>(_ instance: Model) -> AnyObject {
+        unsafeBitCast(instance, to: AnyObject.self)
+    }
+
+    /// The address of an object, its identity for the duration of a conversion.
+    static func address(of object: AnyObject) -> UnsafeRawPointer {
+        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    }
+
     /// The identity of a class instance, used to find shared references and cycles.
     static func instanceAddress<Model>(of model: Model) -> UnsafeRawPointer {
         withUnsafePointer(to: model) { UnsafeRawPointer($0).load(as: UnsafeRawPointer.self) }
+    }
+}
+
+/// Single-value property types, read and written in place, plain or optional. Each conforming
+/// type gets its own specialized copy of these defaults, so a generic accessor calling them
+/// through the witness table runs concrete code instead of looking up generic type metadata (such
+/// as `Optional<Value>`'s) for every field.
+///
+/// All four are requirements, not just extension methods: only requirements are reached through
+/// the witness table, and so only they run the per-type copies.
+protocol FieldPrimitive: RecordPrimitive {
+    static func recordValue(at field: UnsafeRawPointer) -> RecordValue
+    /// Stores the converted value and returns `true`, or returns `false` when it does not fit.
+    static func assign(_ record: RecordValue, to field: UnsafeMutableRawPointer) -> Bool
+    /// Reads a field of type `Self?`.
+    static func recordValue(atOptional field: UnsafeRawPointer) -> RecordValue
+    static func assign(_ record: RecordValue, toOptional field: UnsafeMutableRawPointer) -> Bool
+}
+
+extension FieldPrimitive {
+    static func recordValue(at field: UnsafeRawPointer) -> RecordValue {
+        field.assumingMemoryBound(to: Self.self).pointee.recordValue
+    }
+
+    static func assign(_ record: RecordValue, to field: UnsafeMutableRawPointer) -> Bool {
+        guard let value = Self(recordValue: record) else { return false }
+        field.assumingMemoryBound(to: Self.self).pointee = value
+        return true
+    }
+}
+
+extension FieldPrimitive {
+    static func recordValue(atOptional field: UnsafeRawPointer) -> RecordValue {
+        field.assumingMemoryBound(to: Self?.self).pointee?.recordValue ?? .null
+    }
+
+    static func assign(_ record: RecordValue, toOptional field: UnsafeMutableRawPointer) -> Bool {
+        if case .null = record {
+            field.assumingMemoryBound(to: Self?.self).pointee = nil
+            return true
+        }
+        guard let value = Self(recordValue: record) else { return false }
+        field.assumingMemoryBound(to: Self?.self).pointee = value
+        return true
     }
 }

@@ -11,23 +11,31 @@ enum ModelMapping {
         for model: Model, plan: TypePlan, context: inout EncodingContext, tracksIdentity: Bool = true
     ) throws(MappingError) -> ManagedObject {
         try FieldMemory.withFields(of: model, isClass: plan.isClass) { base throws(MappingError) in
-            let record = ManagedObject(objectSchema: plan.schema, values: [])
-            if plan.isClass && tracksIdentity {
-                if let existing = context.records[base] { return existing }
-                context.records[base] = record
-            }
-            var values: [RecordValue] = []
-            values.reserveCapacity(plan.fields.count)
-            for field in plan.fields {
-                do throws(MappingError) {
-                    values.append(try field.read(from: base, in: &context))
-                } catch {
-                    throw error.nested(under: field.name).reported(from: plan.typeName)
-                }
-            }
-            record.values = values
-            return record
+            try record(at: base, plan: plan, context: &context, tracksIdentity: tracksIdentity)
         }
+    }
+
+    /// The conversion itself, kept out of generic code: unspecialized generic code would look up
+    /// type metadata on every call.
+    private static func record(
+        at base: UnsafeRawPointer, plan: TypePlan, context: inout EncodingContext, tracksIdentity: Bool
+    ) throws(MappingError) -> ManagedObject {
+        let record = ManagedObject(objectSchema: plan.schema, values: [])
+        if plan.isClass && tracksIdentity {
+            if let existing = context.records[base] { return existing }
+            context.records[base] = record
+        }
+        var values: [RecordValue] = []
+        values.reserveCapacity(plan.fields.count)
+        for field in plan.fields {
+            do throws(MappingError) {
+                values.append(try field.read(from: base, in: &context))
+            } catch {
+                throw error.nested(under: field.name).reported(from: plan.typeName)
+            }
+        }
+        record.values = values
+        return record
     }
 
     static func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws(MappingError) -> Model {
@@ -40,11 +48,9 @@ enum ModelMapping {
         _ type: Model.Type, from record: ManagedObject, plan: TypePlan,
         context: inout DecodingContext, tracksIdentity: Bool = true
     ) throws(MappingError) -> Model {
-        let recordIdentifier = ObjectIdentifier(record)
+        let recordIdentifier = FieldMemory.address(of: record)
         if plan.isClass && tracksIdentity, let existing = context.instances[recordIdentifier] {
-            if let instance = existing as? Model { return instance }
-            throw MappingError(
-                .wrongRecordType(expected: plan.typeName, found: "\(Swift.type(of: existing))"), modelType: plan.typeName)
+            return try instance(existing, as: type, plan: plan)
         }
         let schema = record.objectSchema
         guard schema.typeName == plan.typeName else {
@@ -52,24 +58,53 @@ enum ModelMapping {
         }
         var instance = Model._autoMalloc()
         if plan.isClass && tracksIdentity {
-            context.instances[recordIdentifier] = instance as AnyObject
+            context.instances[recordIdentifier] = FieldMemory.object(instance)
         }
-        // Records made from this plan line up with its fields; others are matched by name.
-        let alignedWithPlan = schema === plan.schema || schema == plan.schema
-        let values = record.values
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
-            for (index, field) in plan.fields.enumerated() {
-                let position = alignedWithPlan ? index : schema.index(ofProperty: field.name)
-                guard let position, values.indices.contains(position) else {
-                    throw MappingError(.missingProperty, modelType: plan.typeName, path: [field.name])
-                }
-                do throws(MappingError) {
-                    try field.write(values[position], to: base, in: &context)
-                } catch {
-                    throw error.nested(under: field.name).reported(from: plan.typeName)
-                }
-            }
+            try fill(base, from: record, plan: plan, context: &context)
         }
         return instance
+    }
+
+    /// An instance already made from this record, seen again through a shared link or a cycle.
+    /// Apart from the hot path: the cast needs `Optional<Model>`'s metadata, which unspecialized
+    /// code would otherwise look up on every call.
+    @inline(never)
+    private static func instance<Model>(_ existing: AnyObject, as type: Model.Type, plan: TypePlan) throws(MappingError) -> Model {
+        guard let instance = existing as? Model else {
+            throw MappingError(
+                .wrongRecordType(expected: plan.typeName, found: "\(Swift.type(of: existing))"), modelType: plan.typeName)
+        }
+        return instance
+    }
+
+    /// Writes the record's values into the instance at `base`; non-generic, like `record(at:…)`.
+    private static func fill(
+        _ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan, context: inout DecodingContext
+    ) throws(MappingError) {
+        let schema = record.objectSchema
+        let values = record.values
+        let fields = plan.fields
+        // Records made from this plan line up with its fields; others are matched by name.
+        if schema === plan.schema || schema == plan.schema, values.count == fields.count {
+            for index in fields.indices {
+                do throws(MappingError) {
+                    try fields[index].write(values[index], to: base, in: &context)
+                } catch {
+                    throw error.nested(under: fields[index].name).reported(from: plan.typeName)
+                }
+            }
+            return
+        }
+        for field in fields {
+            guard let position = schema.index(ofProperty: field.name), values.indices.contains(position) else {
+                throw MappingError(.missingProperty, modelType: plan.typeName, path: [field.name])
+            }
+            do throws(MappingError) {
+                try field.write(values[position], to: base, in: &context)
+            } catch {
+                throw error.nested(under: field.name).reported(from: plan.typeName)
+            }
+        }
     }
 }

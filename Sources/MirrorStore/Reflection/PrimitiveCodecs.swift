@@ -1,3 +1,5 @@
+import Foundation
+
 /// Marks the codecs of single-value types, the only ones an enum's raw value may use.
 protocol PrimitiveCodecMarker {}
 
@@ -45,3 +47,24 @@ struct RawValueCodec<Value: RawRepresentable>: ValueCodec {
         return value
     }
 }
+
+// The single-value types whose properties are read and written in place.
+extension Bool: FieldPrimitive {}
+extension Int: FieldPrimitive {}
+extension Int8: FieldPrimitive {}
+extension Int16: FieldPrimitive {}
+extension Int32: FieldPrimitive {}
+extension Int64: FieldPrimitive {}
+extension UInt: FieldPrimitive {}
+extension UInt8: FieldPrimitive {}
+extension UInt16: FieldPrimitive {}
+extension UInt32: FieldPrimitive {}
+extension UInt64: FieldPrimitive {}
+extension Float: FieldPrimitive {}
+extension Double: FieldPrimitive {}
+extension String: FieldPrimitive {}
+extension Data: FieldPrimitive {}
+extension Date: FieldPrimitive {}
+extension UUID: FieldPrimitive {}
+extension Decimal: FieldPrimitive {}
+extension URL: FieldPrimitive {}

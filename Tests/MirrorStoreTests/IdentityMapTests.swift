@@ -1,0 +1,22 @@
+import Testing
+@testable import MirrorStore
+
+@Suite("Identity map")
+struct IdentityMapTests {
+    @Test("finds every inserted object, across growth, and nothing else")
+    func insertAndFind() {
+        let objects = (0..<1_000).map { _ in Node() }
+        let strangers = (0..<100).map { _ in Node() }
+        var map = IdentityMap<Node>()
+        #expect(map[FieldMemory.address(of: objects[0])] == nil)
+        for (index, object) in objects.enumerated() {
+            map[FieldMemory.address(of: object)] = object
+            #expect(map[FieldMemory.address(of: objects[index / 2])] === objects[index / 2])
+        }
+        #expect(objects.allSatisfy { map[FieldMemory.address(of: $0)] === $0 })
+        #expect(strangers.allSatisfy { map[FieldMemory.address(of: $0)] == nil })
+        let replacement = Node()
+        map[FieldMemory.address(of: objects[7])] = replacement
+        #expect(map[FieldMemory.address(of: objects[7])] === replacement)
+    }
+}
