@@ -18,7 +18,9 @@
 public final class ManagedObject: Hashable, CustomStringConvertible {
     /// The schema every value of this record conforms to.
     public let objectSchema: ObjectSchema
-    var values: [RecordValue]
+    // Unchecked exclusivity: the library never holds an access to `values` across a call that
+    // could touch it again, and the dynamic check was a visible share of each conversion.
+    @exclusivity(unchecked) var values: [RecordValue]
 
     /// Creates a record whose properties all hold ``RecordValue/null``.
     public init(objectSchema: ObjectSchema) {

@@ -1,9 +1,11 @@
 @_spi(Reflection) import Swift
 import SwiftShims
+import Synchronization
 
-// The only file in MirrorStore that touches raw memory. Everything else reaches a model's stored
-// properties through `StoredField` (found once per type) and `FieldMemory` (typed loads and stores
-// at those offsets). docs/ARCHITECTURE.md explains why this mechanism and not another.
+// The only file in MirrorStore that touches raw memory or unmanaged references. Everything else
+// reaches a model's stored properties through `StoredField` (found once per type) and
+// `FieldMemory` (typed loads and stores at those offsets). docs/ARCHITECTURE.md explains why this
+// mechanism and not another.
 
 /// One stored property of a model type, as the Swift runtime lays it out.
 struct StoredField {
@@ -190,5 +192,24 @@ extension FieldPrimitive {
         guard let value = Self(recordValue: record) else { return false }
         field.assumingMemoryBound(to: Self?.self).pointee = value
         return true
+    }
+}
+
+/// The most recently used type plan, readable without a lock.
+///
+/// Holds an unretained reference: sound only because published plans are never freed (the plan
+/// cache keeps every one for the life of the process).
+struct LastPlanSlot: ~Copyable {
+    private let address = Atomic<UInt>(0)
+
+    func plan(for identifier: ObjectIdentifier) -> TypePlan? {
+        let bits = address.load(ordering: .acquiring)
+        guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        let plan = Unmanaged<TypePlan>.fromOpaque(pointer).takeUnretainedValue()
+        return plan.typeIdentifier == identifier ? plan : nil
+    }
+
+    func remember(_ plan: TypePlan) {
+        address.store(UInt(bitPattern: Unmanaged.passUnretained(plan).toOpaque()), ordering: .releasing)
     }
 }

@@ -27,11 +27,14 @@ enum ModelMapping {
         }
         var values: [RecordValue] = []
         values.reserveCapacity(plan.fields.count)
-        for field in plan.fields {
-            do throws(MappingError) {
-                values.append(try field.read(from: base, in: &context))
-            } catch {
-                throw error.nested(under: field.name).reported(from: plan.typeName)
+        // Through a buffer, so no accessor is retained and released per field.
+        try plan.fields.withUnsafeBufferPointer { fields throws(MappingError) in
+            for field in fields {
+                do throws(MappingError) {
+                    values.append(try field.read(from: base, in: &context))
+                } catch {
+                    throw error.nested(under: field.name).reported(from: plan.typeName)
+                }
             }
         }
         record.values = values
@@ -87,11 +90,16 @@ enum ModelMapping {
         let fields = plan.fields
         // Records made from this plan line up with its fields; others are matched by name.
         if schema === plan.schema || schema == plan.schema, values.count == fields.count {
-            for index in fields.indices {
-                do throws(MappingError) {
-                    try fields[index].write(values[index], to: base, in: &context)
-                } catch {
-                    throw error.nested(under: fields[index].name).reported(from: plan.typeName)
+            // Through buffers, so no accessor or value is retained and released per field.
+            try fields.withUnsafeBufferPointer { fields throws(MappingError) in
+                try values.withUnsafeBufferPointer { values throws(MappingError) in
+                    for index in fields.indices {
+                        do throws(MappingError) {
+                            try fields[index].write(values[index], to: base, in: &context)
+                        } catch {
+                            throw error.nested(under: fields[index].name).reported(from: plan.typeName)
+                        }
+                    }
                 }
             }
             return

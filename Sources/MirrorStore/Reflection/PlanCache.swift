@@ -1,27 +1,36 @@
 import Foundation
-import Synchronization
 
-/// The process-wide cache of type plans, keyed by model type.
+/// The process-wide cache of type plans, keyed by model type. Plans are kept for the life of the
+/// process.
 ///
-/// Lookups take a short lock. Building takes a second, recursive lock, so each type is built once
-/// even when many threads meet it at the same moment, and a model whose `primaryKey` (user code)
-/// itself converts a model does not deadlock.
+/// A lookup first checks the most recently used plan without a lock (conversions usually repeat
+/// one type), then the table under a short lock. Building takes a second, recursive lock, so each
+/// type is built once even when many threads meet it at the same moment, and a model whose
+/// `primaryKey` (user code) itself converts a model does not deadlock. The locks are `NSLock`s:
+/// ThreadSanitizer on Linux reports false races inside `Synchronization.Mutex`.
 final class PlanCache: Sendable {
     static let shared = PlanCache()
 
-    private let plans = Mutex<[ObjectIdentifier: TypePlan]>([:])
+    private let tableLock = NSLock()
+    private nonisolated(unsafe) var plans: [ObjectIdentifier: TypePlan] = [:]
     private let building = NSRecursiveLock()
+    private let lastUsed = LastPlanSlot()
 
     func plan(for type: any Persistable.Type) throws(MappingError) -> TypePlan {
         let identifier = ObjectIdentifier(type)
-        if let plan = plans.withLock({ $0[identifier] }) { return plan }
+        if let plan = lastUsed.plan(for: identifier) { return plan }
+        if let plan = published(identifier) {
+            lastUsed.remember(plan)
+            return plan
+        }
         building.lock()
         defer { building.unlock() }
-        var factory = CodecFactory(plans: plans.withLock { $0 })
+        if let plan = published(identifier) { return plan }
+        var factory = CodecFactory(plans: tableLock.withLock { plans })
         do {
             let plan = try factory.plan(for: type)
-            plans.withLock { published in
-                for plan in factory.newPlans { published[plan.typeIdentifier] = plan }
+            tableLock.withLock {
+                for plan in factory.newPlans { plans[plan.typeIdentifier] = plan }
             }
             return plan
         } catch {
@@ -30,5 +39,9 @@ final class PlanCache: Sendable {
             for plan in factory.newPlans { plan.discard() }
             throw error
         }
+    }
+
+    private func published(_ identifier: ObjectIdentifier) -> TypePlan? {
+        tableLock.withLock { plans[identifier] }
     }
 }

@@ -9,8 +9,10 @@ final class TypePlan: @unchecked Sendable {
     let modelType: any Persistable.Type
     let typeIdentifier: ObjectIdentifier
     let isClass: Bool
-    private(set) var fields: [any FieldAccessor] = []
-    private(set) var schema: ObjectSchema
+    // Unchecked exclusivity: set only while building, read-only afterwards, so no two accesses can
+    // overlap, and the dynamic check cost as much as a field conversion.
+    @exclusivity(unchecked) private(set) var fields: [any FieldAccessor] = []
+    @exclusivity(unchecked) private(set) var schema: ObjectSchema
     /// Whether the type links to other models, so one graph may reach an instance twice.
     private(set) var hasLinks = false
 
