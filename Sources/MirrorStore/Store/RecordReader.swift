@@ -27,6 +27,12 @@ final class RecordReader {
             guard let stored = try snapshot.value(type: typeName, key: key) else { return nil }
             bytes = stored
         }
+        return try record(type: typeName, key: key, bytes: bytes)
+    }
+
+    /// The record stored as `bytes` under `key`, when the caller already read them.
+    func record(type typeName: String, key: StorageKey, bytes: [UInt8]) throws -> ManagedObject {
+        if let record = records[typeName]?[key] { return record }
         guard let schema = schemas.schema(named: typeName) else {
             throw StoreError(.unknownModel(typeName: typeName))
         }
@@ -57,7 +63,18 @@ final class RecordReader {
 
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, key: StorageKey) throws -> Model? {
         guard let record = try record(type: plan.typeName, key: key) else { return nil }
-        return try ModelMapping.model(type, from: record, plan: plan, context: &context)
+        return try model(type, plan: plan, record: record)
+    }
+
+    func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, record: ManagedObject) throws -> Model {
+        try ModelMapping.model(type, from: record, plan: plan, context: &context)
+    }
+
+    /// Every stored record of a type in key order, read in bulk (a snapshot reader only).
+    func allRecords(type typeName: String) throws -> [ManagedObject] {
+        var entries = try snapshot.entries(type: typeName)
+        entries.sort { StorageKey.precedes($0.key, $1.key) }
+        return try entries.map { try record(type: typeName, key: $0.key, bytes: $0.value) }
     }
 
     /// Links between stored records may form cycles; the models hold the data by now.

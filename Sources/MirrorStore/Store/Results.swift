@@ -1,3 +1,4 @@
+import Foundation
 import MirrorStoreEngine
 
 /// The objects of one model type in a consistent snapshot of the store, in primary-key order
@@ -16,25 +17,26 @@ public struct Results<Model: Persistable>: Sendable {
     private let snapshot: EngineSnapshot
     private let registry: ModelRegistry
     private let plan: TypePlan
-    private let keys: [StorageKey]
+    private let order: KeyOrder
 
     init(snapshot: EngineSnapshot, registry: ModelRegistry, plan: TypePlan) {
         self.snapshot = snapshot
         self.registry = registry
         self.plan = plan
-        keys = RecordReader(snapshot: snapshot, schemas: registry).keys(type: plan.typeName)
+        order = KeyOrder(snapshot: snapshot, typeName: plan.typeName)
     }
 
     /// The number of objects, counted without reading any.
-    public var count: Int { keys.count }
+    public var count: Int { snapshot.count(type: plan.typeName) }
 
     /// Whether there are no objects.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { count == 0 }
 
-    /// The object at `index`, decoded now.
+    /// The object at `index` in key order, decoded now.
     ///
     /// - Throws: ``StoreError`` or ``MappingError`` when the stored record cannot become a model.
     public func object(at index: Int) throws -> Model {
+        let keys = order.keys
         let reader = RecordReader(snapshot: snapshot, schemas: registry)
         guard keys.indices.contains(index), let model = try reader.model(Model.self, plan: plan, key: keys[index]) else {
             throw StoreError(.corruptedRecord(typeName: plan.typeName, key: "#\(index)", reason: "no object at this position"))
@@ -42,16 +44,33 @@ public struct Results<Model: Persistable>: Sendable {
         return model
     }
 
-    /// Every object, decoded in key order. Links shared between objects come back shared.
+    /// Every object, decoded in key order from one sequential read of the file. Links shared
+    /// between objects come back shared.
     public func all() throws -> [Model] {
         let reader = RecordReader(snapshot: snapshot, schemas: registry)
-        var models: [Model] = []
-        models.reserveCapacity(keys.count)
-        for key in keys {
-            if let model = try reader.model(Model.self, plan: plan, key: key) {
-                models.append(model)
-            }
+        return try reader.allRecords(type: plan.typeName).map { try reader.model(Model.self, plan: plan, record: $0) }
+    }
+}
+
+/// The keys of one type in a snapshot, sorted on first use and then kept: counting and reading
+/// everything need no order, reading by position does.
+private final class KeyOrder: Sendable {
+    private let snapshot: EngineSnapshot
+    private let typeName: String
+    private let lock = NSLock()
+    private nonisolated(unsafe) var sorted: [StorageKey]?
+
+    init(snapshot: EngineSnapshot, typeName: String) {
+        self.snapshot = snapshot
+        self.typeName = typeName
+    }
+
+    var keys: [StorageKey] {
+        lock.withLock {
+            if let sorted { return sorted }
+            let keys = snapshot.keys(type: typeName).sorted(by: StorageKey.precedes)
+            sorted = keys
+            return keys
         }
-        return models
     }
 }
