@@ -8,9 +8,9 @@ final class PendingWrites {
     }
 
     /// Per type, per key: the new bytes, or `nil` for a deletion.
-    private(set) var changes: [String: [StorageKey: [UInt8]?]] = [:]
+    private var changes: [String: [StorageKey: [UInt8]?]] = [:]
     /// Types whose stored objects were all deleted; later writes to them are in `changes`.
-    private(set) var clearedTypes = Set<String>()
+    private var clearedTypes = Set<String>()
     private(set) var batch = WriteBatch()
 
     func state(type: String, key: StorageKey) -> State? {

@@ -49,18 +49,6 @@ final class RecordReader {
         return record
     }
 
-    /// The keys of a type's objects, pending writes applied, in key order.
-    func keys(type typeName: String) -> [StorageKey] {
-        var keys = pending?.clearedTypes.contains(typeName) == true ? [] : snapshot.keys(type: typeName)
-        if let pending, let changes = pending.changes[typeName] {
-            let changed = Set(changes.keys)
-            keys.removeAll { changed.contains($0) }
-            keys.append(contentsOf: changes.compactMap { $0.value == nil ? nil : $0.key })
-        }
-        keys.sort(by: StorageKey.precedes)
-        return keys
-    }
-
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, key: StorageKey) throws -> Model? {
         guard let record = try record(type: plan.typeName, key: key) else { return nil }
         return try model(type, plan: plan, record: record)

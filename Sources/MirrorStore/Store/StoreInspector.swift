@@ -56,10 +56,8 @@ public final class StoreInspector: Sendable {
     public func forEachRecord(of typeName: String, _ body: (ManagedObject) throws -> Void) throws {
         guard schemas.schema(named: typeName) != nil else { throw StoreError(.unknownModel(typeName: typeName)) }
         let reader = RecordReader(snapshot: engine.snapshot(), schemas: schemas)
-        for key in reader.keys(type: typeName) {
-            if let record = try reader.record(type: typeName, key: key) {
-                try body(record)
-            }
+        for record in try reader.allRecords(type: typeName) {
+            try body(record)
         }
     }
 
