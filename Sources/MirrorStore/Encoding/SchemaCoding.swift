@@ -31,7 +31,11 @@ enum SchemaCoding {
         for _ in 0..<(try reader.count()) {
             let name = try reader.lengthPrefixedString()
             let kind = try readKind(from: &reader, depth: 0)
+            let flagsOffset = reader.position
             let flags = try reader.byte()
+            guard flags & ~3 == 0 else {
+                throw DecodeFailure(offset: flagsOffset, reason: "unknown property flags \(flags)")
+            }
             properties.append(ObjectSchema.Property(name: name, kind: kind, isPrimaryKey: flags & 1 != 0, isIndexed: flags & 2 != 0))
         }
         var ignored: [String] = []
