@@ -2,12 +2,15 @@
 import PackageDescription
 
 // Benchmarks live in their own package so the library keeps no benchmark dependencies, and are
-// always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`.
+// always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`
+// and `swift run -c release --package-path Benchmarks store-benchmarks`.
 let package = Package(
     name: "MirrorStoreBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [
         .package(name: "MirrorStore", path: ".."),
+        // The store benchmarks' baseline: SQLite through GRDB 7's Codable records.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The optimisation barrier, in its own module so the optimiser cannot see through it.
@@ -21,6 +24,19 @@ let package = Package(
                 .product(name: "MirrorStore", package: "MirrorStore"),
             ],
             path: "Sources/MappingBenchmarks"),
+        // glibc's malloc statistics (mallinfo2), which Swift's Glibc module does not export.
+        .target(name: "CMallocStatistics"),
+        // The store: MirrorStore and GRDB 7 (SQLite) on the same data in one run, each cell in a
+        // child process of its own so its peak memory is its own.
+        .executableTarget(
+            name: "store-benchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "CMallocStatistics",
+                .product(name: "MirrorStore", package: "MirrorStore"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/StoreBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

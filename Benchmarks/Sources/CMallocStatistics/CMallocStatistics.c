@@ -1,0 +1,18 @@
+#include "CMallocStatistics.h"
+
+#if defined(__linux__)
+#include <features.h>  // defines __GLIBC__ and __GLIBC_MINOR__
+#endif
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+
+size_t malloc_statistics_allocated_bytes(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+#else
+size_t malloc_statistics_allocated_bytes(void) {
+    return 0;
+}
+#endif

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import MirrorStore
+
+/// The one model both systems store: a plain final class with seven fields, a realistic row.
+///
+/// MirrorStore needs `Persistable` and nothing else; GRDB needs `Codable` plus its record
+/// protocols, and a table (``GRDBSystem/createTable(_:)``). Both read and write this very class.
+final class Customer: Persistable, Codable, FetchableRecord, PersistableRecord {
+    var id = 0
+    var name = ""
+    var email = ""
+    var age = 0
+    var score = 0.0
+    var active = false
+    var createdAt = Date(timeIntervalSince1970: 0)
+
+    init() {}
+
+    /// MirrorStore's primary key.
+    static var primaryKey: String? { "id" }
+    /// GRDB's table.
+    static let databaseTableName = "customer"
+
+    /// The fields that differ from `other`, as `name: a ≠ b`; empty when all seven are equal.
+    func differences(from other: Customer) -> [String] {
+        var result: [String] = []
+        func compare<Value: Equatable>(_ field: String, _ a: Value, _ b: Value) {
+            if a != b { result.append("\(field): \(a) ≠ \(b)") }
+        }
+        compare("id", id, other.id)
+        compare("name", name, other.name)
+        compare("email", email, other.email)
+        compare("age", age, other.age)
+        compare("score", score, other.score)
+        compare("active", active, other.active)
+        compare("createdAt", createdAt, other.createdAt)
+        return result
+    }
+}
+
+/// SplitMix64: a small, fast, well-mixed generator, so every run builds the same data.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The data set. Customer `id` is a pure function of `(id, seed)`, so a child process can build
+/// the objects it writes, or the ones it expects to read, without holding the whole set.
+enum Fixtures {
+    static let firstNames = [
+        "Ada", "Alan", "Barbara", "Bjarne", "Brian", "Charles", "Claude", "Dennis", "Donald", "Edsger",
+        "Frances", "Grace", "Guido", "Hedy", "John", "Joan", "Ken", "Leslie", "Linus", "Margaret",
+        "Niklaus", "Radia", "Richard", "Robin", "Shafi", "Sophie", "Tim", "Tony", "Vint", "Whitfield",
+        "Yukihiro", "Christopher",
+    ]
+    static let lastNames = [
+        "Lovelace", "Turing", "Liskov", "Stroustrup", "Kernighan", "Babbage", "Shannon", "Ritchie",
+        "Knuth", "Dijkstra", "Allen", "Hopper", "van Rossum", "Lamarr", "McCarthy", "Clarke", "Thompson",
+        "Lamport", "Torvalds", "Hamilton", "Wirth", "Perlman", "Stallman", "Milner", "Goldwasser",
+        "Wilson", "Berners-Lee", "Hoare", "Cerf", "Diffie", "Matsumoto", "Strachey",
+    ]
+    /// 2017-07-14 02:40:00 UTC. Creation dates fall in the eight years after it, in steps of
+    /// 1/8 s: exact in binary, and within the millisecond precision of GRDB's default date text.
+    static let firstDate = 1_500_000_000.0
+
+    static func customer(id: Int, seed: UInt64) -> Customer {
+        var random = SplitMix64(seed: seed ^ (UInt64(truncatingIfNeeded: id) &* 0xD6E8_FEB8_6659_FD93))
+        let first = firstNames[Int(random.next() % UInt64(firstNames.count))]
+        let last = lastNames[Int(random.next() % UInt64(lastNames.count))]
+        let customer = Customer()
+        customer.id = id
+        customer.name = "\(first) \(last)"
+        customer.email = "\(first.lowercased()).\(last.lowercased().replacingOccurrences(of: " ", with: ""))\(id)@example.com"
+        customer.age = 18 + Int(random.next() % 73)
+        customer.score = Double(random.next() % 1_000_000) / 100  // 0.00 … 9,999.99
+        customer.active = random.next() % 4 != 0
+        customer.createdAt = Date(timeIntervalSince1970: firstDate + Double(random.next() % (8 * 86_400 * 365 * 8)) / 8)
+        return customer
+    }
+
+    /// Customers `ids`, built now.
+    static func customers(_ ids: some Sequence<Int>, seed: UInt64) -> [Customer] {
+        ids.map { customer(id: $0, seed: seed) }
+    }
+
+    /// `count` distinct ids out of `1...objects`, in a seeded order: the ones verified.
+    static func sample(_ count: Int, of objects: Int, seed: UInt64) -> [Int] {
+        var random = SplitMix64(seed: seed &+ 17)
+        var ids: Set<Int> = [1, objects]
+        while ids.count < min(count, objects) {
+            ids.insert(1 + Int(random.next() % UInt64(objects)))
+        }
+        return ids.sorted()
+    }
+
+    /// `1...objects` in a seeded random order: the order of the primary-key lookups.
+    static func lookupOrder(objects: Int, seed: UInt64) -> [Int] {
+        var random = SplitMix64(seed: seed &+ 29)
+        return Array(1...objects).shuffled(using: &random)
+    }
+}

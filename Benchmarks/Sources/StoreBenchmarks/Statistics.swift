@@ -1,0 +1,84 @@
+import Foundation
+
+// Order statistics and table formatting (the same conventions as the mapping benchmarks).
+
+/// Order statistics of one cell's samples.
+struct Summary {
+    let median: Double
+    let lowerQuartile: Double
+    let upperQuartile: Double
+    let minimum: Double
+    let maximum: Double
+
+    init(_ samples: [Double]) {
+        let sorted = samples.sorted()
+        func quantile(_ q: Double) -> Double {
+            guard !sorted.isEmpty else { return .nan }
+            let position = q * Double(sorted.count - 1)
+            let low = Int(position.rounded(.down))
+            let high = min(low + 1, sorted.count - 1)
+            return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+        }
+        median = quantile(0.5)
+        lowerQuartile = quantile(0.25)
+        upperQuartile = quantile(0.75)
+        minimum = sorted.first ?? .nan
+        maximum = sorted.last ?? .nan
+    }
+
+    /// Half the interquartile range, relative to the median.
+    var relativeSpread: Double { (upperQuartile - lowerQuartile) / 2 / median }
+}
+
+func median(_ values: [Double]) -> Double { Summary(values).median }
+
+/// A duration in the unit that suits it.
+func formatSeconds(_ seconds: Double) -> String {
+    switch seconds {
+    case ..<1e-6: String(format: "%.0f ns", seconds * 1e9)
+    case ..<1e-4: String(format: "%.2f µs", seconds * 1e6)
+    case ..<1e-3: String(format: "%.0f µs", seconds * 1e6)
+    case ..<1e-1: String(format: "%.2f ms", seconds * 1e3)
+    case ..<1: String(format: "%.0f ms", seconds * 1e3)
+    default: String(format: "%.2f s", seconds)
+    }
+}
+
+func formatRatio(_ value: Double) -> String {
+    String(format: value >= 10 ? "%.1f×" : "%.2f×", value)
+}
+
+func formatBytes(_ bytes: Double) -> String {
+    switch abs(bytes) {
+    case ..<10_000: String(format: "%.0f B", bytes)
+    case ..<10_485_760.0: String(format: "%.1f KiB", bytes / 1024)
+    default: String(format: "%.1f MiB", bytes / 1_048_576)
+    }
+}
+
+func formatCount(_ value: Int) -> String {
+    let digits = String(value)
+    var result = ""
+    for (index, character) in digits.enumerated() {
+        if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+        result.append(character)
+    }
+    return result
+}
+
+func pad(_ text: String, _ width: Int) -> String {
+    let count = text.count
+    return count >= width ? text : text + String(repeating: " ", count: width - count)
+}
+
+/// A Markdown table with padded columns, readable in a terminal and pasteable into the docs.
+func markdownTable(_ header: [String], _ rows: [[String]]) -> String {
+    let widths = header.indices.map { column in
+        ([header] + rows).map { $0[column].count }.max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+        "| " + zip(cells, widths).map { pad($0, $1) }.joined(separator: " | ") + " |"
+    }
+    let rule = "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|"
+    return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
+}
