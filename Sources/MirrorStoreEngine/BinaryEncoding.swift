@@ -155,7 +155,14 @@ package struct ByteReader {
     package mutating func lengthPrefixedString() throws(DecodeFailure) -> String {
         let start = position
         let range = try lengthPrefixedRange()
-        guard let text = String(validating: bytes[range], as: UTF8.self) else {
+        let decoded = bytes.withUnsafeBufferPointer { buffer -> String? in
+            let utf8 = UnsafeBufferPointer(rebasing: buffer[range])
+            // ASCII is valid UTF-8 and by far the common case; `decoding` is much faster than the
+            // generic validating initializer, which keeps the other cases.
+            if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+            return String(validating: utf8, as: UTF8.self)
+        }
+        guard let text = decoded else {
             throw DecodeFailure(offset: start, reason: "a string is not valid UTF-8")
         }
         return text

@@ -4,6 +4,7 @@ import MirrorStoreEngine
 struct ModelRegistry: Sendable {
     private let plans: [String: TypePlan]
     private let names: [ObjectIdentifier: String]
+    private let linkTargets: Set<String>
 
     init(models: [any Persistable.Type]) throws {
         var plans: [String: TypePlan] = [:]
@@ -19,6 +20,7 @@ struct ModelRegistry: Sendable {
         }
         self.plans = plans
         self.names = names
+        linkTargets = plans.values.map(\.schema).linkTargets
     }
 
     var typeNames: [String] { plans.keys.sorted() }
@@ -26,6 +28,8 @@ struct ModelRegistry: Sendable {
     func plan(named typeName: String) -> TypePlan? { plans[typeName] }
 
     func schema(named typeName: String) -> ObjectSchema? { plans[typeName]?.schema }
+
+    func isLinkTarget(_ typeName: String) -> Bool { linkTargets.contains(typeName) }
 
     /// The plan of a model type, which must be registered.
     func plan<Model: Persistable>(for type: Model.Type) throws(StoreError) -> TypePlan {

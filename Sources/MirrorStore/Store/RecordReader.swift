@@ -10,6 +10,9 @@ final class RecordReader {
     private var records: [String: [StorageKey: ManagedObject]] = [:]
     /// One context for the reader's lifetime: a record reached from two objects becomes one model.
     private var context = DecodingContext()
+    private lazy var decoder = RecordDecoder(
+        schema: { [schemas] in schemas.schema(named: $0) },
+        resolve: { [unowned self] in try self.record(type: $0, key: $1) })
 
     init(snapshot: EngineSnapshot, schemas: any SchemaSource, pending: PendingWrites? = nil) {
         self.snapshot = snapshot
@@ -33,18 +36,33 @@ final class RecordReader {
     /// The record stored as `bytes` under `key`, when the caller already read them.
     func record(type typeName: String, key: StorageKey, bytes: [UInt8]) throws -> ManagedObject {
         if let record = records[typeName]?[key] { return record }
+        return try decode(bytes, key: key, as: try readingFacts(of: typeName))
+    }
+
+    /// What reading a type's records needs, looked up once per type rather than per record.
+    private struct ReadingFacts {
+        let typeName: String
+        let schema: ObjectSchema
+        /// Records other records can link to must be found again (and released after).
+        let isLinkTarget: Bool
+    }
+
+    private func readingFacts(of typeName: String) throws -> ReadingFacts {
         guard let schema = schemas.schema(named: typeName) else {
             throw StoreError(.unknownModel(typeName: typeName))
         }
-        let record = ManagedObject(objectSchema: schema, values: [])
-        records[typeName, default: [:]][key] = record
-        let decoder = RecordDecoder(
-            schema: { [schemas] in schemas.schema(named: $0) },
-            resolve: { [unowned self] in try self.record(type: $0, key: $1) })
+        return ReadingFacts(typeName: typeName, schema: schema, isLinkTarget: schemas.isLinkTarget(typeName))
+    }
+
+    private func decode(_ bytes: [UInt8], key: StorageKey, as facts: ReadingFacts) throws -> ManagedObject {
+        let record = ManagedObject(objectSchema: facts.schema, values: [])
+        if facts.isLinkTarget {
+            records[facts.typeName, default: [:]][key] = record
+        }
         do {
             try decoder.decode(bytes, into: record)
         } catch let failure as RecordCodingFailure {
-            throw StoreError(failure, typeName: typeName, key: key.description)
+            throw StoreError(failure, typeName: facts.typeName, key: key.description)
         }
         return record
     }
@@ -55,14 +73,20 @@ final class RecordReader {
     }
 
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, record: ManagedObject) throws -> Model {
-        try ModelMapping.model(type, from: record, plan: plan, context: &context)
+        // A model is met twice only through links: from itself, or to its type.
+        let tracksIdentity = plan.hasLinks || schemas.isLinkTarget(plan.typeName)
+        return try ModelMapping.model(type, from: record, plan: plan, context: &context, tracksIdentity: tracksIdentity)
     }
 
     /// Every stored record of a type in key order, read in bulk (a snapshot reader only).
     func allRecords(type typeName: String) throws -> [ManagedObject] {
+        let facts = try readingFacts(of: typeName)
         var entries = try snapshot.entries(type: typeName)
         entries.sort { StorageKey.precedes($0.key, $1.key) }
-        return try entries.map { try record(type: typeName, key: $0.key, bytes: $0.value) }
+        return try entries.map { entry in
+            let known = facts.isLinkTarget ? records[typeName]?[entry.key] : nil
+            return try known ?? decode(entry.value, key: entry.key, as: facts)
+        }
     }
 
     /// Links between stored records may form cycles; the models hold the data by now.
@@ -76,9 +100,34 @@ final class RecordReader {
 /// Where a reader finds the schema of each type: the registered models, or the file itself.
 protocol SchemaSource: Sendable {
     func schema(named typeName: String) -> ObjectSchema?
+    /// Whether some schema has a link to `typeName`.
+    func isLinkTarget(_ typeName: String) -> Bool
 }
 
 extension ModelRegistry: SchemaSource {}
+
+extension Sequence<ObjectSchema> {
+    /// The names of the types these schemas link to.
+    var linkTargets: Set<String> {
+        var targets = Set<String>()
+        for schema in self {
+            for property in schema.properties {
+                property.kind.collectLinkTargets(into: &targets)
+            }
+        }
+        return targets
+    }
+}
+
+extension PropertyKind {
+    func collectLinkTargets(into targets: inout Set<String>) {
+        switch self {
+        case .object(let typeName): targets.insert(typeName)
+        case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner): inner.collectLinkTargets(into: &targets)
+        default: break
+        }
+    }
+}
 
 extension StorageKey {
     /// Integers in numeric order, then strings, then byte strings, each in lexicographic order.

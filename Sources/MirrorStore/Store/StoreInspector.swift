@@ -68,6 +68,7 @@ public final class StoreInspector: Sendable {
 /// The schemas a file stores, decoded once.
 struct StoredSchemas: SchemaSource {
     private let schemas: [String: ObjectSchema]
+    private let linkTargets: Set<String>
 
     init(snapshot: EngineSnapshot) throws {
         var schemas: [String: ObjectSchema] = [:]
@@ -80,7 +81,10 @@ struct StoredSchemas: SchemaSource {
             }
         }
         self.schemas = schemas
+        linkTargets = schemas.values.linkTargets
     }
 
     func schema(named typeName: String) -> ObjectSchema? { schemas[typeName] }
+
+    func isLinkTarget(_ typeName: String) -> Bool { linkTargets.contains(typeName) }
 }

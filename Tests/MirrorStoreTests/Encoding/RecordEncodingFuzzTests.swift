@@ -9,7 +9,7 @@ import Testing
 struct RecordEncodingFuzzTests {
     static let seed = SeededRandom.seed(default: 0x5EED_0005)
 
-    private struct Schemas: SchemaSource {
+    private struct Schemas {
         let all: [String: ObjectSchema]
         func schema(named typeName: String) -> ObjectSchema? { all[typeName] }
     }
