@@ -116,7 +116,7 @@ func main() throws {
         }
         print("combined runs:")
         for (file, run) in zip(options.combine, runs) {
-            print("  \(file): \(run.date), \(run.repetitions) repetitions, load average \(run.loadBefore) → \(run.loadAfter)")
+            print("  \((file as NSString).lastPathComponent): \(run.date), \(run.repetitions) repetitions, load average \(run.loadBefore) → \(run.loadAfter)")
         }
         print("machine: \(runs[0].machine)\n")
         print(Report(runs: runs).text)
