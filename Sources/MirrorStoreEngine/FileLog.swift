@@ -11,11 +11,14 @@ final class FileLog: LogStorage {
     let path: String
     let descriptor: Int32
     let faults: FaultInjection?
+    private let mapping: LogMapping
 
     init(path: String, descriptor: Int32, faults: FaultInjection?) {
         self.path = path
         self.descriptor = descriptor
         self.faults = faults
+        // Without a size, nothing is read through a mapping: every read falls back to `pread`.
+        mapping = LogMapping(descriptor: descriptor, fileSize: (try? FileSystem.fileSize(descriptor, path: path)) ?? 0)
     }
 
     deinit {
@@ -31,6 +34,7 @@ final class FileLog: LogStorage {
         guard offset <= UInt64(Int64.max) else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "an offset lies beyond any file"))
         }
+        if let mapped = mapping.read(at: offset, count: count) { return mapped }
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
         try result.withUnsafeMutableBytes { buffer in
@@ -63,10 +67,13 @@ final class FileLog: LogStorage {
                 }
             }
         }
+        mapping.extend(to: offset + UInt64(done))
     }
 
     func truncate(to size: UInt64) throws {
         if let code = faults?.take(.truncate) { throw FileSystem.ioError("truncate", path, code) }
+        // Forget the old end first: no read may go through a mapping past the new end.
+        mapping.truncate(to: size)
         while ftruncate(descriptor, off_t(size)) != 0 {
             if errno != EINTR { throw FileSystem.ioError("truncate", path) }
         }

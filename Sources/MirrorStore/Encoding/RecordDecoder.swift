@@ -10,6 +10,19 @@ struct RecordDecoder {
     /// The record stored under a key, or `nil` when it no longer exists (the link then reads as null).
     let resolve: (String, StorageKey) throws -> ManagedObject?
 
+    init(schema: @escaping (String) -> ObjectSchema?, resolve: @escaping (String, StorageKey) throws -> ManagedObject?) {
+        self.schema = schema
+        self.resolve = resolve
+    }
+
+    /// A decoder for records whose schema has no links: it needs no way to find other records,
+    /// and reads a link as damage. Its closures capture nothing, so making one allocates nothing.
+    static var withoutLinks: RecordDecoder {
+        RecordDecoder(schema: { _ in nil }, resolve: { typeName, _ in
+            throw RecordCodingFailure(.unknownType(typeName))
+        })
+    }
+
     /// Fills `record`, created empty by the caller so that links back to it can be resolved
     /// while its own values are being read.
     func decode(_ bytes: [UInt8], into record: ManagedObject) throws {
@@ -22,11 +35,33 @@ struct RecordDecoder {
         guard reader.isAtEnd else { throw RecordCodingFailure.malformed(reader, "\(reader.remaining) bytes follow the last property") }
     }
 
-    private func readFields(of schema: ObjectSchema, from reader: inout ByteReader) throws -> [RecordValue] {
+    /// Reads a record's values in schema order and hands each to `body` with its property's
+    /// position, without building a record: for readers that fill a model directly.
+    func forEachValue(in bytes: [UInt8], schema: ObjectSchema, _ body: (Int, RecordValue) throws -> Void) throws {
+        var reader = ByteReader(bytes)
+        do {
+            try checkCount(of: schema, in: &reader)
+            // Through a buffer: copying each property would retain and release its name and kind.
+            try schema.properties.withUnsafeBufferPointer { properties in
+                for index in properties.indices {
+                    try body(index, try read(properties[index].kind, from: &reader))
+                }
+            }
+        } catch let failure as DecodeFailure {
+            throw RecordCodingFailure(failure)
+        }
+        guard reader.isAtEnd else { throw RecordCodingFailure.malformed(reader, "\(reader.remaining) bytes follow the last property") }
+    }
+
+    private func checkCount(of schema: ObjectSchema, in reader: inout ByteReader) throws {
         let count = try reader.varint()
         guard count == UInt64(schema.properties.count) else {
             throw RecordCodingFailure.malformed(reader, "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
         }
+    }
+
+    private func readFields(of schema: ObjectSchema, from reader: inout ByteReader) throws -> [RecordValue] {
+        try checkCount(of: schema, in: &reader)
         var values: [RecordValue] = []
         values.reserveCapacity(schema.properties.count)
         for property in schema.properties {

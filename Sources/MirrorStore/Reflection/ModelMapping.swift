@@ -69,6 +69,35 @@ enum ModelMapping {
         return instance
     }
 
+    /// A new instance filled by `values`, which calls `assign` once per field with its position in
+    /// the plan: for readers that decode stored bytes straight into the model, with no record in
+    /// between. Nothing else can refer to the instance, so it is not identity-tracked.
+    static func model<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, context: inout DecodingContext,
+        values: (_ assign: (Int, RecordValue) throws -> Void) throws -> Void
+    ) throws -> Model {
+        var instance = Model._autoMalloc()
+        let fields = plan.fields
+        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
+            var assigned = 0
+            try values { index, value in
+                guard fields.indices.contains(index) else {
+                    throw MappingError(.unsupportedModel("the stored record has more values than the model has properties"), modelType: plan.typeName)
+                }
+                do throws(MappingError) {
+                    try fields[index].write(value, to: base, in: &context)
+                } catch {
+                    throw error.nested(under: fields[index].name).reported(from: plan.typeName)
+                }
+                assigned += 1
+            }
+            guard assigned == fields.count else {
+                throw MappingError(.missingProperty, modelType: plan.typeName, path: [fields[min(assigned, fields.count - 1)].name])
+            }
+        }
+        return instance
+    }
+
     /// An instance already made from this record, seen again through a shared link or a cycle.
     /// Apart from the hot path: the cast needs `Optional<Model>`'s metadata, which unspecialized
     /// code would otherwise look up on every call.

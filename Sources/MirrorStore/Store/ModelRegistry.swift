@@ -2,25 +2,39 @@ import MirrorStoreEngine
 
 /// The model types a store was opened with, plus every model they link to, by stored type name.
 struct ModelRegistry: Sendable {
+    /// What the store needs about one registered model type, found with one lookup.
+    struct Entry: Sendable {
+        let plan: TypePlan
+        /// Neither links to other models nor is linked to: its records are read on their own.
+        let isStandalone: Bool
+        /// The kind of the primary-key property, if the model has one.
+        let primaryKeyKind: PropertyKind?
+    }
+
     private let plans: [String: TypePlan]
-    private let names: [ObjectIdentifier: String]
+    private let entries: [ObjectIdentifier: Entry]
     private let linkTargets: Set<String>
 
     init(models: [any Persistable.Type]) throws {
         var plans: [String: TypePlan] = [:]
-        var names: [ObjectIdentifier: String] = [:]
         for model in models {
             for plan in try PlanCache.shared.plan(for: model).reachablePlans {
                 if let known = plans[plan.typeName], known !== plan {
                     throw StoreError(.duplicateTypeName(typeName: plan.typeName))
                 }
                 plans[plan.typeName] = plan
-                names[plan.typeIdentifier] = plan.typeName
             }
         }
+        let linkTargets = plans.values.map(\.schema).linkTargets
         self.plans = plans
-        self.names = names
-        linkTargets = plans.values.map(\.schema).linkTargets
+        self.linkTargets = linkTargets
+        entries = Dictionary(uniqueKeysWithValues: plans.values.map { plan in
+            let schema = plan.schema
+            return (plan.typeIdentifier, Entry(
+                plan: plan,
+                isStandalone: !plan.hasLinks && !linkTargets.contains(plan.typeName),
+                primaryKeyKind: schema.primaryKey.flatMap { schema.property(named: $0)?.kind }))
+        })
     }
 
     var typeNames: [String] { plans.keys.sorted() }
@@ -33,23 +47,27 @@ struct ModelRegistry: Sendable {
 
     /// The plan of a model type, which must be registered.
     func plan<Model: Persistable>(for type: Model.Type) throws(StoreError) -> TypePlan {
-        guard let name = names[ObjectIdentifier(type)], let plan = plans[name] else {
-            throw StoreError(.unknownModel(typeName: type.persistedTypeName))
-        }
-        return plan
+        try entry(for: type).plan
     }
 
-    /// The storage key for `value` as the primary key of `plan`'s model, checked against the
+    /// What the store knows about a model type, which must be registered.
+    func entry<Model: Persistable>(for type: Model.Type) throws(StoreError) -> Entry {
+        guard let entry = entries[ObjectIdentifier(type)] else {
+            throw StoreError(.unknownModel(typeName: type.persistedTypeName))
+        }
+        return entry
+    }
+
+    /// The storage key for `value` as the primary key of `entry`'s model, checked against the
     /// key property's kind.
-    func key(_ value: some RecordPrimitive, for plan: TypePlan) throws(StoreError) -> StorageKey {
-        let schema = plan.schema
-        guard let name = schema.primaryKey, let property = schema.property(named: name) else {
-            throw StoreError(.noPrimaryKey(typeName: plan.typeName))
+    func key(_ value: some RecordPrimitive, for entry: Entry) throws(StoreError) -> StorageKey {
+        guard let kind = entry.primaryKeyKind else {
+            throw StoreError(.noPrimaryKey(typeName: entry.plan.typeName))
         }
         let recordValue = value.recordValue
-        guard property.kind.accepts(recordValue), let key = PrimaryKey.storageKey(for: recordValue) else {
+        guard kind.accepts(recordValue), let key = PrimaryKey.storageKey(for: recordValue) else {
             throw StoreError(.primaryKeyMismatch(
-                typeName: plan.typeName, expected: property.kind.description, found: recordValue.description))
+                typeName: entry.plan.typeName, expected: kind.description, found: recordValue.description))
         }
         return key
     }

@@ -22,15 +22,17 @@ final class RecordReader {
 
     func record(type typeName: String, key: StorageKey) throws -> ManagedObject? {
         if let record = records[typeName]?[key] { return record }
-        let bytes: [UInt8]
-        switch pending?.state(type: typeName, key: key) {
-        case .written(let written): bytes = written
-        case .deleted: return nil
-        case nil:
-            guard let stored = try snapshot.value(type: typeName, key: key) else { return nil }
-            bytes = stored
-        }
+        guard let bytes = try bytes(type: typeName, key: key) else { return nil }
         return try record(type: typeName, key: key, bytes: bytes)
+    }
+
+    /// The stored bytes under a key, as the pending writes (if any) have left them.
+    private func bytes(type typeName: String, key: StorageKey) throws -> [UInt8]? {
+        switch pending?.state(type: typeName, key: key) {
+        case .written(let written): written
+        case .deleted: nil
+        case nil: try snapshot.value(type: typeName, key: key)
+        }
     }
 
     /// The record stored as `bytes` under `key`, when the caller already read them.
@@ -68,8 +70,60 @@ final class RecordReader {
     }
 
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, key: StorageKey) throws -> Model? {
-        guard let record = try record(type: plan.typeName, key: key) else { return nil }
-        return try model(type, plan: plan, record: record)
+        let facts = try readingFacts(of: plan.typeName)
+        if facts.isLinkTarget {
+            guard let record = try record(type: plan.typeName, key: key) else { return nil }
+            return try model(type, plan: plan, record: record)
+        }
+        guard let bytes = try bytes(type: plan.typeName, key: key) else { return nil }
+        return try model(type, plan: plan, bytes: bytes, key: key, facts: facts)
+    }
+
+    /// The model stored as `bytes`, for a type that has no links and that nothing links to: no
+    /// reader is needed, since no other record can be involved.
+    static func standaloneModel<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
+    ) throws -> Model {
+        var context = DecodingContext()
+        do {
+            return try ModelMapping.model(type, plan: plan, context: &context) { assign in
+                try RecordDecoder.withoutLinks.forEachValue(in: bytes, schema: plan.schema, assign)
+            }
+        } catch let failure as RecordCodingFailure {
+            throw StoreError(failure, typeName: plan.typeName, key: key.description)
+        }
+    }
+
+    /// Every stored model of a type in key order, read in bulk.
+    func allModels<Model: Persistable>(_ type: Model.Type, plan: TypePlan) throws -> [Model] {
+        let facts = try readingFacts(of: plan.typeName)
+        if facts.isLinkTarget {
+            return try allRecords(type: plan.typeName).map { try model(type, plan: plan, record: $0) }
+        }
+        return try sortedEntries(type: plan.typeName).map { try model(type, plan: plan, bytes: $0.value, key: $0.key, facts: facts) }
+    }
+
+    /// Decodes straight into a model, with no record in between: for types nothing links to, whose
+    /// records need not be found again.
+    private func model<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey, facts: ReadingFacts
+    ) throws -> Model {
+        do {
+            return try ModelMapping.model(type, plan: plan, context: &context) { assign in
+                try decoder.forEachValue(in: bytes, schema: facts.schema, assign)
+            }
+        } catch let failure as RecordCodingFailure {
+            throw StoreError(failure, typeName: facts.typeName, key: key.description)
+        }
+    }
+
+    /// A type's stored entries in key order. Keys are usually written in order, so the entries,
+    /// which come in file order, are often sorted already.
+    private func sortedEntries(type typeName: String) throws -> [(key: StorageKey, value: [UInt8])] {
+        var entries = try snapshot.entries(type: typeName)
+        let isSorted = zip(entries, entries.dropFirst()).allSatisfy { StorageKey.precedes($0.key, $1.key) }
+        if !isSorted { entries.sort { StorageKey.precedes($0.key, $1.key) } }
+        return entries
     }
 
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, record: ManagedObject) throws -> Model {
@@ -81,9 +135,7 @@ final class RecordReader {
     /// Every stored record of a type in key order, read in bulk (a snapshot reader only).
     func allRecords(type typeName: String) throws -> [ManagedObject] {
         let facts = try readingFacts(of: typeName)
-        var entries = try snapshot.entries(type: typeName)
-        entries.sort { StorageKey.precedes($0.key, $1.key) }
-        return try entries.map { entry in
+        return try sortedEntries(type: typeName).map { entry in
             let known = facts.isLinkTarget ? records[typeName]?[entry.key] : nil
             return try known ?? decode(entry.value, key: entry.key, as: facts)
         }

@@ -47,8 +47,7 @@ public struct Results<Model: Persistable>: Sendable {
     /// Every object, decoded in key order from one sequential read of the file. Links shared
     /// between objects come back shared.
     public func all() throws -> [Model] {
-        let reader = RecordReader(snapshot: snapshot, schemas: registry)
-        return try reader.allRecords(type: plan.typeName).map { try reader.model(Model.self, plan: plan, record: $0) }
+        try RecordReader(snapshot: snapshot, schemas: registry).allModels(Model.self, plan: plan)
     }
 }
 

@@ -89,8 +89,8 @@ public final class WriteTransaction {
     /// The model stored under `primaryKey`, as this transaction has left it, or `nil`.
     public func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Model? {
         try checkOpen()
-        let plan = try registry.plan(for: type)
-        return try reader().model(type, plan: plan, key: registry.key(primaryKey, for: plan))
+        let entry = try registry.entry(for: type)
+        return try reader().model(type, plan: entry.plan, key: registry.key(primaryKey, for: entry))
     }
 
     /// Changes some properties of the stored model with `primaryKey` and stores it again.
@@ -120,8 +120,8 @@ public final class WriteTransaction {
     /// `nil` (to-one) or without it (to-many).
     public func delete<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws {
         try checkOpen()
-        let plan = try registry.plan(for: type)
-        pending.delete(type: plan.typeName, key: try registry.key(primaryKey, for: plan))
+        let entry = try registry.entry(for: type)
+        pending.delete(type: entry.plan.typeName, key: try registry.key(primaryKey, for: entry))
     }
 
     /// Deletes the stored model with the same primary key as `model`.

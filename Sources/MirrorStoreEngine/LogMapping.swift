@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Read-only memory mappings of a log file, so that reading a committed value is a memory copy
+/// rather than a system call.
+///
+/// Each mapping covers the file from its start, with room to grow: a shared mapping sees bytes
+/// appended to the file later, so a new, larger mapping is needed only when reads pass the end of
+/// the largest (the size doubles each time). Snapshots may still be reading through an older
+/// mapping, so every mapping lives until the log is released.
+///
+/// Touching a mapped page past the end of the file raises SIGBUS, so reads go through a mapping
+/// only below the size this process knows the file to have: the log's owner reports every write
+/// and truncation, and is the only writer (the store's lock file keeps other processes out).
+/// Anything else falls back to `pread`, which reports a short file as an error.
+final class LogMapping: Sendable {
+    private struct State: Sendable {
+        /// Base addresses and lengths; the last is the largest.
+        var mappings: [(address: UInt, length: Int)] = []
+        var fileSize: UInt64
+    }
+
+    private let descriptor: Int32
+    private let state: Lock<State>
+
+    init(descriptor: Int32, fileSize: UInt64) {
+        self.descriptor = descriptor
+        state = Lock(State(fileSize: fileSize))
+    }
+
+    deinit {
+        state.withLock { state in
+            for mapping in state.mappings {
+                munmap(UnsafeMutableRawPointer(bitPattern: mapping.address), mapping.length)
+            }
+        }
+    }
+
+    /// Records that the file now ends at least at `end` (after a write).
+    func extend(to end: UInt64) {
+        state.withLock { $0.fileSize = max($0.fileSize, end) }
+    }
+
+    /// Records that the file was cut to `size`.
+    func truncate(to size: UInt64) {
+        state.withLock { $0.fileSize = size }
+    }
+
+    /// `count` bytes at `offset`, or nil when they cannot be read through a mapping.
+    func read(at offset: UInt64, count: Int) -> [UInt8]? {
+        let end = offset.addingReportingOverflow(UInt64(count))
+        guard !end.overflow, let base = address(covering: end.partialValue) else { return nil }
+        return Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base + UInt(offset)), count: count))
+    }
+
+    /// The base of a mapping that covers `0..<end`, making one if needed, or nil when `end` lies
+    /// past the known end of the file or the file cannot be mapped.
+    private func address(covering end: UInt64) -> UInt? {
+        state.withLock { state in
+            guard end <= state.fileSize, end <= UInt64(Int.max / 2) else { return nil }
+            if let largest = state.mappings.last, UInt64(largest.length) >= end { return largest.address }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let wanted = max(Int(end), 2 * (state.mappings.last?.length ?? 0), 1 << 20)
+            let length = (wanted + page - 1) / page * page
+            guard let mapped = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+                return nil
+            }
+            let address = UInt(bitPattern: mapped)
+            state.mappings.append((address, length))
+            return address
+        }
+    }
+}
