@@ -6,9 +6,9 @@ enum InspectCommand: Command {
     static let usage = """
         USAGE: mirrorstore inspect <store-path>
 
-        Opens the store read-only (it may be open for writing elsewhere) and prints its format
-        version, schema version, last sequence number, file size, live and dead bytes, and each
-        type with its object count and schema.
+        Opens the store read-only (refused while another process has it open for writing) and
+        prints its format version, schema version, last sequence number, file size, live and dead
+        bytes, and each type with its object count and schema.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {

@@ -14,10 +14,11 @@ public final class StoreInspector: Sendable {
     private let engine: StorageEngine
     private let schemas: StoredSchemas
 
-    /// Opens `path` read-only; another process may hold it open for writing.
+    /// Opens `path` read-only, sharing it with other readers.
     ///
-    /// - Throws: `StorageError` when the file is missing, not a store, damaged, or of a newer
-    ///   format; ``StoreError`` when a stored schema does not decode.
+    /// - Throws: `StorageError` when the file is missing, not a store, damaged, of a newer format,
+    ///   or open for writing in another process (the error names it); ``StoreError`` when a stored
+    ///   schema does not decode.
     public init(path: String) throws {
         var configuration = EngineConfiguration()
         configuration.readOnly = true

@@ -151,6 +151,20 @@ struct MirrorStoreToolTests {
         }
     }
 
+    @Test("a store open for writing in this process is refused, naming the process")
+    func refusedWhileOpen() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/heroes.store"
+            _ = try makeStore(at: path)
+            let store = try Store(path: path, models: [Hero.self, AllTypes.self])
+            let outcome = try mirrorstore("inspect", path)
+            #expect(outcome.status == 1)
+            #expect(outcome.errors.contains("\(getpid())"), "\(outcome.errors)")
+            try store.close()
+            #expect(try mirrorstore("inspect", path).status == 0)
+        }
+    }
+
     @Test("help for the tool and each command")
     func help() throws {
         let overview = try mirrorstore("--help")
