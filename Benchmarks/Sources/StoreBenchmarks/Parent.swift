@@ -179,7 +179,10 @@ struct Report {
     private func show(_ values: [Double], spread cell: Cell? = nil, _ format: (Double) -> String) -> String {
         guard !values.isEmpty else { return "–" }
         let summary = Summary(values)
-        if runs.count > 1 { return "\(format(summary.median)) [\(format(summary.minimum))–\(format(summary.maximum))]" }
+        if runs.count > 1 {
+            let (low, high) = (format(summary.minimum), format(summary.maximum))
+            return low == high ? format(summary.median) : "\(format(summary.median)) [\(low)–\(high)]"
+        }
         if let cell, let samples = runs[0].results[cell.name], samples.count > 1 {
             let spread = Summary(samples.map { $0.seconds / Double($0.operations) }).relativeSpread
             return "\(format(summary.median)) ±\(String(format: "%.1f", spread * 100))%"
@@ -237,8 +240,7 @@ struct Report {
                     show(grdb, formatSeconds), show(grdb.map { commits / $0 }, rate)]
         }
         if !concurrencyRows.isEmpty {
-            lines.append("durable commits: total time and commits per second (GRDB's DatabaseQueue serializes writes; "
-                + "MirrorStore groups the commits that queue behind a sync)\n")
+            lines.append("durable commits: total time and commits per second (GRDB's DatabaseQueue serializes writes)\n")
             lines.append(markdownTable(
                 ["commits", "MirrorStore total", "MirrorStore commits/s", "GRDB total", "GRDB commits/s"], concurrencyRows) + "\n")
         }
