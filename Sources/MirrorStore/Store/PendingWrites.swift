@@ -11,7 +11,6 @@ final class PendingWrites {
     private var changes: [String: [StorageKey: [UInt8]?]] = [:]
     /// Types whose stored objects were all deleted; later writes to them are in `changes`.
     private var clearedTypes = Set<String>()
-    private(set) var batch = WriteBatch()
 
     func state(type: String, key: StorageKey) -> State? {
         if let change = changes[type]?[key] {
@@ -22,17 +21,33 @@ final class PendingWrites {
 
     func put(type: String, key: StorageKey, value: [UInt8]) {
         changes[type, default: [:]][key] = .some(value)
-        batch.put(type: type, key: key, value: value)
     }
 
     func delete(type: String, key: StorageKey) {
         changes[type, default: [:]][key] = .some(nil)
-        batch.delete(type: type, key: key)
     }
 
     func deleteAll(type: String) {
         changes[type] = nil
         clearedTypes.insert(type)
-        batch.deleteAll(type: type)
+    }
+
+    /// The engine batch for these writes, built once at commit so the bytes are not kept twice
+    /// while the transaction runs. Clearing a type comes before that type's later writes.
+    func makeBatch() -> WriteBatch {
+        var batch = WriteBatch()
+        for type in clearedTypes {
+            batch.deleteAll(type: type)
+        }
+        for (type, keys) in changes {
+            for (key, value) in keys {
+                if let value {
+                    batch.put(type: type, key: key, value: value)
+                } else {
+                    batch.delete(type: type, key: key)
+                }
+            }
+        }
+        return batch
     }
 }

@@ -105,8 +105,9 @@ public final class Store: Sendable {
             throw error
         }
         let identities = transaction.finish()
-        if !transaction.batch.isEmpty {
-            try engine.commit(transaction.batch)
+        let batch = transaction.makeBatch()
+        if !batch.isEmpty {
+            try engine.commit(batch)
         }
         nextIdentities = identities
         return result

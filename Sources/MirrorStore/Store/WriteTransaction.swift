@@ -29,7 +29,8 @@ public final class WriteTransaction {
         reader = { RecordReader(snapshot: snapshot, schemas: registry, pending: pending) }
     }
 
-    var batch: WriteBatch { pending.batch }
+    /// What the transaction wrote, as one engine batch.
+    func makeBatch() -> WriteBatch { pending.makeBatch() }
 
     /// Ends the transaction; returns the identity counters it advanced.
     func finish() -> [String: Int64] {
