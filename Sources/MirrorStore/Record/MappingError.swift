@@ -55,6 +55,14 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         self.path = path
     }
 
+    /// The error for a record value of the wrong shape for `kind`; the caller adds the path.
+    static func mismatch(expected kind: PropertyKind, found record: RecordValue) -> MappingError {
+        if case .null = record {
+            return MappingError(.unexpectedNil(expected: kind.description), modelType: "")
+        }
+        return MappingError(.typeMismatch(expected: kind.description, found: record.description), modelType: "")
+    }
+
     /// The same error seen from one level further up: `parent` goes first in the path.
     func nested(under parent: String) -> MappingError {
         MappingError(kind, modelType: modelType, path: [parent] + path)

@@ -4,6 +4,8 @@ protocol FieldAccessor: AnyObject {
     var name: String { get }
     var kind: PropertyKind { get }
     var linkedPlans: [TypePlan] { get }
+    /// The field's offset and, for single-value types, its type as a tag.
+    var slot: FieldSlot { get }
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue
     func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError)
 }
@@ -20,6 +22,7 @@ final class PrimitiveFieldAccessor<Value: FieldPrimitive>: FieldAccessor {
 
     var kind: PropertyKind { Value.propertyKind }
     var linkedPlans: [TypePlan] { [] }
+    var slot: FieldSlot { FieldSlot(offset: offset, primitive: Value.slot, isOptional: false) }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         Value.recordValue(at: base + offset)
@@ -42,6 +45,7 @@ final class OptionalPrimitiveFieldAccessor<Wrapped: FieldPrimitive>: FieldAccess
 
     var kind: PropertyKind { .optional(Wrapped.propertyKind) }
     var linkedPlans: [TypePlan] { [] }
+    var slot: FieldSlot { FieldSlot(offset: offset, primitive: Wrapped.slot, isOptional: true) }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         Wrapped.recordValue(atOptional: base + offset)
@@ -68,6 +72,7 @@ final class CodecFieldAccessor<Value>: FieldAccessor {
 
     var kind: PropertyKind { codec.kind }
     var linkedPlans: [TypePlan] { codec.linkedPlans }
+    var slot: FieldSlot { FieldSlot(offset: offset, primitive: nil, isOptional: false) }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         try codec.encode(FieldMemory.load(Value.self, from: base, at: offset), in: &context)

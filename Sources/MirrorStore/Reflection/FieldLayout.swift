@@ -1,4 +1,5 @@
 @_spi(Reflection) import Swift
+import Foundation
 import SwiftShims
 import Synchronization
 
@@ -159,6 +160,8 @@ enum FieldMemory {
 /// All four are requirements, not just extension methods: only requirements are reached through
 /// the witness table, and so only they run the per-type copies.
 protocol FieldPrimitive: RecordPrimitive {
+    /// Which of the closed set of single-value types this is.
+    static var slot: PrimitiveSlot { get }
     static func recordValue(at field: UnsafeRawPointer) -> RecordValue
     /// Stores the converted value and returns `true`, or returns `false` when it does not fit.
     static func assign(_ record: RecordValue, to field: UnsafeMutableRawPointer) -> Bool
@@ -212,4 +215,81 @@ struct LastPlanSlot: ~Copyable {
     func remember(_ plan: TypePlan) {
         address.store(UInt(bitPattern: Unmanaged.passUnretained(plan).toOpaque()), ordering: .releasing)
     }
+}
+
+/// The single-value types, as a tag a plan keeps per field: converting such a field is then a
+/// `switch` over concrete code, as a hand-written translator would do, instead of a dynamic call.
+enum PrimitiveSlot: Sendable {
+    case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64
+    case float, double, string, data, date, uuid, decimal, url
+
+    /// Reads a field of this type (or of its optional, when `optional`).
+    func recordValue(at field: UnsafeRawPointer, optional: Bool) -> RecordValue {
+        switch self {
+        case .bool: Self.read(Bool.self, field, optional)
+        case .int: Self.read(Int.self, field, optional)
+        case .int8: Self.read(Int8.self, field, optional)
+        case .int16: Self.read(Int16.self, field, optional)
+        case .int32: Self.read(Int32.self, field, optional)
+        case .int64: Self.read(Int64.self, field, optional)
+        case .uint: Self.read(UInt.self, field, optional)
+        case .uint8: Self.read(UInt8.self, field, optional)
+        case .uint16: Self.read(UInt16.self, field, optional)
+        case .uint32: Self.read(UInt32.self, field, optional)
+        case .uint64: Self.read(UInt64.self, field, optional)
+        case .float: Self.read(Float.self, field, optional)
+        case .double: Self.read(Double.self, field, optional)
+        case .string: Self.read(String.self, field, optional)
+        case .data: Self.read(Data.self, field, optional)
+        case .date: Self.read(Date.self, field, optional)
+        case .uuid: Self.read(UUID.self, field, optional)
+        case .decimal: Self.read(Decimal.self, field, optional)
+        case .url: Self.read(URL.self, field, optional)
+        }
+    }
+
+    /// Stores `record` into a field of this type (or of its optional); `false` when it does not fit.
+    func assign(_ record: RecordValue, to field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
+        switch self {
+        case .bool: Self.write(Bool.self, record, field, optional)
+        case .int: Self.write(Int.self, record, field, optional)
+        case .int8: Self.write(Int8.self, record, field, optional)
+        case .int16: Self.write(Int16.self, record, field, optional)
+        case .int32: Self.write(Int32.self, record, field, optional)
+        case .int64: Self.write(Int64.self, record, field, optional)
+        case .uint: Self.write(UInt.self, record, field, optional)
+        case .uint8: Self.write(UInt8.self, record, field, optional)
+        case .uint16: Self.write(UInt16.self, record, field, optional)
+        case .uint32: Self.write(UInt32.self, record, field, optional)
+        case .uint64: Self.write(UInt64.self, record, field, optional)
+        case .float: Self.write(Float.self, record, field, optional)
+        case .double: Self.write(Double.self, record, field, optional)
+        case .string: Self.write(String.self, record, field, optional)
+        case .data: Self.write(Data.self, record, field, optional)
+        case .date: Self.write(Date.self, record, field, optional)
+        case .uuid: Self.write(UUID.self, record, field, optional)
+        case .decimal: Self.write(Decimal.self, record, field, optional)
+        case .url: Self.write(URL.self, record, field, optional)
+        }
+    }
+
+    @inline(__always)
+    private static func read<Value: FieldPrimitive>(_ type: Value.Type, _ field: UnsafeRawPointer, _ optional: Bool) -> RecordValue {
+        optional ? Value.recordValue(atOptional: field) : Value.recordValue(at: field)
+    }
+
+    @inline(__always)
+    private static func write<Value: FieldPrimitive>(
+        _ type: Value.Type, _ record: RecordValue, _ field: UnsafeMutableRawPointer, _ optional: Bool
+    ) -> Bool {
+        optional ? Value.assign(record, toOptional: field) : Value.assign(record, to: field)
+    }
+}
+
+/// Where a plan's field lives and, for single-value types, what it holds: a trivial value, so
+/// walking a plan's slots retains nothing.
+struct FieldSlot: Sendable {
+    let offset: Int
+    let primitive: PrimitiveSlot?
+    let isOptional: Bool
 }

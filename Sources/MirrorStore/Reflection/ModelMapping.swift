@@ -27,13 +27,20 @@ enum ModelMapping {
         }
         var values: [RecordValue] = []
         values.reserveCapacity(plan.fields.count)
-        // Through a buffer, so no accessor is retained and released per field.
+        // Through buffers, so no accessor is retained and released per field.
         try plan.fields.withUnsafeBufferPointer { fields throws(MappingError) in
-            for field in fields {
-                do throws(MappingError) {
-                    values.append(try field.read(from: base, in: &context))
-                } catch {
-                    throw error.nested(under: field.name).reported(from: plan.typeName)
+            try plan.slots.withUnsafeBufferPointer { slots throws(MappingError) in
+                for index in fields.indices {
+                    let slot = slots[index]
+                    if let primitive = slot.primitive {
+                        values.append(primitive.recordValue(at: base + slot.offset, optional: slot.isOptional))
+                        continue
+                    }
+                    do throws(MappingError) {
+                        values.append(try fields[index].read(from: base, in: &context))
+                    } catch {
+                        throw error.nested(under: fields[index].name).reported(from: plan.typeName)
+                    }
                 }
             }
         }
@@ -78,17 +85,14 @@ enum ModelMapping {
     ) throws -> Model {
         var instance = Model._autoMalloc()
         let fields = plan.fields
+        let slots = plan.slots
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
             var assigned = 0
             try values { index, value in
                 guard fields.indices.contains(index) else {
                     throw MappingError(.unsupportedModel("the stored record has more values than the model has properties"), modelType: plan.typeName)
                 }
-                do throws(MappingError) {
-                    try fields[index].write(value, to: base, in: &context)
-                } catch {
-                    throw error.nested(under: fields[index].name).reported(from: plan.typeName)
-                }
+                try write(value, field: fields[index], slot: slots[index], to: base, plan: plan, context: &context)
                 assigned += 1
             }
             guard assigned == fields.count else {
@@ -121,27 +125,41 @@ enum ModelMapping {
         if schema === plan.schema || schema == plan.schema, values.count == fields.count {
             // Through buffers, so no accessor or value is retained and released per field.
             try fields.withUnsafeBufferPointer { fields throws(MappingError) in
-                try values.withUnsafeBufferPointer { values throws(MappingError) in
-                    for index in fields.indices {
-                        do throws(MappingError) {
-                            try fields[index].write(values[index], to: base, in: &context)
-                        } catch {
-                            throw error.nested(under: fields[index].name).reported(from: plan.typeName)
+                try plan.slots.withUnsafeBufferPointer { slots throws(MappingError) in
+                    try values.withUnsafeBufferPointer { values throws(MappingError) in
+                        for index in fields.indices {
+                            try write(values[index], field: fields[index], slot: slots[index], to: base, plan: plan, context: &context)
                         }
                     }
                 }
             }
             return
         }
-        for field in fields {
+        for (field, slot) in zip(fields, plan.slots) {
             guard let position = schema.index(ofProperty: field.name), values.indices.contains(position) else {
                 throw MappingError(.missingProperty, modelType: plan.typeName, path: [field.name])
             }
-            do throws(MappingError) {
-                try field.write(values[position], to: base, in: &context)
-            } catch {
-                throw error.nested(under: field.name).reported(from: plan.typeName)
+            try write(values[position], field: field, slot: slot, to: base, plan: plan, context: &context)
+        }
+    }
+
+    /// Writes one value into its field: single-value types through their slot's `switch`, the
+    /// others through their accessor. Errors name the field and the plan's type.
+    @inline(__always)
+    private static func write(
+        _ value: RecordValue, field: any FieldAccessor, slot: FieldSlot,
+        to base: UnsafeMutableRawPointer, plan: TypePlan, context: inout DecodingContext
+    ) throws(MappingError) {
+        if let primitive = slot.primitive {
+            guard primitive.assign(value, to: base + slot.offset, optional: slot.isOptional) else {
+                throw MappingError.mismatch(expected: field.kind, found: value).nested(under: field.name).reported(from: plan.typeName)
             }
+            return
+        }
+        do throws(MappingError) {
+            try field.write(value, to: base, in: &context)
+        } catch {
+            throw error.nested(under: field.name).reported(from: plan.typeName)
         }
     }
 }

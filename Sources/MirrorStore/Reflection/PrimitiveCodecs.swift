@@ -49,22 +49,22 @@ struct RawValueCodec<Value: RawRepresentable>: ValueCodec {
 }
 
 // The single-value types whose properties are read and written in place.
-extension Bool: FieldPrimitive {}
-extension Int: FieldPrimitive {}
-extension Int8: FieldPrimitive {}
-extension Int16: FieldPrimitive {}
-extension Int32: FieldPrimitive {}
-extension Int64: FieldPrimitive {}
-extension UInt: FieldPrimitive {}
-extension UInt8: FieldPrimitive {}
-extension UInt16: FieldPrimitive {}
-extension UInt32: FieldPrimitive {}
-extension UInt64: FieldPrimitive {}
-extension Float: FieldPrimitive {}
-extension Double: FieldPrimitive {}
-extension String: FieldPrimitive {}
-extension Data: FieldPrimitive {}
-extension Date: FieldPrimitive {}
-extension UUID: FieldPrimitive {}
-extension Decimal: FieldPrimitive {}
-extension URL: FieldPrimitive {}
+extension Bool: FieldPrimitive { static var slot: PrimitiveSlot { .bool } }
+extension Int: FieldPrimitive { static var slot: PrimitiveSlot { .int } }
+extension Int8: FieldPrimitive { static var slot: PrimitiveSlot { .int8 } }
+extension Int16: FieldPrimitive { static var slot: PrimitiveSlot { .int16 } }
+extension Int32: FieldPrimitive { static var slot: PrimitiveSlot { .int32 } }
+extension Int64: FieldPrimitive { static var slot: PrimitiveSlot { .int64 } }
+extension UInt: FieldPrimitive { static var slot: PrimitiveSlot { .uint } }
+extension UInt8: FieldPrimitive { static var slot: PrimitiveSlot { .uint8 } }
+extension UInt16: FieldPrimitive { static var slot: PrimitiveSlot { .uint16 } }
+extension UInt32: FieldPrimitive { static var slot: PrimitiveSlot { .uint32 } }
+extension UInt64: FieldPrimitive { static var slot: PrimitiveSlot { .uint64 } }
+extension Float: FieldPrimitive { static var slot: PrimitiveSlot { .float } }
+extension Double: FieldPrimitive { static var slot: PrimitiveSlot { .double } }
+extension String: FieldPrimitive { static var slot: PrimitiveSlot { .string } }
+extension Data: FieldPrimitive { static var slot: PrimitiveSlot { .data } }
+extension Date: FieldPrimitive { static var slot: PrimitiveSlot { .date } }
+extension UUID: FieldPrimitive { static var slot: PrimitiveSlot { .uuid } }
+extension Decimal: FieldPrimitive { static var slot: PrimitiveSlot { .decimal } }
+extension URL: FieldPrimitive { static var slot: PrimitiveSlot { .url } }

@@ -12,6 +12,9 @@ final class TypePlan: @unchecked Sendable {
     // Unchecked exclusivity: set only while building, read-only afterwards, so no two accesses can
     // overlap, and the dynamic check cost as much as a field conversion.
     @exclusivity(unchecked) private(set) var fields: [any FieldAccessor] = []
+    /// One per field, in the same order: lets the mapping convert single-value fields without a
+    /// dynamic call.
+    @exclusivity(unchecked) private(set) var slots: [FieldSlot] = []
     @exclusivity(unchecked) private(set) var schema: ObjectSchema
     /// Whether the type links to other models, so one graph may reach an instance twice.
     private(set) var hasLinks = false
@@ -38,7 +41,10 @@ final class TypePlan: @unchecked Sendable {
     }
 
     /// Drops the accessors of a plan that failed to build and will never be published.
-    func discard() { fields = [] }
+    func discard() {
+        fields = []
+        slots = []
+    }
 
     static func build(for type: any Persistable.Type, factory: inout CodecFactory) throws(MappingError) -> TypePlan {
         let plan = TypePlan(type: type)
@@ -98,6 +104,7 @@ final class TypePlan: @unchecked Sendable {
             }
         }
         fields = accessors
+        slots = accessors.map(\.slot)
         hasLinks = accessors.contains { $0.kind.containsLink }
         schema = ObjectSchema(
             typeName: typeName,

@@ -20,10 +20,7 @@ protocol ValueCodec<Value>: AnyValueCodec {
 extension ValueCodec {
     /// The error for a record value of the wrong shape.
     func mismatch(_ record: RecordValue) -> MappingError {
-        if case .null = record {
-            return MappingError(.unexpectedNil(expected: kind.description), modelType: "")
-        }
-        return MappingError(.typeMismatch(expected: kind.description, found: record.description), modelType: "")
+        MappingError.mismatch(expected: kind, found: record)
     }
 }
 
