@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MirrorStore
 
 @Suite("Round trips")
 struct RoundTripTests {
-    private func roundTrip<Model: Persistable>(_ model: Model) throws -> Model {
+    private static func roundTrip<Model: Persistable>(_ model: Model) throws -> Model {
         let record = try model.managedObject()
         defer { record.releaseGraph() }
         return try Model.modelInstance(managedObject: record)
@@ -13,7 +14,7 @@ struct RoundTripTests {
     @Test("default values of every supported type")
     func defaults() throws {
         let model = AllTypes()
-        #expect(try roundTrip(model) == model)
+        #expect(try Self.roundTrip(model) == model)
     }
 
     @Test("non-empty values of every supported type")
@@ -64,7 +65,7 @@ struct RoundTripTests {
         model.suits = [.clubs, .clubs]
         model.levels = [.low, .high]
         model.optionalSet = [UUID()]
-        #expect(try roundTrip(model) == model)
+        #expect(try Self.roundTrip(model) == model)
     }
 
     @Test("empty but present containers stay distinct from nil")
@@ -72,7 +73,7 @@ struct RoundTripTests {
         var model = AllTypes()
         model.optionalStrings = []
         model.optionalSet = []
-        let copy = try roundTrip(model)
+        let copy = try Self.roundTrip(model)
         #expect(copy.optionalStrings == [])
         #expect(copy.optionalSet == [])
     }
@@ -106,7 +107,7 @@ struct RoundTripTests {
 
     @Test("ignored properties come back with their init() value")
     func ignoredProperties() throws {
-        let copy = try roundTrip(Hero.ironMan())
+        let copy = try Self.roundTrip(Hero.ironMan())
         #expect(copy.cache == [:])
         #expect(copy.name == "Iron Man")
         #expect(copy.publisher?.name == "Marvel")
@@ -133,7 +134,7 @@ struct RoundTripTests {
         employee.homes = [home, Address()]
         employee.contacts = ["office": company.headquarters]
 
-        let copy = try roundTrip(employee)
+        let copy = try Self.roundTrip(employee)
         #expect(copy.identifier == 7)
         #expect(copy.employer?.headquarters == company.headquarters)
         #expect(copy.employer?.branches == company.branches)
@@ -187,29 +188,49 @@ struct RoundTripTests {
         twin.name = "shared"
         let root = Node()
         root.children = [shared, shared, twin]
-        let copy = try roundTrip(root)
+        let copy = try Self.roundTrip(root)
         #expect(copy.children[0] === copy.children[1])
         #expect(copy.children[0] !== copy.children[2])
         #expect(copy.children[2].name == "shared")
     }
 
-    @Test("a long chain converts without deep recursion limits biting")
+    @Test("a chain of 500 linked models converts both ways")
     func longChain() throws {
-        let head = Node()
-        var tail = head
-        for index in 1..<500 {
-            let node = Node()
-            node.name = "\(index)"
-            tail.next = node
-            tail = node
-        }
-        var copy: Node? = try roundTrip(head)
-        var count = 0
-        while let node = copy {
-            count += 1
-            copy = node.next
+        // Conversion recurses once per link (docs/ARCHITECTURE.md). Sanitizer builds take many
+        // times the stack per level, so the chain runs on a thread with a known stack rather than
+        // on whichever worker the test runner picks.
+        let count = try onThread(stackSize: 64 << 20) {
+            let head = Node()
+            var tail = head
+            for index in 1..<500 {
+                let node = Node()
+                node.name = "\(index)"
+                tail.next = node
+                tail = node
+            }
+            var copy: Node? = try Self.roundTrip(head)
+            var count = 0
+            while let node = copy {
+                count += 1
+                copy = node.next
+            }
+            return count
         }
         #expect(count == 500)
+    }
+
+    private func onThread<Result: Sendable>(stackSize: Int, _ body: @escaping @Sendable () throws -> Result) throws -> Result {
+        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let result = Swift.Result { try body() }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        thread.stackSize = stackSize
+        thread.start()
+        done.wait()
+        return try outcome.withLock { $0 }.map { try $0.get() } ?? { throw CancellationError() }()
     }
 
     @Test("inherited stored properties are mapped, superclass first")

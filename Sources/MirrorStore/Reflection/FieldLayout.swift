@@ -223,7 +223,11 @@ enum PrimitiveSlot: Sendable {
     case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64
     case float, double, string, data, date, uuid, decimal, url
 
+    // Both switches stay out of line: inlined, their nineteen specializations would swell the
+    // frame of the mapping loop, which sits on the stack once per link of a linked chain.
+
     /// Reads a field of this type (or of its optional, when `optional`).
+    @inline(never)
     func recordValue(at field: UnsafeRawPointer, optional: Bool) -> RecordValue {
         switch self {
         case .bool: Self.read(Bool.self, field, optional)
@@ -249,6 +253,7 @@ enum PrimitiveSlot: Sendable {
     }
 
     /// Stores `record` into a field of this type (or of its optional); `false` when it does not fit.
+    @inline(never)
     func assign(_ record: RecordValue, to field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
         switch self {
         case .bool: Self.write(Bool.self, record, field, optional)

@@ -27,20 +27,19 @@ enum ModelMapping {
         }
         var values: [RecordValue] = []
         values.reserveCapacity(plan.fields.count)
-        // Through buffers, so no accessor is retained and released per field.
+        // Through a buffer, so no accessor is retained and released per field.
+        let slots = plan.slots
         try plan.fields.withUnsafeBufferPointer { fields throws(MappingError) in
-            try plan.slots.withUnsafeBufferPointer { slots throws(MappingError) in
-                for index in fields.indices {
-                    let slot = slots[index]
-                    if let primitive = slot.primitive {
-                        values.append(primitive.recordValue(at: base + slot.offset, optional: slot.isOptional))
-                        continue
-                    }
-                    do throws(MappingError) {
-                        values.append(try fields[index].read(from: base, in: &context))
-                    } catch {
-                        throw error.nested(under: fields[index].name).reported(from: plan.typeName)
-                    }
+            for index in fields.indices {
+                let slot = slots[index]
+                if let primitive = slot.primitive {
+                    values.append(primitive.recordValue(at: base + slot.offset, optional: slot.isOptional))
+                    continue
+                }
+                do throws(MappingError) {
+                    values.append(try fields[index].read(from: base, in: &context))
+                } catch {
+                    throw error.nested(under: fields[index].name).reported(from: plan.typeName)
                 }
             }
         }
@@ -123,13 +122,25 @@ enum ModelMapping {
         let fields = plan.fields
         // Records made from this plan line up with its fields; others are matched by name.
         if schema === plan.schema || schema == plan.schema, values.count == fields.count {
-            // Through buffers, so no accessor or value is retained and released per field.
+            // Through a buffer, so no accessor is retained and released per field. One closure
+            // only: conversion recurses once per link, and each frame counts on deep chains.
+            let slots = plan.slots
             try fields.withUnsafeBufferPointer { fields throws(MappingError) in
-                try plan.slots.withUnsafeBufferPointer { slots throws(MappingError) in
-                    try values.withUnsafeBufferPointer { values throws(MappingError) in
-                        for index in fields.indices {
-                            try write(values[index], field: fields[index], slot: slots[index], to: base, plan: plan, context: &context)
+                for index in fields.indices {
+                    // `write(_:field:slot:to:plan:context:)`, written out: this loop is on the
+                    // recursive path, and a call here is one more frame per link.
+                    let slot = slots[index]
+                    if let primitive = slot.primitive {
+                        guard primitive.assign(values[index], to: base + slot.offset, optional: slot.isOptional) else {
+                            throw MappingError.mismatch(expected: fields[index].kind, found: values[index])
+                                .nested(under: fields[index].name).reported(from: plan.typeName)
                         }
+                        continue
+                    }
+                    do throws(MappingError) {
+                        try fields[index].write(values[index], to: base, in: &context)
+                    } catch {
+                        throw error.nested(under: fields[index].name).reported(from: plan.typeName)
                     }
                 }
             }
@@ -145,7 +156,6 @@ enum ModelMapping {
 
     /// Writes one value into its field: single-value types through their slot's `switch`, the
     /// others through their accessor. Errors name the field and the plan's type.
-    @inline(__always)
     private static func write(
         _ value: RecordValue, field: any FieldAccessor, slot: FieldSlot,
         to base: UnsafeMutableRawPointer, plan: TypePlan, context: inout DecodingContext
