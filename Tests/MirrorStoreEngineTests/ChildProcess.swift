@@ -17,13 +17,16 @@ final class ChildProcess {
 
     var pid: Int32 { process.processIdentifier }
 
+    /// Output read while waiting for a line, kept so that `lines()` still returns all of it.
+    private var consumed = Data()
+
     /// Blocks until the child prints a line starting with `prefix`, returning it (nil at EOF).
     func waitForLine(startingWith prefix: String) -> String? {
-        var buffer = Data()
         while true {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { return nil }
-            buffer.append(chunk)
+            consumed.append(chunk)
+            let buffer = consumed
             let text = String(decoding: buffer, as: UTF8.self)
             if let line = text.split(separator: "\n", omittingEmptySubsequences: true).first(where: { $0.hasPrefix(prefix) }),
                text.contains(line + "\n") {
@@ -45,7 +48,7 @@ final class ChildProcess {
 
     /// Every complete line the child printed; call after it exited.
     func lines() -> [String] {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = consumed + output.fileHandleForReading.readDataToEndOfFile()
         let text = String(decoding: data, as: UTF8.self)
         // A line cut by the kill has no newline and was never acknowledged.
         return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)

@@ -32,6 +32,9 @@ import Testing
         for round in 0..<rounds {
             let context = "seed \(seed), mode \(mode), round \(round)"
             let process = try ChildProcess(executable: child, mode: mode, store: path)
+            // The kill moment counts from the child having opened the store, so a slow start
+            // (sanitizer builds start slowly) does not leave it no time to commit.
+            _ = process.waitForLine(startingWith: "ready")
             let delay = UInt32.random(in: 5_000...120_000, using: &generator)
             usleep(delay)
             process.kill()
