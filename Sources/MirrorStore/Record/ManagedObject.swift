@@ -94,7 +94,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Sets every property of this record, and of every record linked from it, to null, so that a
-    /// graph with cycles can be freed.
+    /// graph with cycles can be freed. A record whose schema has no links cannot be part of a cycle
+    /// and is left as it is.
     ///
     /// ```swift
     /// let record = try node.managedObject()    // node.next.next === node
@@ -102,6 +103,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// record.releaseGraph()
     /// ```
     public func releaseGraph() {
+        guard objectSchema.hasLinks else { return }
         var pending = [self]
         var released = Set<ObjectIdentifier>()
         while let record = pending.popLast() {

@@ -50,6 +50,8 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     /// The name of the primary-key property, if the model has one.
     public let primaryKey: String?
     let positions: [String: Int]
+    /// Whether any property links to another model, at any depth.
+    let hasLinks: Bool
 
     /// Creates a schema. Property names must be unique.
     public init(typeName: String, properties: [Property], ignoredProperties: [String] = []) {
@@ -62,6 +64,7 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
             positions[property.name] = index
         }
         self.positions = positions
+        hasLinks = properties.contains { $0.kind.containsLink }
     }
 
     /// The names of the indexed properties.

@@ -30,6 +30,15 @@ public indirect enum PropertyKind: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Whether the kind links to another model at any depth.
+    var containsLink: Bool {
+        switch self {
+        case .object: true
+        case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner): inner.containsLink
+        default: false
+        }
+    }
+
     /// The Swift spelling of the kind, used in schemas and error messages.
     public var description: String {
         switch self {

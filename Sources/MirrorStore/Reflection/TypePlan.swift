@@ -118,15 +118,6 @@ final class TypePlan: @unchecked Sendable {
 }
 
 extension PropertyKind {
-    /// Whether the kind links to another model at any depth.
-    var containsLink: Bool {
-        switch self {
-        case .object: true
-        case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner): inner.containsLink
-        default: false
-        }
-    }
-
     /// Whether values of this kind can identify a record: integers, strings and UUIDs.
     var canBePrimaryKey: Bool {
         switch self {

@@ -11,6 +11,9 @@ final class PendingWrites {
     private var changes: [String: [StorageKey: [UInt8]?]] = [:]
     /// Types whose stored objects were all deleted; later writes to them are in `changes`.
     private var clearedTypes = Set<String>()
+    /// Keys in the order first written, so the batch, and the file, keep the transaction's order:
+    /// records added in key order are read back without sorting or jumping around the file.
+    private var order: [(type: String, key: StorageKey)] = []
 
     func state(type: String, key: StorageKey) -> State? {
         if let change = changes[type]?[key] {
@@ -20,32 +23,38 @@ final class PendingWrites {
     }
 
     func put(type: String, key: StorageKey, value: [UInt8]) {
+        remember(type: type, key: key)
         changes[type, default: [:]][key] = .some(value)
     }
 
     func delete(type: String, key: StorageKey) {
+        remember(type: type, key: key)
         changes[type, default: [:]][key] = .some(nil)
     }
 
     func deleteAll(type: String) {
         changes[type] = nil
+        order.removeAll { $0.type == type }
         clearedTypes.insert(type)
     }
 
-    /// The engine batch for these writes, built once at commit so the bytes are not kept twice
-    /// while the transaction runs. Clearing a type comes before that type's later writes.
+    private func remember(type: String, key: StorageKey) {
+        if changes[type]?.index(forKey: key) == nil { order.append((type, key)) }
+    }
+
+    /// The engine batch for these writes, built once at commit from their latest state, in the
+    /// order first written. Clearing a type comes before that type's later writes.
     func makeBatch() -> WriteBatch {
         var batch = WriteBatch()
         for type in clearedTypes {
             batch.deleteAll(type: type)
         }
-        for (type, keys) in changes {
-            for (key, value) in keys {
-                if let value {
-                    batch.put(type: type, key: key, value: value)
-                } else {
-                    batch.delete(type: type, key: key)
-                }
+        for entry in order {
+            guard let change = changes[entry.type]?[entry.key] else { continue }
+            if let value = change {
+                batch.put(type: entry.type, key: entry.key, value: value)
+            } else {
+                batch.delete(type: entry.type, key: entry.key)
             }
         }
         return batch
