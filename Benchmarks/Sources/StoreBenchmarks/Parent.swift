@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // The parent side: builds the shared stores, runs every cell in a child process of its own,
