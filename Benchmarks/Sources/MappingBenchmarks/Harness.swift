@@ -65,33 +65,6 @@ struct Sample {
     let cpu: Double
 }
 
-/// Order statistics of one cell's samples (ns/object, one per run).
-struct Summary {
-    let median: Double
-    let lowerQuartile: Double
-    let upperQuartile: Double
-    let minimum: Double
-    let maximum: Double
-
-    init(_ samples: [Double]) {
-        let sorted = samples.sorted()
-        func quantile(_ q: Double) -> Double {
-            let position = q * Double(sorted.count - 1)
-            let low = Int(position.rounded(.down))
-            let high = min(low + 1, sorted.count - 1)
-            return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
-        }
-        median = quantile(0.5)
-        lowerQuartile = quantile(0.25)
-        upperQuartile = quantile(0.75)
-        minimum = sorted.first ?? .nan
-        maximum = sorted.last ?? .nan
-    }
-
-    /// Half the interquartile range, relative to the median.
-    var relativeSpread: Double { (upperQuartile - lowerQuartile) / 2 / median }
-}
-
 /// Runs every cell `warmup` times, then `runs` times round-robin (so slow drifts of the machine
 /// touch every cell alike), and returns each cell's samples, one per run.
 func measure(_ cells: [Cell], runs: Int, warmup: Int, progress: (Int) -> Void) throws -> [[Sample]] {

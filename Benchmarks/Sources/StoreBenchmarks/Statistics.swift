@@ -1,34 +1,7 @@
+import BenchmarkSupport
 import Foundation
 
 // Order statistics and table formatting (the same conventions as the mapping benchmarks).
-
-/// Order statistics of one cell's samples.
-struct Summary {
-    let median: Double
-    let lowerQuartile: Double
-    let upperQuartile: Double
-    let minimum: Double
-    let maximum: Double
-
-    init(_ samples: [Double]) {
-        let sorted = samples.sorted()
-        func quantile(_ q: Double) -> Double {
-            guard !sorted.isEmpty else { return .nan }
-            let position = q * Double(sorted.count - 1)
-            let low = Int(position.rounded(.down))
-            let high = min(low + 1, sorted.count - 1)
-            return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
-        }
-        median = quantile(0.5)
-        lowerQuartile = quantile(0.25)
-        upperQuartile = quantile(0.75)
-        minimum = sorted.first ?? .nan
-        maximum = sorted.last ?? .nan
-    }
-
-    /// Half the interquartile range, relative to the median.
-    var relativeSpread: Double { (upperQuartile - lowerQuartile) / 2 / median }
-}
 
 func median(_ values: [Double]) -> Double { Summary(values).median }
 
