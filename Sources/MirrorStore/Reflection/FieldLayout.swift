@@ -145,11 +145,6 @@ enum FieldMemory {
     static func address(of object: AnyObject) -> UnsafeRawPointer {
         UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     }
-
-    /// The identity of a class instance, used to find shared references and cycles.
-    static func instanceAddress<Model>(of model: Model) -> UnsafeRawPointer {
-        withUnsafePointer(to: model) { UnsafeRawPointer($0).load(as: UnsafeRawPointer.self) }
-    }
 }
 
 /// Single-value property types, read and written in place, plain or optional. Each conforming
