@@ -11,14 +11,21 @@
 public struct EngineSnapshot: Sendable {
     let index: KeyIndex
     let generation: any LogStorage
+    let secondary: SecondaryIndexes
 
     /// The sequence number of the last commit this snapshot includes (0 for an empty store).
     public let sequence: UInt64
 
-    init(index: KeyIndex, generation: any LogStorage, sequence: UInt64) {
+    init(index: KeyIndex, generation: any LogStorage, sequence: UInt64, secondary: SecondaryIndexes = SecondaryIndexes()) {
         self.index = index
         self.generation = generation
         self.sequence = sequence
+        self.secondary = secondary
+    }
+
+    /// The secondary index called `name` as of this snapshot, or nil when none is defined.
+    public func index(named name: String) -> IndexSnapshot? {
+        secondary.snapshot(named: name)
     }
 
     /// The value stored for `key` of `type`, or nil. Throws if the file cannot be read.

@@ -46,6 +46,7 @@ public final class StorageEngine: Sendable {
         var formatVersion: UInt32
         var compactions = 0
         var lastAutoCompactionError: StorageError?
+        var secondary = SecondaryIndexes()
     }
 
     /// The store's path, or nil for an in-memory engine.
@@ -201,10 +202,24 @@ public final class StorageEngine: Sendable {
         var frames: [UInt8] = []
         var operations: [DecodedOperation] = []
         var written: [(request: CommitRequest, sequence: UInt64)] = []
+        let (base, publishedLog) = published.withLock { ($0.index, $0.generation) }
+        var secondary = published.withLock { $0.secondary }
+        // Values the group's earlier units wrote, which the next unit's index update replaces.
+        var groupValues = GroupValues()
         for request in group {
             if request.batch.isEmpty {
                 request.outcome.withLock { $0 = .success(sequence) }
                 continue
+            }
+            if !secondary.isEmpty {
+                do {
+                    try secondary.apply(request.batch.operations) { type, key in
+                        try groupValues.value(type: type, key: key, base: base, log: publishedLog)
+                    }
+                } catch {
+                    request.outcome.withLock { $0 = .failure(error as? StorageError ?? StorageError(.closed)) }
+                    continue
+                }
             }
             let unitStart = start + UInt64(frames.count)
             var unitTypes = types
@@ -220,6 +235,7 @@ public final class StorageEngine: Sendable {
             }
             sequence += 1
             types = unitTypes
+            if !secondary.isEmpty { groupValues.record(request.batch.operations) }
             frames += LogFrame.encode(sequence: sequence, payload: payload)
             operations += decoded
             written.append((request, sequence))
@@ -257,6 +273,7 @@ public final class StorageEngine: Sendable {
         let end = writer.appendOffset
         published.withLock { state in
             state.index.apply(operations)
+            state.secondary = secondary
             state.sequence = sequence
             state.fileSize = end
         }
@@ -285,7 +302,20 @@ public final class StorageEngine: Sendable {
     /// A consistent view as of the last acknowledged commit.
     public func snapshot() -> EngineSnapshot {
         published.withLock { state in
-            EngineSnapshot(index: state.index, generation: state.generation, sequence: state.sequence)
+            EngineSnapshot(index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary)
+        }
+    }
+
+    /// Replaces the secondary indexes with `definitions`, built now from every stored object and
+    /// kept in step with each later commit. Indexes live in memory: define them after each open.
+    ///
+    /// - Throws: `StorageError` when stored objects already share a key of a unique index, or a
+    ///   stored value's keys cannot be read; the previous indexes then stay.
+    public func defineIndexes(_ definitions: [IndexDefinition]) throws {
+        try writer.withLock { writer in
+            if writer.isClosed { throw StorageError(.closed) }
+            let built = try SecondaryIndexes(definitions: definitions, snapshot: snapshot())
+            published.withLock { $0.secondary = built }
         }
     }
 

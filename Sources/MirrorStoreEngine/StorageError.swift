@@ -40,6 +40,11 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case batchTooLarge(size: Int, limit: Int)
         /// The log would grow past the largest offset the index can address.
         case fileTooLarge(path: String, limit: UInt64)
+        /// A commit, or the data an index is built from, would give two objects the same key in a
+        /// unique index; nothing was written.
+        case uniqueConstraint(index: String, value: String)
+        /// A stored value's keys for an index cannot be read.
+        case unindexable(index: String, object: String, reason: String)
     }
 
     /// What went wrong.
@@ -78,6 +83,10 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "The write batch encodes to \(size) bytes, more than the \(limit) bytes one commit can hold."
         case .fileTooLarge(let path, let limit):
             return "The store at '\(path)' would grow past \(limit) bytes, the largest size this format addresses; compact it."
+        case .uniqueConstraint(let index, let value):
+            return "Two objects would share the value \(value) in the unique index \(index); nothing was written."
+        case .unindexable(let index, let object, let reason):
+            return "The keys of object \(object) for the index \(index) cannot be read: \(reason)."
         }
     }
 

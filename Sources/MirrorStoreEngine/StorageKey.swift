@@ -26,3 +26,18 @@ extension StorageKey: CustomStringConvertible {
         }
     }
 }
+
+extension StorageKey {
+    /// The order results come in when nothing else orders them: integers in numeric order, then
+    /// strings, then byte strings, each in lexicographic order.
+    public static func precedes(_ lhs: StorageKey, _ rhs: StorageKey) -> Bool {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): a < b
+        case (.string(let a), .string(let b)): a < b
+        case (.bytes(let a), .bytes(let b)): a.lexicographicallyPrecedes(b)
+        case (.integer, _): true
+        case (.string, .bytes): true
+        default: false
+        }
+    }
+}

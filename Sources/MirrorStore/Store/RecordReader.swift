@@ -180,17 +180,3 @@ extension PropertyKind {
         }
     }
 }
-
-extension StorageKey {
-    /// Integers in numeric order, then strings, then byte strings, each in lexicographic order.
-    static func precedes(_ lhs: StorageKey, _ rhs: StorageKey) -> Bool {
-        switch (lhs, rhs) {
-        case (.integer(let a), .integer(let b)): a < b
-        case (.string(let a), .string(let b)): a < b
-        case (.bytes(let a), .bytes(let b)): a.lexicographicallyPrecedes(b)
-        case (.integer, _): true
-        case (.string, .bytes): true
-        default: false
-        }
-    }
-}

@@ -1,0 +1,119 @@
+/// One value as a secondary index orders it. The layer above the engine turns a property value
+/// into an `IndexKey`; the engine only orders and compares them.
+///
+/// The order: `null` first, then booleans, then numbers (integers, unsigned integers and doubles
+/// compared by value, NaN after every other number), then strings (in Swift's `String` order),
+/// then byte strings (lexicographically).
+///
+/// ```swift
+/// let keys: [IndexKey] = [.string("b"), .integer(3), .null, .double(2.5)]
+/// keys.sorted()   // [.null, .double(2.5), .integer(3), .string("b")]
+/// ```
+public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case unsigned(UInt64)
+    case double(Double)
+    case string(String)
+    case bytes([UInt8])
+
+    private var rank: Int {
+        switch self {
+        case .null: 0
+        case .bool: 1
+        case .integer, .unsigned, .double: 2
+        case .string: 3
+        case .bytes: 4
+        }
+    }
+
+    /// Equal keys of one case; NaN equals NaN here, so an entry holding it can be found again.
+    public static func == (lhs: IndexKey, rhs: IndexKey) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.unsigned(let a), .unsigned(let b)): a == b
+        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.string(let a), .string(let b)): a == b
+        case (.bytes(let a), .bytes(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rank)
+        switch self {
+        case .null: break
+        case .bool(let value): hasher.combine(value)
+        case .integer(let value): hasher.combine(value)
+        case .unsigned(let value): hasher.combine(value)
+        case .double(let value): hasher.combine(value.isNaN ? Double.nan : value)
+        case .string(let value): hasher.combine(value)
+        case .bytes(let value): hasher.combine(value)
+        }
+    }
+
+    public static func < (lhs: IndexKey, rhs: IndexKey) -> Bool {
+        let (left, right) = (lhs.rank, rhs.rank)
+        if left != right { return left < right }
+        switch (lhs, rhs) {
+        case (.bool(let a), .bool(let b)): return !a && b
+        case (.string(let a), .string(let b)): return a < b
+        case (.bytes(let a), .bytes(let b)): return a.lexicographicallyPrecedes(b)
+        case (.integer(let a), .integer(let b)): return a < b
+        case (.unsigned(let a), .unsigned(let b)): return a < b
+        default: return numericPrecedes(lhs, rhs)
+        }
+    }
+
+    /// Mixed numbers: exact for integers against integers, by value against doubles.
+    private static func numericPrecedes(_ lhs: IndexKey, _ rhs: IndexKey) -> Bool {
+        switch (lhs, rhs) {
+        case (.integer(let a), .unsigned(let b)): return a < 0 || UInt64(a) < b
+        case (.unsigned(let a), .integer(let b)): return b >= 0 && a < UInt64(b)
+        default:
+            let (a, b) = (lhs.doubleValue, rhs.doubleValue)
+            if a.isNaN { return false }
+            if b.isNaN { return true }
+            return a < b
+        }
+    }
+
+    private var doubleValue: Double {
+        switch self {
+        case .integer(let value): Double(value)
+        case .unsigned(let value): Double(value)
+        case .double(let value): value
+        default: .nan
+        }
+    }
+
+    /// A short readable form, used in error messages and query plans.
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let value): "\(value)"
+        case .integer(let value): "\(value)"
+        case .unsigned(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .string(let value): value.debugDescription
+        case .bytes(let value): "\(value.count) bytes"
+        }
+    }
+}
+
+/// One end of a range of index keys.
+public struct IndexBound: Sendable, Equatable {
+    /// The key at the end of the range.
+    public var key: IndexKey
+    /// Whether entries equal to `key` are inside the range.
+    public var isInclusive: Bool
+
+    /// Creates a bound.
+    public init(_ key: IndexKey, inclusive: Bool) {
+        self.key = key
+        isInclusive = inclusive
+    }
+}

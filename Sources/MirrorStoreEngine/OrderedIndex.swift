@@ -1,0 +1,121 @@
+/// One entry of a secondary index: a property value and the object that holds it.
+public struct IndexEntry: Sendable, Equatable {
+    /// The indexed value.
+    public let key: IndexKey
+    /// The key of the object holding it.
+    public let object: StorageKey
+
+    /// Creates an entry.
+    public init(key: IndexKey, object: StorageKey) {
+        self.key = key
+        self.object = object
+    }
+
+    /// Entries order by value, then by object key, so equal values come in object-key order.
+    static func precedes(_ lhs: IndexEntry, _ rhs: IndexEntry) -> Bool {
+        if lhs.key < rhs.key { return true }
+        if rhs.key < lhs.key { return false }
+        return StorageKey.precedes(lhs.object, rhs.object)
+    }
+}
+
+/// A sorted multiset of index entries, kept as a list of sorted chunks: a two-level B-tree.
+///
+/// It is a value type built from arrays, so a snapshot is a copy that costs one reference count,
+/// and a commit after a snapshot copies the outer list and the chunks it touches, never the
+/// whole index. Inserting or removing one entry moves at most one chunk's worth of entries.
+struct OrderedIndex: Sendable {
+    /// A chunk splits in two when it grows past this.
+    static let chunkLimit = 512
+
+    private(set) var chunks: [[IndexEntry]] = []
+    private(set) var count = 0
+
+    init() {}
+
+    /// An index holding `entries`, which need not be sorted.
+    init(entries: [IndexEntry]) {
+        let sorted = entries.sorted(by: IndexEntry.precedes)
+        count = sorted.count
+        let size = Self.chunkLimit / 2
+        chunks = stride(from: 0, to: sorted.count, by: size).map { Array(sorted[$0..<min($0 + size, sorted.count)]) }
+    }
+
+    /// The chunk an entry belongs in: the first whose last entry does not precede it.
+    private func chunkIndex(for entry: IndexEntry) -> Int {
+        var low = 0
+        var high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let last = chunks[middle].last, IndexEntry.precedes(last, entry) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
+    }
+
+    private static func position(of entry: IndexEntry, in chunk: [IndexEntry]) -> Int {
+        var low = 0
+        var high = chunk.count
+        while low < high {
+            let middle = (low + high) / 2
+            if IndexEntry.precedes(chunk[middle], entry) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    mutating func insert(_ entry: IndexEntry) {
+        count += 1
+        if chunks.isEmpty {
+            chunks.append([entry])
+            return
+        }
+        let target = min(chunkIndex(for: entry), chunks.count - 1)
+        let at = Self.position(of: entry, in: chunks[target])
+        chunks[target].insert(entry, at: at)
+        if chunks[target].count > Self.chunkLimit {
+            let upper = Array(chunks[target][(Self.chunkLimit / 2)...])
+            chunks[target].removeSubrange((Self.chunkLimit / 2)...)
+            chunks.insert(upper, at: target + 1)
+        }
+    }
+
+    /// Removes one entry equal to `entry`; returns whether there was one.
+    @discardableResult
+    mutating func remove(_ entry: IndexEntry) -> Bool {
+        let target = chunkIndex(for: entry)
+        guard target < chunks.count else { return false }
+        let at = Self.position(of: entry, in: chunks[target])
+        guard at < chunks[target].count, chunks[target][at] == entry else { return false }
+        chunks[target].remove(at: at)
+        count -= 1
+        if chunks[target].isEmpty { chunks.remove(at: target) }
+        return true
+    }
+
+    /// Whether some entry other than `object`'s has exactly `key`.
+    func containsOther(key: IndexKey, than object: StorageKey) -> Bool {
+        var found = false
+        forEach(from: IndexBound(key, inclusive: true)) { entry in
+            guard entry.key == key else { return false }
+            if entry.object != object { found = true }
+            return !found
+        }
+        return found
+    }
+
+    /// Calls `body` with each entry from `lower` on, in order, until it returns `false`.
+    func forEach(from lower: IndexBound, _ body: (IndexEntry) -> Bool) {
+        let probe = IndexEntry(key: lower.key, object: .integer(Int64.min))
+        var chunk = chunkIndex(for: probe)
+        while chunk < chunks.count {
+            for entry in chunks[chunk] {
+                if entry.key < lower.key || (!lower.isInclusive && !(lower.key < entry.key)) { continue }
+                if !body(entry) { return }
+            }
+            chunk += 1
+        }
+    }
+}

@@ -1,0 +1,181 @@
+/// What the layer above asks the engine to index: which type, and how to find the keys in one
+/// stored value. The engine calls `keys` on values as they are committed and when it builds the
+/// index; it never interprets the value itself.
+///
+/// ```swift
+/// let byName = IndexDefinition(name: "Hero.name", typeName: "Hero", isUnique: false) { value in
+///     [.string(decodeName(value))]
+/// }
+/// try engine.defineIndexes([byName])
+/// ```
+public struct IndexDefinition: Sendable {
+    /// The index's name, unique within the store.
+    public let name: String
+    /// The type whose objects it indexes.
+    public let typeName: String
+    /// Whether a commit that gives two objects the same non-null key is refused.
+    public let isUnique: Bool
+    /// The keys one stored value contributes (none, one, or one per element of a collection).
+    public let keys: @Sendable ([UInt8]) throws -> [IndexKey]
+
+    /// Creates a definition.
+    public init(name: String, typeName: String, isUnique: Bool, keys: @escaping @Sendable ([UInt8]) throws -> [IndexKey]) {
+        self.name = name
+        self.typeName = typeName
+        self.isUnique = isUnique
+        self.keys = keys
+    }
+}
+
+/// The secondary indexes of one engine state, kept in step with its objects.
+struct SecondaryIndexes: Sendable {
+    private(set) var definitions: [String: IndexDefinition] = [:]
+    /// Index names by the type they index.
+    private var namesByType: [String: [String]] = [:]
+    private(set) var indexes: [String: OrderedIndex] = [:]
+
+    /// Indexes for `definitions`, built from every object `snapshot` holds.
+    init(definitions: [IndexDefinition], snapshot: EngineSnapshot) throws {
+        for definition in definitions {
+            self.definitions[definition.name] = definition
+            namesByType[definition.typeName, default: []].append(definition.name)
+            var entries: [IndexEntry] = []
+            for (object, value) in try snapshot.entries(type: definition.typeName) {
+                for key in try Self.keys(of: value, object: object, definition: definition) {
+                    entries.append(IndexEntry(key: key, object: object))
+                }
+            }
+            let index = OrderedIndex(entries: entries)
+            if definition.isUnique, let duplicate = index.firstDuplicate() {
+                throw StorageError(.uniqueConstraint(index: definition.name, value: duplicate.description))
+            }
+            indexes[definition.name] = index
+        }
+    }
+
+    init() {}
+
+    var isEmpty: Bool { definitions.isEmpty }
+
+    private static func keys(of value: [UInt8], object: StorageKey, definition: IndexDefinition) throws -> [IndexKey] {
+        do {
+            return try definition.keys(value)
+        } catch {
+            throw StorageError(.unindexable(index: definition.name, object: object.description, reason: "\(error)"))
+        }
+    }
+
+    /// Applies one batch's operations, reading the values they replace through `oldValue`, and
+    /// checks the unique indexes once the whole batch is in.
+    ///
+    /// - Throws: `StorageError` when the batch would give two objects one unique key, or when a
+    ///   value's keys cannot be read. `self` is then unchanged.
+    mutating func apply(
+        _ operations: [WriteBatch.Operation], oldValue: (String, StorageKey) throws -> [UInt8]?
+    ) throws {
+        var updated = self
+        var inserted: [String: [IndexEntry]] = [:]
+        // A batch may write one key twice: the second write replaces the first one's keys.
+        var batchValues = GroupValues()
+        func previous(_ type: String, _ key: StorageKey) throws -> [UInt8]? {
+            if let written = batchValues.written(type: type, key: key) { return written }
+            return try oldValue(type, key)
+        }
+        for operation in operations {
+            defer { batchValues.record([operation]) }
+            switch operation {
+            case .put(let type, let key, let value):
+                guard let names = namesByType[type] else { continue }
+                let old = try previous(type, key)
+                for name in names {
+                    guard let definition = definitions[name] else { continue }
+                    if let old {
+                        for indexKey in try Self.keys(of: old, object: key, definition: definition) {
+                            updated.indexes[name]?.remove(IndexEntry(key: indexKey, object: key))
+                        }
+                    }
+                    for indexKey in try Self.keys(of: value, object: key, definition: definition) {
+                        let entry = IndexEntry(key: indexKey, object: key)
+                        updated.indexes[name]?.insert(entry)
+                        if definition.isUnique { inserted[name, default: []].append(entry) }
+                    }
+                }
+            case .delete(let type, let key):
+                guard let names = namesByType[type], let old = try previous(type, key) else { continue }
+                for name in names {
+                    guard let definition = definitions[name] else { continue }
+                    for indexKey in try Self.keys(of: old, object: key, definition: definition) {
+                        updated.indexes[name]?.remove(IndexEntry(key: indexKey, object: key))
+                    }
+                }
+            case .deleteAll(let type):
+                for name in namesByType[type] ?? [] { updated.indexes[name] = OrderedIndex() }
+            case .setSchema, .setMetadata, .reserveCapacity:
+                break
+            }
+        }
+        for (name, entries) in inserted {
+            guard let index = updated.indexes[name] else { continue }
+            for entry in entries where entry.key != .null && index.containsOther(key: entry.key, than: entry.object) {
+                throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
+            }
+        }
+        self = updated
+    }
+
+    func snapshot(named name: String) -> IndexSnapshot? {
+        guard let index = indexes[name], let definition = definitions[name] else { return nil }
+        return IndexSnapshot(storage: index, isUnique: definition.isUnique)
+    }
+}
+
+extension OrderedIndex {
+    /// The first non-null key two objects share, if any.
+    func firstDuplicate() -> IndexKey? {
+        var previous: IndexEntry?
+        for chunk in chunks {
+            for entry in chunk {
+                if let previous, previous.key == entry.key, entry.key != .null, previous.object != entry.object {
+                    return entry.key
+                }
+                previous = entry
+            }
+        }
+        return nil
+    }
+}
+
+/// The values a group commit's earlier units wrote, so a later unit in the same group replaces
+/// the right index keys before any of it reaches the published state.
+struct GroupValues {
+    private var values: [String: [StorageKey: [UInt8]?]] = [:]
+    private var emptiedTypes: Set<String> = []
+
+    mutating func record(_ operations: [WriteBatch.Operation]) {
+        for operation in operations {
+            switch operation {
+            case .put(let type, let key, let value): values[type, default: [:]][key] = .some(value)
+            case .delete(let type, let key): values[type, default: [:]][key] = .some(nil)
+            case .deleteAll(let type):
+                values[type] = nil
+                emptiedTypes.insert(type)
+            case .setSchema, .setMetadata, .reserveCapacity: break
+            }
+        }
+    }
+
+    /// What the recorded operations left under `key`: `.some(nil)` when they deleted it, `nil`
+    /// when they did not touch it.
+    func written(type: String, key: StorageKey) -> [UInt8]?? {
+        if let written = values[type]?[key] { return written }
+        if emptiedTypes.contains(type) { return .some(nil) }
+        return nil
+    }
+
+    /// The value under `key` as the group has left it, else as the published state has it.
+    func value(type: String, key: StorageKey, base: KeyIndex, log: any LogStorage) throws -> [UInt8]? {
+        if let written = written(type: type, key: key) { return written }
+        guard let (offset, length) = base.location(type: type, key: key) else { return nil }
+        return try log.read(at: offset, count: length)
+    }
+}

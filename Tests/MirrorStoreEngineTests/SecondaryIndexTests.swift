@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import MirrorStoreEngine
+
+@Suite struct SecondaryIndexTests {
+    /// Values are one byte, `byte % 16` is the indexed key, so many objects share a key.
+    static let byValue = IndexDefinition(name: "T.value", typeName: "T", isUnique: false) { value in
+        value.isEmpty ? [] : [.integer(Int64(value[0] % 16))]
+    }
+    static let uniqueValue = IndexDefinition(name: "U.value", typeName: "U", isUnique: true) { value in
+        value.isEmpty ? [.null] : [.integer(Int64(value[0]))]
+    }
+
+    static func expectedEntries(_ objects: [Int64: UInt8]) -> [IndexEntry] {
+        objects.map { IndexEntry(key: .integer(Int64($0.value % 16)), object: .integer($0.key)) }
+            .sorted(by: IndexEntry.precedes)
+    }
+
+    static func entries(_ snapshot: EngineSnapshot, _ name: String) throws -> [IndexEntry] {
+        let index = try #require(snapshot.index(named: name))
+        var entries: [IndexEntry] = []
+        index.forEach(from: nil, to: nil) { entries.append($0); return true }
+        #expect(Array(index.positions) == entries, "positional access agrees with iteration")
+        return entries
+    }
+
+    @Test func indexFollowsRandomCommitsCompactionAndReopen() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("index.store")
+        var engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        try engine.defineIndexes([Self.byValue])
+        var reference: [Int64: UInt8] = [:]
+        var random = SeededGenerator(seed: testSeed(0x1DE5))
+        for round in 0..<400 {
+            var batch = WriteBatch()
+            var next = reference
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let key = Int64.random(in: 0..<300, using: &random)
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<6:
+                    let value = UInt8.random(in: 0...255, using: &random)
+                    batch.put(type: "T", key: .integer(key), value: [value])
+                    next[key] = value
+                case 6..<9:
+                    batch.delete(type: "T", key: .integer(key))
+                    next[key] = nil
+                default:
+                    if Int.random(in: 0..<20, using: &random) == 0 {
+                        batch.deleteAll(type: "T")
+                        next = [:]
+                    }
+                }
+            }
+            try engine.commit(batch)
+            reference = next
+            if round % 97 == 96 { try engine.compact() }
+            if round % 131 == 130 {
+                try engine.close()
+                engine = try StorageEngine(path: path, configuration: fastConfiguration())
+                try engine.defineIndexes([Self.byValue])
+            }
+            #expect(try Self.entries(engine.snapshot(), "T.value") == Self.expectedEntries(reference), "round \(round)")
+        }
+        let index = try #require(engine.snapshot().index(named: "T.value"))
+        let fives = index.objects(from: IndexBound(.integer(5), inclusive: true), to: IndexBound(.integer(5), inclusive: true))
+        #expect(fives == reference.filter { $0.value % 16 == 5 }.keys.sorted().map { StorageKey.integer($0) })
+        #expect(index.count(from: IndexBound(.integer(3), inclusive: false), to: IndexBound(.integer(7), inclusive: false))
+                == reference.values.filter { (4...6).contains($0 % 16) }.count)
+        try engine.close()
+    }
+
+    @Test func concurrentCommitsKeepTheIndexExact() throws {
+        let engine = StorageEngine(inMemoryWith: fastConfiguration())
+        try engine.defineIndexes([Self.byValue])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for step in 0..<50 {
+                var batch = WriteBatch()
+                let key = Int64(worker * 1000 + step % 10)
+                batch.put(type: "T", key: .integer(key), value: [UInt8(step)])
+                _ = try? engine.commit(batch)
+            }
+        }
+        var reference: [Int64: UInt8] = [:]
+        for worker in 0..<8 {
+            for slot in 0..<10 { reference[Int64(worker * 1000 + slot)] = UInt8(40 + slot) }
+        }
+        #expect(try Self.entries(engine.snapshot(), "T.value") == Self.expectedEntries(reference))
+    }
+
+    @Test func uniqueViolationWritesNothing() throws {
+        let engine = StorageEngine(inMemoryWith: fastConfiguration())
+        try engine.defineIndexes([Self.uniqueValue])
+        var first = WriteBatch()
+        first.put(type: "U", key: .integer(1), value: [7])
+        first.put(type: "U", key: .integer(2), value: [8])
+        first.put(type: "U", key: .integer(3), value: [])
+        first.put(type: "U", key: .integer(4), value: [])
+        try engine.commit(first)
+        let before = try StoreState(engine.snapshot())
+
+        var clash = WriteBatch()
+        clash.put(type: "U", key: .integer(5), value: [9])
+        clash.put(type: "U", key: .integer(2), value: [7])
+        #expect(throws: StorageError(.uniqueConstraint(index: "U.value", value: "7"))) { try engine.commit(clash) }
+        #expect(try StoreState(engine.snapshot()) == before)
+        #expect(try Self.entries(engine.snapshot(), "U.value").map(\.object) == [.integer(3), .integer(4), .integer(1), .integer(2)])
+
+        var swap = WriteBatch()
+        swap.put(type: "U", key: .integer(1), value: [8])
+        swap.put(type: "U", key: .integer(2), value: [7])
+        try engine.commit(swap)
+        #expect(try Self.entries(engine.snapshot(), "U.value").map(\.key) == [.null, .null, .integer(7), .integer(8)])
+        #expect(StorageError(.uniqueConstraint(index: "U.value", value: "7")).description
+                == "Two objects would share the value 7 in the unique index U.value; nothing was written.")
+    }
+
+    @Test func definingAUniqueIndexOverDuplicatesFails() throws {
+        let engine = StorageEngine(inMemoryWith: fastConfiguration())
+        var batch = WriteBatch()
+        batch.put(type: "U", key: .integer(1), value: [3])
+        batch.put(type: "U", key: .integer(2), value: [3])
+        try engine.commit(batch)
+        #expect(throws: StorageError(.uniqueConstraint(index: "U.value", value: "3"))) {
+            try engine.defineIndexes([Self.uniqueValue])
+        }
+        #expect(engine.snapshot().index(named: "U.value") == nil)
+    }
+
+    @Test func indexKeysOrderAcrossKinds() {
+        let keys: [IndexKey] = [.bytes([1]), .string("b"), .double(.nan), .unsigned(UInt64.max), .double(2.5),
+                                .integer(-3), .bool(true), .bool(false), .null, .string("a")]
+        #expect(keys.sorted() == [.null, .bool(false), .bool(true), .integer(-3), .double(2.5), .unsigned(UInt64.max),
+                                  .double(.nan), .string("a"), .string("b"), .bytes([1])])
+    }
+}
