@@ -10,13 +10,13 @@ import Darwin
 /// futex calls inside the uninstrumented standard library, so ThreadSanitizer cannot see its
 /// ordering and reports every access made under it as a race. ThreadSanitizer intercepts
 /// `pthread_mutex_lock`, so with this lock a clean `--sanitize=thread` run means something.
-final class Lock<Value: Sendable>: @unchecked Sendable {
+package final class Lock<Value: Sendable>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between pthread_mutex_lock and
     // pthread_mutex_unlock on `mutex`, which is never moved (it is heap-allocated).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -29,7 +29,7 @@ final class Lock<Value: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

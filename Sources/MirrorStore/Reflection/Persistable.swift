@@ -22,8 +22,12 @@
 public protocol Persistable: _AutoMallocObjectProtocol {
     /// The name of the property that identifies a record, or `nil` for none.
     static var primaryKey: String? { get }
-    /// Properties to index in a store.
+    /// Properties to index in a store: queries on them read an ordered index instead of every
+    /// object. Links to models with a primary key are indexed without being listed.
     static var indexedProperties: [String] { get }
+    /// Properties no two stored objects may share a non-`nil` value of. Each is indexed; a
+    /// transaction that breaks the rule throws ``StoreError`` and writes nothing.
+    static var uniqueProperties: [String] { get }
     /// Stored properties that are not persisted; they keep their `init()` value when read back.
     static var ignoredProperties: [String] { get }
     /// The type's name in records and store files. Defaults to the unqualified type name.
@@ -38,6 +42,7 @@ public protocol Persistable: _AutoMallocObjectProtocol {
 extension Persistable {
     public static var primaryKey: String? { nil }
     public static var indexedProperties: [String] { [] }
+    public static var uniqueProperties: [String] { [] }
     public static var ignoredProperties: [String] { [] }
     public static var persistedTypeName: String { String(describing: Self.self) }
 

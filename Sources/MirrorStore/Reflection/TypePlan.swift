@@ -94,6 +94,9 @@ final class TypePlan: @unchecked Sendable {
         for name in indexed where !accessors.contains(where: { $0.name == name }) {
             throw MappingError(.unknownPropertyName(role: "indexedProperties"), modelType: typeName, path: [name])
         }
+        for name in type.uniqueProperties where !accessors.contains(where: { $0.name == name }) {
+            throw MappingError(.unknownPropertyName(role: "uniqueProperties"), modelType: typeName, path: [name])
+        }
         let primaryKey = type.primaryKey
         if let primaryKey {
             guard let field = accessors.first(where: { $0.name == primaryKey }) else {

@@ -95,9 +95,6 @@ struct ModelRegistry: Sendable {
             if old.isPrimaryKey != property.isPrimaryKey {
                 differences.append("property \(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key")
             }
-            if old.isIndexed != property.isIndexed {
-                differences.append("property \(property.name) \(property.isIndexed ? "became" : "is no longer") indexed")
-            }
         }
         for property in stored.properties where current.property(named: property.name) == nil {
             differences.append("property \(property.name) was removed")

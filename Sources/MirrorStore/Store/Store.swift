@@ -25,6 +25,8 @@ public final class Store: Sendable {
     /// Serializes write blocks; guards `nextIdentities`.
     private let writeLock = NSLock()
     private nonisolated(unsafe) var nextIdentities: [String: Int64] = [:]
+    /// Types whose stored objects were all read once; see ``objects(_:)``.
+    private let checkedTypes = CheckedTypes()
 
     static let schemaVersionKey = "mirrorstore.schemaVersion"
 
@@ -52,9 +54,24 @@ public final class Store: Sendable {
         self.registry = registry
         do {
             try prepareSchemas(version: configuration.schemaVersion)
+            try Self.translatingUniqueViolations {
+                try engine.defineIndexes(IndexKeys.definitions(for: registry))
+            }
         } catch {
             try? engine.close()
             throw error
+        }
+    }
+
+    /// Runs `body`, reporting the engine's unique-index refusal as the models' rule it breaks.
+    @discardableResult
+    static func translatingUniqueViolations<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as StorageError {
+            guard case .uniqueConstraint(let index, let value) = error.kind, let dot = index.firstIndex(of: ".") else { throw error }
+            throw StoreError(.uniqueViolation(
+                typeName: String(index[..<dot]), property: String(index[index.index(after: dot)...]), value: value))
         }
     }
 
@@ -68,7 +85,9 @@ public final class Store: Sendable {
         let stored = try StoredSchemas(snapshot: snapshot)
         if let mismatch = registry.mismatches(stored: stored).first { throw mismatch }
         var batch = WriteBatch()
-        for typeName in registry.typeNames where stored.schema(named: typeName) == nil {
+        // New types, and types whose indexed properties changed: indexes are built on open, so
+        // the stored schema only records what the models now ask for.
+        for typeName in registry.typeNames where stored.schema(named: typeName) != registry.schema(named: typeName) {
             if let schema = registry.schema(named: typeName) {
                 batch.setSchema(type: typeName, schema: SchemaCoding.encode(schema))
             }
@@ -107,7 +126,7 @@ public final class Store: Sendable {
         let identities = transaction.finish()
         let batch = transaction.makeBatch()
         if !batch.isEmpty {
-            try engine.commit(batch)
+            try Self.translatingUniqueViolations { try engine.commit(batch) }
         }
         nextIdentities = identities
         return result
@@ -126,9 +145,19 @@ public final class Store: Sendable {
         return try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key)
     }
 
-    /// All stored models of a type, as lazy ``Results``.
+    /// All stored models of a type, as lazy ``Results`` to filter and sort.
+    ///
+    /// The first call for a type decodes every stored object of it once, so that a record that
+    /// cannot become a model is reported here rather than by a collection read that cannot throw
+    /// (see ``Results``).
+    ///
+    /// - Throws: ``StoreError`` or ``MappingError`` naming the first record that cannot be read.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
-        Results(snapshot: engine.snapshot(), registry: registry, plan: try registry.plan(for: type))
+        let source = QuerySource(snapshot: engine.snapshot(), registry: registry, entry: try registry.entry(for: type))
+        try checkedTypes.checkOnce(source.plan.typeName) {
+            _ = try RecordReader(snapshot: source.snapshot, schemas: registry).allModels(type, plan: source.plan)
+        }
+        return Results(source: source)
     }
 
     /// Rewrites the file with live records only, crash-safely.

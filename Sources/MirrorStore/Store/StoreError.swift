@@ -32,6 +32,10 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case embeddedCycle(typeName: String)
         /// A transaction was used after its `write` block returned.
         case transactionEnded
+        /// A position outside a ``Results``.
+        case positionOutOfRange(typeName: String, position: Int, count: Int)
+        /// A transaction would give two objects the same value of a unique property; nothing was written.
+        case uniqueViolation(typeName: String, property: String, value: String)
     }
 
     /// What went wrong.
@@ -59,6 +63,10 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "A cycle runs through \(typeName), which has no primary key and is embedded in its parent; give it a primary key to link it in cycles."
         case .transactionEnded:
             return "The write transaction was used after its write block returned."
+        case .positionOutOfRange(let typeName, let position, let count):
+            return "Position \(position) is outside the \(count) results of \(typeName)."
+        case .uniqueViolation(let typeName, let property, let value):
+            return "Two \(typeName) objects would have \(property) \(value), which uniqueProperties forbids; nothing was written."
         }
     }
 }

@@ -79,7 +79,7 @@ struct StoreFileTests {
         }
     }
 
-    @Test("schema differences name each changed property")
+    @Test("schema differences name each changed property; index changes are not differences")
     func schemaDifferences() throws {
         let stored = ObjectSchema(typeName: "T", properties: [
             .init(name: "id", kind: .int, isPrimaryKey: true),
@@ -94,7 +94,6 @@ struct StoreFileTests {
         #expect(ModelRegistry.differences(from: stored, to: current) == [
             "property id changed from Int to String",
             "property id is no longer the primary key",
-            "property name is no longer indexed",
             "property new was added",
             "property gone was removed",
         ])

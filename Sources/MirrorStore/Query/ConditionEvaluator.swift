@@ -1,0 +1,176 @@
+import Foundation
+import MirrorStoreEngine
+
+/// Decides a ``QueryNode`` for one record from its encoded values, looking through links by
+/// reading the linked records from the same snapshot. Three outcomes: a value, or `nil` when the
+/// answer depends on a part only the model can decide.
+struct ConditionEvaluator {
+    /// The linked record as `.embedded(schema, values)`, or `.null` when it no longer exists.
+    let resolve: (String, StorageKey) throws -> QueryValue
+
+    /// Variables bound while evaluating: the model, then closure arguments, innermost last.
+    typealias Bindings = [(PredicateExpressions.VariableID, QueryValue)]
+
+    func isTrue(_ node: QueryNode, bindings: inout Bindings) throws -> Bool? {
+        guard let value = try evaluate(node, bindings: &bindings) else { return nil }
+        if case .bool(let truth) = value { return truth }
+        return nil
+    }
+
+    func evaluate(_ node: QueryNode, bindings: inout Bindings) throws -> QueryValue? {
+        switch node {
+        case .constant(let value):
+            return value
+        case .variable(let id):
+            return bindings.last(where: { $0.0 == id })?.1
+        case .member(let base, let property, let position, let typeName):
+            guard let value = try evaluate(base, bindings: &bindings) else { return nil }
+            return try member(of: value, property: property, position: position, typeName: typeName)
+        case .count(let base):
+            guard let value = try evaluate(base, bindings: &bindings) else { return nil }
+            return try count(of: value).map { .int(Int64($0)) }
+        case .isEmpty(let base):
+            guard let value = try evaluate(base, bindings: &bindings) else { return nil }
+            return try count(of: value).map { .bool($0 == 0) }
+        case .equal(let lhs, let rhs), .notEqual(let lhs, let rhs):
+            guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings),
+                  let equal = left.isEqual(to: right) else { return nil }
+            if case .notEqual = node { return .bool(!equal) }
+            return .bool(equal)
+        case .compare(let lhs, let comparison, let rhs):
+            guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
+            return Self.compare(left, comparison, right)
+        case .and(let lhs, let rhs):
+            let left = try isTrue(lhs, bindings: &bindings)
+            if left == false { return .bool(false) }
+            let right = try isTrue(rhs, bindings: &bindings)
+            if right == false { return .bool(false) }
+            guard left != nil, right != nil else { return nil }
+            return .bool(true)
+        case .or(let lhs, let rhs):
+            let left = try isTrue(lhs, bindings: &bindings)
+            if left == true { return .bool(true) }
+            let right = try isTrue(rhs, bindings: &bindings)
+            if right == true { return .bool(true) }
+            guard left != nil, right != nil else { return nil }
+            return .bool(false)
+        case .not(let wrapped):
+            return try isTrue(wrapped, bindings: &bindings).map { .bool(!$0) }
+        case .flatMap(let wrapped, let variable, let transform):
+            guard let value = try evaluate(wrapped, bindings: &bindings) else { return nil }
+            if value.isNull { return .null }
+            bindings.append((variable, value))
+            defer { bindings.removeLast() }
+            return try evaluate(transform, bindings: &bindings)
+        case .nilCoalesce(let lhs, let rhs):
+            guard let value = try evaluate(lhs, bindings: &bindings) else { return nil }
+            return value.isNull ? try evaluate(rhs, bindings: &bindings) : value
+        case .forceUnwrap(let inner):
+            // Unwrapping nil makes the predicate throw: the model path reports it.
+            guard let value = try evaluate(inner, bindings: &bindings), !value.isNull else { return nil }
+            return value
+        case .contains(let sequence, let element):
+            guard let elements = try elements(of: sequence, bindings: &bindings),
+                  let wanted = try evaluate(element, bindings: &bindings) else { return nil }
+            var undecided = false
+            for candidate in elements {
+                switch candidate.isEqual(to: wanted) {
+                case true?: return .bool(true)
+                case nil: undecided = true
+                case false?: break
+                }
+            }
+            return undecided ? nil : .bool(false)
+        case .containsWhere(let sequence, let variable, let test), .allSatisfy(let sequence, let variable, let test):
+            let wantsAll = if case .allSatisfy = node { true } else { false }
+            guard let elements = try elements(of: sequence, bindings: &bindings) else { return nil }
+            var undecided = false
+            for candidate in elements {
+                bindings.append((variable, candidate))
+                let outcome = try isTrue(test, bindings: &bindings)
+                bindings.removeLast()
+                switch outcome {
+                case nil: undecided = true
+                case let truth?: if truth != wantsAll { return .bool(truth) }
+                }
+            }
+            return undecided ? nil : .bool(wantsAll)
+        case .startsWith(let base, let prefix):
+            guard case .string(let text)? = try evaluate(base, bindings: &bindings),
+                  case .string(let start)? = try evaluate(prefix, bindings: &bindings) else { return nil }
+            return .bool(text.starts(with: start))
+        case .containsText(let base, let other):
+            guard case .string(let text)? = try evaluate(base, bindings: &bindings),
+                  case .string(let part)? = try evaluate(other, bindings: &bindings) else { return nil }
+            return .bool(Self.collection(text, contains: part))
+        case .inRange(.range(let lowerNode, let upperNode, let isClosed), let element):
+            guard let value = try evaluate(element, bindings: &bindings),
+                  let lower = try evaluate(lowerNode, bindings: &bindings),
+                  let upper = try evaluate(upperNode, bindings: &bindings),
+                  let aboveLower = Self.compare(value, .greaterThanOrEqual, lower),
+                  let belowUpper = Self.compare(value, isClosed ? .lessThanOrEqual : .lessThan, upper) else { return nil }
+            if case .bool(true) = aboveLower, case .bool(true) = belowUpper { return .bool(true) }
+            return .bool(false)
+        case .conditional(let test, let then, let otherwise):
+            guard let truth = try isTrue(test, bindings: &bindings) else { return nil }
+            return try evaluate(truth ? then : otherwise, bindings: &bindings)
+        case .inRange, .range, .unknown:
+            return nil
+        }
+    }
+
+    static func compare(_ lhs: QueryValue, _ comparison: QueryComparison, _ rhs: QueryValue) -> QueryValue? {
+        // NaN compares false with everything, as Swift's operators answer.
+        switch (lhs, rhs) {
+        case (.double(let a), .double(let b)) where a.isNaN || b.isNaN: return .bool(false)
+        case (.float(let a), .float(let b)) where a.isNaN || b.isNaN: return .bool(false)
+        default: break
+        }
+        return lhs.compare(to: rhs).map { .bool(comparison.holds($0)) }
+    }
+
+    /// The generic `Collection.contains(_:)` the predicate's own evaluation calls.
+    private static func collection<C: Collection>(_ base: C, contains other: C) -> Bool where C.Element: Equatable {
+        base.contains(other)
+    }
+
+    private func member(of value: QueryValue, property: String, position: Int, typeName: String) throws -> QueryValue? {
+        switch value {
+        case .embedded(let schema, let values):
+            let index = schema.typeName == typeName ? position : schema.index(ofProperty: property)
+            guard let index, values.indices.contains(index) else { return nil }
+            return values[index]
+        case .link(let linkedType, let key):
+            let record = try resolve(linkedType, key)
+            if record.isNull { return nil }
+            return try member(of: record, property: property, position: position, typeName: typeName)
+        default:
+            return nil
+        }
+    }
+
+    /// The elements of a container value, links resolved and dangling ones left out, as the
+    /// model reads them.
+    private func elements(of node: QueryNode, bindings: inout Bindings) throws -> [QueryValue]? {
+        guard case .list(let elements)? = try evaluate(node, bindings: &bindings) else { return nil }
+        guard elements.contains(where: { if case .link = $0 { true } else { false } }) else { return elements }
+        var present: [QueryValue] = []
+        for element in elements {
+            if case .link(let typeName, let key) = element, try resolve(typeName, key).isNull { continue }
+            present.append(element)
+        }
+        return present
+    }
+
+    private func count(of value: QueryValue) throws -> Int? {
+        switch value {
+        case .string(let text): return text.count
+        case .data(let bytes): return bytes.count
+        case .dictionary(let entries): return entries.count
+        case .list:
+            var bindings: Bindings = []
+            return try elements(of: .constant(value), bindings: &bindings)?.count
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// A query that cannot be answered as written.
+///
+/// ```swift
+/// do {
+///     _ = try store.objects(Hero.self).filter(#Predicate { $0.cache.isEmpty })
+/// } catch let error as QueryError {
+///     print(error)   // Hero.cache is an ignored property, …
+/// }
+/// ```
+public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What went wrong. New cases may be added; switch with a `default`.
+    public enum Kind: Equatable, Sendable {
+        /// The predicate or sort reads a property the model lists in `ignoredProperties`.
+        case ignoredProperty(typeName: String, property: String)
+        /// The sort key is a property whose values have no order (links, containers, data).
+        case unsortableProperty(typeName: String, property: String, kind: String)
+        /// A property named at run time does not exist on the model.
+        case unknownProperty(typeName: String, property: String)
+        /// A value given for a property named at run time does not fit its kind.
+        case valueMismatch(typeName: String, property: String, expected: String, found: String)
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+
+    init(_ kind: Kind) { self.kind = kind }
+
+    /// One sentence explaining the error.
+    public var description: String {
+        switch kind {
+        case .ignoredProperty(let typeName, let property):
+            "\(typeName).\(property) is an ignored property, so it is not stored and a query cannot read it; remove it from ignoredProperties to query it."
+        case .unsortableProperty(let typeName, let property, let kind):
+            "\(typeName).\(property) holds \(kind) values, which have no order to sort by."
+        case .unknownProperty(let typeName, let property):
+            "\(typeName) has no stored property named \(property)."
+        case .valueMismatch(let typeName, let property, let expected, let found):
+            "\(typeName).\(property) holds \(expected) values, but the query compares it with \(found)."
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import MirrorStoreEngine
+
+/// What a query runs against: one snapshot, the store's models, and the queried type.
+struct QuerySource: Sendable {
+    let snapshot: EngineSnapshot
+    let registry: ModelRegistry
+    let entry: ModelRegistry.Entry
+
+    var plan: TypePlan { entry.plan }
+    var schema: ObjectSchema { entry.plan.schema }
+
+    /// The stored model under `key`, decoded now.
+    func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
+        if entry.isStandalone {
+            guard let bytes = try snapshot.value(type: plan.typeName, key: key) else { return nil }
+            return try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key)
+        }
+        return try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key)
+    }
+}
+
+/// Reads linked records for conditions that look through links, each once per query.
+final class LinkedRecords {
+    private let source: QuerySource
+    private var records: [String: [StorageKey: QueryValue]] = [:]
+
+    init(source: QuerySource) {
+        self.source = source
+    }
+
+    func record(type typeName: String, key: StorageKey) throws -> QueryValue {
+        if let known = records[typeName]?[key] { return known }
+        guard let schema = source.registry.schema(named: typeName) else { throw StoreError(.unknownModel(typeName: typeName)) }
+        var value = QueryValue.null
+        if let bytes = try source.snapshot.value(type: typeName, key: key) {
+            var reader = ByteReader(bytes)
+            do throws(DecodeFailure) {
+                value = .embedded(schema, try RecordProjection.allValues(of: schema, from: &reader, schemaNamed: source.registry.schema(named:)))
+            } catch {
+                throw StoreError(RecordCodingFailure(error), typeName: typeName, key: key.description)
+            }
+        }
+        records[typeName, default: [:]][key] = value
+        return value
+    }
+}
+
+/// Runs a query's conditions over candidate records.
+struct QueryExecution<Model: Persistable> {
+    let source: QuerySource
+    let conditions: [QueryCondition<Model>]
+
+    /// The keys of the objects matching every condition, in primary-key order, from the
+    /// candidates `access` names.
+    func matchingKeys(_ access: AccessPath) throws -> [StorageKey] {
+        let typeName = source.plan.typeName
+        var candidates: [StorageKey]
+        switch access.source {
+        case .scan:
+            if conditions.isEmpty { return source.snapshot.keys(type: typeName).sorted(by: StorageKey.precedes) }
+            return try filteredScan()
+        case .primaryKeys(let keys):
+            candidates = keys.filter { source.snapshot.contains(type: typeName, key: $0) }
+        case .index(let name, let lower, let upper):
+            candidates = source.snapshot.index(named: name)?.objects(from: lower, to: upper) ?? []
+        }
+        candidates.sort(by: StorageKey.precedes)
+        candidates = Self.deduplicated(candidates)
+        if access.isExact || conditions.isEmpty { return candidates }
+        let tester = try ConditionTester(source: source, conditions: conditions)
+        return try candidates.filter { key in
+            guard let bytes = try source.snapshot.value(type: typeName, key: key) else { return false }
+            return try tester.matches(bytes, key: key)
+        }
+    }
+
+    /// Every object tested, read in bulk in file order.
+    private func filteredScan() throws -> [StorageKey] {
+        let tester = try ConditionTester(source: source, conditions: conditions)
+        var matches: [StorageKey] = []
+        for (key, bytes) in try source.snapshot.entries(type: source.plan.typeName) where try tester.matches(bytes, key: key) {
+            matches.append(key)
+        }
+        return matches.sorted(by: StorageKey.precedes)
+    }
+
+    /// Sorted keys with each one once (an object with several matching values of a multi-valued
+    /// index is listed once per value).
+    private static func deduplicated(_ sorted: [StorageKey]) -> [StorageKey] {
+        var result: [StorageKey] = []
+        result.reserveCapacity(sorted.count)
+        for key in sorted where result.last != key { result.append(key) }
+        return result
+    }
+}
+
+/// Tests records against a query's conditions: on the encoded values where the translation
+/// decides, on the decoded model where it does not.
+struct ConditionTester<Model: Persistable> {
+    private let source: QuerySource
+    private let conditions: [QueryCondition<Model>]
+    private let projection: RecordProjection
+    private let evaluator: ConditionEvaluator
+    /// Decodes the models a condition needs, sharing linked records between them.
+    private let reader: RecordReader
+
+    init(source: QuerySource, conditions: [QueryCondition<Model>]) throws {
+        self.source = source
+        self.conditions = conditions
+        let properties = conditions.reduce(into: Set<String>()) { $0.formUnion($1.node.properties(readFrom: $1.root)) }
+        projection = RecordProjection(schema: source.schema, properties: properties, schemas: source.registry)
+        let linked = LinkedRecords(source: source)
+        evaluator = ConditionEvaluator(resolve: linked.record(type:key:))
+        reader = RecordReader(snapshot: source.snapshot, schemas: source.registry)
+    }
+
+    func matches(_ bytes: [UInt8], key: StorageKey) throws -> Bool {
+        let values: [QueryValue]
+        do {
+            values = try projection.values(of: bytes)
+        } catch {
+            throw StoreError(error, typeName: source.plan.typeName, key: key.description)
+        }
+        let record = QueryValue.embedded(source.schema, values)
+        var model: Model?
+        for condition in conditions {
+            var bindings: ConditionEvaluator.Bindings = [(condition.root, record)]
+            switch try evaluator.isTrue(condition.node, bindings: &bindings) {
+            case true?: continue
+            case false?: return false
+            case nil:
+                if model == nil { model = try reader.model(Model.self, plan: source.plan, key: key) }
+                guard let model, try condition.predicate.evaluate(model) else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import MirrorStoreEngine
+
+/// A predicate as the store evaluates it on encoded records: Foundation's `#Predicate`
+/// expression tree, translated once per query into nodes the store understands. A part it does
+/// not understand becomes ``unknown``, and a record whose outcome depends on it is decided by
+/// evaluating the original predicate on the decoded model.
+indirect enum QueryNode: Sendable {
+    case constant(QueryValue)
+    /// The value bound to a predicate variable: the model itself, or a closure's argument.
+    case variable(PredicateExpressions.VariableID)
+    /// A stored property of a record value, at its position in that type's schema.
+    case member(QueryNode, property: String, position: Int, typeName: String)
+    case count(QueryNode)
+    case isEmpty(QueryNode)
+    case equal(QueryNode, QueryNode)
+    case notEqual(QueryNode, QueryNode)
+    case compare(QueryNode, QueryComparison, QueryNode)
+    case and(QueryNode, QueryNode)
+    case or(QueryNode, QueryNode)
+    case not(QueryNode)
+    /// `wrapped.flatMap { variable in transform }`.
+    case flatMap(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    case nilCoalesce(QueryNode, QueryNode)
+    case forceUnwrap(QueryNode)
+    /// `sequence.contains(element)`.
+    case contains(QueryNode, QueryNode)
+    /// `sequence.contains { variable in test }`.
+    case containsWhere(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    /// `sequence.allSatisfy { variable in test }`.
+    case allSatisfy(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    /// `string.starts(with: prefix)`.
+    case startsWith(QueryNode, QueryNode)
+    /// `string.contains(other)`.
+    case containsText(QueryNode, QueryNode)
+    /// `lower...upper` or `lower..<upper`.
+    case range(lower: QueryNode, upper: QueryNode, isClosed: Bool)
+    /// `range.contains(element)`.
+    case inRange(QueryNode, QueryNode)
+    /// `test ? then : otherwise`.
+    case conditional(QueryNode, QueryNode, QueryNode)
+    /// Something only the model can answer.
+    case unknown
+
+    /// The names of the stored properties this node reads directly from the record bound to
+    /// `variable`: the only ones a projection of that record must decode.
+    func properties(readFrom variable: PredicateExpressions.VariableID) -> Set<String> {
+        var names = Set<String>()
+        collectProperties(of: variable, into: &names)
+        return names
+    }
+
+    private func collectProperties(of variable: PredicateExpressions.VariableID, into names: inout Set<String>) {
+        if case .member(.variable(let bound), let property, _, _) = self, bound == variable {
+            names.insert(property)
+        }
+        for child in children { child.collectProperties(of: variable, into: &names) }
+    }
+
+    private var children: [QueryNode] {
+        switch self {
+        case .constant, .variable, .unknown: []
+        case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base): [base]
+        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
+             .nilCoalesce(let a, let b), .contains(let a, let b), .startsWith(let a, let b), .containsText(let a, let b),
+             .inRange(let a, let b), .flatMap(let a, _, let b), .containsWhere(let a, _, let b), .allSatisfy(let a, _, let b):
+            [a, b]
+        case .range(let a, let b, _): [a, b]
+        case .conditional(let a, let b, let c): [a, b, c]
+        }
+    }
+
+    /// Whether the node can be decided without the model for every record.
+    var isFullyTranslated: Bool {
+        if case .unknown = self { return false }
+        return children.allSatisfy(\.isFullyTranslated)
+    }
+
+    /// The conjuncts of a chain of `&&`.
+    var conjuncts: [QueryNode] {
+        if case .and(let lhs, let rhs) = self { return lhs.conjuncts + rhs.conjuncts }
+        return [self]
+    }
+}
+
+/// The four orderings a predicate's `Comparison` can ask for.
+enum QueryComparison: Sendable {
+    case lessThan, lessThanOrEqual, greaterThan, greaterThanOrEqual
+
+    func holds(_ order: ComparisonResult) -> Bool {
+        switch self {
+        case .lessThan: order == .orderedAscending
+        case .lessThanOrEqual: order != .orderedDescending
+        case .greaterThan: order == .orderedDescending
+        case .greaterThanOrEqual: order != .orderedAscending
+        }
+    }
+
+    /// The same test with its operands swapped: `c < x` is `x > c`.
+    var mirrored: QueryComparison {
+        switch self {
+        case .lessThan: .greaterThan
+        case .lessThanOrEqual: .greaterThanOrEqual
+        case .greaterThan: .lessThan
+        case .greaterThanOrEqual: .lessThanOrEqual
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import MirrorStoreEngine
+
+/// How a ``Results`` finds and orders its objects: what ``Results/plan`` reports, so a test or a
+/// curious user can see whether an index is used.
+///
+/// ```swift
+/// let byName = try store.objects(Hero.self).filter(#Predicate { $0.name == "Thor" })
+/// print(byName.plan)   // index Hero.name == "Thor"; order: primary key
+/// ```
+public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
+    /// Where the candidate objects come from.
+    public enum Access: Sendable, Equatable {
+        /// Every object of the type is read.
+        case scan(typeName: String)
+        /// Objects are looked up by primary key.
+        case primaryKey(typeName: String, keys: Int)
+        /// A range of a secondary index is read; `range` describes it (`== "Thor"`, `>= 3 and < 9`, …).
+        case index(name: String, range: String)
+    }
+
+    /// How the candidates are tested.
+    public enum Filter: Sendable, Equatable {
+        /// No test: every candidate matches (no predicate, or the index answers it exactly).
+        case none
+        /// The predicate is decided on the encoded records.
+        case records
+        /// The predicate is decided on the encoded records where it can be, and on decoded models
+        /// for the rest (a computed property, a function the store does not translate).
+        case recordsThenModels
+    }
+
+    /// How the results are ordered.
+    public enum Order: Sendable, Equatable {
+        /// By primary key (generated identities in insertion order).
+        case primaryKey
+        /// In the order of a secondary index, read without sorting.
+        case index(name: String, ascending: Bool)
+        /// Sorted by the named stored properties, read from the encoded records.
+        case records(properties: [String])
+        /// Sorted by comparing decoded models (a key path the store cannot read from records).
+        case models
+    }
+
+    /// Where the candidates come from.
+    public let access: Access
+    /// How the candidates are tested.
+    public let filter: Filter
+    /// How the results are ordered.
+    public let order: Order
+
+    /// The name of the secondary index the plan reads, if any.
+    public var indexName: String? {
+        if case .index(let name, _) = access { return name }
+        if case .index(let name, _) = order { return name }
+        return nil
+    }
+
+    /// One line: access; filter; order.
+    public var description: String {
+        let accessText = switch access {
+        case .scan(let typeName): "scan every \(typeName)"
+        case .primaryKey(let typeName, let keys): "\(typeName) by primary key (\(keys) key\(keys == 1 ? "" : "s"))"
+        case .index(let name, let range): "index \(name) \(range)"
+        }
+        let filterText = switch filter {
+        case .none: "no filter"
+        case .records: "filter on records"
+        case .recordsThenModels: "filter on records, then on models"
+        }
+        let orderText = switch order {
+        case .primaryKey: "order: primary key"
+        case .index(let name, let ascending): "order: index \(name)\(ascending ? "" : " descending")"
+        case .records(let properties): "order: sort by \(properties.joined(separator: ", "))"
+        case .models: "order: sort models"
+        }
+        return "\(accessText); \(filterText); \(orderText)"
+    }
+}

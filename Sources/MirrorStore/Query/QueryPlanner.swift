@@ -1,0 +1,191 @@
+import Foundation
+import MirrorStoreEngine
+
+/// One condition of a query: a predicate as given, and its translation.
+struct QueryCondition<Model: Persistable>: Sendable {
+    let predicate: Predicate<Model>
+    let node: QueryNode
+    /// The variable that stands for the model in `node`.
+    let root: PredicateExpressions.VariableID
+}
+
+/// Where a query's candidates come from, chosen from the conditions' conjuncts: a primary-key
+/// lookup, a range of a secondary index, or every object.
+struct AccessPath: Sendable {
+    enum Source: Sendable {
+        case scan
+        case primaryKeys([StorageKey])
+        case index(name: String, lower: IndexBound?, upper: IndexBound?)
+    }
+
+    let source: Source
+    /// Whether every candidate matches, so the conditions need not be tested again.
+    let isExact: Bool
+    /// The range as the plan prints it.
+    let rangeText: String
+    /// The property the index orders by, when `source` is an index.
+    let property: String?
+
+    static let scan = AccessPath(source: .scan, isExact: false, rangeText: "", property: nil)
+}
+
+/// Chooses an ``AccessPath`` for a query's conditions.
+struct QueryPlanner {
+    let schema: ObjectSchema
+    let snapshot: EngineSnapshot
+
+    /// What one conjunct says about one stored property of the model.
+    private struct Constraint {
+        let property: String
+        var lower: IndexBound?
+        var upper: IndexBound?
+        var isExact: Bool
+        var text: String
+    }
+
+    func accessPath<Model>(for conditions: [QueryCondition<Model>]) -> AccessPath {
+        let conjuncts = conditions.flatMap { condition in condition.node.conjuncts.map { ($0, condition.root) } }
+        var constraints: [String: Constraint] = [:]
+        var constrained = 0
+        for (conjunct, root) in conjuncts {
+            guard let constraint = constraint(from: conjunct, root: root) else { continue }
+            constrained += 1
+            if var known = constraints[constraint.property] {
+                known.lower = Self.tighter(known.lower, constraint.lower, lower: true)
+                known.upper = Self.tighter(known.upper, constraint.upper, lower: false)
+                known.isExact = known.isExact && constraint.isExact
+                known.text += " and " + constraint.text
+                constraints[constraint.property] = known
+            } else {
+                constraints[constraint.property] = constraint
+            }
+        }
+        let onlyOneProperty = constraints.count == 1 && constrained == conjuncts.count
+        if let primaryKey = schema.primaryKey, let constraint = constraints[primaryKey],
+           let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
+           let key = Self.storageKey(for: lower.key) {
+            return AccessPath(source: .primaryKeys([key]), isExact: onlyOneProperty && constraint.isExact, rangeText: "", property: nil)
+        }
+        // Equality first, then two-sided ranges, then one-sided ones.
+        let ranked = constraints.values.filter { $0.property != schema.primaryKey }.sorted { a, b in
+            Self.rank(a) != Self.rank(b) ? Self.rank(a) < Self.rank(b) : a.property < b.property
+        }
+        guard let best = ranked.first else { return .scan }
+        return AccessPath(
+            source: .index(name: IndexKeys.indexName(typeName: schema.typeName, property: best.property), lower: best.lower, upper: best.upper),
+            isExact: onlyOneProperty && best.isExact, rangeText: best.text, property: best.property)
+    }
+
+    private static func rank(_ constraint: Constraint) -> Int {
+        if let lower = constraint.lower, let upper = constraint.upper {
+            return lower == upper ? 0 : 1
+        }
+        return 2
+    }
+
+    private static func storageKey(for key: IndexKey) -> StorageKey? {
+        switch key {
+        case .integer(let value): .integer(value)
+        case .unsigned(let value): .integer(Int64(bitPattern: value))
+        case .string(let value): .string(value)
+        case .bytes(let value): .bytes(value)
+        default: nil
+        }
+    }
+
+    private static func tighter(_ a: IndexBound?, _ b: IndexBound?, lower: Bool) -> IndexBound? {
+        guard let a else { return b }
+        guard let b else { return a }
+        if a.key == b.key { return IndexBound(a.key, inclusive: a.isInclusive && b.isInclusive) }
+        return (a.key < b.key) == lower ? b : a
+    }
+
+    /// The constraint a conjunct puts on an indexed property of the model, if it is one the
+    /// planner recognises: comparisons with a constant, ranges, prefixes, `contains`.
+    private func constraint(from node: QueryNode, root: PredicateExpressions.VariableID) -> Constraint? {
+        switch node {
+        case .equal(let lhs, let rhs):
+            if let (property, kind) = rootProperty(lhs, root), case .constant(let value) = rhs { return equality(property, kind, value) }
+            if let (property, kind) = rootProperty(rhs, root), case .constant(let value) = lhs { return equality(property, kind, value) }
+        case .compare(let lhs, let comparison, let rhs):
+            if let (property, kind) = rootProperty(lhs, root), case .constant(let value) = rhs {
+                return bound(property, kind, comparison, value)
+            }
+            if let (property, kind) = rootProperty(rhs, root), case .constant(let value) = lhs {
+                return bound(property, kind, comparison.mirrored, value)
+            }
+        case .inRange(.range(.constant(let lowerValue), .constant(let upperValue), let isClosed), let element):
+            guard let (property, kind) = rootProperty(element, root), IndexKeys.ordersExactly(kind),
+                  let lower = IndexKeys.key(for: lowerValue), let upper = IndexKeys.key(for: upperValue) else { return nil }
+            return Constraint(property: property, lower: IndexBound(lower, inclusive: true), upper: IndexBound(upper, inclusive: isClosed),
+                              isExact: true, text: "in \(lower)\(isClosed ? "..." : "..<")\(upper)")
+        case .startsWith(let base, .constant(.string(let prefix))):
+            guard let (property, kind) = rootProperty(base, root), Self.isString(kind), !prefix.isEmpty else { return nil }
+            // Strings starting with `prefix` sort between it and it followed by the last scalar;
+            // the condition is tested again on each candidate.
+            return Constraint(property: property, lower: IndexBound(.string(prefix), inclusive: true),
+                              upper: IndexBound(.string(prefix + "\u{10FFFF}"), inclusive: true),
+                              isExact: false, text: "starts with \(prefix.debugDescription)")
+        case .contains(let sequence, .constant(let value)):
+            guard let (property, kind) = rootProperty(sequence, root), Self.isContainer(kind), let key = IndexKeys.key(for: value) else { return nil }
+            return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
+                              isExact: false, text: "contains \(key)")
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func equality(_ property: String, _ kind: PropertyKind, _ value: QueryValue) -> Constraint? {
+        guard IndexKeys.ordersExactly(kind) || property == schema.primaryKey || Self.isLink(kind),
+              let key = IndexKeys.key(for: value) else { return nil }
+        return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
+                          isExact: !Self.isLink(kind), text: "== \(key)")
+    }
+
+    private func bound(_ property: String, _ kind: PropertyKind, _ comparison: QueryComparison, _ value: QueryValue) -> Constraint? {
+        guard IndexKeys.ordersExactly(kind), let key = IndexKeys.key(for: value), key != .null else { return nil }
+        // An optional property's nil sorts first in the index but fails every comparison.
+        let afterNil = kind.isOptional ? IndexBound(.null, inclusive: false) : nil
+        switch comparison {
+        case .lessThan: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: false), isExact: true, text: "< \(key)")
+        case .lessThanOrEqual: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: true), isExact: true, text: "<= \(key)")
+        case .greaterThan: return Constraint(property: property, lower: IndexBound(key, inclusive: false), upper: nil, isExact: true, text: "> \(key)")
+        case .greaterThanOrEqual: return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: nil, isExact: true, text: ">= \(key)")
+        }
+    }
+
+    /// The property a node reads directly from the model, when the model's type has an index on
+    /// it (or it is the primary key).
+    private func rootProperty(_ node: QueryNode, _ root: PredicateExpressions.VariableID) -> (String, PropertyKind)? {
+        guard case .member(.variable(let variable), let property, _, let typeName) = node,
+              variable == root, typeName == schema.typeName,
+              let kind = schema.property(named: property)?.kind else { return nil }
+        let indexed = property == schema.primaryKey
+            || snapshot.index(named: IndexKeys.indexName(typeName: typeName, property: property)) != nil
+        return indexed ? (property, kind) : nil
+    }
+
+    private static func isString(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .string: true
+        case .optional(let wrapped): isString(wrapped)
+        default: false
+        }
+    }
+
+    private static func isContainer(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .list, .set: true
+        default: false
+        }
+    }
+
+    static func isLink(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .object: true
+        case .optional(let wrapped): isLink(wrapped)
+        default: false
+        }
+    }
+}

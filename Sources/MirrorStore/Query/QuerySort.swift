@@ -1,0 +1,73 @@
+import Foundation
+import MirrorStoreEngine
+
+/// A `SortDescriptor` the store can apply to encoded records: a stored property of the model,
+/// its direction, and the string comparator the descriptor carries (if any).
+struct RecordSortKey: Sendable {
+    let property: String
+    let position: Int
+    let kind: PropertyKind
+    let ascending: Bool
+    let stringComparator: String.StandardComparator?
+
+    /// Orders two values as the descriptor would order the models holding them: `nil` first,
+    /// strings through the descriptor's comparator when it has one, everything else by `<`.
+    func order(_ lhs: QueryValue, _ rhs: QueryValue) -> ComparisonResult {
+        let forward: ComparisonResult
+        switch (lhs, rhs) {
+        case (.null, .null): forward = .orderedSame
+        case (.null, _): forward = .orderedAscending
+        case (_, .null): forward = .orderedDescending
+        case (.string(let a), .string(let b)) where stringComparator != nil:
+            var comparator = stringComparator ?? .lexical
+            comparator.order = .forward
+            forward = comparator.compare(a, b)
+        default: forward = lhs.compare(to: rhs) ?? .orderedSame
+        }
+        guard !ascending else { return forward }
+        switch forward {
+        case .orderedAscending: return .orderedDescending
+        case .orderedDescending: return .orderedAscending
+        case .orderedSame: return .orderedSame
+        }
+    }
+}
+
+/// How a query's sort descriptors are applied.
+enum SortResolution: Sendable {
+    /// By properties read from the records.
+    case records([RecordSortKey])
+    /// By comparing decoded models: a descriptor the store cannot read from records.
+    case models
+
+    /// Resolves descriptors against a model's schema.
+    ///
+    /// - Throws: ``QueryError`` for a sort on an ignored property or on values with no order.
+    static func resolve<Model: Persistable>(_ descriptors: [SortDescriptor<Model>], schema: ObjectSchema) throws -> SortResolution {
+        var keys: [RecordSortKey] = []
+        for descriptor in descriptors {
+            guard let keyPath = descriptor.keyPath,
+                  let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else { return .models }
+            if schema.ignoredProperties.contains(name) {
+                throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name))
+            }
+            guard let position = schema.index(ofProperty: name), let kind = schema.property(named: name)?.kind else { return .models }
+            // A descriptor on any other kind compiled because the model's type makes it comparable:
+            // only the model can compare it.
+            guard isSortableOnRecords(kind) else { return .models }
+            keys.append(RecordSortKey(property: name, position: position, kind: kind,
+                                      ascending: descriptor.order == .forward, stringComparator: descriptor.stringComparator))
+        }
+        return .records(keys)
+    }
+
+    /// Whether values of `kind` order on records exactly as Swift orders them.
+    static func isSortableOnRecords(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .optional(let wrapped): isSortableOnRecords(wrapped)
+        case .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
+             .float, .double, .string, .date, .decimal: true
+        case .uuid, .url, .data, .object, .list, .set, .dictionary: false
+        }
+    }
+}

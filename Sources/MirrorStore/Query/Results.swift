@@ -1,0 +1,338 @@
+import Foundation
+import MirrorStoreEngine
+
+/// The objects of one model type in a consistent snapshot of the store: all of them, or those a
+/// `#Predicate` selects, in primary-key order or sorted with `SortDescriptor`s.
+///
+/// Results are a lazy `RandomAccessCollection`: ``count`` and slicing read no object, and each
+/// element is decoded into a model when it is read. They are values that can cross threads;
+/// later writes do not change them.
+///
+/// ```swift
+/// let marvel = try store.objects(Hero.self)
+///     .filter(#Predicate { $0.publisher?.name == "Marvel" })
+///     .sorted(using: SortDescriptor(\.name))
+/// let firstTwenty = marvel.prefix(20)     // decodes 20 objects at most
+/// for hero in marvel { print(hero.name) }
+/// print(marvel.plan)                      // which index, what is scanned
+/// ```
+///
+/// Filtering and sorting run when ``filter(_:)`` and ``sorted(using:)-(SortDescriptor<Model>)``
+/// are called, on the encoded records: a record that does not match never becomes a model. A
+/// part of a predicate the store cannot read from records (a computed property, say) is decided
+/// by evaluating the predicate on the decoded model.
+///
+/// Reading an element cannot throw, so a record that cannot become a model is caught before:
+/// ``Store/objects(_:)`` decodes every stored object of a type the first time a store makes
+/// results of it, and throws ``StoreError`` or ``MappingError`` naming the record that fails.
+/// The store's own writes come from models, so what was checked stays readable. What is left is
+/// a read the operating system fails (an I/O error): the subscript then returns the model's
+/// `init()` value and records the error in ``readFailure``, never trapping. Code that must not
+/// see such a placeholder reads with the throwing ``object(at:)`` or ``all()``.
+public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
+    private let source: QuerySource
+    private let conditions: [QueryCondition<Model>]
+    private let rows: Rows
+    private let failures: ReadFailures
+    /// How the results were found and ordered.
+    public let plan: QueryPlan
+
+    /// The keys of the results, in order, found in one of three ways.
+    private enum Rows: Sendable {
+        /// Every object of the type, in key order (sorted on first positional read).
+        case all(KeyOrder)
+        /// Keys found by a query, in result order.
+        case keys([StorageKey])
+        /// A whole index, in its order: a sort by an indexed property, read lazily.
+        case index(IndexPositions)
+    }
+
+    init(source: QuerySource) {
+        self.source = source
+        conditions = []
+        rows = .all(KeyOrder(snapshot: source.snapshot, typeName: source.plan.typeName))
+        failures = ReadFailures()
+        plan = QueryPlan(access: .scan(typeName: source.plan.typeName), filter: .none, order: .primaryKey)
+    }
+
+    private init(source: QuerySource, conditions: [QueryCondition<Model>], rows: Rows, plan: QueryPlan) {
+        self.source = source
+        self.conditions = conditions
+        self.rows = rows
+        self.plan = plan
+        failures = ReadFailures()
+    }
+
+    // MARK: Collection
+
+    /// The first position, always 0.
+    public var startIndex: Int { 0 }
+
+    /// The number of results: no object is read.
+    public var endIndex: Int {
+        switch rows {
+        case .all: source.snapshot.count(type: source.plan.typeName)
+        case .keys(let keys): keys.count
+        case .index(let positions): positions.count
+        }
+    }
+
+    /// The object at `position`, decoded now.
+    ///
+    /// When the read fails (see the type's discussion) this is the model's `init()` value and
+    /// ``readFailure`` says why; ``object(at:)`` throws instead.
+    public subscript(position: Int) -> Model {
+        do {
+            return try object(at: position)
+        } catch {
+            failures.record(error)
+            return Model()
+        }
+    }
+
+    /// The first error a subscript read met, if any: `nil` when every element read so far is
+    /// the stored object. Slices share it; results made by filtering or sorting have their own.
+    public var readFailure: (any Error)? { failures.first }
+
+    /// The key of the object at `position`.
+    private func key(at position: Int) -> StorageKey? {
+        switch rows {
+        case .all(let order):
+            let keys = order.keys
+            return keys.indices.contains(position) ? keys[position] : nil
+        case .keys(let keys):
+            return keys.indices.contains(position) ? keys[position] : nil
+        case .index(let positions):
+            return positions.indices.contains(position) ? positions[position].object : nil
+        }
+    }
+
+    /// The primary keys of the results, in order, without decoding them: for tests that compare
+    /// many results cheaply.
+    @_spi(Testing) public var storageKeys: [StorageKey] { allKeys }
+
+    /// The keys of all results, in order.
+    private var allKeys: [StorageKey] {
+        switch rows {
+        case .all(let order): order.keys
+        case .keys(let keys): keys
+        case .index(let positions): positions.map(\.object)
+        }
+    }
+
+    /// The object at `position`, decoded now.
+    ///
+    /// - Throws: ``StoreError`` for a position outside the results or a record that does not
+    ///   decode, ``MappingError`` for a value the model cannot hold.
+    public func object(at position: Int) throws -> Model {
+        guard let key = key(at: position) else {
+            throw StoreError(.positionOutOfRange(typeName: source.plan.typeName, position: position, count: count))
+        }
+        guard let model = try source.model(Model.self, key: key) else {
+            throw StoreError(.corruptedRecord(typeName: source.plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
+        }
+        return model
+    }
+
+    /// Every result, decoded now, in order. Links shared between results come back shared.
+    ///
+    /// - Throws: ``StoreError`` or ``MappingError`` when a stored record cannot become a model.
+    public func all() throws -> [Model] {
+        if case .all = rows {
+            return try RecordReader(snapshot: source.snapshot, schemas: source.registry).allModels(Model.self, plan: source.plan)
+        }
+        let reader = RecordReader(snapshot: source.snapshot, schemas: source.registry)
+        return try allKeys.map { key in
+            guard let model = try reader.model(Model.self, plan: source.plan, key: key) else {
+                throw StoreError(.corruptedRecord(typeName: source.plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
+            }
+            return model
+        }
+    }
+
+    // MARK: Filtering
+
+    /// The results that also satisfy `predicate`, in the same order.
+    ///
+    /// The store answers the predicate from its indexes and encoded records where it can (see
+    /// ``plan``) and from decoded models where it cannot, so every predicate `#Predicate` accepts
+    /// gives the same answer as `filter` on an array of the models.
+    ///
+    /// - Throws: ``QueryError`` for a predicate on an ignored property; ``StoreError`` or
+    ///   ``MappingError`` when a record cannot be read; what the predicate itself throws.
+    public func filter(_ predicate: Predicate<Model>) throws -> Results<Model> {
+        let (node, root) = try PredicateTranslator(registry: source.registry).translate(predicate)
+        let all = conditions + [QueryCondition(predicate: predicate, node: node, root: root)]
+        let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot).accessPath(for: all)
+        let keys = try QueryExecution(source: source, conditions: all).matchingKeys(access)
+        let accessPlan: QueryPlan.Access = switch access.source {
+        case .scan: .scan(typeName: source.plan.typeName)
+        case .primaryKeys(let keys): .primaryKey(typeName: source.plan.typeName, keys: keys.count)
+        case .index(let name, _, _): .index(name: name, range: access.rangeText)
+        }
+        let filter: QueryPlan.Filter = access.isExact ? .none
+            : all.allSatisfy(\.node.isFullyTranslated) ? .records : .recordsThenModels
+        guard plan.order != .primaryKey else {
+            return Results(source: source, conditions: all, rows: .keys(keys),
+                           plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
+        }
+        // A filter keeps the order the results had: the matches, picked from these results in turn.
+        let matches = Set(keys)
+        return Results(source: source, conditions: all, rows: .keys(allKeys.filter(matches.contains)),
+                       plan: QueryPlan(access: accessPlan, filter: filter, order: plan.order))
+    }
+
+    // MARK: Sorting
+
+    /// The results sorted by one descriptor: `SortDescriptor(\.name)`.
+    ///
+    /// - Throws: ``QueryError`` for a sort on an ignored property; ``StoreError`` or
+    ///   ``MappingError`` when a record cannot be read.
+    public func sorted(using descriptor: SortDescriptor<Model>) throws -> Results<Model> {
+        try sorted(by: [descriptor])
+    }
+
+    /// The results sorted by several descriptors, the first deciding most; equal objects keep
+    /// the order they had, as with `Array.sorted(using:)`.
+    ///
+    /// - Throws: ``QueryError`` for a sort on an ignored property; ``StoreError`` or
+    ///   ``MappingError`` when a record cannot be read.
+    public func sorted(using descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
+        try sorted(by: descriptors)
+    }
+
+    private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
+        let resolution = try SortResolution.resolve(descriptors, schema: source.schema)
+        if case .records(let keys) = resolution, keys.count == 1, let byIndex = indexOrdered(by: keys[0]) {
+            return byIndex
+        }
+        let order: QueryPlan.Order
+        let keys: [StorageKey]
+        switch resolution {
+        case .records(let sortKeys):
+            keys = try sortOnRecords(allKeys, by: sortKeys)
+            order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
+        case .models:
+            keys = try sortModels(allKeys, by: descriptors)
+            order = .models
+        }
+        return Results(source: source, conditions: conditions, rows: .keys(keys),
+                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+    }
+
+    /// The results in the order of the index on the sort key's property, when that order is the
+    /// descriptor's and the results are every object of the type in key order.
+    private func indexOrdered(by key: RecordSortKey) -> Results<Model>? {
+        guard conditions.isEmpty, plan.order == .primaryKey, key.stringComparator == nil, IndexKeys.ordersExactly(key.kind) else { return nil }
+        let name = IndexKeys.indexName(typeName: source.plan.typeName, property: key.property)
+        guard let index = source.snapshot.index(named: name) else { return nil }
+        let order = QueryPlan.Order.index(name: name, ascending: key.ascending)
+        if key.ascending {
+            return Results(source: source, conditions: conditions, rows: .index(index.positions),
+                           plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+        }
+        // Descending: groups of equal values in reverse, each group still in key order.
+        var groups: [[StorageKey]] = []
+        var last: IndexKey?
+        index.forEach(from: nil, to: nil) { entry in
+            if entry.key != last || groups.isEmpty { groups.append([]) }
+            groups[groups.count - 1].append(entry.object)
+            last = entry.key
+            return true
+        }
+        return Results(source: source, conditions: conditions, rows: .keys(groups.reversed().flatMap { $0 }),
+                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+    }
+
+    private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey] {
+        guard !sortKeys.isEmpty else { return keys }
+        let projection = RecordProjection(schema: source.schema, properties: Set(sortKeys.map(\.property)), schemas: source.registry)
+        var rows: [(key: StorageKey, offset: Int, values: [QueryValue])] = []
+        rows.reserveCapacity(keys.count)
+        for (offset, key) in keys.enumerated() {
+            guard let bytes = try source.snapshot.value(type: source.plan.typeName, key: key) else { continue }
+            do {
+                let values = try projection.values(of: bytes)
+                rows.append((key, offset, sortKeys.map { values[$0.position] }))
+            } catch {
+                throw StoreError(error, typeName: source.plan.typeName, key: key.description)
+            }
+        }
+        rows.sort { lhs, rhs in
+            for index in sortKeys.indices {
+                switch sortKeys[index].order(lhs.values[index], rhs.values[index]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return lhs.offset < rhs.offset
+        }
+        return rows.map(\.key)
+    }
+
+    private func sortModels(_ keys: [StorageKey], by descriptors: [SortDescriptor<Model>]) throws -> [StorageKey] {
+        let reader = RecordReader(snapshot: source.snapshot, schemas: source.registry)
+        var rows: [(key: StorageKey, model: Model)] = []
+        for key in keys {
+            if let model = try reader.model(Model.self, plan: source.plan, key: key) { rows.append((key, model)) }
+        }
+        let comparator = SortDescriptorChain(descriptors: descriptors)
+        // Equal models keep the order they had, as `Array.sorted(using:)` keeps it.
+        return rows.enumerated().sorted { lhs, rhs in
+            switch comparator.compare(lhs.element.model, rhs.element.model) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: lhs.offset < rhs.offset
+            }
+        }.map(\.element.key)
+    }
+}
+
+/// Several descriptors applied in turn, the first deciding most.
+private struct SortDescriptorChain<Model> {
+    let descriptors: [SortDescriptor<Model>]
+
+    func compare(_ lhs: Model, _ rhs: Model) -> ComparisonResult {
+        for descriptor in descriptors {
+            let order = descriptor.compare(lhs, rhs)
+            if order != .orderedSame { return order }
+        }
+        return .orderedSame
+    }
+}
+
+/// The keys of one type in a snapshot, sorted on first use and then kept: counting and reading
+/// everything need no order, reading by position does.
+final class KeyOrder: Sendable {
+    private let snapshot: EngineSnapshot
+    private let typeName: String
+    private let lock = NSLock()
+    private nonisolated(unsafe) var sorted: [StorageKey]?
+
+    init(snapshot: EngineSnapshot, typeName: String) {
+        self.snapshot = snapshot
+        self.typeName = typeName
+    }
+
+    var keys: [StorageKey] {
+        lock.withLock {
+            if let sorted { return sorted }
+            let keys = snapshot.keys(type: typeName).sorted(by: StorageKey.precedes)
+            sorted = keys
+            return keys
+        }
+    }
+}
+
+/// The first error met by subscript reads of one results value, which cannot throw it.
+final class ReadFailures: Sendable {
+    private let lock = NSLock()
+    private nonisolated(unsafe) var error: (any Error)?
+
+    var first: (any Error)? { lock.withLock { error } }
+
+    func record(_ error: any Error) {
+        lock.withLock { if self.error == nil { self.error = error } }
+    }
+}
