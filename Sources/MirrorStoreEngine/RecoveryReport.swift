@@ -69,8 +69,8 @@ public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
 /// The sidecar files that keep what recovery left out of a store.
 ///
 /// Layout: magic `\x89MSDROP\n` (8) · offset (8) · last kept sequence (8) · commits dropped (8) ·
-/// cause (1: 0 torn final commit, 1 damage) · reason length (4) · reason (UTF-8) · masked CRC32C
-/// of everything before it (4) · the left-out bytes exactly as they were.
+/// cause (1: 0 torn final commit, 1 damage) · reason (varint length + UTF-8) · masked CRC32C of
+/// everything before it (4) · the left-out bytes exactly as they were (docs/FILE_FORMAT.md).
 enum DroppedBytesFile {
     static let magic: [UInt8] = [0x89, 0x4D, 0x53, 0x44, 0x52, 0x4F, 0x50, 0x0A]
     static let copyChunk = 1 << 20
