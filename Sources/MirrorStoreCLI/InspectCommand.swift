@@ -1,4 +1,5 @@
 import MirrorStore
+import MirrorStoreEngine
 
 enum InspectCommand: Command {
     static let name = "inspect"
@@ -8,11 +9,14 @@ enum InspectCommand: Command {
 
         Opens the store read-only (refused while another process has it open for writing) and
         prints its format version, schema version, last sequence number, file size, live and dead
-        bytes, and each type with its object count and schema.
+        bytes, each type with its object count and schema, and under "recovery:" what earlier
+        recoveries dropped and the files that keep those bytes (<store-path>.dropped-<n>), and a
+        torn final commit that opening for writing would drop.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let inspector = try StoreInspector(path: try Arguments(arguments).storePath())
+        let path = try Arguments(arguments).storePath()
+        let inspector = try StoreInspector(path: path)
         defer { try? inspector.close() }
         let statistics = inspector.statistics
         print("format version: \(statistics.formatVersion)")
@@ -29,6 +33,18 @@ enum InspectCommand: Command {
                     print("    \(property)")
                 }
             }
+        }
+        // The inspector holds a shared lock, so no writer changes the file while it is scanned.
+        let verification = try verifyStoreFile(at: path)
+        print("recovery:")
+        if verification.isIntact, verification.keptRecoveries.isEmpty {
+            print("  nothing dropped")
+        }
+        for kept in verification.keptRecoveries {
+            print("  \(kept)")
+        }
+        if !verification.isIntact {
+            print("  \(verification)")
         }
         return 0
     }

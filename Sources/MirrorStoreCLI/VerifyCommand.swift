@@ -9,12 +9,17 @@ enum VerifyCommand: Command {
 
         Reads the whole file without changing it: checks the header, every unit's checksum and
         payload, then decodes each stored schema and every record. Exits 0 when all is intact and
-        1 when something is damaged, naming the byte offset of the first damage.
+        1 when something is damaged, naming the byte offset of the first damage and what opening
+        would drop. Also lists what earlier recoveries dropped and the files that keep those bytes
+        (<store-path>.dropped-<n>).
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let path = try Arguments(arguments).storePath()
         let report = try verifyStoreFile(at: path)
+        for kept in report.keptRecoveries {
+            print(kept.description)
+        }
         guard report.isIntact else {
             printError(report.description)
             return 1

@@ -9,7 +9,8 @@ import Darwin
 /// The new log holds, in units of about `chunkSize` payload bytes, every type definition,
 /// schema, metadata entry and live object, and nothing superseded. All its units carry the
 /// last committed sequence number (sequence numbers never decrease in a log), so numbering
-/// continues where it was. A file store is written to `<store>.compact-tmp` in the same
+/// continues where it was. The header records where these units end, and recovery accepts them
+/// all or none (docs/FILE_FORMAT.md, "Recovery"). A file store is written to `<store>.compact-tmp` in the same
 /// directory, synced, renamed over the store and the directory synced: a crash at any point
 /// leaves either the old or the new complete file, plus at most a temp file that the next
 /// open deletes.
@@ -62,11 +63,13 @@ enum Compaction {
     }
 
     /// Writes the header and the live state into `target`, returning the index that points into it.
+    /// Tests pass a small `chunkSize` to get runs of many units from little data.
     static func rewrite(
-        index: KeyIndex, from source: any LogStorage, into target: any LogStorage, lastSequence: UInt64
+        index: KeyIndex, from source: any LogStorage, into target: any LogStorage, lastSequence: UInt64,
+        chunkSize: Int = Compaction.chunkSize
     ) throws -> Result {
         try target.write(LogHeader().encoded(), at: 0)
-        var writer = ChunkWriter(target: target, sequence: lastSequence, offset: UInt64(LogHeader.size))
+        var writer = ChunkWriter(target: target, sequence: lastSequence, offset: UInt64(LogHeader.size), chunkSize: chunkSize)
         var newIndex = KeyIndex()
         for (key, value) in index.metadata.sorted(by: { $0.key < $1.key }) {
             try writer.append([.setMetadata(key: key, value: value)], into: &newIndex)
@@ -86,22 +89,27 @@ enum Compaction {
             }
         }
         try writer.flush(force: lastSequence > 0 && writer.offset == UInt64(LogHeader.size), into: &newIndex)
+        // The header names where the run ends, so that recovery never applies part of it: a
+        // prefix of the run is a subset of the live state, a state no commit ever made.
+        try target.write(LogHeader(compactedEnd: writer.offset).encoded(), at: 0)
         return Result(index: newIndex, types: writer.types, generation: target, size: writer.offset)
     }
 }
 
-/// Batches operations into units of about `Compaction.chunkSize` payload bytes.
+/// Batches operations into units of about `chunkSize` payload bytes.
 private struct ChunkWriter {
     let target: any LogStorage
     let sequence: UInt64
+    let chunkSize: Int
     var offset: UInt64
     var types = TypeTable()
     private var pending: [WriteBatch.Operation] = []
     private var pendingBytes = 0
 
-    init(target: any LogStorage, sequence: UInt64, offset: UInt64) {
+    init(target: any LogStorage, sequence: UInt64, offset: UInt64, chunkSize: Int) {
         self.target = target
         self.sequence = sequence
+        self.chunkSize = chunkSize
         self.offset = offset
     }
 
@@ -114,7 +122,7 @@ private struct ChunkWriter {
             case .delete, .deleteAll, .reserveCapacity: pendingBytes += 16
             }
         }
-        if pendingBytes >= Compaction.chunkSize {
+        if pendingBytes >= chunkSize {
             try flush(force: false, into: &index)
         }
     }

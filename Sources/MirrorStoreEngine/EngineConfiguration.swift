@@ -14,11 +14,14 @@ public struct EngineConfiguration: Sendable {
         case none
     }
 
-    /// What opening does with a damaged file.
+    /// What opening does with a damaged file. In every mode a torn final commit is dropped, damage
+    /// inside a compaction's output throws `.compactionDamaged`, and whatever is left out is kept
+    /// in a sidecar file and described by `StorageEngine.recoveryReport` (docs/FILE_FORMAT.md).
     public enum RecoveryMode: Sendable {
-        /// Damage before the tail throws `StorageError` `.corrupted`. A torn final unit is always dropped.
+        /// Opens the file as all its commits, or all but a torn last one; damage throws `.corrupted`.
         case strict
-        /// Keep every unit before the first damaged one and truncate the rest (point-in-time recovery).
+        /// Keeps every commit before the first damaged unit and leaves the rest out (point-in-time
+        /// recovery): the state is always exactly the state after some prefix of the commits.
         case recoverValidPrefix
     }
 

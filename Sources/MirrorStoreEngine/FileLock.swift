@@ -28,8 +28,9 @@ final class FileLock: Sendable {
         close(descriptor)
     }
 
-    /// Locks the sidecar of `storePath`, creating it if needed.
-    static func acquire(storePath: String, exclusive: Bool) throws -> FileLock {
+    /// Locks the sidecar of `storePath` (resolved by `FileSystem.resolvedPath`, so that every
+    /// spelling of one store meets one lock), creating it if needed. Errors name `displayPath`.
+    static func acquire(storePath: String, exclusive: Bool, as displayPath: String) throws -> FileLock {
         let lockPath = storePath + ".lock"
         var descriptor = FileSystem.open(lockPath, flags: O_RDWR | O_CREAT)
         if descriptor < 0, !exclusive, errno == EACCES || errno == EROFS {
@@ -47,7 +48,7 @@ final class FileLock: Sendable {
             let owner = readOwner(descriptor)
             close(descriptor)
             if code == EWOULDBLOCK || code == EAGAIN {
-                throw StorageError(.lockedElsewhere(path: storePath, pid: owner))
+                throw StorageError(.lockedElsewhere(path: displayPath, pid: owner))
             }
             throw FileSystem.ioError("lock", lockPath, code)
         }
@@ -71,27 +72,27 @@ final class FileLock: Sendable {
     }
 }
 
-/// The canonical paths this process has open, so a second open of the same store in one process
-/// fails with `alreadyOpenInProcess` instead of silently sharing (and corrupting) one file from
-/// two engines whose in-memory indexes would disagree.
+/// The resolved paths this process has open, so a second open of the same store in one process,
+/// however its path is spelled, fails with `alreadyOpenInProcess` instead of silently sharing (and
+/// corrupting) one file from two engines whose in-memory indexes would disagree. Keyed like the
+/// lock, by `FileSystem.resolvedPath`.
 final class OpenPathRegistration: Sendable {
     private static let openPaths = Lock<Set<String>>([])
 
-    let canonicalPath: String
+    let resolvedPath: String
 
-    private init(canonicalPath: String) {
-        self.canonicalPath = canonicalPath
+    private init(resolvedPath: String) {
+        self.resolvedPath = resolvedPath
     }
 
     deinit {
-        _ = Self.openPaths.withLock { $0.remove(canonicalPath) }
+        _ = Self.openPaths.withLock { $0.remove(resolvedPath) }
     }
 
-    static func register(path: String) throws -> OpenPathRegistration {
-        let canonical = FileSystem.canonicalPath(path)
-        let inserted = openPaths.withLock { $0.insert(canonical).inserted }
-        guard inserted else { throw StorageError(.alreadyOpenInProcess(path: path)) }
-        return OpenPathRegistration(canonicalPath: canonical)
+    static func register(_ resolvedPath: String, as displayPath: String) throws -> OpenPathRegistration {
+        let inserted = openPaths.withLock { $0.insert(resolvedPath).inserted }
+        guard inserted else { throw StorageError(.alreadyOpenInProcess(path: displayPath)) }
+        return OpenPathRegistration(resolvedPath: resolvedPath)
     }
 }
 

@@ -68,6 +68,20 @@ enum FileSystem {
         return base == "/" ? "/" + name : base + "/" + name
     }
 
+    /// The names of the entries of `directory` (none when it cannot be read).
+    static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: $0.pointee)) { String(cString: $0) }
+            }
+            names.append(name)
+        }
+        return names
+    }
+
     static func remove(_ path: String) -> Bool {
         unlink(path) == 0
     }

@@ -1,6 +1,7 @@
 /// The 32-byte header at the start of every store file.
 ///
-/// Layout (little-endian): magic (8) · format version (4) · flags (4) · reserved (12) · masked CRC32C of bytes 0..<28 (4).
+/// Layout (little-endian): magic (8) · format version (4) · flags (4) · end of the compacted run (8) ·
+/// reserved (4) · masked CRC32C of bytes 0..<28 (4).
 struct LogHeader: Equatable {
     static let size = 32
     /// `\x89MSTORE\n`: the high byte and the newline catch transfers that mangle binary files.
@@ -10,13 +11,18 @@ struct LogHeader: Equatable {
 
     var version: UInt32 = LogHeader.currentVersion
     var flags: UInt32 = 0
+    /// In a file written by compaction, the end of the units compaction wrote (0 otherwise).
+    /// Those units form one state only together, so recovery accepts them all or none.
+    /// Readers that predate the field ignore it, as they ignore any reserved bytes.
+    var compactedEnd: UInt64 = 0
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: Self.magic)
         writer.uint32(version)
         writer.uint32(flags)
-        writer.bytes.append(contentsOf: [UInt8](repeating: 0, count: 12))
+        writer.uint64(compactedEnd)
+        writer.bytes.append(contentsOf: [UInt8](repeating: 0, count: 4))
         writer.uint32(CRC32C.mask(CRC32C.checksum(writer.bytes)))
         return writer.bytes
     }
@@ -38,6 +44,7 @@ struct LogHeader: Equatable {
         do {
             let version = try reader.uint32()
             let flags = try reader.uint32()
+            let compactedEnd = try reader.uint64()
             var checksumReader = ByteReader(bytes, from: 28, to: size)
             let stored = try checksumReader.uint32()
             let computed = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<28])) }
@@ -50,7 +57,7 @@ struct LogHeader: Equatable {
             guard version <= currentVersion else {
                 throw StorageError(.newerFormat(path: path, found: version, supported: currentVersion))
             }
-            return LogHeader(version: version, flags: flags)
+            return LogHeader(version: version, flags: flags, compactedEnd: compactedEnd)
         } catch let failure as DecodeFailure {
             throw StorageError(.corrupted(path: path, offset: UInt64(failure.offset), reason: failure.reason))
         }

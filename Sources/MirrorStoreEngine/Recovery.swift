@@ -1,23 +1,25 @@
 /// What a scan of a log found after its last good unit.
-enum LogProblem: Equatable, Sendable {
-    /// The final unit is cut short or fails its checksum and nothing valid follows it:
-    /// a commit interrupted by a crash. Always dropped, in every recovery mode.
-    case tornTail(offset: UInt64, reason: String)
-    /// A bad unit with a valid unit somewhere after it, or a checksummed unit whose payload
-    /// does not decode: damage, not an interrupted append.
-    case damage(offset: UInt64, reason: String)
-
-    var offset: UInt64 {
-        switch self {
-        case .tornTail(let offset, _), .damage(let offset, _): return offset
-        }
+struct LogProblem: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
+        /// The final unit is cut short, or it fails its checksum while its declared length reaches
+        /// the end of the file, and nothing valid follows it: the one commit a crash can tear.
+        /// Dropped in every recovery mode, its bytes kept beside the store.
+        case tornTail
+        /// Anything else: a bad unit followed by a valid one or by more bytes than it declares,
+        /// a good checksum over a bad sequence or payload. Strict mode refuses to open.
+        case damage
+        /// Damage inside the units compaction wrote, which end at `compactedEnd`: no prefix of
+        /// them is a state any commit made, so no recovery mode opens the file.
+        case damagedCompaction(compactedEnd: UInt64)
     }
 
-    var reason: String {
-        switch self {
-        case .tornTail(_, let reason), .damage(_, let reason): return reason
-        }
-    }
+    var kind: Kind
+    /// The first byte of the bad unit: everything from here on is not applied.
+    var offset: UInt64
+    var reason: String
+    /// How many commits the bytes from `offset` on held, as far as can be told: the bad unit,
+    /// and every sequence number up to the highest one found intact after it.
+    var commitsDropped = 1
 }
 
 /// The state rebuilt from a log's valid prefix.
@@ -25,6 +27,8 @@ struct RecoveredLog: Sendable {
     var index = KeyIndex()
     var types = TypeTable()
     var formatVersion = LogHeader.currentVersion
+    /// Where the units compaction wrote end (0 when the file was not written by compaction).
+    var compactedEnd: UInt64 = 0
     var lastSequence: UInt64 = 0
     /// The end of the last good unit: where the next commit goes once the rest is cut off.
     var validEnd = UInt64(LogHeader.size)
@@ -38,12 +42,16 @@ struct RecoveredLog: Sendable {
 /// Rebuilds the index by reading a log from the start, and classifies whatever follows the
 /// last good unit.
 ///
-/// The rule that separates a torn tail from damage: a unit is bad when its header is cut
-/// short, its declared length runs past the end of the file, its checksum fails, or its
-/// sequence number goes backwards. If any valid unit (checksum good, sequence plausible)
-/// starts at any byte after a bad one, the bad one cannot be the interrupted last append,
-/// so it is damage; otherwise it is a torn tail. A unit whose checksum is good but whose
-/// payload does not decode is always damage. No operation of a bad unit is ever applied.
+/// A unit is bad when its header is cut short, its declared length runs past the end of the
+/// file, its checksum fails, or its sequence number goes backwards. A crash can tear only the
+/// last append, and a torn append ends at or before the end its header declares (the file was
+/// cut short, or extended with pages that never reached the disk). So a bad unit is a torn tail
+/// only if its header is cut short, or its checksum fails and its declared end reaches the end of
+/// the file, and no valid unit (checksum good, sequence plausible) starts at any byte after it.
+/// Anything else is damage: a valid unit after it, or bytes past the end it declares (a zeroed
+/// span over several commits reads as a unit of length 0 followed by more bytes), or a good
+/// checksum over a bad sequence or payload. Damage before `compactedEnd` is damage to the output
+/// of one compaction, which forms a state only as a whole. No operation of a bad unit is applied.
 struct Recovery {
     let storage: any LogStorage
     private var window: [UInt8] = []
@@ -73,7 +81,9 @@ struct Recovery {
             result.validEnd = 0
             return result
         }
-        result.formatVersion = try LogHeader.decode(headerBytes, path: storage.path).version
+        let header = try LogHeader.decode(headerBytes, path: storage.path)
+        result.formatVersion = header.version
+        result.compactedEnd = header.compactedEnd
         var offset = UInt64(LogHeader.size)
         while offset < size {
             let unit: (buffer: [UInt8], payload: Range<Int>, sequence: UInt64)
@@ -81,16 +91,17 @@ struct Recovery {
             case .success(let found):
                 unit = found
             case .failure(let bad):
-                let laterUnit = try validUnitExists(after: offset, lastSequence: result.lastSequence)
-                result.problem = laterUnit
-                    ? .damage(offset: offset, reason: bad.reason + ", and a valid unit follows it")
-                    : .tornTail(offset: offset, reason: bad.reason)
+                result.problem = try classify(bad, at: offset, lastSequence: result.lastSequence, compactedEnd: result.compactedEnd)
                 return result
             }
             let payloadOffset = offset + UInt64(LogFrame.headerSize)
             let unitEnd = payloadOffset + UInt64(unit.payload.count)
             guard unitEnd <= ValueLocation.offsetLimit else {
-                result.problem = .damage(offset: offset, reason: "the unit ends past the largest offset the format addresses")
+                result.problem = damage(at: offset, "the unit ends past the largest offset the format addresses", compactedEnd: result.compactedEnd)
+                return result
+            }
+            guard offset >= result.compactedEnd || unitEnd <= result.compactedEnd else {
+                result.problem = damage(at: offset, "the unit runs past the end of the compacted units at byte \(result.compactedEnd)", compactedEnd: result.compactedEnd)
                 return result
             }
             do throws(DecodeFailure) {
@@ -100,7 +111,7 @@ struct Recovery {
                 result.index.apply(operations, capacityLimit: Int(min(size / 5, UInt64(Int32.max))))
             } catch {
                 let at = payloadOffset + UInt64(error.offset - unit.payload.lowerBound)
-                result.problem = .damage(offset: at, reason: "a unit with a valid checksum holds a bad operation: \(error.reason)")
+                result.problem = damage(at: at, "a unit with a valid checksum holds a bad operation: \(error.reason)", compactedEnd: result.compactedEnd)
                 return result
             }
             result.lastSequence = unit.sequence
@@ -108,11 +119,51 @@ struct Recovery {
             result.validEnd = unitEnd
             offset = unitEnd
         }
+        if result.validEnd < result.compactedEnd {
+            // Compaction syncs its file before renaming it into place, so no crash cuts it short.
+            result.problem = damage(
+                at: result.validEnd, "the file ends before the end of the compacted units at byte \(result.compactedEnd)",
+                compactedEnd: result.compactedEnd)
+        }
         return result
+    }
+
+    /// Damage at `offset`, or damage to the compacted units when it lies among them.
+    private func damage(at offset: UInt64, _ reason: String, compactedEnd: UInt64, commitsDropped: Int = 1) -> LogProblem {
+        let kind: LogProblem.Kind = offset < compactedEnd ? .damagedCompaction(compactedEnd: compactedEnd) : .damage
+        return LogProblem(kind: kind, offset: offset, reason: reason, commitsDropped: commitsDropped)
+    }
+
+    /// Decides whether the bad unit at `offset` is a torn final append or damage (see the type's comment).
+    private mutating func classify(_ bad: BadUnit, at offset: UInt64, lastSequence: UInt64, compactedEnd: UInt64) throws -> LogProblem {
+        let later = try highestSequenceOfLaterUnits(after: offset, lastSequence: lastSequence)
+        if let later {
+            let dropped = later > lastSequence ? Int(clamping: later - lastSequence) : 1
+            return damage(at: offset, bad.reason + ", and a valid unit follows it", compactedEnd: compactedEnd, commitsDropped: dropped)
+        }
+        if let end = bad.declaredEnd {
+            if bad.checksumMatched {
+                return damage(at: offset, bad.reason, compactedEnd: compactedEnd)
+            }
+            if end < size {
+                return damage(
+                    at: offset, bad.reason + ", and \(size - end) more bytes follow the end it declares, so it is not an interrupted last append",
+                    compactedEnd: compactedEnd)
+            }
+        }
+        if offset < compactedEnd {
+            // Compaction syncs its file before renaming it into place, so no crash tears it.
+            return damage(at: offset, bad.reason, compactedEnd: compactedEnd)
+        }
+        return LogProblem(kind: .tornTail, offset: offset, reason: bad.reason)
     }
 
     private struct BadUnit: Error {
         var reason: String
+        /// Where the unit's header says it ends; nil when the header itself is cut short.
+        var declaredEnd: UInt64?
+        /// The checksum matched, so the unit is intact and bad for another reason.
+        var checksumMatched = false
     }
 
     /// The bytes `offset..<offset+count` as (buffer, start index), refilling the window if needed.
@@ -137,44 +188,56 @@ struct Recovery {
         guard let length = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64() else {
             return .failure(BadUnit(reason: "the unit header is cut short by the end of the file"))
         }
+        let declaredEnd = offset + UInt64(LogFrame.headerSize) + UInt64(length)
         guard Int(length) <= LogFrame.maximumPayload else {
-            return .failure(BadUnit(reason: "the unit declares \(length) payload bytes, more than any unit holds"))
+            return .failure(BadUnit(reason: "the unit declares \(length) payload bytes, more than any unit holds", declaredEnd: declaredEnd))
         }
         guard let (buffer, frameStart) = try bytes(at: offset, count: LogFrame.headerSize + Int(length)) else {
-            return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file"))
+            return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
         }
         guard LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked) else {
-            return .failure(BadUnit(reason: "the unit's checksum does not match its contents"))
+            return .failure(BadUnit(reason: "the unit's checksum does not match its contents", declaredEnd: declaredEnd))
         }
         guard sequence >= previousSequence else {
-            return .failure(BadUnit(reason: "the unit's sequence number \(sequence) is below its predecessor's \(previousSequence)"))
+            return .failure(BadUnit(
+                reason: "the unit's sequence number \(sequence) is below its predecessor's \(previousSequence)",
+                declaredEnd: declaredEnd, checksumMatched: true))
         }
         let payloadStart = frameStart + LogFrame.headerSize
         return .success((buffer, payloadStart..<(payloadStart + Int(length)), sequence))
     }
 
-    /// Whether a valid unit starts at any byte after `offset`. Cheap per candidate: a real later
-    /// unit's sequence lies within `lastSequence ... lastSequence + 2 + distance/16`, because
-    /// every commit adds one and every unit is at least 16 bytes, so almost every candidate is
-    /// rejected before its checksum is computed.
-    private mutating func validUnitExists(after offset: UInt64, lastSequence: UInt64) throws -> Bool {
-        guard size >= UInt64(LogFrame.headerSize) else { return false }
+    /// The highest sequence number of the valid units that start after `offset`, or nil when
+    /// there are none. A unit is valid here when its checksum matches and its sequence lies
+    /// within `last ... last + 2 + distance/16` of the last one found (every commit adds one
+    /// and every unit is at least 16 bytes), which rejects almost every candidate position
+    /// before its checksum is computed. Each valid unit found is skipped whole, so the search
+    /// stays linear in the bytes after `offset`.
+    private mutating func highestSequenceOfLaterUnits(after offset: UInt64, lastSequence: UInt64) throws -> UInt64? {
+        var highest: UInt64?
+        var base = lastSequence
+        var baseOffset = offset
         var candidate = offset + 1
         while candidate + UInt64(LogFrame.headerSize) <= size {
-            defer { candidate += 1 }
-            guard let (head, start) = try bytes(at: candidate, count: LogFrame.headerSize) else { return false }
+            guard let (head, start) = try bytes(at: candidate, count: LogFrame.headerSize) else { break }
             var reader = ByteReader(head, from: start, to: start + LogFrame.headerSize)
             guard let length = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64() else {
+                break
+            }
+            let distance = candidate - baseOffset
+            guard sequence >= base, sequence - base <= 2 + distance / UInt64(LogFrame.headerSize),
+                  Int(length) <= LogFrame.maximumPayload,
+                  let (buffer, frameStart) = try bytes(at: candidate, count: LogFrame.headerSize + Int(length)),
+                  LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked)
+            else {
+                candidate += 1
                 continue
             }
-            let distance = candidate - offset
-            guard sequence >= lastSequence, sequence - lastSequence <= 2 + distance / UInt64(LogFrame.headerSize) else { continue }
-            guard Int(length) <= LogFrame.maximumPayload,
-                  let (buffer, frameStart) = try bytes(at: candidate, count: LogFrame.headerSize + Int(length)) else { continue }
-            if LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked) {
-                return true
-            }
+            highest = max(highest ?? sequence, sequence)
+            base = sequence
+            candidate += UInt64(LogFrame.headerSize) + UInt64(length)
+            baseOffset = candidate
         }
-        return false
+        return highest
     }
 }

@@ -49,8 +49,14 @@ public final class StorageEngine: Sendable {
         var secondary = SecondaryIndexes()
     }
 
-    /// The store's path, or nil for an in-memory engine.
+    /// The store's path as given, or nil for an in-memory engine.
     public let path: String?
+    /// The store file's path with every symbolic link resolved: what the engine locks, opens,
+    /// compacts and renames, so that every spelling of one file is one store.
+    let filePath: String?
+    /// What recovery left out when the store was opened, and where it kept those bytes; nil
+    /// when the file was intact (and for an in-memory engine).
+    public let recoveryReport: RecoveryReport?
     /// The configuration the engine was opened with.
     public let configuration: EngineConfiguration
     let faults: FaultInjection?
@@ -58,10 +64,12 @@ public final class StorageEngine: Sendable {
     private let published: Lock<Published>
 
     /// Opens the store at `path`, creating it if missing: takes the lock, recovers the log
-    /// (dropping a torn final commit) and rebuilds the index.
+    /// (dropping a torn final commit, whose bytes it keeps in a sidecar file and describes in
+    /// `recoveryReport`) and rebuilds the index.
     ///
     /// Throws `StorageError` for a file that is not a store, a newer format, damage (in
-    /// `.strict` mode), a lock held by another process, a second open in this process, or a
+    /// `.strict` mode, and damage to a compaction's output in every mode), a lock held by
+    /// another process, a second open in this process, a file with several hard links, or a
     /// failing system call.
     public convenience init(path: String, configuration: EngineConfiguration = .init()) throws {
         try self.init(path: path, configuration: configuration, faults: nil)
@@ -75,11 +83,16 @@ public final class StorageEngine: Sendable {
         let published = Published(
             index: KeyIndex(), generation: log, sequence: 0,
             fileSize: UInt64(LogHeader.size), formatVersion: LogHeader.currentVersion)
-        self.init(path: nil, configuration: configuration, faults: nil, writer: writer, published: published)
+        self.init(path: nil, filePath: nil, configuration: configuration, faults: nil, writer: writer, published: published, recoveryReport: nil)
     }
 
-    private init(path: String?, configuration: EngineConfiguration, faults: FaultInjection?, writer: Writer, published: Published) {
+    private init(
+        path: String?, filePath: String?, configuration: EngineConfiguration, faults: FaultInjection?, writer: Writer,
+        published: Published, recoveryReport: RecoveryReport?
+    ) {
         self.path = path
+        self.filePath = filePath
+        self.recoveryReport = recoveryReport
         self.configuration = configuration
         self.faults = faults
         self.writer = Lock(writer)
@@ -88,16 +101,19 @@ public final class StorageEngine: Sendable {
 
     /// Opens a file store whose system calls can be made to fail (tests only).
     convenience init(path: String, configuration: EngineConfiguration, faults: FaultInjection?) throws {
-        let registration = try OpenPathRegistration.register(path: path)
-        let lock = try FileLock.acquire(storePath: path, exclusive: !configuration.readOnly)
+        let filePath = try FileSystem.resolvedPath(path)
+        let registration = try OpenPathRegistration.register(filePath, as: path)
+        let lock = try FileLock.acquire(storePath: filePath, exclusive: !configuration.readOnly, as: path)
         if !configuration.readOnly {
-            _ = FileSystem.remove(Compaction.temporaryPath(for: path))
+            _ = FileSystem.remove(Compaction.temporaryPath(for: filePath))
         }
         let flags = configuration.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
-        let descriptor = FileSystem.open(path, flags: flags)
+        let descriptor = FileSystem.open(filePath, flags: flags)
         guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
         let log = FileLog(path: path, descriptor: descriptor, faults: faults)
+        try FileSystem.requireSingleLink(descriptor, path: path)
         var recovered = try Recovery.scan(log)
+        var report: RecoveryReport?
         let sync = configuration.durability == .full
         if recovered.needsHeader {
             if !configuration.readOnly {
@@ -110,16 +126,8 @@ public final class StorageEngine: Sendable {
             }
             recovered.validEnd = UInt64(LogHeader.size)
             recovered.fileSize = UInt64(LogHeader.size)
-        } else if let problem = recovered.problem {
-            if case .damage(let offset, let reason) = problem, configuration.recoveryMode == .strict {
-                throw StorageError(.corrupted(path: path, offset: offset, reason: reason))
-            }
-            if !configuration.readOnly {
-                // Cut the bad tail off, durably, before anything is appended behind it.
-                try log.truncate(to: recovered.validEnd)
-                if sync { try log.sync() }
-                recovered.fileSize = recovered.validEnd
-            }
+        } else if recovered.problem != nil {
+            report = try Recovery.leaveOut(&recovered, of: log, storePath: filePath, configuration: configuration)
         }
         let writer = Writer(
             generation: log, types: recovered.types, appendOffset: recovered.validEnd,
@@ -129,7 +137,9 @@ public final class StorageEngine: Sendable {
         let published = Published(
             index: recovered.index, generation: log, sequence: recovered.lastSequence,
             fileSize: recovered.fileSize, formatVersion: recovered.formatVersion)
-        self.init(path: path, configuration: configuration, faults: faults, writer: writer, published: published)
+        self.init(
+            path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
+            recoveryReport: report)
     }
 
     private var displayPath: String { path ?? ":memory:" }
@@ -332,9 +342,9 @@ public final class StorageEngine: Sendable {
     private func compact(writer: inout Writer) throws {
         let source = published.withLock { $0.index }
         let result: Compaction.Result
-        if let path {
+        if let filePath {
             result = try Compaction.compactFile(
-                path: path, index: source, from: writer.generation, lastSequence: writer.lastSequence,
+                path: filePath, index: source, from: writer.generation, lastSequence: writer.lastSequence,
                 faults: faults, poison: &writer.poison)
         } else {
             result = try Compaction.compactMemory(index: source, from: writer.generation, lastSequence: writer.lastSequence)

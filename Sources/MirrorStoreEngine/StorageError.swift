@@ -22,6 +22,13 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case newerFormat(path: String, found: UInt32, supported: UInt32)
         /// The file is damaged before its last unit (or its header is); `offset` is the first bad byte range.
         case corrupted(path: String, offset: UInt64, reason: String)
+        /// The units compaction wrote, which end at `compactedEnd`, are damaged at `offset`. They
+        /// form a state only together, so no recovery mode opens the file: the compacted state and
+        /// every commit after it (bytes 32 to `fileSize`) are out of reach until it is repaired.
+        case compactionDamaged(path: String, offset: UInt64, compactedEnd: UInt64, fileSize: UInt64, reason: String)
+        /// The store file has more than one hard link. A lock cannot tell its names apart, so two
+        /// engines could write it at once through different names; give it a single name.
+        case hardLinked(path: String, links: Int)
         /// Another process holds the store's lock.
         case lockedElsewhere(path: String, pid: Int32?)
         /// This process already has the store open; share that `StorageEngine` instead.
@@ -64,6 +71,10 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "The store at '\(path)' uses format version \(found), but this MirrorStore reads only versions up to \(supported)."
         case .corrupted(let path, let offset, let reason):
             return "The store at '\(path)' is corrupted at byte offset \(offset): \(reason)."
+        case .compactionDamaged(let path, let offset, let compactedEnd, let fileSize, let reason):
+            return "The store at '\(path)' is corrupted at byte offset \(offset), inside the units its last compaction wrote (bytes 32..<\(compactedEnd)): \(reason). Those units make a state only together and keeping the ones before the damage would make a state no commit made, so no recovery mode opens the file: the compacted objects and every commit after them (bytes 32..<\(fileSize)) are out of reach until the file is repaired or restored."
+        case .hardLinked(let path, let links):
+            return "The store file '\(path)' has \(links) hard links. Its lock is found through the file's name, so another name of the same file would get a lock of its own and two writers could corrupt it; remove the other links (a symbolic link is fine)."
         case .lockedElsewhere(let path, let pid):
             let owner = pid.map { "process \($0)" } ?? "another process"
             return "The store at '\(path)' is open in \(owner); close it there first."

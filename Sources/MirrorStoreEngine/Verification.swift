@@ -25,8 +25,15 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
     /// Whether the bad unit is a torn final commit (opening drops it in any mode) rather than
     /// damage (opening in `.strict` mode throws `corrupted`).
     public var isTornTail: Bool
+    /// Whether the damage lies inside the units compaction wrote, so that no recovery mode
+    /// opens the file (it throws `compactionDamaged`).
+    public var isCompactionDamage: Bool
+    /// How many commits the bytes after `validEnd` held, at least (0 when the file is intact).
+    public var commitsDropped: Int
     /// Objects per type in the valid prefix.
     public var objectCounts: [String: Int]
+    /// What earlier recoveries left out of this store and kept in sidecar files, oldest first.
+    public var keptRecoveries: [RecoveryReport]
 
     /// Whether every byte of the file belongs to a good unit.
     public var isIntact: Bool { firstDamageOffset == nil }
@@ -38,12 +45,22 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
             return "'\(path)' is intact: format version \(formatVersion), \(units), \(fileSize) bytes."
         }
         let kind = isTornTail ? "a torn final commit" : "damage"
-        return "'\(path)' has \(kind) at byte offset \(offset) (\(damageReason ?? "unknown reason")): \(units), valid up to byte \(validEnd) of \(fileSize)."
+        let dropped = "the last \(fileSize - validEnd) bytes (at least \(commitsDropped) commit\(commitsDropped == 1 ? "" : "s"))"
+        let opening: String
+        if isTornTail {
+            opening = "opening drops \(dropped) and keeps them in a sidecar file"
+        } else if isCompactionDamage {
+            opening = "no recovery mode opens it, because the damage lies inside the units compaction wrote, which make a state only together"
+        } else {
+            opening = "opening in strict mode refuses it; recoverValidPrefix drops \(dropped) and keeps them in a sidecar file"
+        }
+        return "'\(path)' has \(kind) at byte offset \(offset) (\(damageReason ?? "unknown reason")): \(units), valid up to byte \(validEnd) of \(fileSize); \(opening)."
     }
 }
 
 /// Scans the store file at `path` without locking it or opening it for writing, checking every
-/// unit's checksum and payload, and reports the first damage.
+/// unit's checksum and payload, and reports the first damage, what opening would leave out, and
+/// what earlier recoveries left out and kept in sidecar files.
 ///
 /// ```swift
 /// let report = try verifyStoreFile(at: "heroes.store")
@@ -69,9 +86,12 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
         validEnd: recovered.validEnd,
         firstDamageOffset: recovered.problem?.offset,
         damageReason: recovered.problem?.reason,
-        isTornTail: {
-            if case .tornTail = recovered.problem { return true }
+        isTornTail: recovered.problem?.kind == .tornTail,
+        isCompactionDamage: {
+            if case .damagedCompaction = recovered.problem?.kind { return true }
             return false
         }(),
-        objectCounts: recovered.index.types.mapValues(\.count).filter { $0.value > 0 })
+        commitsDropped: recovered.problem?.commitsDropped ?? 0,
+        objectCounts: recovered.index.types.mapValues(\.count).filter { $0.value > 0 },
+        keptRecoveries: try keptRecoveries(ofStoreAt: path))
 }

@@ -6,9 +6,11 @@ final class ChildProcess {
     private let output = Pipe()
     private let input = Pipe()
 
-    init(executable: URL, mode: String, store: String) throws {
+    /// Starts the child on `store`; a relative `store` is resolved from `workingDirectory`.
+    init(executable: URL, mode: String, store: String, workingDirectory: String? = nil) throws {
         process.executableURL = executable
         process.arguments = [mode, store]
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         process.standardOutput = output
         process.standardInput = input
         process.standardError = FileHandle.nullDevice

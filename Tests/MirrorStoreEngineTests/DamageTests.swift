@@ -1,97 +1,146 @@
+import Foundation
 import Testing
 @testable import MirrorStoreEngine
 
 /// Bit flips and zero-filled spans must end in a typed error or in exactly a committed prefix
-/// that ends before the damage: never a crash, never a damaged unit applied.
+/// that ends before the damage, with whatever was left out reported and kept: never a crash,
+/// never a damaged unit applied, never a state no commit made, never a silent loss.
 @Suite struct DamageTests {
-    enum Outcome {
-        case error(StorageError)
-        case state(StoreState)
+    /// How one open of a damaged image ended.
+    enum Verdict: Hashable {
+        case committedPrefix
+        case typedError
+        case wrong(String)
     }
 
-    static func open(_ path: String, _ mode: EngineConfiguration.RecoveryMode) -> Outcome {
-        do {
-            return .state(try openState(path, fastConfiguration(mode)))
-        } catch let error as StorageError {
-            return .error(error)
-        } catch {
-            Issue.record("untyped error \(error)")
-            return .error(StorageError(.closed))
-        }
-    }
+    /// The two shapes of file the seeded tests damage.
+    enum Layout: String, CustomStringConvertible, CaseIterable {
+        /// 50 commits.
+        case commits
+        /// The output of compacting 40 commits (in units of about 200 bytes), then 20 commits.
+        case compacted
 
-    /// Checks one damaged image in both recovery modes. `firstDamaged` is the lowest changed byte.
-    /// `lastDamaged` is the highest changed byte: damage is only provably not a torn tail when an
-    /// intact unit follows it.
-    static func check(
-        _ damaged: [UInt8], firstDamaged: Int, lastDamaged: Int, recorded: RecordedStore, at path: String, context: String
-    ) throws {
-        let intactUnitFollows = recorded.unitEnds.dropLast().contains { $0 > lastDamaged }
-        for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
-            try writeFile(path, damaged)
-            switch open(path, mode) {
-            case .error(let error):
-                if firstDamaged < LogHeader.size {
-                    let isHeaderError: Bool
-                    switch error.kind {
-                    case .notAStore, .corrupted(_, 0, _), .newerFormat: isHeaderError = true
-                    default: isHeaderError = false
-                    }
-                    #expect(isHeaderError, "\(context), \(mode): \(error)")
-                } else if mode == .recoverValidPrefix {
-                    Issue.record("\(context): point-in-time recovery failed: \(error)")
-                } else if case .corrupted(_, let offset, _) = error.kind {
-                    #expect(offset <= UInt64(firstDamaged), "\(context): reported \(offset)")
-                } else {
-                    Issue.record("\(context): unexpected error \(error)")
-                }
-            case .state(let state):
-                // Accepted state must be a committed prefix whose units all end before the damage.
-                let units = recorded.states.firstIndex(of: state)
-                #expect(units != nil, "\(context), \(mode): state is no committed prefix: \(state)")
-                if let units {
-                    #expect(recorded.unitEnds[units] <= firstDamaged || units == 0, "\(context), \(mode): damaged unit applied")
-                }
-                if mode == .strict, firstDamaged >= LogHeader.size, intactUnitFollows {
-                    Issue.record("\(context): damage before the last unit was not reported in strict mode")
-                }
+        var description: String { rawValue }
+
+        func record(at path: String, seed: UInt64) throws -> RecordedStore {
+            switch self {
+            case .commits: try RecordedStore.make(at: path, units: 50, seed: seed)
+            case .compacted: try RecordedStore.makeCompacted(at: path, before: 40, after: 20, chunkSize: 200, seed: seed)
             }
         }
     }
 
-    @Test func singleBitFlipsAreDetectedOrCutAway() throws {
-        let directory = TemporaryDirectory()
-        let seed = testSeed(0xB17F)
-        let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 50, seed: seed)
-        var generator = SeededGenerator(seed: seed)
-        let path = directory.file("damaged.store")
-        for round in 0..<1_000 {
-            let offset = Int.random(in: 0..<recorded.bytes.count, using: &generator)
-            let bit = UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
-            var damaged = recorded.bytes
-            damaged[offset] ^= bit
-            try Self.check(damaged, firstDamaged: offset, lastDamaged: offset, recorded: recorded, at: path,
-                           context: "seed \(seed), round \(round), flip bit \(bit) at \(offset)")
+    /// Opens `damaged` in `mode` and classifies the outcome. `firstDamaged` is the lowest changed
+    /// byte; `compactedEnd` the end of the compacted units (0 for none). Removes the sidecars.
+    static func classify(
+        _ damaged: [UInt8], firstDamaged: Int, recorded: RecordedStore, compactedEnd: Int,
+        mode: EngineConfiguration.RecoveryMode, at path: String
+    ) throws -> Verdict {
+        try writeFile(path, damaged)
+        defer { for sidecar in droppedSidecars(of: path) { try? FileManager.default.removeItem(atPath: sidecar) } }
+        let opened: (state: StoreState, report: RecoveryReport?)
+        do {
+            opened = try openStateAndReport(path, fastConfiguration(mode))
+        } catch let error as StorageError {
+            if firstDamaged < LogHeader.size {
+                switch error.kind {
+                case .notAStore, .newerFormat, .corrupted(_, 0, _), .corrupted(_, 8, _): return .typedError
+                default: return .wrong("unexpected error for a damaged header: \(error)")
+                }
+            }
+            switch error.kind {
+            case .compactionDamaged(_, let offset, let end, _, _) where firstDamaged < compactedEnd:
+                return offset <= UInt64(firstDamaged) && end == UInt64(compactedEnd)
+                    ? .typedError : .wrong("compaction damage reported at \(offset), after the first damaged byte")
+            case .corrupted(_, let offset, _) where mode == .strict && firstDamaged >= compactedEnd:
+                return offset <= UInt64(firstDamaged) ? .typedError : .wrong("damage reported at \(offset), after the first damaged byte")
+            default:
+                return .wrong("unexpected error: \(error)")
+            }
+        } catch {
+            return .wrong("untyped error \(error)")
+        }
+        guard let units = recorded.states.firstIndex(of: opened.state) else {
+            return .wrong("a state no commit made: \(opened.state)")
+        }
+        guard recorded.unitEnds[units] <= firstDamaged else { return .wrong("a damaged unit was applied") }
+        let last = recorded.states.count - 1
+        guard units < last else { return .wrong("the damage went unnoticed") }
+        guard let report = opened.report else { return .wrong("\(last - units) commits dropped silently") }
+        let kept = Array(damaged[recorded.unitEnds[units]...])
+        guard report.offset == UInt64(recorded.unitEnds[units]), report.droppedBytes == UInt64(kept.count),
+              let sidecar = report.keptAt, try keptBytes(sidecar) == kept else {
+            return .wrong("the left-out bytes were not reported or kept: \(report)")
+        }
+        if mode == .strict, units < last - 1 || report.cause != .tornFinalCommit {
+            return .wrong("strict mode dropped \(last - units) commits: \(report)")
+        }
+        return .committedPrefix
+    }
+
+    /// Opens `damaged` in both modes; records an issue for every wrong outcome and counts the rest.
+    static func check(
+        _ damaged: [UInt8], original: [UInt8], recorded: RecordedStore, compactedEnd: Int, at path: String,
+        context: String, tally: inout [Verdict: Int]
+    ) throws {
+        guard let firstDamaged = damaged.indices.first(where: { damaged[$0] != original[$0] }) else { return }
+        for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+            let verdict = try classify(damaged, firstDamaged: firstDamaged, recorded: recorded, compactedEnd: compactedEnd, mode: mode, at: path)
+            tally[verdict, default: 0] += 1
+            if case .wrong(let why) = verdict {
+                Issue.record("\(context), \(mode): \(why)")
+            }
         }
     }
 
-    @Test func zeroFilledSpansAreNeverApplied() throws {
+    static func summary(_ tally: [Verdict: Int]) -> String {
+        let wrong = tally.filter { if case .wrong = $0.key { true } else { false } }.map(\.value).reduce(0, +)
+        return "\(tally[.committedPrefix] ?? 0) committed prefixes, \(tally[.typedError] ?? 0) typed errors, \(wrong) wrong"
+    }
+
+    @Test(arguments: Layout.allCases)
+    func singleBitFlipsGiveACommittedPrefixOrATypedError(layout: Layout) throws {
+        let directory = TemporaryDirectory()
+        let seed = testSeed(0xB17F)
+        let recorded = try layout.record(at: directory.file("source.store"), seed: seed)
+        let compactedEnd = layout == .compacted ? recorded.unitEnds[0] : 0
+        var generator = SeededGenerator(seed: seed)
+        var tally: [Verdict: Int] = [:]
+        for round in 0..<1_000 {
+            // Half the flips land inside the compacted units, where a partial result is most tempting.
+            let range = layout == .compacted && round % 2 == 0 ? LogHeader.size..<compactedEnd : 0..<recorded.bytes.count
+            let offset = Int.random(in: range, using: &generator)
+            let bit = UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
+            var damaged = recorded.bytes
+            damaged[offset] ^= bit
+            try Self.check(damaged, original: recorded.bytes, recorded: recorded, compactedEnd: compactedEnd,
+                           at: directory.file("damaged.store"),
+                           context: "seed \(seed), \(layout), round \(round), flip bit \(bit) at \(offset)", tally: &tally)
+        }
+        print("bit flips, \(layout), seed \(seed): \(Self.summary(tally))")
+        #expect(tally.keys.allSatisfy { if case .wrong = $0 { false } else { true } })
+    }
+
+    @Test(arguments: Layout.allCases)
+    func zeroFilledSpansGiveACommittedPrefixOrATypedError(layout: Layout) throws {
         let directory = TemporaryDirectory()
         let seed = testSeed(0x2E60)
-        let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 50, seed: seed)
+        let recorded = try layout.record(at: directory.file("source.store"), seed: seed)
+        let compactedEnd = layout == .compacted ? recorded.unitEnds[0] : 0
         var generator = SeededGenerator(seed: seed)
-        let path = directory.file("damaged.store")
-        for round in 0..<300 {
+        var tally: [Verdict: Int] = [:]
+        for round in 0..<500 {
             let start = Int.random(in: 0..<recorded.bytes.count, using: &generator)
             let length = Int.random(in: 1...(round % 3 == 0 ? 4_096 : 64), using: &generator)
             let end = min(recorded.bytes.count, start + length)
             var damaged = recorded.bytes
             damaged.replaceSubrange(start..<end, with: repeatElement(0, count: end - start))
-            let changed = zip(damaged, recorded.bytes).indices(where: { $0.0 != $0.1 })
-            guard let first = changed.first, let last = changed.last else { continue }
-            try Self.check(damaged, firstDamaged: first, lastDamaged: last, recorded: recorded, at: path,
-                           context: "seed \(seed), round \(round), zeros at \(start)..<\(end)")
+            try Self.check(damaged, original: recorded.bytes, recorded: recorded, compactedEnd: compactedEnd,
+                           at: directory.file("damaged.store"),
+                           context: "seed \(seed), \(layout), round \(round), zeros at \(start)..<\(end)", tally: &tally)
         }
+        print("zero spans, \(layout), seed \(seed): \(Self.summary(tally))")
+        #expect(tally.keys.allSatisfy { if case .wrong = $0 { false } else { true } })
     }
 
     @Test func damageIsReportedWithItsOffsetAndVerifyFindsIt() throws {
@@ -102,25 +151,188 @@ import Testing
         var damaged = recorded.bytes
         damaged[unitStart + LogFrame.headerSize] ^= 0x10
         try writeFile(path, damaged)
-        #expect(throws: StorageError(.corrupted(
-            path: path, offset: UInt64(unitStart),
-            reason: "the unit's checksum does not match its contents, and a valid unit follows it"))) {
+        let reason = "the unit's checksum does not match its contents, and a valid unit follows it"
+        #expect(throws: StorageError(.corrupted(path: path, offset: UInt64(unitStart), reason: reason))) {
             try StorageEngine(path: path, configuration: fastConfiguration())
         }
         let report = try verifyStoreFile(at: path)
         #expect(report.firstDamageOffset == UInt64(unitStart))
         #expect(report.unitsChecked == 4)
         #expect(!report.isTornTail)
-        #expect(report.description == "'\(path)' has damage at byte offset \(unitStart) (the unit's checksum does not match its contents, and a valid unit follows it): 4 units checked, last sequence 4, valid up to byte \(unitStart) of \(recorded.bytes.count).")
-        // Point-in-time recovery keeps the four good units and cuts the rest.
-        let state = try openState(path, fastConfiguration(.recoverValidPrefix))
+        #expect(report.commitsDropped == 6)
+        let dropped = recorded.bytes.count - unitStart
+        #expect(report.description == "'\(path)' has damage at byte offset \(unitStart) (\(reason)): 4 units checked, last sequence 4, valid up to byte \(unitStart) of \(recorded.bytes.count); opening in strict mode refuses it; recoverValidPrefix drops the last \(dropped) bytes (at least 6 commits) and keeps them in a sidecar file.")
+        // Point-in-time recovery keeps the four good units and keeps the other six beside the store.
+        let (state, recovery) = try openStateAndReport(path, fastConfiguration(.recoverValidPrefix))
         #expect(state == recorded.states[4])
-        #expect(try verifyStoreFile(at: path).isIntact)
+        let expected = RecoveryReport(
+            cause: .damage, offset: UInt64(unitStart), droppedBytes: UInt64(dropped), commitsDropped: 6,
+            lastKeptSequence: 4, reason: reason, keptAt: path + ".dropped-1")
+        #expect(recovery == expected)
+        #expect(try keptBytes(path + ".dropped-1") == Array(damaged[unitStart...]))
+        let verified = try verifyStoreFile(at: path)
+        #expect(verified.isIntact)
+        #expect(verified.keptRecoveries == [expected])
+    }
+
+    /// The probe's case: four corrupt bytes inside the last unit of a large store. It reads as
+    /// a torn final commit, so it is dropped, but kept in a sidecar and reported, never silently.
+    @Test func aCorruptFinalUnitIsKeptBesideTheStoreAndReported() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("large.store")
+        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        var small = WriteBatch()
+        small.setMetadata(key: "version", value: [1])
+        try engine.commit(small)
+        var large = WriteBatch()
+        for number in 0..<10_000 {
+            large.put(type: "Item", key: .integer(Int64(number)), value: Array("item number \(number)".utf8))
+        }
+        try engine.commit(large)
+        let firstEnd = try #require(try RecordedStore.unitEnd(of: path, units: 1))
+        try engine.close()
+        let intact = try readFile(path)
+        var damaged = intact
+        let middle = (firstEnd + intact.count) / 2
+        for index in middle..<(middle + 4) { damaged[index] ^= 0xA5 }
+        try writeFile(path, damaged)
+
+        let (state, report) = try openStateAndReport(path, fastConfiguration())
+        #expect(state.sequence == 1)
+        #expect(state.objects.isEmpty && state.metadata["version"] == [1])
+        let expected = RecoveryReport(
+            cause: .tornFinalCommit, offset: UInt64(firstEnd), droppedBytes: UInt64(intact.count - firstEnd),
+            commitsDropped: 1, lastKeptSequence: 1, reason: "the unit's checksum does not match its contents",
+            keptAt: path + ".dropped-1")
+        #expect(report == expected)
+        #expect(report?.description == "Recovery dropped \(intact.count - firstEnd) bytes (at least 1 commit after sequence 1) for a torn final commit at byte offset \(firstEnd) (the unit's checksum does not match its contents); they are kept in '\(path).dropped-1'.")
+        #expect(try keptBytes(path + ".dropped-1") == Array(damaged[firstEnd...]))
+        #expect(try readFile(path).count == firstEnd)
+
+        // A second drop takes the next number and never overwrites the first.
+        try writeFile(path, damaged)
+        let second = try openStateAndReport(path, fastConfiguration()).report
+        #expect(second?.keptAt == path + ".dropped-2")
+        #expect(droppedSidecars(of: path) == [path + ".dropped-1", path + ".dropped-2"])
+        #expect(try keptRecoveries(ofStoreAt: path).map(\.keptAt) == [path + ".dropped-1", path + ".dropped-2"])
+
+        // A read-only open skips the same bytes without touching the file, and says so.
+        try writeFile(path, damaged)
+        let readOnly = try openStateAndReport(path, EngineConfiguration(readOnly: true)).report
+        var skipped = expected
+        skipped.keptAt = nil
+        #expect(readOnly == skipped)
+        #expect(readOnly?.description.hasSuffix("they are left in the file (read-only open).") == true)
+        #expect(try readFile(path) == damaged)
+    }
+
+    /// Zeros over the last several acknowledged commits are damage, not a torn tail: only the
+    /// last commit can be torn by a crash. Strict mode refuses; point-in-time recovery keeps the
+    /// prefix and the zeroed bytes.
+    @Test func zerosOverSeveralFinalCommitsAreDamage() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 30, seed: 0x2E0)
+        let path = directory.file("zeroed.store")
+        for lost in 2...10 {
+            let start = recorded.unitEnds[30 - lost]
+            var damaged = recorded.bytes
+            damaged.replaceSubrange(start..., with: repeatElement(0, count: damaged.count - start))
+            try writeFile(path, damaged)
+            let following = damaged.count - start - LogFrame.headerSize
+            let reason = "the unit's checksum does not match its contents, and \(following) more bytes follow the end it declares, so it is not an interrupted last append"
+            #expect(throws: StorageError(.corrupted(path: path, offset: UInt64(start), reason: reason)), "\(lost) units") {
+                try StorageEngine(path: path, configuration: fastConfiguration())
+            }
+            let (state, report) = try openStateAndReport(path, fastConfiguration(.recoverValidPrefix))
+            #expect(state == recorded.states[30 - lost])
+            #expect(report?.cause == .damage)
+            #expect(report?.droppedBytes == UInt64(damaged.count - start))
+            #expect(try keptBytes(try #require(report?.keptAt)) == Array(damaged[start...]))
+        }
+        // Up to 4 KiB of zeros ending at the end of the file, from inside a unit, as the probe made them.
+        let start = max(recorded.unitEnds[1] + 7, recorded.bytes.count - 4_096)
+        var damaged = recorded.bytes
+        damaged.replaceSubrange(start..., with: repeatElement(0, count: damaged.count - start))
+        try writeFile(path, damaged)
+        let error = try #require(throws: StorageError.self) { try StorageEngine(path: path, configuration: fastConfiguration()) }
+        guard case .corrupted = error.kind else { Issue.record("\(error)"); return }
+    }
+
+    /// Damage inside the units one compaction wrote is refused in both modes, with an error
+    /// that names what is out of reach: keeping the units before it would make a state no
+    /// commit made (the probe found a subset of the compacted objects, once an empty store).
+    @Test func damageInsideACompactedRunIsRefusedInBothModes() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try RecordedStore.makeCompacted(
+            at: directory.file("source.store"), before: 40, after: 5, chunkSize: 200, seed: 0xC0)
+        let compactedEnd = recorded.unitEnds[0]
+        let header = try LogHeader.decode(Array(recorded.bytes[0..<LogHeader.size]), path: "")
+        #expect(header.compactedEnd == UInt64(compactedEnd))
+        let path = directory.file("damaged.store")
+        // The last compacted unit, with nothing valid of the run after it: as a tail it would
+        // read as torn, and dropping it would leave part of the compacted state.
+        let lastRunUnit = try #require(RecordedStore.unitStarts(in: recorded.bytes, until: compactedEnd).last)
+        for (name, bytes) in [("whole", recorded.bytes), ("cut after the run", Array(recorded.bytes[0..<compactedEnd]))] {
+            var damaged = bytes
+            damaged[lastRunUnit + LogFrame.headerSize + 3] ^= 0x08
+            try writeFile(path, damaged)
+            let reason = bytes.count > compactedEnd
+                ? "the unit's checksum does not match its contents, and a valid unit follows it"
+                : "the unit's checksum does not match its contents"
+            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+                let error = try #require(throws: StorageError.self, "\(name), \(mode)") {
+                    try StorageEngine(path: path, configuration: fastConfiguration(mode))
+                }
+                #expect(error == StorageError(.compactionDamaged(
+                    path: path, offset: UInt64(lastRunUnit), compactedEnd: UInt64(compactedEnd), fileSize: UInt64(bytes.count),
+                    reason: reason)), "\(name), \(mode)")
+                #expect(error.description == "The store at '\(path)' is corrupted at byte offset \(lastRunUnit), inside the units its last compaction wrote (bytes 32..<\(compactedEnd)): \(reason). Those units make a state only together and keeping the ones before the damage would make a state no commit made, so no recovery mode opens the file: the compacted objects and every commit after them (bytes 32..<\(bytes.count)) are out of reach until the file is repaired or restored.")
+            }
+            #expect(try readFile(path) == damaged, "\(name): left untouched")
+            #expect(droppedSidecars(of: path).isEmpty)
+            let report = try verifyStoreFile(at: path)
+            #expect(report.isCompactionDamage)
+        }
+        // Cut inside the run at a unit boundary: the run is incomplete, which no crash leaves.
+        try writeFile(path, Array(recorded.bytes[0..<lastRunUnit]))
+        #expect(throws: StorageError(.compactionDamaged(
+            path: path, offset: UInt64(lastRunUnit), compactedEnd: UInt64(compactedEnd), fileSize: UInt64(lastRunUnit),
+            reason: "the file ends before the end of the compacted units at byte \(compactedEnd)"))) {
+            try StorageEngine(path: path, configuration: fastConfiguration(.recoverValidPrefix))
+        }
+    }
+
+    /// A real compaction records where its units end, and the file reopens to the same state.
+    @Test func compactionRecordsTheEndOfItsUnits() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("compacted.store")
+        let recorded = try RecordedStore.make(at: path, units: 20, seed: 0xC1)
+        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        try engine.compact()
+        let size = engine.statistics.fileSize
+        try engine.close()
+        let header = try LogHeader.decode(Array(try readFile(path)[0..<LogHeader.size]), path: path)
+        #expect(header.compactedEnd == size)
+        #expect(try openState(path, fastConfiguration()) == recorded.states[20])
     }
 }
 
-private extension Sequence {
-    func indices(where predicate: (Element) -> Bool) -> [Int] {
-        enumerated().filter { predicate($0.element) }.map(\.offset)
+extension RecordedStore {
+    /// Where the units of the store file at `path` end after the first `units` of them.
+    static func unitEnd(of path: String, units: Int) throws -> Int? {
+        let bytes = try readFile(path)
+        return unitStarts(in: bytes, until: bytes.count).dropFirst(units).first
+    }
+
+    /// The offsets where units start, from the header up to `end`, following the declared lengths.
+    static func unitStarts(in bytes: [UInt8], until end: Int) -> [Int] {
+        var starts: [Int] = []
+        var offset = LogHeader.size
+        while offset + LogFrame.headerSize <= end {
+            starts.append(offset)
+            let length = bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            offset += LogFrame.headerSize + length
+        }
+        return starts
     }
 }

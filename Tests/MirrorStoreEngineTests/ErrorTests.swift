@@ -50,7 +50,10 @@ import Testing
             path = locked + "/x.store"
         }
         let error = try #require(throws: StorageError.self) { try StorageEngine(path: path) }
-        #expect(error.description == "Could not create the lock file '\(path).lock': Permission denied (errno 13).")
+        // The lock file is named after the resolved path (on Apple platforms the temporary
+        // directory lies behind the /var symbolic link).
+        let lockPath = try FileSystem.resolvedPath(path) + ".lock"
+        #expect(error.description == "Could not create the lock file '\(lockPath)': Permission denied (errno 13).")
         if !isRoot { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.file("locked")) }
     }
 

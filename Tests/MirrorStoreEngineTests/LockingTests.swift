@@ -65,3 +65,106 @@ import Testing
         #expect(try readFile(path) == torn)
     }
 }
+
+/// Every name of one store file meets one lock: symbolic links (to the file or to a directory
+/// on its path, dangling or not) and relative paths resolve to the same file; hard links,
+/// which no path can see through, are refused.
+@Suite struct FileIdentityTests {
+    /// `directory/real.store`, with `alias.store` a symbolic link to it.
+    struct Names {
+        let directory = TemporaryDirectory()
+        var real: String { directory.file("real.store") }
+        var alias: String { directory.file("alias.store") }
+
+        init() throws {
+            try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: "real.store")
+        }
+    }
+
+    /// `path` spelled relative to this process's working directory.
+    static func relative(_ path: String) throws -> String {
+        let here = try #require(realpath(FileManager.default.currentDirectoryPath, nil))
+        defer { free(here) }
+        let depth = String(cString: here).split(separator: "/").count
+        return String(repeating: "../", count: depth) + path.drop(while: { $0 == "/" })
+    }
+
+    @Test func twoProcessesMeetOneLockThroughASymlinkOrARelativePath() throws {
+        let child = try #require(crashChildURL(), "EngineCrashChild must be built next to the tests")
+        let names = try Names()
+        for (held, opened, workingDirectory) in [
+            (names.real, names.alias, nil), (names.alias, names.real, nil), ("real.store", names.alias, names.directory.path),
+        ] {
+            let holder = try ChildProcess(executable: child, mode: "hold", store: held, workingDirectory: workingDirectory)
+            _ = try #require(holder.waitForLine(startingWith: "ready"))
+            #expect(throws: StorageError(.lockedElsewhere(path: opened, pid: holder.pid)), "held as \(held)") {
+                try StorageEngine(path: opened)
+            }
+            #expect(throws: StorageError(.lockedElsewhere(path: opened, pid: holder.pid)), "held as \(held)") {
+                try StorageEngine(path: opened, configuration: EngineConfiguration(readOnly: true))
+            }
+            holder.finish()
+            #expect(holder.process.terminationStatus == 0)
+        }
+        #expect(!FileManager.default.fileExists(atPath: names.alias + ".lock"), "the lock lives beside the real file only")
+    }
+
+    @Test func oneProcessCannotOpenOneFileTwiceUnderAnotherName() throws {
+        let names = try Names()
+        let linkedDirectory = names.directory.file("linked")
+        try FileManager.default.createSymbolicLink(atPath: linkedDirectory, withDestinationPath: names.directory.path)
+        let engine = try StorageEngine(path: names.real)
+        for other in [names.alias, try Self.relative(names.real), try Self.relative(names.alias), linkedDirectory + "/alias.store"] {
+            #expect(throws: StorageError(.alreadyOpenInProcess(path: other))) { try StorageEngine(path: other) }
+        }
+        try engine.close()
+
+        // A dangling link names the file that opening it creates.
+        let dangling = names.directory.file("dangling.store")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "created.store")
+        let created = try StorageEngine(path: dangling)
+        #expect(FileManager.default.fileExists(atPath: names.directory.file("created.store")))
+        #expect(throws: StorageError(.alreadyOpenInProcess(path: names.directory.file("created.store")))) {
+            try StorageEngine(path: names.directory.file("created.store"))
+        }
+        try created.close()
+    }
+
+    /// Compaction renames its file over the real store, never over the link, which would
+    /// otherwise become a separate file while the real one kept the old log.
+    @Test func compactingThroughASymlinkReplacesTheRealFile() throws {
+        let names = try Names()
+        let engine = try StorageEngine(path: names.alias, configuration: fastConfiguration())
+        var batch = WriteBatch()
+        batch.put(type: "Hero", key: .integer(1), value: [1])
+        try engine.commit(batch)
+        batch.put(type: "Hero", key: .integer(1), value: [2])
+        try engine.commit(batch)
+        try engine.compact()
+        try engine.close()
+        let type = try FileManager.default.attributesOfItem(atPath: names.alias)[.type] as? FileAttributeType
+        #expect(type == .typeSymbolicLink)
+        let state = try openState(names.real, fastConfiguration())
+        #expect(state.objects["Hero"]?[.integer(1)] == [2])
+        let header = try LogHeader.decode(Array(try readFile(names.real)[0..<LogHeader.size]), path: names.real)
+        #expect(header.compactedEnd > 0, "the real file is the compacted one")
+    }
+
+    @Test func aStoreFileWithAHardLinkIsRefused() throws {
+        let names = try Names()
+        try StorageEngine(path: names.real).close()
+        let hard = names.directory.file("hard.store")
+        #expect(link(names.real, hard) == 0)
+        for path in [names.real, hard, names.alias] {
+            #expect(throws: StorageError(.hardLinked(path: path, links: 2))) { try StorageEngine(path: path) }
+            #expect(throws: StorageError(.hardLinked(path: path, links: 2))) {
+                try StorageEngine(path: path, configuration: EngineConfiguration(readOnly: true))
+            }
+        }
+        #expect(StorageError(.hardLinked(path: hard, links: 2)).description
+            == "The store file '\(hard)' has 2 hard links. Its lock is found through the file's name, so another name of the same file would get a lock of its own and two writers could corrupt it; remove the other links (a symbolic link is fine).")
+        // A refused open leaves nothing registered or locked behind.
+        #expect(unlink(hard) == 0)
+        try StorageEngine(path: names.alias).close()
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import MirrorStoreEngine
 
 /// A fresh directory per test, removed when the test ends.
@@ -87,9 +88,31 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
 
 /// Opens, reads the whole state and closes; errors propagate.
 func openState(_ path: String, _ configuration: EngineConfiguration) throws -> StoreState {
+    try openStateAndReport(path, configuration).state
+}
+
+/// Opens, reads the whole state and what recovery left out, and closes; errors propagate.
+func openStateAndReport(_ path: String, _ configuration: EngineConfiguration) throws -> (state: StoreState, report: RecoveryReport?) {
     let engine = try StorageEngine(path: path, configuration: configuration)
     defer { try? engine.close() }
-    return try StoreState(engine.snapshot())
+    return (try StoreState(engine.snapshot()), engine.recoveryReport)
+}
+
+/// The sidecars recovery wrote for the store at `path`, in the order they were written.
+func droppedSidecars(of path: String) -> [String] {
+    let directory = (path as NSString).deletingLastPathComponent
+    let prefix = (path as NSString).lastPathComponent + ".dropped-"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { $0.hasPrefix(prefix) }
+        .sorted { (Int($0.dropFirst(prefix.count)) ?? 0) < (Int($1.dropFirst(prefix.count)) ?? 0) }
+        .map { directory + "/" + $0 }
+}
+
+/// The bytes a sidecar kept: what follows its header.
+func keptBytes(_ sidecar: String) throws -> [UInt8] {
+    let bytes = try readFile(sidecar)
+    let report = try #require(DroppedBytesFile.decode(bytes, path: sidecar, fileSize: UInt64(bytes.count)))
+    return Array(bytes.suffix(Int(report.droppedBytes)))
 }
 
 /// A seeded batch of mixed operations over a small key space, so later units overwrite and
@@ -137,10 +160,32 @@ struct RecordedStore {
 
     static func make(at path: String, units: Int, seed: UInt64) throws -> RecordedStore {
         var generator = SeededGenerator(seed: seed)
+        return try record(at: path, commits: 1...units, generator: &generator)
+    }
+
+    /// A store whose file starts with the output of compacting `before` commits, written in
+    /// units of about `chunkSize` payload bytes, followed by `after` more commits. Its first
+    /// state is the compacted one: no prefix of the compacted units ever existed as a state.
+    static func makeCompacted(at path: String, before: Int, after: Int, chunkSize: Int, seed: UInt64) throws -> RecordedStore {
+        var generator = SeededGenerator(seed: seed)
+        let original = try record(at: path, commits: 1...before, generator: &generator)
+        let source = MemoryLog(original.bytes)
+        let recovered = try Recovery.scan(source)
+        let compacted = MemoryLog()
+        _ = try Compaction.rewrite(
+            index: recovered.index, from: source, into: compacted, lastSequence: recovered.lastSequence, chunkSize: chunkSize)
+        try writeFile(path, try compacted.read(at: 0, count: Int(compacted.size())))
+        let store = try record(at: path, commits: (before + 1)...(before + after), generator: &generator)
+        #expect(store.states[0] == original.states[before], "compaction keeps the state")
+        return store
+    }
+
+    /// Opens the store at `path` and commits seeded batches numbered `commits`, recording each state.
+    private static func record(at path: String, commits: ClosedRange<Int>, generator: inout SeededGenerator) throws -> RecordedStore {
         let engine = try StorageEngine(path: path, configuration: fastConfiguration())
         var ends = [Int(engine.statistics.fileSize)]
         var states = [try StoreState(engine.snapshot())]
-        for number in 1...units {
+        for number in commits {
             try engine.commit(randomBatch(&generator, number: number))
             ends.append(Int(engine.statistics.fileSize))
             states.append(try StoreState(engine.snapshot()))

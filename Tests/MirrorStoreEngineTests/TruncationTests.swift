@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MirrorStoreEngine
 
@@ -11,9 +12,20 @@ import Testing
         #expect(recorded.unitEnds.count == 61)
         let copy = directory.file("copy.store")
         for length in 0...recorded.bytes.count {
-            try writeFile(copy, Array(recorded.bytes[0..<length]))
-            let state = try openState(copy, fastConfiguration())
+            let cut = Array(recorded.bytes[0..<length])
+            try writeFile(copy, cut)
+            let (state, report) = try openStateAndReport(copy, fastConfiguration())
             #expect(state == recorded.expectedState(length: length), "seed \(seed), truncated to \(length) bytes")
+            // A torn final unit is dropped, never in silence: reported, and kept beside the store.
+            let end = recorded.unitEnds.last(where: { $0 <= length }) ?? 0
+            if length > end, end >= LogHeader.size {
+                #expect(report?.cause == .tornFinalCommit, "seed \(seed), truncated to \(length) bytes")
+                #expect(report?.offset == UInt64(end) && report?.droppedBytes == UInt64(length - end))
+                #expect(try report?.keptAt.map(keptBytes) == Array(cut[end...]), "seed \(seed), truncated to \(length) bytes")
+            } else {
+                #expect(report == nil, "seed \(seed), truncated to \(length) bytes")
+            }
+            for sidecar in droppedSidecars(of: copy) { try FileManager.default.removeItem(atPath: sidecar) }
         }
     }
 

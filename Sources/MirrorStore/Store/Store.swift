@@ -176,4 +176,6 @@ public final class Store: Sendable {
 
     /// Sizes, counts and the last sequence number, as the engine reports them.
     public var statistics: EngineStatistics { engine.statistics }
+    /// What recovery left out when the store was opened and where it kept those bytes; nil when the file was intact.
+    public var recoveryReport: RecoveryReport? { engine.recoveryReport }
 }

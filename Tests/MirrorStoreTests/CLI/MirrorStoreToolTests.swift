@@ -109,6 +109,49 @@ struct MirrorStoreToolTests {
         }
     }
 
+    @Test("verify and inspect report what recovery dropped and where the bytes are kept")
+    func recoveryReports() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/heroes.store"
+            let ends = try makeStore(at: path)
+            let tornLength = Int(ends[3]) - 3
+            let intact = try Data(contentsOf: URL(fileURLWithPath: path))
+            try intact.prefix(tornLength).write(to: URL(fileURLWithPath: path))
+            let dropped = tornLength - Int(ends[2])
+
+            let verifyTorn = try mirrorstore("verify", path)
+            #expect(verifyTorn.status == 1)
+            #expect(verifyTorn.errors.contains("opening drops the last \(dropped) bytes (at least 1 commit) and keeps them in a sidecar file."), "\(verifyTorn.errors)")
+            let inspectTorn = try mirrorstore("inspect", path)
+            #expect(inspectTorn.status == 0, "\(inspectTorn.errors)")
+            #expect(inspectTorn.output.contains("recovery:\n  '\(path)' has a torn final commit at byte offset \(ends[2])"), "\(inspectTorn.output)")
+
+            // Opening for writing drops the torn commit, keeps its bytes and says so.
+            let store = try Store(path: path, models: [Hero.self, AllTypes.self])
+            let report = try #require(store.recoveryReport)
+            try store.close()
+            let sidecar = path + ".dropped-1"
+            #expect(report.keptAt == sidecar)
+            #expect(report.droppedBytes == UInt64(dropped))
+            let kept = "Recovery dropped \(dropped) bytes (at least 1 commit after sequence 3) for a torn final commit at byte offset \(ends[2]) (the unit's declared length of"
+            #expect(report.description.hasPrefix(kept), "\(report)")
+
+            let verify = try mirrorstore("verify", path)
+            #expect(verify.status == 0, "\(verify.errors)")
+            #expect(verify.output.contains(kept), "\(verify.output)")
+            #expect(verify.output.contains("they are kept in '\(sidecar)'."))
+            #expect(verify.output.contains("is intact"))
+            let inspect = try mirrorstore("inspect", path)
+            #expect(inspect.status == 0, "\(inspect.errors)")
+            #expect(inspect.output.contains("recovery:\n  \(kept)"), "\(inspect.output)")
+            #expect(inspect.output.contains("they are kept in '\(sidecar)'."))
+
+            // An intact store says so.
+            try FileManager.default.removeItem(atPath: sidecar)
+            #expect(try mirrorstore("inspect", path).output.contains("recovery:\n  nothing dropped"))
+        }
+    }
+
     @Test("compact shrinks the file and keeps every object")
     func compact() throws {
         try withTemporaryDirectory { directory in
