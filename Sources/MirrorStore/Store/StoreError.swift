@@ -32,6 +32,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case embeddedCycle(typeName: String)
         /// A transaction was used after its `write` block returned.
         case transactionEnded
+        /// `write`, `compact` or `close` was called inside a write block of the same store, on the
+        /// same thread, where it would wait forever for that block; `operation` names the call.
+        case calledInsideWrite(operation: String)
     }
 
     /// What went wrong.
@@ -59,6 +62,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "A cycle runs through \(typeName), which has no primary key and is embedded in its parent; give it a primary key to link it in cycles."
         case .transactionEnded:
             return "The write transaction was used after its write block returned."
+        case .calledInsideWrite(let operation):
+            return "\(operation) was called inside a write block of the same store, where it would wait forever for that block to end; use the block's transaction, or call it after the block returns."
         }
     }
 }
