@@ -1,8 +1,8 @@
 /// A store operation that cannot be carried out.
 ///
-/// Mapping problems surface as ``MappingError`` and file problems as the engine's
-/// `StorageError`; `StoreError` covers what lies between: schemas, model registration, keys and
-/// records that do not decode.
+/// Mapping problems surface as ``MappingError`` and file problems as ``StorageError``;
+/// `StoreError` covers what lies between: schemas, model registration, keys, records that do not
+/// decode, and calls that cannot run where they were made.
 ///
 /// ```swift
 /// do {
@@ -45,7 +45,7 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String {
         switch kind {
         case .schemaMismatch(let typeName, let differences):
-            return "The store's schema for \(typeName) differs from the model: \(differences.joined(separator: "; ")). Open it with the previous model, or add a migration."
+            return "The store's schema for \(typeName) differs from the model: \(differences.joined(separator: "; ")); open the store with the model it was written with."
         case .newerSchemaVersion(let stored, let configured):
             return "The store was written with schema version \(stored), newer than this app's version \(configured)."
         case .unknownModel(let typeName):
@@ -69,12 +69,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
 }
 
 extension StoreError {
+    /// The stored record of `typeName` under `key` did not decode.
     init(_ failure: RecordCodingFailure, typeName: String, key: String) {
-        switch failure.kind {
-        case .embeddedCycle(let typeName):
-            self.init(.embeddedCycle(typeName: typeName))
-        default:
-            self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
-        }
+        self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
     }
 }
