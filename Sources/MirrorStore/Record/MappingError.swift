@@ -83,6 +83,7 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         }
     }
 
+    /// One sentence: the property path, what was expected versus found, and what to do.
     public var description: String {
         let subject = propertyPath
         switch kind {

@@ -42,6 +42,7 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
 
     init(_ kind: Kind) { self.kind = kind }
 
+    /// One sentence saying what went wrong and what to do.
     public var description: String {
         switch kind {
         case .schemaMismatch(let typeName, let differences):
