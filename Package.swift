@@ -21,7 +21,11 @@ let package = Package(
         .executableTarget(name: "MirrorStoreCLI", dependencies: ["MirrorStore", "MirrorStoreEngine"]),
         // A child process for the kill -9 crash tests: commits and prints each acknowledged sequence.
         .executableTarget(name: "EngineCrashChild", dependencies: ["MirrorStoreEngine"], path: "Tests/EngineCrashChild"),
-        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI"]),
+        // MemberImportVisibility (SE-0444) hides members of modules a file does not import, so
+        // ErrorContractTests, which imports MirrorStore only, proves StorageError's members are
+        // reachable for apps that turn it on, and for the language mode that will make it the default.
+        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI"],
+                    swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,7 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// An error thrown by the storage engine. Its `description` is one readable sentence.
+/// An error thrown by the storage engine: the file is missing, not a store, damaged, open
+/// elsewhere, or a system call failed. Its `description` is one readable sentence.
+///
+/// `import MirrorStore` alone is enough to catch it: MirrorStore re-exports this type.
 ///
 /// ```swift
 /// do {
@@ -35,7 +38,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case alreadyOpenInProcess(path: String)
         /// A system call failed.
         case io(operation: String, path: String, errno: Int32)
-        /// The disk is full; the failed commit was rolled back and is not visible.
+        /// The disk is full. The write that needed the space was undone: a failed commit is not
+        /// visible, a failed compaction keeps the previous file.
         case diskFull(path: String)
         /// Flushing to disk failed. The engine refuses all further writes: reopen the store.
         case syncFailed(path: String)
@@ -79,11 +83,11 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             let owner = pid.map { "process \($0)" } ?? "another process"
             return "The store at '\(path)' is open in \(owner); close it there first."
         case .alreadyOpenInProcess(let path):
-            return "The store at '\(path)' is already open in this process; share that StorageEngine instead of opening it twice."
+            return "The store at '\(path)' is already open in this process; share the instance that has it open instead of opening it twice."
         case .io(let operation, let path, let code):
             return "Could not \(operation) '\(path)': \(Self.systemMessage(code)) (errno \(code))."
         case .diskFull(let path):
-            return "The disk holding '\(path)' is full; the commit was rolled back and is not visible."
+            return "The disk holding '\(path)' is full, so the write that needed the space failed and left the store as it was."
         case .syncFailed(let path):
             return "Flushing '\(path)' to disk failed, so the engine refuses further writes; reopen the store to see what reached the disk."
         case .closed:

@@ -175,7 +175,7 @@ import Testing
             try engine.commit(Self.batch { $0.put(type: "T", key: .integer(2), value: [2]) })
         }
         #expect(engine.snapshot().count(type: "T") == 1)
-        #expect(StorageError(.diskFull(path: path)).description == "The disk holding '\(path)' is full; the commit was rolled back and is not visible.")
+        #expect(StorageError(.diskFull(path: path)).description == "The disk holding '\(path)' is full, so the write that needed the space failed and left the store as it was.")
         #expect(try engine.commit(Self.batch { $0.put(type: "T", key: .integer(3), value: [3]) }) == 2)
         try engine.close()
         let state = try openState(path, fastConfiguration())
@@ -259,6 +259,26 @@ import Testing
         try engine.compact()
         try engine.close()
         #expect(try openState(path, fastConfiguration()).sequence == 2)
+    }
+
+    @Test func aFullDiskDuringCompactionKeepsThePreviousFile() throws {
+        let directory = TemporaryDirectory()
+        let faults = FaultInjection()
+        let path = directory.file("full.store")
+        let engine = try StorageEngine(path: path, configuration: fastConfiguration(), faults: faults)
+        try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [1]) })
+        try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [2]) })
+        let sizeBefore = engine.statistics.fileSize
+        faults.fail(.write, with: ENOSPC)
+        let error = #expect(throws: StorageError.self) { try engine.compact() }
+        // No commit was involved: the message must not claim one was rolled back.
+        #expect(error?.description == "The disk holding '\(path)' is full, so the write that needed the space failed and left the store as it was.")
+        #expect(engine.statistics.fileSize == sizeBefore)
+        #expect(engine.statistics.compactions == 0)
+        #expect(try engine.snapshot().value(type: "T", key: .integer(1)) == [2])
+        #expect(!FileManager.default.fileExists(atPath: path + ".compact-tmp"))
+        try engine.close()
+        #expect(try openState(path, fastConfiguration()).objects["T"] == [.integer(1): [2]])
     }
 
     @Test func automaticCompactionRunsWhenDeadBytesCrossTheThreshold() throws {

@@ -35,7 +35,7 @@ import Testing
             try StorageEngine(path: respelled, configuration: EngineConfiguration(readOnly: true))
         }
         #expect(StorageError(.alreadyOpenInProcess(path: path)).description
-            == "The store at '\(path)' is already open in this process; share that StorageEngine instead of opening it twice.")
+            == "The store at '\(path)' is already open in this process; share the instance that has it open instead of opening it twice.")
         try engine.close()
         let again = try StorageEngine(path: path)
         try again.close()

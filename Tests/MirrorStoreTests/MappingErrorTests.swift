@@ -13,6 +13,21 @@ private struct WithLockDeepInside: Persistable {
     init() {}
 }
 
+private enum Payment: Equatable {
+    case cash
+    case card(number: String)
+}
+
+private struct WithAssociatedValues: Persistable {
+    var payment = Payment.cash
+    init() {}
+}
+
+private struct WithAssociatedValuesInside: Persistable {
+    var payments: [Payment] = []
+    init() {}
+}
+
 private struct WithLet: Persistable {
     var name = ""
     let identifier = 42
@@ -102,6 +117,15 @@ struct MappingErrorTests {
         let error = mappingError { _ = try WithLock().managedObject() }
         #expect(error?.description == "WithLock.lock has type NSLock, which MirrorStore cannot store; use a supported type or list the property in ignoredProperties.")
         #expect(error?.propertyPath == "WithLock.lock")
+    }
+
+    @Test("an enum with associated values is refused, saying so")
+    func enumWithAssociatedValues() {
+        let error = mappingError { _ = try WithAssociatedValues().managedObject() }
+        #expect(error?.kind == .unsupportedEnum(declared: "Payment", enumType: "Payment"))
+        #expect(error?.description == "WithAssociatedValues.payment has type Payment, an enum with associated values or without a raw value, which MirrorStore cannot store; give it a String or integer raw type and no associated values, or list the property in ignoredProperties.")
+        let inside = mappingError { _ = try WithAssociatedValuesInside.objectSchema() }
+        #expect(inside?.description == "WithAssociatedValuesInside.payments has type Array<Payment>, whose Payment is an enum with associated values or without a raw value, which MirrorStore cannot store; give it a String or integer raw type and no associated values, or list the property in ignoredProperties.")
     }
 
     @Test("unsupported type inside containers names the whole declared type")

@@ -15,10 +15,14 @@ enum PrimaryKey {
     }
 
     /// The key of a record whose schema has a primary key, or `nil` when it has none.
-    static func storageKey(of record: ManagedObject) throws(RecordCodingFailure) -> StorageKey? {
+    ///
+    /// - Throws: ``StoreError`` when the key's value is not an integer, string or UUID (a record
+    ///   built or changed by hand; models' key types are checked when their plan is built).
+    static func storageKey(of record: ManagedObject) throws(StoreError) -> StorageKey? {
         guard let name = record.objectSchema.primaryKey, let value = record[name] else { return nil }
         guard let key = storageKey(for: value) else {
-            throw RecordCodingFailure(.invalidPrimaryKey(typeName: record.objectSchema.typeName, value: value.description))
+            let expected = record.objectSchema.property(named: name)?.kind.description ?? "integer, String or UUID"
+            throw StoreError(.primaryKeyMismatch(typeName: record.objectSchema.typeName, expected: expected, found: value.description))
         }
         return key
     }

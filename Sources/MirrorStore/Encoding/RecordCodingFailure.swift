@@ -1,15 +1,11 @@
 import MirrorStoreEngine
 
-/// Why record bytes could not be written or read. The store adds the type and key and reports it
-/// as a ``StoreError``.
+/// Why record bytes could not be read. The store adds the type and key and reports it as a
+/// ``StoreError``. (Writing fails with a ``StoreError`` directly: the encoder knows the type.)
 struct RecordCodingFailure: Error, Equatable {
     enum Kind: Equatable {
         /// The bytes do not decode as the schema says they should.
         case malformed(offset: Int, reason: String)
-        /// Models without a primary key are embedded in their parent, so they cannot form a cycle.
-        case embeddedCycle(typeName: String)
-        /// A linked model's primary key holds no usable value.
-        case invalidPrimaryKey(typeName: String, value: String)
         /// A record refers to a type whose schema the store does not have.
         case unknownType(String)
     }
@@ -29,8 +25,6 @@ struct RecordCodingFailure: Error, Equatable {
     var reason: String {
         switch kind {
         case .malformed(let offset, let reason): "byte \(offset) of the record: \(reason)"
-        case .embeddedCycle(let typeName): "a cycle runs through \(typeName), which has no primary key; only models with a primary key can be linked in cycles"
-        case .invalidPrimaryKey(let typeName, let value): "the primary key of \(typeName) holds \(value), which cannot identify a record"
         case .unknownType(let typeName): "the record refers to \(typeName), whose schema the store does not have"
         }
     }

@@ -14,21 +14,21 @@ struct RecordEncoder {
     /// Embedded records being written, to refuse a cycle that would never end.
     private var embedding: [ObjectIdentifier] = []
 
-    mutating func encode(_ record: ManagedObject) throws(RecordCodingFailure) -> [UInt8] {
+    mutating func encode(_ record: ManagedObject) throws(StoreError) -> [UInt8] {
         var writer = ByteWriter()
         writer.reserve(16 * record.values.count)
         try writeFields(of: record, into: &writer)
         return writer.bytes
     }
 
-    private mutating func writeFields(of record: ManagedObject, into writer: inout ByteWriter) throws(RecordCodingFailure) {
+    private mutating func writeFields(of record: ManagedObject, into writer: inout ByteWriter) throws(StoreError) {
         writer.varint(UInt64(record.values.count))
         for value in record.values {
             try write(value, into: &writer)
         }
     }
 
-    private mutating func write(_ value: RecordValue, into writer: inout ByteWriter) throws(RecordCodingFailure) {
+    private mutating func write(_ value: RecordValue, into writer: inout ByteWriter) throws(StoreError) {
         switch value {
         case .null:
             writer.byte(ValueTag.null.rawValue)
@@ -82,7 +82,7 @@ struct RecordEncoder {
         }
     }
 
-    private mutating func write(_ linked: ManagedObject, into writer: inout ByteWriter) throws(RecordCodingFailure) {
+    private mutating func write(_ linked: ManagedObject, into writer: inout ByteWriter) throws(StoreError) {
         let identifier = ObjectIdentifier(linked)
         if let key = try PrimaryKey.storageKey(of: linked) {
             writer.byte(ValueTag.reference.rawValue)
@@ -91,7 +91,7 @@ struct RecordEncoder {
             return
         }
         guard !embedding.contains(identifier) else {
-            throw RecordCodingFailure(.embeddedCycle(typeName: linked.objectSchema.typeName))
+            throw StoreError(.embeddedCycle(typeName: linked.objectSchema.typeName))
         }
         embedding.append(identifier)
         defer { embedding.removeLast() }

@@ -27,19 +27,24 @@ public struct List<Element>: RandomAccessCollection, MutableCollection, RangeRep
     /// The list's elements as a native array.
     public var array: [Element] { elements }
 
+    /// The position of the first element: always 0.
     @inlinable public var startIndex: Int { elements.startIndex }
+    /// The position after the last element: the element count.
     @inlinable public var endIndex: Int { elements.endIndex }
 
+    /// The element at `position`, which must be a valid index.
     @inlinable public subscript(position: Int) -> Element {
         get { elements[position] }
         set { elements[position] = newValue }
     }
 
+    /// Replaces the elements in `subrange` with `newElements`.
     public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
     where C.Element == Element {
         elements.replaceSubrange(subrange, with: newElements)
     }
 
+    /// Makes room for `n` elements without reallocating.
     public mutating func reserveCapacity(_ n: Int) { elements.reserveCapacity(n) }
 }
 

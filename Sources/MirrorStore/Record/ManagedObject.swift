@@ -119,6 +119,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// comparison would not end.
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
 
+    /// Hashes the record's identity, matching `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// `TypeName(property: value, …)`, one level deep.

@@ -15,6 +15,9 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
     public enum Kind: Equatable, Sendable {
         /// The property's Swift type cannot be stored.
         case unsupportedType(String)
+        /// The property's type is, or holds, an enum without a raw value, usually because it has
+        /// associated values; `declared` is the property's type, `enumType` the enum.
+        case unsupportedEnum(declared: String, enumType: String)
         /// The record's schema has no such property.
         case missingProperty
         /// The record's value has another type than the property.
@@ -80,11 +83,15 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         }
     }
 
+    /// One sentence: the property path, what was expected versus found, and what to do.
     public var description: String {
         let subject = propertyPath
         switch kind {
         case .unsupportedType(let type):
             return "\(subject) has type \(type), which MirrorStore cannot store; use a supported type or list the property in ignoredProperties."
+        case .unsupportedEnum(let declared, let enumType):
+            let holder = declared == enumType ? "type \(enumType), an enum" : "type \(declared), whose \(enumType) is an enum"
+            return "\(subject) has \(holder) with associated values or without a raw value, which MirrorStore cannot store; give it a String or integer raw type and no associated values, or list the property in ignoredProperties."
         case .missingProperty:
             return "\(subject) is missing from the record."
         case .typeMismatch(let expected, let found):

@@ -78,12 +78,14 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     /// The position of the property called `name` in ``properties``.
     public func index(ofProperty name: String) -> Int? { positions[name] }
 
+    /// Whether two schemas describe the same type name, properties and ignored properties.
     public static func == (lhs: ObjectSchema, rhs: ObjectSchema) -> Bool {
         lhs === rhs
             || (lhs.typeName == rhs.typeName && lhs.properties == rhs.properties
                 && lhs.ignoredProperties == rhs.ignoredProperties)
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(typeName)
         hasher.combine(properties)

@@ -8,10 +8,15 @@
 /// print(kind)                                       // [String: [Int]]
 /// ```
 public indirect enum PropertyKind: Hashable, Sendable, CustomStringConvertible {
+    /// A `Bool`.
     case bool
+    /// A signed integer of the named width: `Int`, `Int8`, `Int16`, `Int32`, `Int64`.
     case int, int8, int16, int32, int64
+    /// An unsigned integer of the named width: `UInt`, `UInt8`, `UInt16`, `UInt32`, `UInt64`.
     case uint, uint8, uint16, uint32, uint64
+    /// A floating-point number: `Float` or `Double`.
     case float, double
+    /// A `String`, `Data`, `Date`, `UUID`, `Decimal` or `URL`.
     case string, data, date, uuid, decimal, url
     /// A to-one link to another model's record.
     case object(typeName: String)

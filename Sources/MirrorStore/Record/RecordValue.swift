@@ -11,17 +11,29 @@ import Foundation
 /// record["identifier"] == 1455         // true
 /// ```
 public enum RecordValue: Hashable, CustomStringConvertible {
+    /// No value: an optional property holding `nil`.
     case null
+    /// A `Bool`.
     case bool(Bool)
+    /// A signed integer of any width, widened to 64 bits.
     case int(Int64)
+    /// An unsigned integer of any width, widened to 64 bits.
     case uint(UInt64)
+    /// A `Float`.
     case float(Float)
+    /// A `Double`.
     case double(Double)
+    /// A `String`.
     case string(String)
+    /// A `Data` value.
     case data(Data)
+    /// A `Date`.
     case date(Date)
+    /// A `UUID`.
     case uuid(UUID)
+    /// A `Decimal`.
     case decimal(Decimal)
+    /// A `URL`.
     case url(URL)
     /// A to-one link to another record.
     case object(ManagedObject)

@@ -81,6 +81,11 @@ enum FieldLayout {
         return probe(type)
     }
 
+    /// Whether `type` is an enum (not an `Optional`, which the runtime gives a kind of its own).
+    static func isEnum(_ type: Any.Type) -> Bool {
+        metadataKind(of: type) == .enum
+    }
+
     private struct KindProbe<Value> {
         var value: Value
     }

@@ -82,6 +82,8 @@ final class TypePlan: @unchecked Sendable {
                 switch error {
                 case .unsupported:
                     throw MappingError(.unsupportedType("\(field.type)"), modelType: typeName, path: path)
+                case .enumWithoutRawValue(let enumType):
+                    throw MappingError(.unsupportedEnum(declared: "\(field.type)", enumType: "\(enumType)"), modelType: typeName, path: path)
                 case .nestedModel(let nested):
                     throw nested.nested(under: field.name)
                 }

@@ -29,6 +29,9 @@ struct CodecFactory {
     enum Failure: Error {
         /// The type (or something inside it) cannot be stored.
         case unsupported
+        /// The type is, or holds, an enum that is not `RawRepresentable`: one with associated
+        /// values or without a raw type.
+        case enumWithoutRawValue(Any.Type)
         /// A nested model type cannot be mapped.
         case nestedModel(MappingError)
     }
@@ -58,6 +61,9 @@ struct CodecFactory {
         if let enumeration = type as? any RawRepresentable.Type {
             return try rawValueCodec(enumeration)
         }
+        // Said apart from other types because the fix differs: the enum needs a raw type, and
+        // associated values are the usual reason it has none.
+        if FieldLayout.isEnum(type) { throw .enumWithoutRawValue(type) }
         throw .unsupported
     }
 

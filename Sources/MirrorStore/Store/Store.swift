@@ -110,15 +110,20 @@ public final class Store: Sendable {
     /// Runs `body` as one transaction: everything it does is committed together when it returns,
     /// or nothing is when it throws.
     ///
+    /// Write blocks run one at a time: a write from another thread or task waits for this one.
+    /// Inside `body`, use its transaction: calling `write`, ``compact()`` or ``close()`` on the
+    /// same store there throws a ``StoreError`` at once, since it would wait for `body` forever.
+    ///
     /// - Returns: What `body` returns.
     @discardableResult
     public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
+        try refuseInsideWrite("write(_:)")
         writeLock.lock()
         defer { writeLock.unlock() }
         let transaction = WriteTransaction(snapshot: engine.snapshot(), registry: registry, nextIdentities: nextIdentities)
         let result: Result
         do {
-            result = try body(transaction)
+            result = try ActiveWrites.run(inside: self) { try body(transaction) }
         } catch {
             _ = transaction.finish()
             throw error
@@ -160,15 +165,27 @@ public final class Store: Sendable {
         return Results(source: source)
     }
 
+    /// Throws when the current thread is inside a write block of this store, where taking the
+    /// write lock again would never return.
+    private func refuseInsideWrite(_ operation: String) throws(StoreError) {
+        if ActiveWrites.contains(self) { throw StoreError(.calledInsideWrite(operation: operation)) }
+    }
+
     /// Rewrites the file with live records only, crash-safely.
+    ///
+    /// - Throws: ``StoreError`` when called inside a write block of this store.
     public func compact() throws {
+        try refuseInsideWrite("compact()")
         writeLock.lock()
         defer { writeLock.unlock() }
         try engine.compact()
     }
 
     /// Syncs and closes the file. Later calls throw.
+    ///
+    /// - Throws: ``StoreError`` when called inside a write block of this store.
     public func close() throws {
+        try refuseInsideWrite("close()")
         writeLock.lock()
         defer { writeLock.unlock() }
         try engine.close()

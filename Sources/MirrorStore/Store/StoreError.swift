@@ -1,8 +1,8 @@
 /// A store operation that cannot be carried out.
 ///
-/// Mapping problems surface as ``MappingError`` and file problems as the engine's
-/// `StorageError`; `StoreError` covers what lies between: schemas, model registration, keys and
-/// records that do not decode.
+/// Mapping problems surface as ``MappingError`` and file problems as ``StorageError``;
+/// `StoreError` covers what lies between: schemas, model registration, keys, records that do not
+/// decode, and calls that cannot run where they were made.
 ///
 /// ```swift
 /// do {
@@ -36,6 +36,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case positionOutOfRange(typeName: String, position: Int, count: Int)
         /// A transaction would give two objects the same value of a unique property; nothing was written.
         case uniqueViolation(typeName: String, property: String, value: String)
+        /// `write`, `compact` or `close` was called inside a write block of the same store, on the
+        /// same thread, where it would wait forever for that block; `operation` names the call.
+        case calledInsideWrite(operation: String)
     }
 
     /// What went wrong.
@@ -43,10 +46,11 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
 
     init(_ kind: Kind) { self.kind = kind }
 
+    /// One sentence saying what went wrong and what to do.
     public var description: String {
         switch kind {
         case .schemaMismatch(let typeName, let differences):
-            return "The store's schema for \(typeName) differs from the model: \(differences.joined(separator: "; ")). Open it with the previous model, or add a migration."
+            return "The store's schema for \(typeName) differs from the model: \(differences.joined(separator: "; ")); open the store with the model it was written with."
         case .newerSchemaVersion(let stored, let configured):
             return "The store was written with schema version \(stored), newer than this app's version \(configured)."
         case .unknownModel(let typeName):
@@ -67,17 +71,15 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "Position \(position) is outside the \(count) results of \(typeName)."
         case .uniqueViolation(let typeName, let property, let value):
             return "Two \(typeName) objects would have \(property) \(value), which uniqueProperties forbids; nothing was written."
+        case .calledInsideWrite(let operation):
+            return "\(operation) was called inside a write block of the same store, where it would wait forever for that block to end; use the block's transaction, or call it after the block returns."
         }
     }
 }
 
 extension StoreError {
+    /// The stored record of `typeName` under `key` did not decode.
     init(_ failure: RecordCodingFailure, typeName: String, key: String) {
-        switch failure.kind {
-        case .embeddedCycle(let typeName):
-            self.init(.embeddedCycle(typeName: typeName))
-        default:
-            self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
-        }
+        self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
     }
 }

@@ -69,12 +69,8 @@ public final class WriteTransaction {
             let typeName = record.objectSchema.typeName
             guard registry.plan(named: typeName) != nil else { throw StoreError(.unknownModel(typeName: typeName)) }
             let linkedBefore = encoder.linkedRecords.count
-            do throws(RecordCodingFailure) {
-                let key = try PrimaryKey.storageKey(of: record) ?? generatedKey(for: typeName)
-                pending.put(type: typeName, key: key, value: try encoder.encode(record))
-            } catch {
-                throw StoreError(error, typeName: typeName, key: "(new)")
-            }
+            let key = try PrimaryKey.storageKey(of: record) ?? generatedKey(for: typeName)
+            pending.put(type: typeName, key: key, value: try encoder.encode(record))
             queue.append(contentsOf: encoder.linkedRecords[linkedBefore...])
         }
     }
@@ -132,12 +128,8 @@ public final class WriteTransaction {
         guard plan.schema.primaryKey != nil else { throw StoreError(.noPrimaryKey(typeName: plan.typeName)) }
         let record = try model.managedObject()
         defer { record.releaseGraph() }
-        do {
-            if let key = try PrimaryKey.storageKey(of: record) {
-                pending.delete(type: plan.typeName, key: key)
-            }
-        } catch {
-            throw StoreError(error, typeName: plan.typeName, key: "(given)")
+        if let key = try PrimaryKey.storageKey(of: record) {
+            pending.delete(type: plan.typeName, key: key)
         }
     }
 

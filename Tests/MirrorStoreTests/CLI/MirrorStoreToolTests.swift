@@ -55,6 +55,7 @@ struct MirrorStoreToolTests {
             var all = AllTypes()
             all.double = .nan
             all.data = Data([1, 2, 3])
+            all.date = Date(timeIntervalSince1970: 1_101_763_989.123)   // 2004-11-29T21:33:09.123Z
             try transaction.add(all)
         }
         ends.append(store.statistics.fileSize)
@@ -191,6 +192,7 @@ struct MirrorStoreToolTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [String: Any])
             #expect(object["double"] as? String == "nan")
             #expect(object["data"] as? String == "AQID")
+            #expect(object["date"] as? String == "2004-11-29T21:33:09.123Z", "the full date and time, in UTC")
         }
     }
 

@@ -72,9 +72,9 @@ struct StoreFileTests {
             let path = directory + "/heroes.store"
             try Store(path: path, models: [Hero.self]).close()
             let error = #expect(throws: StoreError.self) { try Store(path: path, models: [HeroWithAge.self]) }
-            #expect(error?.description == "The store's schema for Hero differs from the model: property age was added. Open it with the previous model, or add a migration.")
+            #expect(error?.description == "The store's schema for Hero differs from the model: property age was added; open the store with the model it was written with.")
             #expect(StoreError(.schemaMismatch(typeName: "Hero", differences: ["property a was removed", "property b changed from Int to String"])).description
-                == "The store's schema for Hero differs from the model: property a was removed; property b changed from Int to String. Open it with the previous model, or add a migration.")
+                == "The store's schema for Hero differs from the model: property a was removed; property b changed from Int to String; open the store with the model it was written with.")
             #expect(try Store(path: path, models: [Hero.self]).close() == (), "the refused open left the file usable")
         }
     }

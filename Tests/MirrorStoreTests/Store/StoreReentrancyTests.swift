@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import MirrorStore
+
+/// A write block that calls back into its own store must fail at once, never hang; a write from
+/// another thread must still wait its turn.
+@Suite("Store re-entrancy")
+struct StoreReentrancyTests {
+    enum Outcome: Equatable, Sendable {
+        case returned
+        case threw(String)
+        case timedOut
+    }
+
+    /// A value threads share; a class, because escaping closures cannot capture a `Mutex` itself.
+    final class Shared<Value: Sendable>: Sendable {
+        private let mutex: Mutex<Value>
+        init(_ value: Value) { mutex = Mutex(value) }
+        var value: Value { mutex.withLock { $0 } }
+        func update(_ change: (inout Value) -> Void) { mutex.withLock { change(&$0) } }
+    }
+
+    /// Runs `body` on a thread of its own and waits for it at most `seconds`, so a deadlock fails
+    /// the test instead of hanging the suite (a stuck thread is abandoned).
+    private func run(within seconds: Double = 10, _ body: @escaping @Sendable () throws -> Void) -> Outcome {
+        let outcome = Shared<Outcome>(.timedOut)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            do {
+                try body()
+                outcome.update { $0 = .returned }
+            } catch {
+                outcome.update { $0 = .threw("\(error)") }
+            }
+            done.signal()
+        }
+        thread.start()
+        guard done.wait(timeout: .now() + seconds) == .success else { return .timedOut }
+        return outcome.value
+    }
+
+    private static func message(_ operation: String) -> String {
+        "\(operation) was called inside a write block of the same store, where it would wait forever for that block to end; use the block's transaction, or call it after the block returns."
+    }
+
+    @Test("a write inside a write of the same store throws at once; the outer block goes on")
+    func nestedWrite() throws {
+        let store = try Store.inMemory(models: [Hero.self])
+        let nested = Shared<String?>(nil)
+        let outcome = run {
+            try store.write { transaction in
+                try transaction.add(Hero.ironMan())
+                do {
+                    try store.write { try $0.delete(Hero.self, primaryKey: 1455) }
+                } catch let error as StoreError {
+                    nested.update { $0 = error.description }
+                    #expect(error == StoreError(.calledInsideWrite(operation: "write(_:)")))
+                }
+            }
+        }
+        #expect(outcome == .returned)
+        #expect(nested.value == Self.message("write(_:)"))
+        #expect(try store.object(Hero.self, primaryKey: 1455)?.name == "Iron Man", "the outer transaction committed")
+    }
+
+    @Test("an uncaught nested write error rolls the outer transaction back")
+    func nestedWriteUncaught() throws {
+        let store = try Store.inMemory(models: [Hero.self])
+        let outcome = run {
+            try store.write { transaction in
+                try transaction.add(Hero.ironMan())
+                try store.write { _ in }
+            }
+        }
+        #expect(outcome == .threw(Self.message("write(_:)")))
+        #expect(try store.object(Hero.self, primaryKey: 1455) == nil)
+        try store.write { try $0.add(Hero.ironMan()) }
+        #expect(try store.objects(Hero.self).count == 1, "the store is usable afterwards")
+    }
+
+    @Test("compact() and close() inside a write block throw instead of hanging")
+    func compactAndCloseInsideWrite() throws {
+        try withTemporaryDirectory { directory in
+            let store = try Store(path: directory + "/nested.store", models: [Hero.self])
+            #expect(run { try store.write { _ in try store.compact() } } == .threw(Self.message("compact()")))
+            #expect(run { try store.write { _ in try store.close() } } == .threw(Self.message("close()")))
+            #expect(run { try store.compact(); try store.close() } == .returned, "both work outside the block")
+        }
+    }
+
+    @Test("a write block may write to another store")
+    func otherStoreInsideWrite() throws {
+        let first = try Store.inMemory(models: [Hero.self])
+        let second = try Store.inMemory(models: [Hero.self])
+        let outcome = run {
+            try first.write { outer in
+                try outer.add(Hero.ironMan())
+                try second.write { try $0.add(Hero.ironMan()) }
+            }
+        }
+        #expect(outcome == .returned)
+        #expect(try first.objects(Hero.self).count == 1)
+        #expect(try second.objects(Hero.self).count == 1)
+    }
+
+    @Test("writes started inside a block on another thread or task wait for it, then commit")
+    func otherThreadWaits() async throws {
+        let store = try Store.inMemory(models: [Hero.self])
+        let innerDone = DispatchSemaphore(value: 0)
+        let innerErrors = Shared<[String]>([])
+        let ranBeforeOuterEnded = Shared(false)
+        let outerEnded = Shared(false)
+        @Sendable func innerWrite(_ identifier: Int) {
+            do {
+                try store.write { transaction in
+                    if !outerEnded.value { ranBeforeOuterEnded.update { $0 = true } }
+                    let hero = Hero.ironMan()
+                    hero.identifier = identifier
+                    try transaction.add(hero)
+                }
+            } catch {
+                innerErrors.update { $0.append("\(error)") }
+            }
+            innerDone.signal()
+        }
+        let task = Shared<Task<Void, Never>?>(nil)
+        let outcome = run {
+            try store.write { transaction in
+                try transaction.add(Hero.ironMan())
+                Thread { innerWrite(1) }.start()
+                // A task created here would inherit task-local values; it must still just wait.
+                task.update { $0 = Task { innerWrite(2) } }
+                // Give both a chance to reach the lock while this block still holds it.
+                Thread.sleep(forTimeInterval: 0.2)
+                outerEnded.update { $0 = true }
+            }
+        }
+        #expect(outcome == .returned)
+        // Awaited, not waited for: blocking here could hold the pool thread the task needs.
+        await task.value?.value
+        #expect(innerDone.wait(timeout: .now() + 10) == .success)
+        #expect(innerDone.wait(timeout: .now() + 10) == .success)
+        #expect(innerErrors.value == [])
+        #expect(!ranBeforeOuterEnded.value, "inner writes ran only after the outer block")
+        #expect(try store.objects(Hero.self).count == 3)
+    }
+}
