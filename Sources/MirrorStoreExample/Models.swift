@@ -8,7 +8,7 @@ final class Publisher: Persistable {
     static var primaryKey: String? { "identifier" }
 }
 
-enum Side: String {
+enum Side: String, Codable, Sendable {
     case hero, villain
 }
 

@@ -35,8 +35,15 @@ do {
         print("by key: \(hero.name), tags \(hero.tags), publisher \(hero.publisher?.name ?? "-")")
     }
     let heroes = try reopened.objects(Hero.self)
-    let avengers = try heroes.all().filter { $0.tags.contains("avenger") }.sorted { $0.name < $1.name }
-    print("\(heroes.count) heroes stored; avengers: \(avengers.map(\.name).joined(separator: ", "))")
+    let marvelByName = try heroes
+        .filter(#Predicate { $0.publisher?.name == "Marvel Comics" })
+        .sorted(using: SortDescriptor(\.name))
+    print("\(heroes.count) heroes stored; Marvel characters by name: \(marvelByName.map(\.name).joined(separator: ", "))")
+    let good = Side.hero
+    let avengers = try heroes.filter(#Predicate { $0.tags.contains("avenger") && $0.side == good })
+    print("avengers: \(avengers.prefix(20).map(\.name).joined(separator: ", "))")
+    let named = try heroes.filter(#Predicate { $0.name.starts(with: "H") })
+    print("names starting with H: \(named.map(\.name)); plan: \(named.plan)")
     let statistics = reopened.statistics
     print("file: \(statistics.fileSize) bytes, \(statistics.liveBytes) live, objects \(statistics.objectCounts.sorted { $0.key < $1.key })")
     try reopened.close()

@@ -64,6 +64,8 @@ struct QueryExecution<Model: Persistable> {
             candidates = keys.filter { source.snapshot.contains(type: typeName, key: $0) }
         case .index(let name, let lower, let upper):
             candidates = source.snapshot.index(named: name)?.objects(from: lower, to: upper) ?? []
+        case .linked(let join):
+            candidates = try join.candidateKeys(source: source)
         }
         candidates.sort(by: StorageKey.precedes)
         candidates = Self.deduplicated(candidates)

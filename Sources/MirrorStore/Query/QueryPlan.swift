@@ -16,6 +16,19 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         case primaryKey(typeName: String, keys: Int)
         /// A range of a secondary index is read; `range` describes it (`== "Thor"`, `>= 3 and < 9`, …).
         case index(name: String, range: String)
+        /// The objects linking to some linked objects, read from the link's index (`index`,
+        /// such as `Hero.publisher`); `target` says how the linked objects are found.
+        case linked(index: String, target: String)
+
+        /// One phrase: what is read.
+        var description: String {
+            switch self {
+            case .scan(let typeName): "scan every \(typeName)"
+            case .primaryKey(let typeName, let keys): "\(typeName) by primary key (\(keys) key\(keys == 1 ? "" : "s"))"
+            case .index(let name, let range): "index \(name) \(range)"
+            case .linked(let index, let target): "index \(index) of the objects found by: \(target)"
+            }
+        }
     }
 
     /// How the candidates are tested.
@@ -51,17 +64,14 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     /// The name of the secondary index the plan reads, if any.
     public var indexName: String? {
         if case .index(let name, _) = access { return name }
+        if case .linked(let name, _) = access { return name }
         if case .index(let name, _) = order { return name }
         return nil
     }
 
     /// One line: access; filter; order.
     public var description: String {
-        let accessText = switch access {
-        case .scan(let typeName): "scan every \(typeName)"
-        case .primaryKey(let typeName, let keys): "\(typeName) by primary key (\(keys) key\(keys == 1 ? "" : "s"))"
-        case .index(let name, let range): "index \(name) \(range)"
-        }
+        let accessText = access.description
         let filterText = switch filter {
         case .none: "no filter"
         case .records: "filter on records"

@@ -12,10 +12,12 @@ struct QueryCondition<Model: Persistable>: Sendable {
 /// Where a query's candidates come from, chosen from the conditions' conjuncts: a primary-key
 /// lookup, a range of a secondary index, or every object.
 struct AccessPath: Sendable {
-    enum Source: Sendable {
+    indirect enum Source: Sendable {
         case scan
         case primaryKeys([StorageKey])
         case index(name: String, lower: IndexBound?, upper: IndexBound?)
+        /// The objects linking to those a condition on the linked type selects.
+        case linked(LinkJoin)
     }
 
     let source: Source
@@ -27,12 +29,23 @@ struct AccessPath: Sendable {
     let property: String?
 
     static let scan = AccessPath(source: .scan, isExact: false, rangeText: "", property: nil)
+
+    /// The access as a plan reports it, for objects of `typeName`.
+    func planAccess(typeName: String) -> QueryPlan.Access {
+        switch source {
+        case .scan: .scan(typeName: typeName)
+        case .primaryKeys(let keys): .primaryKey(typeName: typeName, keys: keys.count)
+        case .index(let name, _, _): .index(name: name, range: rangeText)
+        case .linked(let join): .linked(index: join.linkIndex, target: join.target.planAccess(typeName: join.targetType).description)
+        }
+    }
 }
 
 /// Chooses an ``AccessPath`` for a query's conditions.
 struct QueryPlanner {
     let schema: ObjectSchema
     let snapshot: EngineSnapshot
+    let schemas: any SchemaSource
 
     /// What one conjunct says about one stored property of the model.
     private struct Constraint {
@@ -44,7 +57,12 @@ struct QueryPlanner {
     }
 
     func accessPath<Model>(for conditions: [QueryCondition<Model>]) -> AccessPath {
-        let conjuncts = conditions.flatMap { condition in condition.node.conjuncts.map { ($0, condition.root) } }
+        accessPath(conjuncts: conditions.flatMap { condition in condition.node.conjuncts.map { ($0, condition.root) } })
+    }
+
+    /// The access path for conjuncts that must all hold, each with the variable that stands for
+    /// an object of the planned type.
+    func accessPath(conjuncts: [(QueryNode, PredicateExpressions.VariableID)]) -> AccessPath {
         var constraints: [String: Constraint] = [:]
         var constrained = 0
         for (conjunct, root) in conjuncts {
@@ -70,10 +88,33 @@ struct QueryPlanner {
         let ranked = constraints.values.filter { $0.property != schema.primaryKey }.sorted { a, b in
             Self.rank(a) != Self.rank(b) ? Self.rank(a) < Self.rank(b) : a.property < b.property
         }
-        guard let best = ranked.first else { return .scan }
+        guard let best = ranked.first else { return linkedAccess(conjuncts) ?? .scan }
         return AccessPath(
             source: .index(name: IndexKeys.indexName(typeName: schema.typeName, property: best.property), lower: best.lower, upper: best.upper),
             isExact: onlyOneProperty && best.isExact, rangeText: best.text, property: best.property)
+    }
+
+    /// A join through a link, when a conjunct is a condition on linked objects that an index of
+    /// theirs answers, or that is cheaper to test on them than on every object of this type.
+    private func linkedAccess(_ conjuncts: [(QueryNode, PredicateExpressions.VariableID)]) -> AccessPath? {
+        var scanning: AccessPath?
+        for (conjunct, root) in conjuncts {
+            guard let condition = LinkJoin.targetCondition(of: conjunct, root: root, schema: schema),
+                  let targetSchema = schemas.schema(named: condition.targetType) else { continue }
+            let linkIndex = IndexKeys.indexName(typeName: schema.typeName, property: condition.link)
+            guard snapshot.index(named: linkIndex) != nil else { continue }
+            let target = QueryPlanner(schema: targetSchema, snapshot: snapshot, schemas: schemas)
+                .accessPath(conjuncts: condition.conjuncts)
+            let join = AccessPath(source: .linked(LinkJoin(linkIndex: linkIndex, targetType: condition.targetType,
+                                                           target: target, targetConjuncts: condition.conjuncts)),
+                                  isExact: false, rangeText: "", property: nil)
+            if case .scan = target.source {
+                if scanning == nil, snapshot.count(type: condition.targetType) < snapshot.count(type: schema.typeName) { scanning = join }
+            } else {
+                return join
+            }
+        }
+        return scanning
     }
 
     private static func rank(_ constraint: Constraint) -> Int {

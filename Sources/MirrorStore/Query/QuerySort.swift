@@ -61,6 +61,23 @@ enum SortResolution: Sendable {
         return .records(keys)
     }
 
+    /// The sort key for a stored property named at run time.
+    ///
+    /// - Throws: ``QueryError`` for a property that is not stored, is ignored, or has no order.
+    static func recordKey(named name: String, ascending: Bool, schema: ObjectSchema) throws -> RecordSortKey {
+        if schema.ignoredProperties.contains(name) {
+            throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name))
+        }
+        guard let position = schema.index(ofProperty: name), let kind = schema.property(named: name)?.kind else {
+            throw QueryError(.unknownProperty(typeName: schema.typeName, property: name))
+        }
+        guard isSortableOnRecords(kind) else {
+            throw QueryError(.unsortableProperty(typeName: schema.typeName, property: name, kind: kind.description))
+        }
+        return RecordSortKey(property: name, position: position, kind: kind, ascending: ascending,
+                             stringComparator: nil)
+    }
+
     /// Whether values of `kind` order on records exactly as Swift orders them.
     static func isSortableOnRecords(_ kind: PropertyKind) -> Bool {
         switch kind {

@@ -163,13 +163,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     public func filter(_ predicate: Predicate<Model>) throws -> Results<Model> {
         let (node, root) = try PredicateTranslator(registry: source.registry).translate(predicate)
         let all = conditions + [QueryCondition(predicate: predicate, node: node, root: root)]
-        let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot).accessPath(for: all)
+        let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
         let keys = try QueryExecution(source: source, conditions: all).matchingKeys(access)
-        let accessPlan: QueryPlan.Access = switch access.source {
-        case .scan: .scan(typeName: source.plan.typeName)
-        case .primaryKeys(let keys): .primaryKey(typeName: source.plan.typeName, keys: keys.count)
-        case .index(let name, _, _): .index(name: name, range: access.rangeText)
-        }
+        let accessPlan = access.planAccess(typeName: source.plan.typeName)
         let filter: QueryPlan.Filter = access.isExact ? .none
             : all.allSatisfy(\.node.isFullyTranslated) ? .records : .recordsThenModels
         guard plan.order != .primaryKey else {
@@ -201,22 +197,30 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         try sorted(by: descriptors)
     }
 
+    /// The results sorted by a stored property named at run time, for code that does not know
+    /// the model's key paths: values in Swift's `<` order (strings too), `nil` first; equal
+    /// objects keep the order they had.
+    ///
+    /// - Throws: ``QueryError`` for a property the model does not store, an ignored property, or
+    ///   values with no order (links, containers, data).
+    public func sorted(byProperty name: String, ascending: Bool = true) throws -> Results<Model> {
+        try sorted(onRecords: [SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)])
+    }
+
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
-        let resolution = try SortResolution.resolve(descriptors, schema: source.schema)
-        if case .records(let keys) = resolution, keys.count == 1, let byIndex = indexOrdered(by: keys[0]) {
-            return byIndex
-        }
-        let order: QueryPlan.Order
-        let keys: [StorageKey]
-        switch resolution {
+        switch try SortResolution.resolve(descriptors, schema: source.schema) {
         case .records(let sortKeys):
-            keys = try sortOnRecords(allKeys, by: sortKeys)
-            order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
+            return try sorted(onRecords: sortKeys)
         case .models:
-            keys = try sortModels(allKeys, by: descriptors)
-            order = .models
+            return Results(source: source, conditions: conditions, rows: .keys(try sortModels(allKeys, by: descriptors)),
+                           plan: QueryPlan(access: plan.access, filter: plan.filter, order: .models))
         }
-        return Results(source: source, conditions: conditions, rows: .keys(keys),
+    }
+
+    private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Results<Model> {
+        if sortKeys.count == 1, let byIndex = indexOrdered(by: sortKeys[0]) { return byIndex }
+        let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
+        return Results(source: source, conditions: conditions, rows: .keys(try sortOnRecords(allKeys, by: sortKeys)),
                        plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
     }
 

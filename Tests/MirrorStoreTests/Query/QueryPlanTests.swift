@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@_spi(Testing) import MirrorStore
+
+/// Which access path the planner chooses, asserted through `Results.plan`, with the answer
+/// checked against plain Swift each time.
+@Suite("Query plans")
+struct QueryPlanTests {
+    /// A store of 400 seeded heroes and the same heroes in an array.
+    static func world() throws -> (Store, [QueryHero]) {
+        var world = QueryWorld(seed: 0x51A7)
+        let heroes = (1...400).map { world.hero($0) }
+        let store = try Store.inMemory(models: [QueryHero.self])
+        try store.write { try $0.add(contentsOf: heroes) }
+        return (store, heroes)
+    }
+
+    /// The identifiers a predicate selects, from the store and from the array.
+    static func compare(_ store: Store, _ heroes: [QueryHero], _ predicate: Predicate<QueryHero>) throws -> Results<QueryHero> {
+        let results = try store.objects(QueryHero.self).filter(predicate)
+        let expected = try heroes.filter { try predicate.evaluate($0) }.map(\.identifier)
+        #expect(results.map(\.identifier) == expected, "plan: \(results.plan)")
+        return results
+    }
+
+    @Test("Equality, ranges and prefixes on indexed properties read the index")
+    func indexedConditionsUseTheIndex() throws {
+        let (store, heroes) = try Self.world()
+        let thor = try Self.compare(store, heroes, #Predicate { $0.name == "Thor" })
+        #expect(thor.plan.access == .index(name: "QueryHero.name", range: "== \"Thor\""))
+        #expect(thor.plan.filter == .none)
+
+        let middleAged = try Self.compare(store, heroes, #Predicate { $0.age >= 40 && $0.age < 50 })
+        #expect(middleAged.plan.indexName == "QueryHero.age")
+
+        let closedRange = try Self.compare(store, heroes, #Predicate { (20...29).contains($0.age) })
+        #expect(closedRange.plan.indexName == "QueryHero.age")
+
+        let prefix = try Self.compare(store, heroes, #Predicate { $0.name.starts(with: "Th") })
+        #expect(prefix.plan.indexName == "QueryHero.name")
+
+        let tagged = try Self.compare(store, heroes, #Predicate { $0.tags.contains("cosmic") })
+        #expect(tagged.plan.indexName == "QueryHero.tags")
+
+        let optional = try Self.compare(store, heroes, #Predicate { $0.realName == "Hulk" })
+        #expect(optional.plan.indexName == "QueryHero.realName")
+
+        // An indexed condition narrows, the rest is tested on the candidates' records.
+        let mixed = try Self.compare(store, heroes, #Predicate { $0.name == "Hulk" && $0.rating > 50 })
+        #expect(mixed.plan.indexName == "QueryHero.name")
+        #expect(mixed.plan.filter == .records)
+    }
+
+    @Test("Conditions through links start from the linked objects and read the link's index")
+    func linkConditionsJoin() throws {
+        let (store, heroes) = try Self.world()
+        let marvel = try Self.compare(store, heroes, #Predicate { $0.publisher?.name == "Marvel" })
+        #expect(marvel.plan.access == .linked(index: "QueryHero.publisher", target: "index QueryPublisher.name == \"Marvel\""))
+        #expect(marvel.plan.filter == .records)
+
+        // 30 publishers and 200 dogs are fewer to test than 400 heroes, even without an index.
+        let french = try Self.compare(store, heroes, #Predicate { $0.publisher?.country == "FR" })
+        #expect(french.plan.access == .linked(index: "QueryHero.publisher", target: "scan every QueryPublisher"))
+        let rexOwners = try Self.compare(store, heroes, #Predicate { $0.dogs.contains { $0.name == "Rex" && $0.age > 3 } })
+        #expect(rexOwners.plan.access == .linked(index: "QueryHero.dogs", target: "scan every QueryDog"))
+
+        // An index on the queried type wins over a join.
+        let both = try Self.compare(store, heroes, #Predicate { $0.age == 30 && $0.publisher?.name == "DC" })
+        #expect(both.plan.indexName == "QueryHero.age")
+        // Heroes without a publisher are not found through the link: `nil == nil` scans.
+        let none = try Self.compare(store, heroes, #Predicate { $0.publisher?.country == nil })
+        #expect(none.plan.access == .scan(typeName: "QueryHero"))
+    }
+
+    @Test("Primary keys are looked up; unindexed and computed conditions scan")
+    func otherAccessPaths() throws {
+        let (store, heroes) = try Self.world()
+        let one = try Self.compare(store, heroes, #Predicate { $0.identifier == 17 })
+        #expect(one.plan.access == .primaryKey(typeName: "QueryHero", keys: 1))
+
+        let unindexed = try Self.compare(store, heroes, #Predicate { $0.rating > 90 })
+        #expect(unindexed.plan.access == .scan(typeName: "QueryHero"))
+        #expect(unindexed.plan.filter == .records)
+
+        let computed = try Self.compare(store, heroes, #Predicate { $0.nameLength > 4 })
+        #expect(computed.plan.access == .scan(typeName: "QueryHero"))
+        #expect(computed.plan.filter == .recordsThenModels)
+    }
+
+    @Test("A sort by an indexed property reads the index in order; others sort")
+    func sortsUseTheIndex() throws {
+        let (store, heroes) = try Self.world()
+        let byAge = try store.objects(QueryHero.self).sorted(using: SortDescriptor(\.age))
+        #expect(byAge.plan.order == .index(name: "QueryHero.age", ascending: true))
+        #expect(byAge.map(\.identifier) == heroes.sorted(using: SortDescriptor(\.age)).map(\.identifier))
+        #expect(Array(byAge.prefix(20).map(\.identifier)) == Array(heroes.sorted(using: SortDescriptor(\.age)).prefix(20).map(\.identifier)))
+
+        let byAgeDown = try store.objects(QueryHero.self).sorted(using: SortDescriptor(\.age, order: .reverse))
+        #expect(byAgeDown.plan.order == .index(name: "QueryHero.age", ascending: false))
+        #expect(byAgeDown.map(\.identifier) == heroes.sorted(using: SortDescriptor(\.age, order: .reverse)).map(\.identifier))
+
+        let byRating = try store.objects(QueryHero.self).sorted(using: SortDescriptor(\.rating))
+        #expect(byRating.plan.order == .records(properties: ["rating"]))
+    }
+
+    @Test("Sorting by a property named at run time matches SortDescriptor; bad names are typed errors")
+    func runTimeSort() throws {
+        let (store, heroes) = try Self.world()
+        let byRating = try store.objects(QueryHero.self).sorted(byProperty: "rating", ascending: false)
+        #expect(byRating.map(\.identifier) == heroes.sorted(using: SortDescriptor(\.rating, order: .reverse)).map(\.identifier))
+        let byAge = try store.objects(QueryHero.self).sorted(byProperty: "age")
+        #expect(byAge.plan.indexName == "QueryHero.age")
+
+        let unsortable = #expect(throws: QueryError.self) { try store.objects(QueryHero.self).sorted(byProperty: "tags") }
+        #expect(unsortable?.kind == .unsortableProperty(typeName: "QueryHero", property: "tags", kind: "[String]"))
+        let unknown = #expect(throws: QueryError.self) { try store.objects(QueryHero.self).sorted(byProperty: "height") }
+        #expect(unknown?.kind == .unknownProperty(typeName: "QueryHero", property: "height"))
+        let ignored = #expect(throws: QueryError.self) { try store.objects(QueryHero.self).sorted(byProperty: "scratch") }
+        #expect(ignored?.kind == .ignoredProperty(typeName: "QueryHero", property: "scratch"))
+    }
+
+    @Test("A predicate or sort on an ignored property is a typed error naming type and property")
+    func ignoredPropertyIsRefused() throws {
+        let (store, _) = try Self.world()
+        let expected = QueryError.Kind.ignoredProperty(typeName: "QueryHero", property: "scratch")
+        let filtered = #expect(throws: QueryError.self) { try store.objects(QueryHero.self).filter(#Predicate { $0.scratch == 0 }) }
+        #expect(filtered?.kind == expected)
+        #expect(filtered?.description.contains("QueryHero.scratch") == true)
+        let sorted = #expect(throws: QueryError.self) { try store.objects(QueryHero.self).sorted(using: SortDescriptor(\.scratch)) }
+        #expect(sorted?.kind == expected)
+    }
+}
