@@ -36,6 +36,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case positionOutOfRange(typeName: String, position: Int, count: Int)
         /// A transaction would give two objects the same value of a unique property; nothing was written.
         case uniqueViolation(typeName: String, property: String, value: String)
+        /// A model added with ``LinkedObjects/referenceOnly`` links to an object that is not stored.
+        case missingLinkTarget(typeName: String, key: String, linkedFrom: String)
         /// `write`, `compact` or `close` was called inside a write block of the same store, on the
         /// same thread, where it would wait forever for that block; `operation` names the call.
         case calledInsideWrite(operation: String)
@@ -69,6 +71,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "The write transaction was used after its write block returned."
         case .positionOutOfRange(let typeName, let position, let count):
             return "Position \(position) is outside the \(count) results of \(typeName)."
+        case .missingLinkTarget(let typeName, let key, let linkedFrom):
+            return "A \(linkedFrom) links by key to \(typeName) \(key), which is not stored; add that \(typeName) first, or add the \(linkedFrom) with linkedObjects: .save. Nothing was added."
         case .uniqueViolation(let typeName, let property, let value):
             return "Two \(typeName) objects would have \(property) \(value), which uniqueProperties forbids; nothing was written."
         case .calledInsideWrite(let operation):

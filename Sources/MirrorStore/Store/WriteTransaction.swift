@@ -43,23 +43,27 @@ public final class WriteTransaction {
     }
 
     /// Inserts the model, or replaces the stored one with the same primary key. Linked models that
-    /// have a primary key are saved under their own keys too; models without one are embedded.
-    /// A model without a primary key is always inserted, under a generated identity.
-    public func add<Model: Persistable>(_ model: Model) throws {
+    /// have a primary key are saved under their own keys too, unless `linkedObjects` is
+    /// ``LinkedObjects/referenceOnly``; models without one are embedded. A model without a
+    /// primary key is always inserted, under a generated identity.
+    ///
+    /// - Throws: ``MappingError`` for a value that cannot be stored; ``StoreError`` for a model
+    ///   the store was not opened with, or a link by key to an object that is not stored.
+    public func add<Model: Persistable>(_ model: Model, linkedObjects: LinkedObjects = .save) throws {
         try checkOpen()
         let record = try model.managedObject()
         defer { record.releaseGraph() }
-        try save(record)
+        try save(record, linkedObjects: linkedObjects)
     }
 
-    /// Adds each model of a sequence, as ``add(_:)`` does.
-    public func add<S: Sequence>(contentsOf models: S) throws where S.Element: Persistable {
+    /// Adds each model of a sequence, as ``add(_:linkedObjects:)`` does.
+    public func add<S: Sequence>(contentsOf models: S, linkedObjects: LinkedObjects = .save) throws where S.Element: Persistable {
         for model in models {
-            try add(model)
+            try add(model, linkedObjects: linkedObjects)
         }
     }
 
-    private func save(_ root: ManagedObject) throws {
+    private func save(_ root: ManagedObject, linkedObjects: LinkedObjects) throws {
         var encoder = RecordEncoder()
         var queue = [root]
         var index = 0
@@ -70,8 +74,31 @@ public final class WriteTransaction {
             guard registry.plan(named: typeName) != nil else { throw StoreError(.unknownModel(typeName: typeName)) }
             let linkedBefore = encoder.linkedRecords.count
             let key = try PrimaryKey.storageKey(of: record) ?? generatedKey(for: typeName)
-            pending.put(type: typeName, key: key, value: try encoder.encode(record))
-            queue.append(contentsOf: encoder.linkedRecords[linkedBefore...])
+            let bytes = try encoder.encode(record)
+            let linked = encoder.linkedRecords[linkedBefore...]
+            if linkedObjects == .referenceOnly {
+                // Checked before anything is put, so a refused model leaves the transaction as it was.
+                for target in linked {
+                    let targetType = target.objectSchema.typeName
+                    guard let targetKey = try PrimaryKey.storageKey(of: target),
+                          (targetType == typeName && targetKey == key) || isStored(type: targetType, key: targetKey) else {
+                        let keyText = (try? PrimaryKey.storageKey(of: target))?.description ?? "?"
+                        throw StoreError(.missingLinkTarget(typeName: targetType, key: keyText, linkedFrom: typeName))
+                    }
+                }
+            } else {
+                queue.append(contentsOf: linked)
+            }
+            pending.put(type: typeName, key: key, value: bytes)
+        }
+    }
+
+    /// Whether the object exists as this transaction has left it.
+    private func isStored(type typeName: String, key: StorageKey) -> Bool {
+        switch pending.state(type: typeName, key: key) {
+        case .written?: true
+        case .deleted?: false
+        case nil: snapshot.contains(type: typeName, key: key)
         }
     }
 
