@@ -18,6 +18,11 @@ int mirrorstore_crc32c_hardware_available(void);
 /// elsewhere it returns `crc` unchanged.
 uint32_t mirrorstore_crc32c_hardware_update(uint32_t crc, const void *data, size_t length);
 
+/// Stores the lowest usable address of the calling thread's stack (above its
+/// guard area) in `lowest` and returns 1, or returns 0 when the system does not
+/// say. Stacks grow down, so this is where a deep recursion would fault.
+int mirrorstore_stack_lowest_address(uintptr_t *lowest);
+
 #ifdef __cplusplus
 }
 #endif

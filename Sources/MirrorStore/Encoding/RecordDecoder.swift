@@ -28,7 +28,7 @@ struct RecordDecoder {
     func decode(_ bytes: [UInt8], into record: ManagedObject) throws {
         var reader = ByteReader(bytes)
         do {
-            record.values = try readFields(of: record.objectSchema, from: &reader)
+            record.values = try readFields(of: record.objectSchema, from: &reader, depth: 0)
         } catch let failure as DecodeFailure {
             throw RecordCodingFailure(failure)
         }
@@ -44,7 +44,7 @@ struct RecordDecoder {
             // Through a buffer: copying each property would retain and release its name and kind.
             try schema.properties.withUnsafeBufferPointer { properties in
                 for index in properties.indices {
-                    try body(index, try read(properties[index].kind, from: &reader))
+                    try body(index, try read(properties[index].kind, from: &reader, depth: 0))
                 }
             }
         } catch let failure as DecodeFailure {
@@ -60,17 +60,21 @@ struct RecordDecoder {
         }
     }
 
-    private func readFields(of schema: ObjectSchema, from reader: inout ByteReader) throws -> [RecordValue] {
+    private func readFields(of schema: ObjectSchema, from reader: inout ByteReader, depth: Int) throws -> [RecordValue] {
         try checkCount(of: schema, in: &reader)
         var values: [RecordValue] = []
         values.reserveCapacity(schema.properties.count)
         for property in schema.properties {
-            values.append(try read(property.kind, from: &reader))
+            values.append(try read(property.kind, from: &reader, depth: depth))
         }
         return values
     }
 
-    private func read(_ kind: PropertyKind, from reader: inout ByteReader) throws -> RecordValue {
+    /// `depth` counts the embedded records and containers this value is inside of.
+    private func read(_ kind: PropertyKind, from reader: inout ByteReader, depth: Int) throws -> RecordValue {
+        if depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+            throw RecordCodingFailure(.nestingTooDeep(levels: depth))
+        }
         let tagByte = try reader.byte()
         guard let tag = ValueTag(rawValue: tagByte) else {
             throw RecordCodingFailure.malformed(reader, "unknown value tag \(tagByte)")
@@ -111,13 +115,13 @@ struct RecordDecoder {
             return try resolve(typeName, key).map(RecordValue.object) ?? .null
         case (.object(let typeName), .embedded):
             guard let schema = schema(typeName) else { throw RecordCodingFailure(.unknownType(typeName)) }
-            return .object(ManagedObject(objectSchema: schema, values: try readFields(of: schema, from: &reader)))
+            return .object(ManagedObject(objectSchema: schema, values: try readFields(of: schema, from: &reader, depth: depth + 1)))
         case (.list(let element), .list), (.set(let element), .list):
             let count = try reader.count()
             var elements: [RecordValue] = []
             elements.reserveCapacity(count)
             for _ in 0..<count {
-                let value = try read(element, from: &reader)
+                let value = try read(element, from: &reader, depth: depth + 1)
                 // A dangling link inside a to-many relationship is dropped rather than read as null.
                 if case .null = value, case .object = element { continue }
                 elements.append(value)
@@ -129,7 +133,7 @@ struct RecordDecoder {
             entries.reserveCapacity(count)
             for _ in 0..<count {
                 let key = try reader.lengthPrefixedString()
-                entries[key] = try read(element, from: &reader)
+                entries[key] = try read(element, from: &reader, depth: depth + 1)
             }
             return .dictionary(entries)
         default:

@@ -93,6 +93,9 @@ struct RecordEncoder {
         guard !embedding.contains(identifier) else {
             throw StoreError(.embeddedCycle(typeName: linked.objectSchema.typeName))
         }
+        if embedding.count >= StackRoom.checkedFromDepth, StackRoom.isLow {
+            throw StoreError(.nestingTooDeep(typeName: linked.objectSchema.typeName, levels: embedding.count))
+        }
         embedding.append(identifier)
         defer { embedding.removeLast() }
         writer.byte(ValueTag.embedded.rawValue)

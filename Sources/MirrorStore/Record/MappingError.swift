@@ -42,6 +42,9 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         case unsupportedPrimaryKey(String)
         /// The model cannot be mapped at all.
         case unsupportedModel(String)
+        /// Links or embedded models nest `levels` deep, more than the converting thread's stack
+        /// can follow; nothing was converted.
+        case nestingTooDeep(levels: Int)
     }
 
     /// What went wrong.
@@ -68,7 +71,9 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
 
     /// The same error seen from one level further up: `parent` goes first in the path.
     func nested(under parent: String) -> MappingError {
-        MappingError(kind, modelType: modelType, path: [parent] + path)
+        // A path thousands of levels long would say nothing the level count does not.
+        if case .nestingTooDeep = kind { return self }
+        return MappingError(kind, modelType: modelType, path: [parent] + path)
     }
 
     /// The same error, reported from the model type `modelType`.
@@ -114,6 +119,8 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
             return "\(subject) is the primary key, but its type \(type) cannot be one; use an integer, String or UUID."
         case .unsupportedModel(let reason):
             return "\(subject) cannot be mapped: \(reason)."
+        case .nestingTooDeep(let levels):
+            return "\(subject) links or embeds models \(levels) levels deep, more than this thread's stack can follow; nothing was converted. Convert on a thread with a larger stack, or split the chain."
         }
     }
 }

@@ -3,10 +3,14 @@
 struct EncodingContext {
     /// Keyed by the instance's address.
     var records = IdentityMap<ManagedObject>()
+    /// How many conversions are running one inside the other, through links.
+    var depth = 0
 }
 
 /// What one record → model conversion has built: each record becomes exactly one class instance.
 struct DecodingContext {
     /// Keyed by the record's address.
     var instances = IdentityMap<AnyObject>()
+    /// How many conversions are running one inside the other, through links.
+    var depth = 0
 }

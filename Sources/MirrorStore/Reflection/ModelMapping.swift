@@ -1,3 +1,5 @@
+import MirrorStoreEngine
+
 /// The conversions between models and records, driven by type plans.
 enum ModelMapping {
     static func record<Model: Persistable>(for model: Model) throws(MappingError) -> ManagedObject {
@@ -20,6 +22,11 @@ enum ModelMapping {
     private static func record(
         at base: UnsafeRawPointer, plan: TypePlan, context: inout EncodingContext, tracksIdentity: Bool
     ) throws(MappingError) -> ManagedObject {
+        context.depth += 1
+        defer { context.depth -= 1 }
+        if context.depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+            throw MappingError(.nestingTooDeep(levels: context.depth), modelType: plan.typeName)
+        }
         let record = ManagedObject(objectSchema: plan.schema, values: [])
         if plan.isClass && tracksIdentity {
             if let existing = context.records[base] { return existing }
@@ -57,6 +64,11 @@ enum ModelMapping {
         _ type: Model.Type, from record: ManagedObject, plan: TypePlan,
         context: inout DecodingContext, tracksIdentity: Bool = true
     ) throws(MappingError) -> Model {
+        context.depth += 1
+        defer { context.depth -= 1 }
+        if context.depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+            throw MappingError(.nestingTooDeep(levels: context.depth), modelType: plan.typeName)
+        }
         let recordIdentifier = FieldMemory.address(of: record)
         if plan.isClass && tracksIdentity, let existing = context.instances[recordIdentifier] {
             return try instance(existing, as: type, plan: plan)

@@ -10,6 +10,8 @@ final class RecordReader {
     private var records: [String: [StorageKey: ManagedObject]] = [:]
     /// One context for the reader's lifetime: a record reached from two objects becomes one model.
     private var context = DecodingContext()
+    /// How many records are being decoded one inside the other, through links.
+    private var depth = 0
     private lazy var decoder = RecordDecoder(
         schema: { [schemas] in schemas.schema(named: $0) },
         resolve: { [unowned self] in try self.record(type: $0, key: $1) })
@@ -57,6 +59,11 @@ final class RecordReader {
     }
 
     private func decode(_ bytes: [UInt8], key: StorageKey, as facts: ReadingFacts) throws -> ManagedObject {
+        depth += 1
+        defer { depth -= 1 }
+        if depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+            throw StoreError(.nestingTooDeep(typeName: facts.typeName, levels: depth))
+        }
         let record = ManagedObject(objectSchema: facts.schema, values: [])
         if facts.isLinkTarget {
             records[facts.typeName, default: [:]][key] = record

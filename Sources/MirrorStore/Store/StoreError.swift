@@ -28,6 +28,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case primaryKeyMismatch(typeName: String, expected: String, found: String)
         /// A stored record does not decode.
         case corruptedRecord(typeName: String, key: String, reason: String)
+        /// Records link or embed one another `levels` deep, more than the reading or writing
+        /// thread's stack can follow; nothing was read or written.
+        case nestingTooDeep(typeName: String, levels: Int)
         /// A cycle through models without a primary key, which are embedded in their parent.
         case embeddedCycle(typeName: String)
         /// A transaction was used after its `write` block returned.
@@ -65,6 +68,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "The primary key of \(typeName) is a \(expected), but the key given is \(found)."
         case .corruptedRecord(let typeName, let key, let reason):
             return "The stored \(typeName) with key \(key) cannot be read: \(reason)."
+        case .nestingTooDeep(let typeName, let levels):
+            return "\(typeName) records link or embed one another \(levels) levels deep, more than this thread's stack can follow; nothing was read or written. Use a thread with a larger stack, or split the chain."
         case .embeddedCycle(let typeName):
             return "A cycle runs through \(typeName), which has no primary key and is embedded in its parent; give it a primary key to link it in cycles."
         case .transactionEnded:
@@ -84,6 +89,10 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
 extension StoreError {
     /// The stored record of `typeName` under `key` did not decode.
     init(_ failure: RecordCodingFailure, typeName: String, key: String) {
-        self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
+        if case .nestingTooDeep(let levels) = failure.kind {
+            self.init(.nestingTooDeep(typeName: typeName, levels: levels))
+        } else {
+            self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
+        }
     }
 }
