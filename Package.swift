@@ -24,9 +24,11 @@ let package = Package(
         // MemberImportVisibility (SE-0444) hides members of modules a file does not import, so
         // ErrorContractTests, which imports MirrorStore only, proves StorageError's members are
         // reachable for apps that turn it on, and for the language mode that will make it the default.
-        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI"],
+        // What every test target shares: the seeded generator and temporary directories.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI", "TestSupport"],
                     swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
-        .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild"]),
+        .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

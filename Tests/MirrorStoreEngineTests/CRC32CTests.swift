@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MirrorStoreEngine
 
 @Suite struct CRC32CTests {
@@ -26,8 +27,8 @@ import Testing
     }
 
     @Test func hardwareAndSoftwareAgreeOnEveryLengthAndAlignment() {
-        let seed = testSeed(0xC0FFEE)
-        var generator = SeededGenerator(seed: seed)
+        let seed = SeededRandom.seed(default: 0xC0FFEE)
+        var generator = SeededRandom(seed: seed)
         let data = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
         data.withUnsafeBytes { raw in
             for start in 0..<9 {

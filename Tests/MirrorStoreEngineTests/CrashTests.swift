@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import EngineCrashChild
 @testable import MirrorStoreEngine
 
@@ -24,7 +25,7 @@ import Testing
         let child = try #require(crashChildURL(), "EngineCrashChild must be built next to the tests")
         let directory = TemporaryDirectory()
         let path = directory.file("crash.store")
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var highestAcknowledged = 0
         var highestSequence: UInt64 = 0
         var model: [String: [StorageKey: [UInt8]]] = [:]
@@ -66,11 +67,11 @@ import Testing
     }
 
     @Test func killedCommitterLosesNoAcknowledgedCommit() throws {
-        try Self.killRepeatedly(mode: "commit", rounds: 50, seed: testSeed(0x5EED_0001))
+        try Self.killRepeatedly(mode: "commit", rounds: 50, seed: SeededRandom.seed(default: 0x5EED_0001))
     }
 
     @Test func killedCompactorLosesNothing() throws {
-        try Self.killRepeatedly(mode: "compact", rounds: 50, seed: testSeed(0x5EED_0002))
+        try Self.killRepeatedly(mode: "compact", rounds: 50, seed: SeededRandom.seed(default: 0x5EED_0002))
     }
 
     @Test func staleCompactionFileIsDeletedOnOpen() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStoreEngine
 
 /// Bit flips and zero-filled spans must end in a typed error or in exactly a committed prefix
@@ -101,10 +102,10 @@ import Testing
     @Test(arguments: Layout.allCases)
     func singleBitFlipsGiveACommittedPrefixOrATypedError(layout: Layout) throws {
         let directory = TemporaryDirectory()
-        let seed = testSeed(0xB17F)
+        let seed = SeededRandom.seed(default: 0xB17F)
         let recorded = try layout.record(at: directory.file("source.store"), seed: seed)
         let compactedEnd = layout == .compacted ? recorded.unitEnds[0] : 0
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var tally: [Verdict: Int] = [:]
         for round in 0..<1_000 {
             // Half the flips land inside the compacted units, where a partial result is most tempting.
@@ -124,10 +125,10 @@ import Testing
     @Test(arguments: Layout.allCases)
     func zeroFilledSpansGiveACommittedPrefixOrATypedError(layout: Layout) throws {
         let directory = TemporaryDirectory()
-        let seed = testSeed(0x2E60)
+        let seed = SeededRandom.seed(default: 0x2E60)
         let recorded = try layout.record(at: directory.file("source.store"), seed: seed)
         let compactedEnd = layout == .compacted ? recorded.unitEnds[0] : 0
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var tally: [Verdict: Int] = [:]
         for round in 0..<500 {
             let start = Int.random(in: 0..<recorded.bytes.count, using: &generator)

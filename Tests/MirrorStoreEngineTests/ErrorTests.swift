@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStoreEngine
 
 /// Bad files and bad places end in typed errors whose descriptions say what happened.

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MirrorStoreEngine
 
 /// Random operations mirrored against plain dictionaries; after every step the engine's state
@@ -29,7 +30,7 @@ import Testing
         }
     }
 
-    static func randomKey(_ generator: inout SeededGenerator) -> StorageKey {
+    static func randomKey(_ generator: inout SeededRandom) -> StorageKey {
         switch Int.random(in: 0..<3, using: &generator) {
         case 0: return .integer(Int64.random(in: -30...30, using: &generator))
         case 1: return .string("k\(Int.random(in: 0..<25, using: &generator))")
@@ -38,7 +39,7 @@ import Testing
     }
 
     static func run(seed: UInt64, path: String?) throws {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         let configuration = EngineConfiguration(
             durability: .none, autoCompaction: .whenDeadBytesExceed(ratio: 0.6, minimumFileSize: 16 << 10))
         func open() throws -> StorageEngine {
@@ -50,6 +51,8 @@ import Testing
         let types = ["A", "B", "C"]
         var operations = 0
         var step = 0
+        // Statistics belong to one open engine: count the compactions of every one.
+        var compactions = 0
         while operations < 1_200 {
             step += 1
             let context = "seed \(seed), step \(step)"
@@ -58,6 +61,7 @@ import Testing
                 try engine.compact()
             case 4..<7:
                 if path != nil {
+                    compactions += engine.statistics.compactions
                     try engine.close()
                     engine = try open()
                 }
@@ -94,16 +98,16 @@ import Testing
             }
             if actual != model.state { return }
         }
-        #expect(engine.statistics.compactions > 0, "seed \(seed): auto or manual compaction should have run")
+        #expect(compactions + engine.statistics.compactions > 0, "seed \(seed): auto or manual compaction should have run")
         try engine.close()
     }
 
     @Test func fileEngineMatchesTheModel() throws {
         let directory = TemporaryDirectory()
-        try Self.run(seed: testSeed(0x0D31_0001), path: directory.file("model.store"))
+        try Self.run(seed: SeededRandom.seed(default: 0x0D31_0001), path: directory.file("model.store"))
     }
 
     @Test func inMemoryEngineMatchesTheModel() throws {
-        try Self.run(seed: testSeed(0x0D31_0002), path: nil)
+        try Self.run(seed: SeededRandom.seed(default: 0x0D31_0002), path: nil)
     }
 }

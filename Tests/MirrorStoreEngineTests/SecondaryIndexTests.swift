@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStoreEngine
 
 @Suite struct SecondaryIndexTests {
@@ -30,7 +31,7 @@ import Testing
         var engine = try StorageEngine(path: path, configuration: fastConfiguration())
         try engine.defineIndexes([Self.byValue])
         var reference: [Int64: UInt8] = [:]
-        var random = SeededGenerator(seed: testSeed(0x1DE5))
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x1DE5))
         for round in 0..<400 {
             var batch = WriteBatch()
             var next = reference

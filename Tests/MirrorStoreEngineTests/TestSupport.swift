@@ -1,47 +1,7 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStoreEngine
-
-/// A fresh directory per test, removed when the test ends.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        let base = FileManager.default.temporaryDirectory.path
-        path = base + "/mirrorstore-engine-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    func file(_ name: String) -> String {
-        path + "/" + name
-    }
-}
-
-/// SplitMix64: small, fast and identical on every platform, so a printed seed replays a failure.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476C_E9B6_6D1D
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The seed for a randomized test: `MIRRORSTORE_SEED` when set (to replay a failure), else `fallback`.
-func testSeed(_ fallback: UInt64) -> UInt64 {
-    ProcessInfo.processInfo.environment["MIRRORSTORE_SEED"].flatMap { UInt64($0) } ?? fallback
-}
 
 /// Everything a snapshot exposes, read eagerly so two states compare with `==`.
 struct StoreState: Equatable, CustomStringConvertible {
@@ -117,7 +77,7 @@ func keptBytes(_ sidecar: String) throws -> [UInt8] {
 
 /// A seeded batch of mixed operations over a small key space, so later units overwrite and
 /// delete what earlier ones wrote.
-func randomBatch(_ generator: inout SeededGenerator, number: Int) -> WriteBatch {
+func randomBatch(_ generator: inout SeededRandom, number: Int) -> WriteBatch {
     var batch = WriteBatch()
     let types = ["Hero", "Publisher", "Tag"]
     for _ in 0..<Int.random(in: 1...4, using: &generator) {
@@ -159,7 +119,7 @@ struct RecordedStore {
     }
 
     static func make(at path: String, units: Int, seed: UInt64) throws -> RecordedStore {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         return try record(at: path, commits: 1...units, generator: &generator)
     }
 
@@ -167,7 +127,7 @@ struct RecordedStore {
     /// units of about `chunkSize` payload bytes, followed by `after` more commits. Its first
     /// state is the compacted one: no prefix of the compacted units ever existed as a state.
     static func makeCompacted(at path: String, before: Int, after: Int, chunkSize: Int, seed: UInt64) throws -> RecordedStore {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         let original = try record(at: path, commits: 1...before, generator: &generator)
         let source = MemoryLog(original.bytes)
         let recovered = try Recovery.scan(source)
@@ -181,7 +141,7 @@ struct RecordedStore {
     }
 
     /// Opens the store at `path` and commits seeded batches numbered `commits`, recording each state.
-    private static func record(at path: String, commits: ClosedRange<Int>, generator: inout SeededGenerator) throws -> RecordedStore {
+    private static func record(at path: String, commits: ClosedRange<Int>, generator: inout SeededRandom) throws -> RecordedStore {
         let engine = try StorageEngine(path: path, configuration: fastConfiguration())
         var ends = [Int(engine.statistics.fileSize)]
         var states = [try StoreState(engine.snapshot())]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStoreEngine
 
 /// A file cut at any byte, as a crash in the middle of an append leaves it, must reopen to
@@ -7,7 +8,7 @@ import Testing
 @Suite struct TruncationTests {
     @Test func everyTruncationReopensToTheCommittedPrefix() throws {
         let directory = TemporaryDirectory()
-        let seed = testSeed(0x7A11)
+        let seed = SeededRandom.seed(default: 0x7A11)
         let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 60, seed: seed)
         #expect(recorded.unitEnds.count == 61)
         let copy = directory.file("copy.store")
@@ -32,7 +33,7 @@ import Testing
     /// LevelDB #1287: a commit appended behind a torn tail must not be lost on the next open.
     @Test func commitsAfterATornTailSurviveTheNextReopen() throws {
         let directory = TemporaryDirectory()
-        let seed = testSeed(0xD00D)
+        let seed = SeededRandom.seed(default: 0xD00D)
         let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 20, seed: seed)
         let copy = directory.file("copy.store")
         var extra = WriteBatch()

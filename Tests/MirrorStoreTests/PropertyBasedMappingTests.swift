@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// Seeded property-based tests: random models round-trip exactly, and random damage to records

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// Runs the built `mirrorstore` executable against real store files.

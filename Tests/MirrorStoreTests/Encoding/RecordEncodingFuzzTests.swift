@@ -1,6 +1,7 @@
 import Foundation
 import MirrorStoreEngine
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// Seeded mutation fuzzing of the record and schema encodings: damaged bytes end in a typed

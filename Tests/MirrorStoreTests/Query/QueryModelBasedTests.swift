@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @_spi(Testing) import MirrorStore
 import MirrorStoreEngine
 

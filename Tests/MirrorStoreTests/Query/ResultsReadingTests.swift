@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import MirrorStore
 
 /// A mood with a case the next version of the app drops.

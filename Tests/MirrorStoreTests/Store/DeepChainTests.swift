@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import MirrorStore
 
 /// A linked list of models with primary keys.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// Readers on many threads while writers commit: every read sees whole transactions only.

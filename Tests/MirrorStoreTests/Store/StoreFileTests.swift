@@ -1,6 +1,7 @@
 import Foundation
 import MirrorStoreEngine
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// Hero as a later app version declares it: one more property.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// Random operations on a file store, mirrored on a dictionary: after every step the store holds

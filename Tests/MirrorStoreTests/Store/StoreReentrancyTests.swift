@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// A write block that calls back into its own store must fail at once, never hang; a write from

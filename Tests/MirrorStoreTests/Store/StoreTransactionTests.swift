@@ -1,6 +1,7 @@
 import Foundation
 import MirrorStoreEngine
 import Testing
+import TestSupport
 @testable import MirrorStore
 
 /// Transactions, reads and relationships, on a file store and on an in-memory one alike.

@@ -1,12 +1,13 @@
 import Foundation
 
-/// A small, fast, repeatable generator (SplitMix64), so every random test replays from its seed.
-struct SeededRandom: RandomNumberGenerator {
+/// A small, fast, repeatable generator (SplitMix64, with its published constants), so every
+/// random test replays from its seed. The one copy every test target shares.
+public struct SeededRandom: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,31 +17,31 @@ struct SeededRandom: RandomNumberGenerator {
 
     /// The seed for a randomized suite: `MIRRORSTORE_SEED` when set, to replay a failure, or the
     /// suite's fixed default so CI runs are deterministic.
-    static func seed(default value: UInt64) -> UInt64 {
+    public static func seed(default value: UInt64) -> UInt64 {
         ProcessInfo.processInfo.environment["MIRRORSTORE_SEED"].flatMap { UInt64($0) } ?? value
     }
 
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
+    public mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
 
-    mutating func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &self)] }
+    public mutating func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &self)] }
 
-    mutating func integer<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
+    public mutating func integer<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
         chance(30) ? pick([T.min, T.max, 0, 1, T.max / 2]) : T.random(in: T.min...T.max, using: &self)
     }
 
-    mutating func double() -> Double {
+    public mutating func double() -> Double {
         if chance(30) {
             return pick([.nan, .infinity, -.infinity, 0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.ulpOfOne])
         }
         return Double(bitPattern: next())
     }
 
-    mutating func float() -> Float {
+    public mutating func float() -> Float {
         if chance(30) { return pick([.nan, .infinity, -.infinity, 0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude]) }
         return Float(bitPattern: UInt32(truncatingIfNeeded: next()))
     }
 
-    mutating func string() -> String {
+    public mutating func string() -> String {
         switch Int.random(in: 0..<5, using: &self) {
         case 0: return ""
         case 1: return pick(["é", "e\u{301}", "👩‍👩‍👧", "日本語", "\u{0}", "Ω≈ç√", "\"quoted\"\n\ttab", "🇫🇷"])
@@ -58,11 +59,11 @@ struct SeededRandom: RandomNumberGenerator {
         }
     }
 
-    mutating func data() -> Data {
+    public mutating func data() -> Data {
         Data((0..<Int.random(in: 0...(chance(5) ? 4096 : 32), using: &self)).map { _ in UInt8.random(in: 0...255, using: &self) })
     }
 
-    mutating func uuid() -> UUID {
+    public mutating func uuid() -> UUID {
         let (high, low) = (next(), next())
         return withUnsafeBytes(of: (high, low)) { bytes in
             UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
@@ -70,11 +71,11 @@ struct SeededRandom: RandomNumberGenerator {
         }
     }
 
-    mutating func count() -> Int {
+    public mutating func count() -> Int {
         chance(1) ? Int.random(in: 100...1000, using: &self) : Int.random(in: 0...6, using: &self)
     }
 
-    mutating func optional<T>(_ make: (inout SeededRandom) -> T) -> T? {
+    public mutating func optional<T>(_ make: (inout SeededRandom) -> T) -> T? {
         chance(35) ? nil : make(&self)
     }
 }
