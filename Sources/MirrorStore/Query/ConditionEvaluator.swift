@@ -59,6 +59,8 @@ struct ConditionEvaluator {
         case .flatMap(let wrapped, let variable, let transform):
             guard let value = try evaluate(wrapped, bindings: &bindings) else { return nil }
             if value.isNull { return .null }
+            // A link whose object was deleted reads as `nil` in the model, so `?.` stops there too.
+            if case .link(let typeName, let key) = value, try resolve(typeName, key).isNull { return .null }
             bindings.append((variable, value))
             defer { bindings.removeLast() }
             return try evaluate(transform, bindings: &bindings)

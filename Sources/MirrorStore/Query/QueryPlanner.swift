@@ -1,9 +1,12 @@
 import Foundation
 import MirrorStoreEngine
 
-/// One condition of a query: a predicate as given, and its translation.
+/// One condition of a query: a predicate as given, and its translation; or a condition built at
+/// run time, which has no predicate.
 struct QueryCondition<Model: Persistable>: Sendable {
-    let predicate: Predicate<Model>
+    /// Decides what `node` leaves undecided; without one (a condition built at run time, which
+    /// only reads stored values) an undecided record does not match.
+    let predicate: Predicate<Model>?
     let node: QueryNode
     /// The variable that stands for the model in `node`.
     let root: PredicateExpressions.VariableID
