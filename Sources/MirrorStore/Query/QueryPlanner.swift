@@ -142,6 +142,8 @@ struct QueryPlanner {
     private func equality(_ property: String, _ kind: PropertyKind, _ value: QueryValue) -> Constraint? {
         guard IndexKeys.ordersExactly(kind) || property == schema.primaryKey || Self.isLink(kind),
               let key = IndexKeys.key(for: value) else { return nil }
+        // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
+        if Self.isLink(kind), key == .null { return nil }
         return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
                           isExact: !Self.isLink(kind), text: "== \(key)")
     }

@@ -83,6 +83,17 @@ struct KeyValueQueryTests {
         #expect(unindexed.plan.filter == .records, "decided on records, never on models")
     }
 
+    @Test("a link is nil when it is, or when its object was deleted, as the model reads it")
+    func nilLinks() throws {
+        let (store, _) = try Self.seededStore(seed: 19)
+        let models = try store.objects(QueryHero.self).all()
+        let dangling = try store.objects(QueryHero.self).filter(#Predicate { $0.publisher?.identifier == 2 }).count
+        #expect(dangling == 0 && models.contains { $0.publisher == nil }, "publisher 2 was deleted; its heroes read nil")
+        let unpublished = try store.recover(QueryHero.self, key: "publisher", value: nil)
+        #expect(unpublished.map(\.identifier) == models.filter { $0.publisher == nil }.map(\.identifier))
+        #expect(unpublished.plan.access == .scan(typeName: "QueryHero"), "the link's index keeps the deleted key: not used for nil")
+    }
+
     @Test("recover results filter and sort further")
     func chains() throws {
         let (store, _) = try Self.seededStore(seed: 11)
