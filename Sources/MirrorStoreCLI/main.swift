@@ -28,7 +28,7 @@ guard let command = commands.first(where: { $0.name == name }) else {
 }
 let rest = Array(arguments.dropFirst())
 do {
-    if try Arguments(rest, options: ["--type"]).wantsHelp {
+    if try Arguments(rest, options: ["--type", "--where"]).wantsHelp {
         print(command.usage)
         exit(0)
     }

@@ -34,7 +34,7 @@ struct ConditionEvaluator {
             return try count(of: value).map { .bool($0 == 0) }
         case .equal(let lhs, let rhs), .notEqual(let lhs, let rhs):
             guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings),
-                  let equal = left.isEqual(to: right) else { return nil }
+                  let equal = try present(left, comparedWith: right).isEqual(to: present(right, comparedWith: left)) else { return nil }
             if case .notEqual = node { return .bool(!equal) }
             return .bool(equal)
         case .compare(let lhs, let comparison, let rhs):
@@ -59,6 +59,8 @@ struct ConditionEvaluator {
         case .flatMap(let wrapped, let variable, let transform):
             guard let value = try evaluate(wrapped, bindings: &bindings) else { return nil }
             if value.isNull { return .null }
+            // A link whose object was deleted reads as `nil` in the model, so `?.` stops there too.
+            if case .link(let typeName, let key) = value, try resolve(typeName, key).isNull { return .null }
             bindings.append((variable, value))
             defer { bindings.removeLast() }
             return try evaluate(transform, bindings: &bindings)
@@ -117,6 +119,12 @@ struct ConditionEvaluator {
         case .inRange, .range, .unknown:
             return nil
         }
+    }
+
+    /// A link compared with `nil` as the model reads it: `nil` when its object was deleted.
+    private func present(_ value: QueryValue, comparedWith other: QueryValue) throws -> QueryValue {
+        guard other.isNull, case .link(let typeName, let key) = value else { return value }
+        return try resolve(typeName, key).isNull ? .null : value
     }
 
     static func compare(_ lhs: QueryValue, _ comparison: QueryComparison, _ rhs: QueryValue) -> QueryValue? {

@@ -137,7 +137,7 @@ struct LinkJoin: Sendable {
         guard let schema = source.registry.schema(named: targetType) else { return [] }
         let properties = targetConjuncts.reduce(into: Set<String>()) { $0.formUnion($1.0.properties(readFrom: $1.1)) }
         let projection = RecordProjection(schema: schema, properties: properties, schemas: source.registry)
-        let evaluator = ConditionEvaluator(resolve: LinkedRecords(source: source).record(type:key:))
+        let evaluator = ConditionEvaluator(resolve: LinkedRecords(snapshot: source.snapshot, schemas: source.registry).record(type:key:))
         var keys: [StorageKey] = []
         for (key, bytes) in try source.snapshot.entries(type: targetType) {
             let values: [QueryValue]

@@ -18,6 +18,15 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
         case unknownProperty(typeName: String, property: String)
         /// A value given for a property named at run time does not fit its kind.
         case valueMismatch(typeName: String, property: String, expected: String, found: String)
+        /// An ordering comparison (`<`, `<=`, `>`, `>=`) on a property whose values have no order,
+        /// or with `nil`.
+        case unorderedComparison(typeName: String, property: String, kind: String)
+        /// A condition written as text does not follow the condition syntax; `offset` counts the
+        /// characters before the mistake.
+        case syntax(offset: Int, message: String)
+        /// A condition written as text nests parentheses, negations or links of a property path
+        /// deeper than `limit`.
+        case nestingTooDeep(limit: Int)
     }
 
     /// What went wrong.
@@ -36,6 +45,12 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
             "\(typeName) has no stored property named \(property)."
         case .valueMismatch(let typeName, let property, let expected, let found):
             "\(typeName).\(property) holds \(expected) values, but the query compares it with \(found)."
+        case .unorderedComparison(let typeName, let property, let kind):
+            "\(typeName).\(property) holds \(kind) values, which <, <=, > and >= cannot compare (nor nil)."
+        case .syntax(let offset, let message):
+            "The condition has a syntax error at character \(offset): \(message)."
+        case .nestingTooDeep(let limit):
+            "The condition nests parentheses, negations or linked properties more than \(limit) levels deep."
         }
     }
 }

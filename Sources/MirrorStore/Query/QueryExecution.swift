@@ -20,23 +20,33 @@ struct QuerySource: Sendable {
     }
 }
 
-/// Reads linked records for conditions that look through links, each once per query.
+/// Reads linked records for conditions that look through links, each once per query, from a
+/// snapshot as a transaction's pending writes (if any) have left it.
 final class LinkedRecords {
-    private let source: QuerySource
+    private let snapshot: EngineSnapshot
+    private let schemas: any SchemaSource
+    private let pending: PendingWrites?
     private var records: [String: [StorageKey: QueryValue]] = [:]
 
-    init(source: QuerySource) {
-        self.source = source
+    init(snapshot: EngineSnapshot, schemas: any SchemaSource, pending: PendingWrites? = nil) {
+        self.snapshot = snapshot
+        self.schemas = schemas
+        self.pending = pending
     }
 
     func record(type typeName: String, key: StorageKey) throws -> QueryValue {
         if let known = records[typeName]?[key] { return known }
-        guard let schema = source.registry.schema(named: typeName) else { throw StoreError(.unknownModel(typeName: typeName)) }
+        guard let schema = schemas.schema(named: typeName) else { throw StoreError(.unknownModel(typeName: typeName)) }
         var value = QueryValue.null
-        if let bytes = try source.snapshot.value(type: typeName, key: key) {
+        let stored: [UInt8]? = switch pending?.state(type: typeName, key: key) {
+        case .written(let bytes): bytes
+        case .deleted: nil
+        case nil: try snapshot.value(type: typeName, key: key)
+        }
+        if let bytes = stored {
             var reader = ByteReader(bytes)
             do throws(DecodeFailure) {
-                value = .embedded(schema, try RecordProjection.allValues(of: schema, from: &reader, schemaNamed: source.registry.schema(named:)))
+                value = .embedded(schema, try RecordProjection.allValues(of: schema, from: &reader, schemaNamed: schemas.schema(named:)))
             } catch {
                 throw StoreError(RecordCodingFailure(error), typeName: typeName, key: key.description)
             }
@@ -107,14 +117,15 @@ struct ConditionTester<Model: Persistable> {
     /// Decodes the models a condition needs, sharing linked records between them.
     private let reader: RecordReader
 
-    init(source: QuerySource, conditions: [QueryCondition<Model>]) throws {
+    /// A tester reading the snapshot of `source`, as `pending` writes (if any) have left it.
+    init(source: QuerySource, conditions: [QueryCondition<Model>], pending: PendingWrites? = nil) throws {
         self.source = source
         self.conditions = conditions
         let properties = conditions.reduce(into: Set<String>()) { $0.formUnion($1.node.properties(readFrom: $1.root)) }
         projection = RecordProjection(schema: source.schema, properties: properties, schemas: source.registry)
-        let linked = LinkedRecords(source: source)
+        let linked = LinkedRecords(snapshot: source.snapshot, schemas: source.registry, pending: pending)
         evaluator = ConditionEvaluator(resolve: linked.record(type:key:))
-        reader = RecordReader(snapshot: source.snapshot, schemas: source.registry)
+        reader = RecordReader(snapshot: source.snapshot, schemas: source.registry, pending: pending)
     }
 
     func matches(_ bytes: [UInt8], key: StorageKey) throws -> Bool {
@@ -132,8 +143,9 @@ struct ConditionTester<Model: Persistable> {
             case true?: continue
             case false?: return false
             case nil:
+                guard let predicate = condition.predicate else { return false }
                 if model == nil { model = try reader.model(Model.self, plan: source.plan, key: key) }
-                guard let model, try condition.predicate.evaluate(model) else { return false }
+                guard let model, try predicate.evaluate(model) else { return false }
             }
         }
         return true

@@ -1,9 +1,12 @@
 import Foundation
 import MirrorStoreEngine
 
-/// One condition of a query: a predicate as given, and its translation.
+/// One condition of a query: a predicate as given, and its translation; or a condition built at
+/// run time, which has no predicate.
 struct QueryCondition<Model: Persistable>: Sendable {
-    let predicate: Predicate<Model>
+    /// Decides what `node` leaves undecided; without one (a condition built at run time, which
+    /// only reads stored values) an undecided record does not match.
+    let predicate: Predicate<Model>?
     let node: QueryNode
     /// The variable that stands for the model in `node`.
     let root: PredicateExpressions.VariableID
@@ -180,6 +183,8 @@ struct QueryPlanner {
     private func equality(_ property: String, _ kind: PropertyKind, _ value: QueryValue) -> Constraint? {
         guard IndexKeys.ordersExactly(kind) || property == schema.primaryKey || Self.isLink(kind),
               let key = IndexKeys.key(for: value) else { return nil }
+        // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
+        if Self.isLink(kind), key == .null { return nil }
         return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
                           isExact: !Self.isLink(kind), text: "== \(key)")
     }

@@ -62,6 +62,9 @@ indirect enum QueryValue: Sendable {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
         case (.link, _), (_, .link), (.embedded, _), (_, .embedded): return nil
+        // NaN equals nothing, as Swift's `==` answers; `compare(to:)` has no order for it.
+        case (.double(let a), .double(let b)) where a.isNaN || b.isNaN: return false
+        case (.float(let a), .float(let b)) where a.isNaN || b.isNaN: return false
         case (.list(let a), .list(let b)):
             guard a.count == b.count else { return false }
             for (x, y) in zip(a, b) {

@@ -30,7 +30,7 @@ import MirrorStoreEngine
 /// `init()` value and records the error in ``readFailure``, never trapping. Code that must not
 /// see such a placeholder reads with the throwing ``object(at:)`` or ``all()``.
 public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
-    private let source: QuerySource
+    let source: QuerySource
     private let conditions: [QueryCondition<Model>]
     private let rows: Rows
     private let failures: ReadFailures
@@ -162,7 +162,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     ///   ``MappingError`` when a record cannot be read; what the predicate itself throws.
     public func filter(_ predicate: Predicate<Model>) throws -> Results<Model> {
         let (node, root) = try PredicateTranslator(registry: source.registry).translate(predicate)
-        let all = conditions + [QueryCondition(predicate: predicate, node: node, root: root)]
+        return try filter(QueryCondition(predicate: predicate, node: node, root: root))
+    }
+
+    /// The results that also satisfy `condition`, planned and run as a predicate's translation is.
+    func filter(_ condition: QueryCondition<Model>) throws -> Results<Model> {
+        let all = conditions + [condition]
         let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
         let keys = try QueryExecution(source: source, conditions: all).matchingKeys(access)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)

@@ -22,6 +22,11 @@ final class PendingWrites {
         return clearedTypes.contains(type) ? .deleted : nil
     }
 
+    /// The keys of `type` this transaction wrote and has not deleted since.
+    func writtenKeys(type: String) -> [StorageKey] {
+        changes[type, default: [:]].compactMap { key, change in change == nil ? nil : key }
+    }
+
     func put(type: String, key: StorageKey, value: [UInt8]) {
         remember(type: type, key: key)
         changes[type, default: [:]][key] = .some(value)

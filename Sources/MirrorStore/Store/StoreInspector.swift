@@ -11,8 +11,8 @@ import MirrorStoreEngine
 /// try inspector.forEachRecord(of: "Hero") { record in print(record) }
 /// ```
 public final class StoreInspector: Sendable {
-    private let engine: StorageEngine
-    private let schemas: StoredSchemas
+    let engine: StorageEngine
+    let schemas: StoredSchemas
 
     /// Opens `path` read-only, sharing it with other readers.
     ///

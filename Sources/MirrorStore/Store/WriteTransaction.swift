@@ -14,11 +14,11 @@ import MirrorStoreEngine
 /// Reads inside the block see the block's own writes. The transaction must not be used after the
 /// block returns.
 public final class WriteTransaction {
-    private let registry: ModelRegistry
-    private let pending = PendingWrites()
+    let registry: ModelRegistry
+    let pending = PendingWrites()
     private let reader: () -> RecordReader
     private var nextIdentities: [String: Int64]
-    private let snapshot: EngineSnapshot
+    let snapshot: EngineSnapshot
     private var isOpen = true
 
     init(snapshot: EngineSnapshot, registry: ModelRegistry, nextIdentities: [String: Int64]) {
@@ -38,7 +38,7 @@ public final class WriteTransaction {
         return nextIdentities
     }
 
-    private func checkOpen() throws(StoreError) {
+    func checkOpen() throws(StoreError) {
         guard isOpen else { throw StoreError(.transactionEnded) }
     }
 

@@ -197,6 +197,53 @@ struct MirrorStoreToolTests {
         }
     }
 
+    @Test("dump --where prints the objects matching a condition, and explains a bad one")
+    func dumpWhere() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/heroes.store"
+            _ = try makeStore(at: path)
+            func identifiers(_ condition: String) throws -> [Int] {
+                let outcome = try mirrorstore("dump", "--type", "Hero", "--where", condition, path)
+                #expect(outcome.status == 0, "\(condition): \(outcome.errors)")
+                return try outcome.output.split(separator: "\n").map { line in
+                    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    return try #require(object["identifier"] as? Int)
+                }
+            }
+            #expect(try identifiers(#"name == "Hulk \"Green\"""#) == [1009])
+            #expect(try identifiers("identifier >= 1009") == [1009, 1455])
+            #expect(try identifiers(#"identifier > 1009 && !(name == "Hulk")"#) == [1455])
+            #expect(try identifiers(#"publisher.name == "Marvel""#) == [1455])
+            #expect(try identifiers("publisher == nil || identifier < 0") == [1009])
+            #expect(try identifiers("-1 > identifier").isEmpty)
+
+            let syntax = try mirrorstore("dump", "--type", "Hero", "--where", "name = 3", path)
+            #expect(syntax.status == 1)
+            #expect(syntax.output.isEmpty)
+            #expect(syntax.errors.contains("syntax error at character 5: use == to compare"), "\(syntax.errors)")
+            #expect(syntax.errors.contains("  name = 3\n       ^"), "a caret under the mistake: \(syntax.errors)")
+
+            let unknown = try mirrorstore("dump", "--type", "Hero", "--where", #"nickname == "x""#, path)
+            #expect(unknown.status == 1)
+            #expect(unknown.errors.contains("Hero has no stored property named nickname"), "\(unknown.errors)")
+
+            let mismatch = try mirrorstore("dump", "--type", "Hero", "--where", #"identifier == "x""#, path)
+            #expect(mismatch.status == 1)
+            #expect(mismatch.errors.contains("Hero.identifier holds Int values"), "\(mismatch.errors)")
+
+            let deep = try mirrorstore("dump", "--type", "Hero", "--where", String(repeating: "!", count: 50_000) + "name", path)
+            #expect(deep.status == 1)
+            #expect(deep.errors.contains("more than 64 levels"), "\(deep.errors)")
+
+            let missing = try mirrorstore("dump", "--type", "Hero", path, "--where")
+            #expect(missing.status == 2)
+            #expect(missing.errors.contains("--where needs a value"))
+
+            let help = try mirrorstore("dump", "--help")
+            #expect(help.output.contains("--where <condition>"))
+        }
+    }
+
     @Test("a store open for writing in this process is refused, naming the process")
     func refusedWhileOpen() throws {
         try withTemporaryDirectory { directory in

@@ -1,0 +1,48 @@
+import Foundation
+import MirrorStoreEngine
+
+extension StoreInspector {
+    /// Calls `body` with every stored record of `typeName` that satisfies `condition`, in key
+    /// order, as ``forEachRecord(of:_:)`` does for all of them.
+    ///
+    /// ```swift
+    /// try inspector.forEachRecord(of: "Hero", where: #"age >= 30 && publisher.name == "Marvel""#) { record in
+    ///     print(record)
+    /// }
+    /// ```
+    ///
+    /// The condition compares stored properties with values: `==`, `!=`, `<`, `<=`, `>`, `>=`,
+    /// combined with `&&`, `||`, `!` and parentheses. Values are quoted strings (with `\"`, `\\`,
+    /// `\n`, `\t`, `\r` and `\u{…}` escapes), integers, doubles, `true`, `false` and `nil`; a
+    /// string stands for a date (ISO 8601), a UUID or a URL where the property holds one.
+    /// `publisher.name` reads a property of a linked or embedded model, `nil` when the link is.
+    /// A property alone, `isActive`, tests a `Bool` for `true`. A condition is decided on the
+    /// stored values as Swift would decide the same predicate on the models; a comparison it
+    /// cannot decide from them (a link to an object that is gone, say) does not match.
+    ///
+    /// - Throws: ``QueryError`` for a condition that does not parse, names a property the type
+    ///   does not store, or compares it with a value of another kind; ``StoreError`` when the type
+    ///   is unknown or a record does not decode; what `body` throws.
+    public func forEachRecord(of typeName: String, where condition: String, _ body: (ManagedObject) throws -> Void) throws {
+        guard let schema = schemas.schema(named: typeName) else { throw StoreError(.unknownModel(typeName: typeName)) }
+        let root = PredicateExpressions.Variable<Int>().key
+        let node = try ConditionParser.parse(condition, schema: schema, schemas: schemas, root: root)
+        let snapshot = engine.snapshot()
+        let projection = RecordProjection(schema: schema, properties: node.properties(readFrom: root), schemas: schemas)
+        let linked = LinkedRecords(snapshot: snapshot, schemas: schemas)
+        let evaluator = ConditionEvaluator(resolve: linked.record(type:key:))
+        let reader = RecordReader(snapshot: snapshot, schemas: schemas)
+        let entries = try snapshot.entries(type: typeName).sorted { StorageKey.precedes($0.key, $1.key) }
+        for (key, bytes) in entries {
+            let values: [QueryValue]
+            do {
+                values = try projection.values(of: bytes)
+            } catch {
+                throw StoreError(error, typeName: typeName, key: key.description)
+            }
+            var bindings: ConditionEvaluator.Bindings = [(root, .embedded(schema, values))]
+            guard try evaluator.isTrue(node, bindings: &bindings) == true else { continue }
+            try body(try reader.record(type: typeName, key: key, bytes: bytes))
+        }
+    }
+}

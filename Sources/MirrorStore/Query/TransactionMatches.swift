@@ -1,0 +1,39 @@
+import MirrorStoreEngine
+
+/// Finds the objects of one type that satisfy query conditions as a write transaction sees
+/// them: the snapshot it started from, overlaid with its pending writes.
+///
+/// The snapshot's indexes know nothing of the pending writes, so they only propose candidates
+/// among the objects the transaction has not touched; every object it wrote is tested too.
+struct TransactionMatches<Model: Persistable> {
+    let source: QuerySource
+    let pending: PendingWrites
+
+    /// The keys of the matching objects, in primary-key order.
+    func keys(satisfying conditions: [QueryCondition<Model>]) throws -> [StorageKey] {
+        let typeName = source.plan.typeName
+        let snapshot = source.snapshot
+        let access = QueryPlanner(schema: source.schema, snapshot: snapshot, schemas: source.registry).accessPath(for: conditions)
+        let proposed: [StorageKey] = switch access.source {
+        // A join reads the linked objects as committed: one the transaction changed could make
+        // an untouched object match, so every object is a candidate.
+        case .scan, .linked: snapshot.keys(type: typeName)
+        case .primaryKeys(let keys): keys
+        case .index(let name, let lower, let upper): snapshot.index(named: name)?.objects(from: lower, to: upper) ?? []
+        }
+        var candidates = proposed.filter { pending.state(type: typeName, key: $0) == nil }
+        candidates += pending.writtenKeys(type: typeName)
+        candidates.sort(by: StorageKey.precedes)
+        let tester = try ConditionTester(source: source, conditions: conditions, pending: pending)
+        var matches: [StorageKey] = []
+        for key in candidates where matches.last != key {
+            let bytes: [UInt8]? = switch pending.state(type: typeName, key: key) {
+            case .written(let written): written
+            case .deleted: nil
+            case nil: try snapshot.value(type: typeName, key: key)
+            }
+            if let bytes, try tester.matches(bytes, key: key) { matches.append(key) }
+        }
+        return matches
+    }
+}
