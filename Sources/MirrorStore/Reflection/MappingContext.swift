@@ -9,4 +9,9 @@ struct EncodingContext {
 struct DecodingContext {
     /// Keyed by the record's address.
     var instances = IdentityMap<AnyObject>()
+    /// Reads inverse relationships during a store read; `nil` elsewhere, where they stay empty.
+    /// Weak: the store's reader owns the context that points back at it.
+    weak var inverseResolver: (any InverseResolver)?
+    /// The inverses this conversion has read so far.
+    var inverses = InverseState()
 }

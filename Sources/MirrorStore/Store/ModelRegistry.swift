@@ -25,7 +25,10 @@ struct ModelRegistry: Sendable {
                 plans[plan.typeName] = plan
             }
         }
+        // Sources of inverses count as link targets: reading an inverse meets them again, and
+        // they must then be found again as the same records.
         let linkTargets = plans.values.map(\.schema).linkTargets
+            .union(plans.values.flatMap { $0.inverses.map(\.sourcePlan.typeName) })
         self.plans = plans
         self.linkTargets = linkTargets
         entries = Dictionary(uniqueKeysWithValues: plans.values.map { plan in
