@@ -172,6 +172,35 @@ struct LinkingObjectsTests {
         #expect(refusal { _ = try Store.inMemory(models: [Sponsor.self]) }?.kind == error.kind)
     }
 
+    /// A resolver whose reads fail as a file read can.
+    final class FailingResolver: InverseResolver {
+        struct ReadFailed: Error, Equatable {}
+
+        func linkingModels<Source: Persistable>(
+            _ type: Source.Type, plan: TypePlan, property: String, target: ManagedObject, context: inout DecodingContext
+        ) throws -> [Source] {
+            throw ReadFailed()
+        }
+    }
+
+    @Test("a failed read of an inverse ends the mapping and keeps the original error for the reader")
+    func failedRead() throws {
+        let record = try Owner.named("Ada", 1).managedObject()
+        defer { record.releaseGraph() }
+        let resolver = FailingResolver()
+        var context = DecodingContext()
+        context.inverseResolver = resolver
+        let plan = try PlanCache.shared.plan(for: Owner.self)
+        do {
+            _ = try ModelMapping.model(Owner.self, from: record, plan: plan, context: &context)
+            Issue.record("the mapping did not fail")
+        } catch {
+            #expect(error.modelType == "Owner" && error.path == ["pets"])
+            #expect(context.inverses.takeFailure() as? FailingResolver.ReadFailed == FailingResolver.ReadFailed())
+            #expect(context.inverses.takeFailure() == nil)
+        }
+    }
+
     enum Refused: CustomStringConvertible, CaseIterable {
         case keyless, missing, notLink, otherType
 
