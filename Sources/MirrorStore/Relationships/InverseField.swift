@@ -41,16 +41,16 @@ final class LinkingObjectsField<Source: Persistable>: InverseField {
 
 /// What the type plan recognises a ``LinkingObjects`` property by.
 protocol InverseRelationship {
-    /// The source property named by the value stored at `field`.
-    static func sourceProperty(at field: UnsafeRawPointer) -> String
+    /// The source property named by the value stored at `offset` from `base`.
+    static func sourceProperty(in base: UnsafeRawPointer, at offset: Int) -> String
     static func field(
         name: String, offset: Int, sourceProperty: String, factory: inout CodecFactory
     ) throws(MappingError) -> any InverseField
 }
 
 extension LinkingObjects: InverseRelationship {
-    static func sourceProperty(at field: UnsafeRawPointer) -> String {
-        field.assumingMemoryBound(to: Self.self).pointee.property
+    static func sourceProperty(in base: UnsafeRawPointer, at offset: Int) -> String {
+        FieldMemory.load(Self.self, from: base, at: offset).property
     }
 
     static func field(
@@ -90,7 +90,7 @@ struct InverseCandidate {
     ) -> [String] {
         let instance = Model._autoMalloc()
         return FieldMemory.withFields(of: instance, isClass: isClass) { base in
-            candidates.map { $0.relationship.sourceProperty(at: base + $0.field.offset) }
+            candidates.map { $0.relationship.sourceProperty(in: base, at: $0.field.offset) }
         }
     }
 }
