@@ -42,6 +42,18 @@ struct LinkingObjectsTests {
         #expect(try pets.all().allSatisfy { pet in pet.owner?.pets.contains { $0 === pet } == true })
     }
 
+    @Test("queries answer predicates on inverses from the models read")
+    func predicates() throws {
+        let store = try Store.inMemory(models: [Owner.self])
+        try store.write { transaction in
+            try transaction.add(contentsOf: [Owner.named("Ada", 1), Owner.named("Bob", 2), Owner.named("Cy", 3)])
+            try transaction.add(contentsOf: [pet(1, owner: Owner.named("Bob", 2)), pet(2, owner: Owner.named("Bob", 2))])
+        }
+        let owners = try store.objects(Owner.self)
+        #expect(try owners.filter(#Predicate { !$0.pets.isEmpty }).map(\.identifier) == [2])
+        #expect(try owners.filter(#Predicate { $0.pets.count == 0 }).map(\.identifier) == [1, 3])
+    }
+
     @Test("reads inside a transaction see its own writes")
     func pendingWrites() throws {
         let store = try Store.inMemory(models: [Owner.self])
