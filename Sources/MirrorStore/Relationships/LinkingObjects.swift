@@ -39,6 +39,11 @@
 /// Class models read together share identity through inverses as through links
 /// (`person.dogs[0].owner === person`). Structs cannot: a struct copy met again inside its own
 /// inverse (the owner inside one of its dogs) has that inverse empty, so reading ends.
+///
+/// Sharing identity means a cycle: a person holds its dogs and each dog holds its owner, so, like
+/// any cycle of class instances, they are not freed by reference counting alone. To free a graph
+/// read from the store, empty the inverses first (`person.dogs = LinkingObjects(property:
+/// "owner")`); struct models holding the inverse (and a struct or no link back) form no cycle.
 public struct LinkingObjects<Source: Persistable>: RandomAccessCollection {
     /// The name of the property of `Source` that links to the model declaring this inverse.
     public let property: String

@@ -42,6 +42,23 @@ struct LinkingObjectsTests {
         #expect(try pets.all().allSatisfy { pet in pet.owner?.pets.contains { $0 === pet } == true })
     }
 
+    @Test("emptying the inverses lets a class graph read from the store be freed")
+    func emptyingFrees() throws {
+        let store = try Store.inMemory(models: [Owner.self])
+        try store.write { try $0.add(contentsOf: [pet(1, owner: Owner.named("Ada", 1), coOwners: [Owner.named("Ada", 1)])]) }
+        weak var weakOwner: Owner?
+        weak var weakPet: Pet?
+        do {
+            let owner = try #require(try store.object(Owner.self, primaryKey: 1))
+            weakOwner = owner
+            weakPet = owner.pets.first
+            #expect(weakPet?.owner === owner)
+            owner.pets = LinkingObjects(property: "owner")
+            owner.sharedPets = LinkingObjects(property: "coOwners")
+        }
+        #expect(weakOwner == nil && weakPet == nil)
+    }
+
     @Test("queries answer predicates on inverses from the models read")
     func predicates() throws {
         let store = try Store.inMemory(models: [Owner.self])
