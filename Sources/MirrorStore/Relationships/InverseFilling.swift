@@ -3,10 +3,14 @@ enum InverseFilling {
     /// Called by the mapping once `base`'s stored properties are filled from `record`. Outside a
     /// store (no resolver in the context) inverses keep their `init()` value, which is empty.
     ///
-    /// Each record's inverses are read once per read: class instances are one per record anyway,
-    /// and struct copies of the same record get the value already read. A struct copy made while
-    /// its own record's inverses are being read, through a cycle, keeps them empty, so reading
-    /// ends.
+    /// The objects of an inverse are decoded in an identity scope of their own, so they never
+    /// share an instance with the model being filled: a dog that pointed back at the very person
+    /// listing it would make the two hold each other, a cycle ARC never frees. Within the scope,
+    /// links share identity as usual.
+    ///
+    /// Each record's inverses are read once per read, and every later copy of the record gets
+    /// the value already read. A copy made while its own record's inverses are being read (the
+    /// owner inside one of its dogs) keeps them empty, so reading ends.
     static func fill(
         _ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan, context: inout DecodingContext
     ) throws(MappingError) {
@@ -22,6 +26,9 @@ enum InverseFilling {
             }
             guard started else { continue }
             let value: Any
+            let outerInstances = context.instances
+            context.instances = IdentityMap()
+            defer { context.instances = outerInstances }
             do {
                 value = try field.value(linkingTo: record, resolver: resolver, context: &context)
             } catch let error as MappingError {

@@ -36,14 +36,11 @@
 /// ``Persistable/objectSchema()``), naming the property. Opening a store with the declaring model
 /// registers `Source` too.
 ///
-/// Class models read together share identity through inverses as through links
-/// (`person.dogs[0].owner === person`). Structs cannot: a struct copy met again inside its own
-/// inverse (the owner inside one of its dogs) has that inverse empty, so reading ends.
-///
-/// Sharing identity means a cycle: a person holds its dogs and each dog holds its owner, so, like
-/// any cycle of class instances, they are not freed by reference counting alone. To free a graph
-/// read from the store, empty the inverses first (`person.dogs = LinkingObjects(property:
-/// "owner")`); struct models holding the inverse (and a struct or no link back) form no cycle.
+/// The objects listed are read for the inverse: they are not the instances the rest of the read
+/// returns, so a class graph read from the store holds no reference cycle through an inverse and
+/// is freed as usual. The model being filled, met again inside its own inverse (the owner of one
+/// of its dogs), is a copy whose inverse is empty, so reading ends:
+/// `person.dogs[0].owner?.identifier == person.identifier`, but not `=== person`.
 public struct LinkingObjects<Source: Persistable>: RandomAccessCollection {
     /// The name of the property of `Source` that links to the model declaring this inverse.
     public let property: String
