@@ -25,8 +25,8 @@ struct ModelRegistry: Sendable {
                 plans[plan.typeName] = plan
             }
         }
-        // Sources of inverses count as link targets: reading an inverse meets them again, and
-        // they must then be found again as the same records.
+        // Sources of inverses count as link targets: reading inverses meets them again, and each
+        // is then found as the record already decoded rather than decoded once more.
         let linkTargets = plans.values.map(\.schema).linkTargets
             .union(plans.values.flatMap { $0.inverses.map(\.sourcePlan.typeName) })
         self.plans = plans
