@@ -75,6 +75,34 @@ struct LinkingObjectsTests {
         #expect(try owners.filter(#Predicate { $0.pets.count == 0 }).map(\.identifier) == [1, 3])
     }
 
+    @Test("reads beside writes see inverses of one snapshot")
+    func concurrentReads() async throws {
+        let store = try Store.inMemory(models: [Owner.self])
+        let pets = (0..<20).map { pet($0, owner: Owner.named("o\($0 % 4)", $0 % 4)) }
+        try store.write { try $0.add(contentsOf: pets) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for step in 0..<200 {
+                    let owner = (step / 20 + step) % 4
+                    try store.write { transaction in
+                        try transaction.update(Pet.self, primaryKey: step % 20) { $0.owner = Owner.named("o\(owner)", owner) }
+                    }
+                }
+            }
+            for _ in 0..<3 {
+                group.addTask {
+                    for _ in 0..<50 {
+                        let owners = try store.objects(Owner.self).all()
+                        let listed = owners.flatMap { owner in owner.pets.map { (pet: $0.identifier, lister: owner.identifier, owner: $0.owner?.identifier) } }
+                        #expect(listed.count == 20 && Set(listed.map(\.pet)).count == 20)
+                        #expect(listed.allSatisfy { $0.lister == $0.owner })
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test("reads inside a transaction see its own writes")
     func pendingWrites() throws {
         let store = try Store.inMemory(models: [Owner.self])
