@@ -30,11 +30,12 @@
 /// ``Persistable/modelInstance(managedObject:)``, has it empty.
 ///
 /// The link property may be a to-one link (`Person` or `Person?`) or a to-many one (`[Person]`,
-/// `[Person?]` or `Set<Person>`); a source object linking several times counts once. The model
-/// declaring the inverse needs a primary key, since links point at keys. Anything else is
-/// refused with a ``MappingError`` when the model's plan is built (by `Store` or
-/// ``Persistable/objectSchema()``), naming the property. Opening a store with the declaring model
-/// registers `Source` too.
+/// `[Person?]` or `Set<Person>`); a source object linking several times counts once. Only
+/// `Source` objects stored on their own are listed: a `Source` without a primary key that is
+/// embedded in another model's record is not. The model declaring the inverse needs a primary
+/// key, since links point at keys. Anything else is refused with a ``MappingError`` when the
+/// model's plan is built (by `Store` or ``Persistable/objectSchema()``), naming the property.
+/// Opening a store with the declaring model registers `Source` too.
 ///
 /// The objects listed are read for the inverse: they are not the instances the rest of the read
 /// returns, so a class graph read from the store holds no reference cycle through an inverse and
