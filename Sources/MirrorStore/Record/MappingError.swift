@@ -45,6 +45,16 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         /// Links or embedded models nest `levels` deep, more than the converting thread's stack
         /// can follow; nothing was converted.
         case nestingTooDeep(levels: Int)
+        /// A ``LinkingObjects`` property is declared by a model without a primary key, which links
+        /// cannot point at.
+        case inverseWithoutPrimaryKey(sourceType: String, sourceProperty: String)
+        /// A ``LinkingObjects`` property names a property its source model does not store.
+        case inverseOfMissingProperty(sourceType: String, sourceProperty: String)
+        /// A ``LinkingObjects`` property names a property of its source model that is not a to-one
+        /// or to-many link (`T`, `T?`, `[T]`, `[T?]` or `Set<T>`); `kind` is that property's kind.
+        case inverseOfNonLink(sourceType: String, sourceProperty: String, kind: String)
+        /// A ``LinkingObjects`` property names a link of its source model to another model type.
+        case inverseOfOtherLink(sourceType: String, sourceProperty: String, linkedType: String)
     }
 
     /// What went wrong.
@@ -121,6 +131,14 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
             return "\(subject) cannot be mapped: \(reason)."
         case .nestingTooDeep(let levels):
             return "\(subject) links or embeds models \(levels) levels deep, more than this thread's stack can follow; nothing was converted. Convert on a thread with a larger stack, or split the chain."
+        case .inverseWithoutPrimaryKey(let source, let property):
+            return "\(subject) is the inverse of \(source).\(property), but \(modelType) has no primary key for links to point at; give \(modelType) a primary key."
+        case .inverseOfMissingProperty(let source, let property):
+            return "\(subject) is the inverse of \(source).\(property), but \(source) stores no property named \(property); name a link property of \(source) that points at \(modelType)."
+        case .inverseOfNonLink(let source, let property, let kind):
+            return "\(subject) is the inverse of \(source).\(property), but that property is a \(kind), not a link to \(modelType) (\(modelType)?, [\(modelType)] or Set<\(modelType)>); name a link property of \(source) that points at \(modelType)."
+        case .inverseOfOtherLink(let source, let property, let linked):
+            return "\(subject) is the inverse of \(source).\(property), but that property links to \(linked), not to \(modelType); name a link property of \(source) that points at \(modelType)."
         }
     }
 }

@@ -13,4 +13,9 @@ struct DecodingContext {
     var instances = IdentityMap<AnyObject>()
     /// How many conversions are running one inside the other, through links.
     var depth = 0
+    /// Reads inverse relationships during a store read; `nil` elsewhere, where they stay empty.
+    /// Weak: the store's reader owns the context that points back at it.
+    weak var inverseResolver: (any InverseResolver)?
+    /// The inverses this conversion has read so far.
+    var inverses = InverseState()
 }

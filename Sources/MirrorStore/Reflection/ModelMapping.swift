@@ -83,6 +83,9 @@ enum ModelMapping {
         }
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
             try fill(base, from: record, plan: plan, context: &context)
+            if !plan.inverses.isEmpty {
+                try InverseFilling.fill(base, from: record, plan: plan, context: &context)
+            }
         }
         return instance
     }

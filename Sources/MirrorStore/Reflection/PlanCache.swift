@@ -29,6 +29,8 @@ final class PlanCache: Sendable {
         var factory = CodecFactory(plans: tableLock.withLock { plans })
         do {
             let plan = try factory.plan(for: type)
+            // Inverses name properties of other plans, which are all complete only now.
+            for plan in factory.newPlans { try plan.checkInverses() }
             tableLock.withLock {
                 for plan in factory.newPlans { plans[plan.typeIdentifier] = plan }
             }

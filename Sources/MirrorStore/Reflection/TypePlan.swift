@@ -16,6 +16,8 @@ final class TypePlan: @unchecked Sendable {
     /// dynamic call.
     @exclusivity(unchecked) private(set) var slots: [FieldSlot] = []
     @exclusivity(unchecked) private(set) var schema: ObjectSchema
+    /// The model's `LinkingObjects` properties: not in the schema, filled by store reads.
+    @exclusivity(unchecked) private(set) var inverses: [any InverseField] = []
     /// Whether the type links to other models, so one graph may reach an instance twice.
     private(set) var hasLinks = false
 
@@ -36,6 +38,8 @@ final class TypePlan: @unchecked Sendable {
             guard seen.insert(plan.typeIdentifier).inserted else { continue }
             found.append(plan)
             pending.append(contentsOf: plan.fields.flatMap(\.linkedPlans))
+            // An inverse's source must be registered for the store to read it.
+            pending.append(contentsOf: plan.inverses.map(\.sourcePlan))
         }
         return found
     }
@@ -44,6 +48,7 @@ final class TypePlan: @unchecked Sendable {
     func discard() {
         fields = []
         slots = []
+        inverses = []
     }
 
     static func build(for type: any Persistable.Type, factory: inout CodecFactory) throws(MappingError) -> TypePlan {
@@ -65,6 +70,7 @@ final class TypePlan: @unchecked Sendable {
         let ignored = type.ignoredProperties
         var declaredNames = Set<String>()
         var accessors: [any FieldAccessor] = []
+        var inverseCandidates: [InverseCandidate] = []
         for field in storedFields {
             // A lazy property is a cache its model recomputes on demand, so it is not stored.
             if field.name.hasPrefix(StoredField.lazyStoragePrefix) {
@@ -76,6 +82,10 @@ final class TypePlan: @unchecked Sendable {
             let path = [field.name]
             guard field.isStrong else { throw MappingError(.nonStrongReference, modelType: typeName, path: path) }
             guard field.isVar else { throw MappingError(.immutableProperty, modelType: typeName, path: path) }
+            if let relationship = field.type as? any InverseRelationship.Type {
+                inverseCandidates.append(InverseCandidate(field: field, relationship: relationship))
+                continue
+            }
             do throws(CodecFactory.Failure) {
                 accessors.append(try factory.accessor(for: field.type, name: field.name, offset: field.offset))
             } catch {
@@ -108,6 +118,7 @@ final class TypePlan: @unchecked Sendable {
                 throw MappingError(.unsupportedPrimaryKey(field.kind.description), modelType: typeName, path: [primaryKey])
             }
         }
+        inverses = try InverseCandidate.fields(inverseCandidates, of: type, isClass: isClass, factory: &factory)
         fields = accessors
         slots = accessors.map(\.slot)
         hasLinks = accessors.contains { $0.kind.containsLink }

@@ -25,7 +25,10 @@ struct ModelRegistry: Sendable {
                 plans[plan.typeName] = plan
             }
         }
+        // Sources of inverses count as link targets: reading inverses meets them again, and each
+        // is then found as the record already decoded rather than decoded once more.
         let linkTargets = plans.values.map(\.schema).linkTargets
+            .union(plans.values.flatMap { $0.inverses.map(\.sourcePlan.typeName) })
         self.plans = plans
         self.linkTargets = linkTargets
         entries = Dictionary(uniqueKeysWithValues: plans.values.map { plan in

@@ -27,6 +27,12 @@ final class PendingWrites {
         changes[type, default: [:]].compactMap { key, change in change == nil ? nil : key }
     }
 
+    /// Whether the transaction deleted every stored object of `type`, and the keys of `type` it has
+    /// written (new bytes) or deleted (`nil`) since.
+    func changes(type: String) -> (cleared: Bool, keys: [StorageKey: [UInt8]?]) {
+        (clearedTypes.contains(type), changes[type] ?? [:])
+    }
+
     func put(type: String, key: StorageKey, value: [UInt8]) {
         remember(type: type, key: key)
         changes[type, default: [:]][key] = .some(value)

@@ -4,9 +4,9 @@ import MirrorStoreEngine
 /// Each stored record is decoded once per reader, so shared targets come back as one record and
 /// cycles end.
 final class RecordReader {
-    private let snapshot: EngineSnapshot
-    private let schemas: any SchemaSource
-    private let pending: PendingWrites?
+    let snapshot: EngineSnapshot
+    let schemas: any SchemaSource
+    let pending: PendingWrites?
     private var records: [String: [StorageKey: ManagedObject]] = [:]
     /// One context for the reader's lifetime: a record reached from two objects becomes one model.
     private var context = DecodingContext()
@@ -20,6 +20,7 @@ final class RecordReader {
         self.snapshot = snapshot
         self.schemas = schemas
         self.pending = pending
+        context.inverseResolver = self
     }
 
     func record(type typeName: String, key: StorageKey) throws -> ManagedObject? {
@@ -116,8 +117,10 @@ final class RecordReader {
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey, facts: ReadingFacts
     ) throws -> Model {
         do {
-            return try ModelMapping.model(type, plan: plan, context: &context) { assign in
-                try decoder.forEachValue(in: bytes, schema: facts.schema, assign)
+            return try mapping { context in
+                try ModelMapping.model(type, plan: plan, context: &context) { assign in
+                    try decoder.forEachValue(in: bytes, schema: facts.schema, assign)
+                }
             }
         } catch let failure as RecordCodingFailure {
             throw StoreError(failure, typeName: facts.typeName, key: key.description)
@@ -136,7 +139,19 @@ final class RecordReader {
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, record: ManagedObject) throws -> Model {
         // A model is met twice only through links: from itself, or to its type.
         let tracksIdentity = plan.hasLinks || schemas.isLinkTarget(plan.typeName)
-        return try ModelMapping.model(type, from: record, plan: plan, context: &context, tracksIdentity: tracksIdentity)
+        return try mapping { context throws(MappingError) in
+            try ModelMapping.model(type, from: record, plan: plan, context: &context, tracksIdentity: tracksIdentity)
+        }
+    }
+
+    /// Runs one mapping with the reader's context. A read of an inverse that failed inside it
+    /// comes out as a `MappingError` (the mapping throws nothing else): the original is thrown.
+    private func mapping<Result>(_ body: (inout DecodingContext) throws -> Result) throws -> Result {
+        do {
+            return try body(&context)
+        } catch {
+            throw context.inverses.takeFailure() ?? error
+        }
     }
 
     /// Every stored record of a type in key order, read in bulk (a snapshot reader only).
