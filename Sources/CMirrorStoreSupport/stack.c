@@ -3,7 +3,7 @@
 #include "CMirrorStoreSupport.h"
 #include <pthread.h>
 
-int mirrorstore_stack_lowest_address(uintptr_t *lowest) {
+static int stack_lowest_address(uintptr_t *lowest) {
 #if defined(__APPLE__)
     pthread_t thread = pthread_self();
     uintptr_t top = (uintptr_t)pthread_get_stackaddr_np(thread);
@@ -26,4 +26,13 @@ int mirrorstore_stack_lowest_address(uintptr_t *lowest) {
     (void)lowest;
     return 0;
 #endif
+}
+
+int mirrorstore_stack_remaining(size_t *remaining) {
+    uintptr_t lowest = 0;
+    if (!stack_lowest_address(&lowest)) return 0;
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    if (here < lowest) return 0;
+    *remaining = here - lowest;
+    return 1;
 }

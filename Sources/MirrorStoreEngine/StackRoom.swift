@@ -15,18 +15,11 @@ package enum StackRoom {
     /// error's unwinding.
     package static let reserve = 512 * 1024
 
-    /// Whether less than ``reserve`` bytes of stack are left below the caller.
+    /// Whether less than ``reserve`` bytes of stack are left below the caller. When the system
+    /// does not say, the answer is no: a walk then behaves as it would without the check.
     package static var isLow: Bool {
-        guard let lowest = lowestAddress() else { return false }
-        var marker: UInt8 = 0
-        let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        return here < lowest || here - lowest < UInt(reserve)
-    }
-
-    /// The lowest usable address of the current thread's stack, or `nil` when the system does
-    /// not say.
-    private static func lowestAddress() -> UInt? {
-        var lowest: UInt = 0
-        return mirrorstore_stack_lowest_address(&lowest) == 1 ? lowest : nil
+        var remaining = 0
+        guard mirrorstore_stack_remaining(&remaining) == 1 else { return false }
+        return remaining < reserve
     }
 }

@@ -18,10 +18,11 @@ int mirrorstore_crc32c_hardware_available(void);
 /// elsewhere it returns `crc` unchanged.
 uint32_t mirrorstore_crc32c_hardware_update(uint32_t crc, const void *data, size_t length);
 
-/// Stores the lowest usable address of the calling thread's stack (above its
-/// guard area) in `lowest` and returns 1, or returns 0 when the system does not
-/// say. Stacks grow down, so this is where a deep recursion would fault.
-int mirrorstore_stack_lowest_address(uintptr_t *lowest);
+/// Stores in `remaining` how many bytes of the calling thread's stack are left
+/// below the caller (above the stack's guard area) and returns 1, or returns 0
+/// when the system does not say. Measured from the frame address, which stays
+/// on the real stack even when AddressSanitizer moves locals to fake frames.
+int mirrorstore_stack_remaining(size_t *remaining);
 
 #ifdef __cplusplus
 }
