@@ -203,7 +203,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
         let resolution = try SortResolution.resolve(descriptors, schema: source.schema)
-        if case .records(let keys) = resolution, keys.count == 1, let byIndex = indexOrdered(by: keys[0]) {
+        if case .records(let keys) = resolution, keys.count == 1,
+           let byIndex = indexOrdered(by: keys[0]) ?? indexRangeOrdered(by: keys[0]) {
             return byIndex
         }
         let order: QueryPlan.Order
@@ -242,6 +243,21 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
         return Results(source: source, conditions: conditions, rows: .keys(groups.reversed().flatMap { $0 }),
                        plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+    }
+
+    /// Filtered results in the order of the index range their filter read, when that index
+    /// answered the filter exactly and orders by the sort key's property: the range, read in
+    /// order, is already sorted (equal values in key order), so no record is read.
+    private func indexRangeOrdered(by key: RecordSortKey) -> Results<Model>? {
+        guard !conditions.isEmpty, plan.order == .primaryKey, plan.filter == .none, key.ascending,
+              key.stringComparator == nil, IndexKeys.ordersExactly(key.kind) else { return nil }
+        let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot).accessPath(for: conditions)
+        guard access.isExact, access.property == key.property, case .index(let name, let lower, let upper) = access.source,
+              let index = source.snapshot.index(named: name) else { return nil }
+        let keys = index.objects(from: lower, to: upper)
+        guard keys.count == endIndex else { return nil }
+        return Results(source: source, conditions: conditions, rows: .keys(keys),
+                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: .index(name: name, ascending: true)))
     }
 
     private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey] {
