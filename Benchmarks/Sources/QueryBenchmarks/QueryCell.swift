@@ -78,8 +78,10 @@ struct QuerySizes: Codable {
 /// What a child reports for one cell.
 struct QueryCellResult: Codable {
     var cell: String
-    /// Seconds per operation (a query, an inserted object, an open).
+    /// Wall-clock seconds per operation (a query, an inserted object, an open).
     var seconds: Double
+    /// CPU seconds of the process per operation, over the same span.
+    var cpuSeconds: Double
     /// Operations timed.
     var operations: Int
     /// Results checked against the fixtures before timing.
