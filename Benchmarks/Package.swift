@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Benchmarks live in their own package so the library keeps no benchmark dependencies, and are
-// always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`
-// and `swift run -c release --package-path Benchmarks store-benchmarks`.
+// always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`,
+// `... store-benchmarks` and `... query-benchmarks`.
 let package = Package(
     name: "MirrorStoreBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -37,6 +37,17 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/StoreBenchmarks"),
+        // Queries and secondary indexes: MirrorStore's Results against GRDB 7 with the same SQL
+        // indexes, each cell in a child process of its own.
+        .executableTarget(
+            name: "query-benchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "CMallocStatistics",
+                .product(name: "MirrorStore", package: "MirrorStore"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/QueryBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -110,12 +110,18 @@ struct OrderedIndex: Sendable {
     func forEach(from lower: IndexBound, _ body: (IndexEntry) -> Bool) {
         let probe = IndexEntry(key: lower.key, object: .integer(Int64.min))
         var chunk = chunkIndex(for: probe)
+        // Entries before the bound in the first chunk are skipped by a binary search, not tested
+        // one by one: a lookup costs a few comparisons, not half a chunk's.
+        var start = chunk < chunks.count ? Self.position(of: probe, in: chunks[chunk]) : 0
         while chunk < chunks.count {
-            for entry in chunks[chunk] {
+            let entries = chunks[chunk]
+            for position in start..<entries.count {
+                let entry = entries[position]
                 if entry.key < lower.key || (!lower.isInclusive && !(lower.key < entry.key)) { continue }
                 if !body(entry) { return }
             }
             chunk += 1
+            start = 0
         }
     }
 }

@@ -139,9 +139,12 @@ struct RecordProjection: Sendable {
     /// so no schema is needed. Nesting is walked with an explicit stack, so a deeply nested value
     /// cannot exhaust the thread's stack.
     static func skip(from reader: inout ByteReader) throws(DecodeFailure) {
-        // Each entry is a value still to skip; `true` marks a dictionary entry, whose key comes first.
-        var pending: [Bool] = [false]
-        while let isEntry = pending.popLast() {
+        // Each entry is a value still to skip after the current one; `true` marks a dictionary
+        // entry, whose key comes first. It stays empty, and unallocated, for a scalar: skipping
+        // the properties before a queried one allocates nothing.
+        var pending: [Bool] = []
+        var isEntry = false
+        while true {
             if isEntry { _ = try reader.lengthPrefixedRange() }
             let start = reader.position
             let tagByte = try reader.byte()
@@ -159,6 +162,8 @@ struct RecordProjection: Sendable {
             case .embedded, .list: pending += repeatElement(false, count: try reader.count())
             case .dictionary: pending += repeatElement(true, count: try reader.count())
             }
+            guard let next = pending.popLast() else { return }
+            isEntry = next
         }
     }
 }

@@ -68,7 +68,7 @@ struct QueryExecution<Model: Persistable> {
         var candidates: [StorageKey]
         switch access.source {
         case .scan:
-            if conditions.isEmpty { return source.snapshot.keys(type: typeName).sorted(by: StorageKey.precedes) }
+            if conditions.isEmpty { return Self.sortedByPrimaryKey(source.snapshot.keys(type: typeName)) }
             return try filteredScan()
         case .primaryKeys(let keys):
             candidates = keys.filter { source.snapshot.contains(type: typeName, key: $0) }
@@ -77,8 +77,7 @@ struct QueryExecution<Model: Persistable> {
         case .linked(let join):
             candidates = try join.candidateKeys(source: source)
         }
-        candidates.sort(by: StorageKey.precedes)
-        candidates = Self.deduplicated(candidates)
+        candidates = Self.deduplicated(Self.sortedByPrimaryKey(candidates))
         if access.isExact || conditions.isEmpty { return candidates }
         let tester = try ConditionTester(source: source, conditions: conditions)
         return try candidates.filter { key in
@@ -94,7 +93,20 @@ struct QueryExecution<Model: Persistable> {
         for (key, bytes) in try source.snapshot.entries(type: source.plan.typeName) where try tester.matches(bytes, key: key) {
             matches.append(key)
         }
-        return matches.sorted(by: StorageKey.precedes)
+        return Self.sortedByPrimaryKey(matches)
+    }
+
+    /// `keys` in primary-key order. Integer keys, the usual case, are sorted as plain integers:
+    /// several times faster than through the enum's comparison, which dominated counting a range.
+    static func sortedByPrimaryKey(_ keys: [StorageKey]) -> [StorageKey] {
+        var integers: [Int64] = []
+        integers.reserveCapacity(keys.count)
+        for key in keys {
+            guard case .integer(let value) = key else { return keys.sorted(by: StorageKey.precedes) }
+            integers.append(value)
+        }
+        integers.sort()
+        return integers.map { .integer($0) }
     }
 
     /// Sorted keys with each one once (an object with several matching values of a multi-valued

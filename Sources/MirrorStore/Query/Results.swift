@@ -223,7 +223,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Results<Model> {
-        if sortKeys.count == 1, let byIndex = indexOrdered(by: sortKeys[0]) { return byIndex }
+        if sortKeys.count == 1, let byIndex = indexOrdered(by: sortKeys[0]) ?? indexRangeOrdered(by: sortKeys[0]) {
+            return byIndex
+        }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
         return Results(source: source, conditions: conditions, rows: .keys(try sortOnRecords(allKeys, by: sortKeys)),
                        plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
@@ -251,6 +253,21 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
         return Results(source: source, conditions: conditions, rows: .keys(groups.reversed().flatMap { $0 }),
                        plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+    }
+
+    /// Filtered results in the order of the index range their filter read, when that index
+    /// answered the filter exactly and orders by the sort key's property: the range, read in
+    /// order, is already sorted (equal values in key order), so no record is read.
+    private func indexRangeOrdered(by key: RecordSortKey) -> Results<Model>? {
+        guard !conditions.isEmpty, plan.order == .primaryKey, plan.filter == .none, key.ascending,
+              key.stringComparator == nil, IndexKeys.ordersExactly(key.kind) else { return nil }
+        let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: conditions)
+        guard access.isExact, access.property == key.property, case .index(let name, let lower, let upper) = access.source,
+              let index = source.snapshot.index(named: name) else { return nil }
+        let keys = index.objects(from: lower, to: upper)
+        guard keys.count == endIndex else { return nil }
+        return Results(source: source, conditions: conditions, rows: .keys(keys),
+                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: .index(name: name, ascending: true)))
     }
 
     private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey] {

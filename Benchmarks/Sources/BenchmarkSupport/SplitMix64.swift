@@ -1,0 +1,23 @@
+/// SplitMix64: a small, fast, well-mixed generator, so every run builds the same data.
+///
+/// ```swift
+/// var random = SplitMix64(seed: 42)
+/// let age = 18 + Int(random.next() % 73)
+/// ```
+public struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    /// A generator whose sequence is fixed by `seed`.
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    /// The next value of the sequence.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import MirrorStore
+
+/// MirrorStore with its default configuration; every query starts from `store.objects(_:)`.
+final class MirrorStoreQueries: QuerySystem {
+    static let fileExtension = "mirrorstore"
+    let store: Store
+
+    init(path: String) throws {
+        store = try Store(path: path, models: [Customer.self], configuration: Store.Configuration())
+    }
+
+    static func create(path: String) throws -> MirrorStoreQueries {
+        try MirrorStoreQueries(path: path)
+    }
+
+    static func files(for path: String) -> [String] {
+        [path, path + ".lock"]
+    }
+
+    /// The first `objects(_:)` of a store decodes every stored customer once (its validation).
+    func warmUp() throws {
+        _ = try store.objects(Customer.self)
+    }
+
+    func insert(_ customers: [Customer]) throws {
+        try store.write { try $0.add(contentsOf: customers) }
+    }
+
+    private func emailResults(_ email: String) throws -> Results<Customer> {
+        try store.objects(Customer.self).filter(#Predicate { $0.email == email })
+    }
+
+    private func windowResults(_ window: Range<Date>) throws -> Results<Customer> {
+        let lower = window.lowerBound, upper = window.upperBound
+        return try store.objects(Customer.self).filter(#Predicate { $0.createdAt >= lower && $0.createdAt < upper })
+    }
+
+    private func sortedWindowResults(_ window: Range<Date>) throws -> Results<Customer> {
+        try windowResults(window).sorted(using: SortDescriptor(\.createdAt))
+    }
+
+    private func firstResults() throws -> Results<Customer> {
+        try store.objects(Customer.self).sorted(using: SortDescriptor(\.createdAt))
+    }
+
+    private func cityResults(_ city: String) throws -> Results<Customer> {
+        try store.objects(Customer.self).filter(#Predicate { $0.city == city })
+    }
+
+    func withEmail(_ email: String) throws -> [Customer] {
+        try emailResults(email).all()
+    }
+
+    func created(in window: Range<Date>) throws -> [Customer] {
+        try sortedWindowResults(window).all()
+    }
+
+    func firstCreated(_ limit: Int) throws -> [Customer] {
+        Array(try firstResults().prefix(limit))
+    }
+
+    func living(in city: String) throws -> [Customer] {
+        try cityResults(city).all()
+    }
+
+    func count(createdIn window: Range<Date>) throws -> Int {
+        try windowResults(window).count
+    }
+
+    func count() throws -> Int {
+        try store.objects(Customer.self).count
+    }
+
+    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String {
+        let plan: QueryPlan
+        let usesIndex: Bool
+        switch workload {
+        case .equal:
+            plan = try emailResults(email).plan
+            usesIndex = plan.access == .index(name: "Customer.email", range: "== \(email.debugDescription)") && plan.filter == .none
+        case .range:
+            plan = try sortedWindowResults(window).plan
+            usesIndex = plan.indexName == "Customer.createdAt" && plan.filter == .none
+        case .count:
+            plan = try windowResults(window).plan
+            usesIndex = plan.indexName == "Customer.createdAt" && plan.filter == .none
+        case .first20:
+            plan = try firstResults().plan
+            usesIndex = plan.order == .index(name: "Customer.createdAt", ascending: true)
+        case .scan:
+            plan = try cityResults(city).plan
+            usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .records
+        case .insert, .open, .openPlain:
+            return ""
+        }
+        guard usesIndex else { throw QueryBenchmarkFailure("\(workload.rawValue)/MirrorStore: unexpected plan: \(plan)") }
+        return plan.description
+    }
+
+    func close() throws {
+        try store.close()
+    }
+}

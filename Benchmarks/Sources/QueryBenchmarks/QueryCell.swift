@@ -1,0 +1,99 @@
+import Foundation
+
+/// What a query cell does; see docs/BENCHMARKS.md, "Queries and indexes versus GRDB".
+enum QueryWorkload: String, CaseIterable, Codable {
+    /// `email == x` on the unique index: one customer, mapped to a model.
+    case equal
+    /// `createdAt` in a window holding about 1% (1,000 of 100,000), sorted by `createdAt`, mapped.
+    case range
+    /// Every customer sorted by `createdAt`, the first 20 mapped.
+    case first20 = "first-20"
+    /// `city == x` on the unindexed `city`: every customer tested, about 1% match, mapped.
+    case scan
+    /// The number of customers with `createdAt` in a window holding about 10%.
+    case count
+    /// 100,000 customers in one transaction into a new store with both indexes.
+    case insert
+    /// Opening a store of `openObjects` customers with both indexes (rebuilt on open), reading one.
+    case open
+    /// The same store without secondary indexes: the baseline of the index memory.
+    case openPlain = "open-plain"
+
+    /// The systems that run it: the open cells measure MirrorStore's own index rebuild.
+    var systems: [QuerySystemName] {
+        switch self {
+        case .open, .openPlain: [.mirrorStore]
+        default: [.mirrorStore, .grdb]
+        }
+    }
+
+    /// What one operation is, for the tables.
+    var operation: String {
+        switch self {
+        case .insert: "object"
+        case .open, .openPlain: "open"
+        default: "query"
+        }
+    }
+}
+
+enum QuerySystemName: String, Codable {
+    case mirrorStore = "MirrorStore"
+    case grdb = "GRDB"
+}
+
+/// One measured combination, run in a child process of its own.
+struct QueryCell: Hashable {
+    let workload: QueryWorkload
+    let system: QuerySystemName
+
+    var name: String { "\(workload.rawValue)/\(system.rawValue)" }
+
+    init(_ workload: QueryWorkload, _ system: QuerySystemName) {
+        self.workload = workload
+        self.system = system
+    }
+
+    init?(name: String) {
+        guard let cell = Self.all.first(where: { $0.name == name }) else { return nil }
+        self = cell
+    }
+
+    static let all: [QueryCell] = QueryWorkload.allCases.flatMap { workload in
+        workload.systems.map { QueryCell(workload, $0) }
+    }
+}
+
+/// The sizes and the seed, shared by the parent and its children.
+struct QuerySizes: Codable {
+    var objects = 100_000
+    var openObjects = 1_000_000
+    var seed: UInt64 = 20_261_123
+
+    var arguments: [String] {
+        ["--objects", "\(objects)", "--open-objects", "\(openObjects)", "--seed", "\(seed)"]
+    }
+}
+
+/// What a child reports for one cell.
+struct QueryCellResult: Codable {
+    var cell: String
+    /// Wall-clock seconds per operation (a query, an inserted object, an open).
+    var seconds: Double
+    /// CPU seconds of the process per operation, over the same span.
+    var cpuSeconds: Double
+    /// Operations timed.
+    var operations: Int
+    /// Results checked against the fixtures before timing.
+    var verified: Int
+    /// The plan each system reported for the cell's query (MirrorStore's `Results.plan`,
+    /// SQLite's `EXPLAIN QUERY PLAN`).
+    var plan: String
+    /// Open: malloc'ed bytes left allocated by opening the store and reading one customer.
+    var allocatedGrowth: Int?
+}
+
+/// Where the stores the read cells share live in the scratch directory.
+func sharedStorePath(directory: String, name: String, objects: Int, fileExtension: String) -> String {
+    "\(directory)/\(name)-\(objects).\(fileExtension)"
+}

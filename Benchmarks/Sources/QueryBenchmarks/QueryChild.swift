@@ -1,0 +1,246 @@
+import BenchmarkSupport
+import CMallocStatistics
+import Foundation
+import MirrorStore
+
+// The child side: one process per cell and repetition. A child opens (or builds) its store,
+// warms up, checks every query's result and plan against the fixtures, then times the queries.
+
+private let origin = ContinuousClock.now
+
+/// Seconds since this process first asked, on the monotonic clock.
+private func now() -> Double {
+    let components = origin.duration(to: .now).components
+    return Double(components.seconds) + Double(components.attoseconds) / 1e18
+}
+
+/// CPU seconds this process has used, on every thread: less disturbed than the wall clock when
+/// other work shares the cores.
+func processorSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Runs `pass` once to size the loop, then as many times as fill about `budget` seconds; returns
+/// the wall-clock and CPU seconds per operation (`pass` returns how many operations it did).
+@inline(never)
+func timedPasses(budget: Double = 0.5, _ pass: () throws -> Int) rethrows -> (seconds: Double, cpuSeconds: Double, operations: Int) {
+    let start = now()
+    _ = try pass()
+    let once = max(now() - start, 1e-9)
+    let passes = max(1, Int((budget / once).rounded(.up)))
+    var operations = 0
+    let timed = now()
+    let cpu = processorSeconds()
+    for _ in 0..<passes { operations += try pass() }
+    let cpuSeconds = processorSeconds() - cpu
+    return ((now() - timed) / Double(operations), cpuSeconds / Double(operations), operations)
+}
+
+/// Runs one cell with `System` in this process.
+struct QueryCellRunner<System: QuerySystem> {
+    let cell: QueryCell
+    let sizes: QuerySizes
+    let directory: String
+
+    private var seed: UInt64 { sizes.seed }
+
+    func run() throws -> QueryCellResult {
+        switch cell.workload {
+        case .insert: try insert()
+        case .open: try open(plain: false)
+        case .openPlain: try open(plain: true)
+        default: try query()
+        }
+    }
+
+    private func failure(_ text: String) -> QueryBenchmarkFailure {
+        QueryBenchmarkFailure("\(cell.name): \(text)")
+    }
+
+    /// Checks that `got` are the customers `expected`, in that order, every field.
+    private func check(_ got: [Customer], _ expected: [Customer], _ label: String) throws {
+        guard got.count == expected.count else {
+            throw failure("\(label): \(got.count) customers, expected \(expected.count)")
+        }
+        for (found, wanted) in zip(got, expected) where found.fields != wanted.fields {
+            throw failure("\(label): got \(found.fields), expected \(wanted.fields)")
+        }
+    }
+
+    private func query() throws -> QueryCellResult {
+        let all = QueryFixtures.customers(1...sizes.objects, seed: seed)
+        let byCreation = all.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let emails = QueryFixtures.sample(500, of: sizes.objects, seed: seed).map { all[$0 - 1].email }
+        let narrow = QueryFixtures.windows(20, fraction: 0.01, seed: seed)
+        let wide = QueryFixtures.windows(20, fraction: 0.1, seed: seed &+ 1)
+        let cities = Array(QueryFixtures.cities.prefix(10))
+
+        let path = sharedStorePath(directory: directory, name: "customers", objects: sizes.objects, fileExtension: System.fileExtension)
+        let system = try System(path: path)
+        try system.warmUp()
+        guard try system.count() == sizes.objects else { throw failure("the store does not hold \(sizes.objects) customers") }
+        let plan = try system.checkPlan(cell.workload, email: emails[0], window: narrow[0], city: cities[0])
+
+        // Every query once, checked: this is also the warm-up of the timed loop.
+        var verified = 0
+        let pass: () throws -> Int
+        switch cell.workload {
+        case .equal:
+            let byEmail = Dictionary(uniqueKeysWithValues: all.map { ($0.email, $0) })
+            for email in emails {
+                try check(try system.withEmail(email), byEmail[email].map { [$0] } ?? [], email)
+                verified += 1
+            }
+            pass = {
+                for email in emails { blackHole(try system.withEmail(email)) }
+                return emails.count
+            }
+        case .range:
+            for window in narrow {
+                let expected = byCreation.filter { window.contains($0.createdAt) }
+                guard expected.count * 200 > sizes.objects && expected.count * 50 < sizes.objects else { throw failure("a window holds \(expected.count) customers") }
+                try check(try system.created(in: window), expected, "\(window)")
+                verified += expected.count
+            }
+            pass = {
+                for window in narrow { blackHole(try system.created(in: window)) }
+                return narrow.count
+            }
+        case .first20:
+            try check(try system.firstCreated(20), Array(byCreation.prefix(20)), "first 20")
+            verified = 20
+            pass = {
+                for _ in 0..<100 { blackHole(try system.firstCreated(20)) }
+                return 100
+            }
+        case .scan:
+            for city in cities {
+                try check(try system.living(in: city), all.filter { $0.city == city }, city)
+                verified += 1
+            }
+            pass = {
+                for city in cities { blackHole(try system.living(in: city)) }
+                return cities.count
+            }
+        case .count:
+            for window in wide {
+                let expected = all.count { window.contains($0.createdAt) }
+                let got = try system.count(createdIn: window)
+                guard got == expected else { throw failure("\(window): counted \(got), expected \(expected)") }
+                verified += 1
+            }
+            pass = {
+                var total = 0
+                for window in wide { total &+= try system.count(createdIn: window) }
+                blackHole(total)
+                return wide.count
+            }
+        case .insert, .open, .openPlain:
+            throw failure("not a query cell")
+        }
+        let (seconds, cpuSeconds, operations) = try timedPasses(pass)
+        try system.close()
+        return QueryCellResult(cell: cell.name, seconds: seconds, cpuSeconds: cpuSeconds, operations: operations, verified: verified, plan: plan)
+    }
+
+    private func insert() throws -> QueryCellResult {
+        let customers = QueryFixtures.customers(1...sizes.objects, seed: seed)
+        // The write path's first use (reflection plans, statement compilation) on a throwaway store.
+        let warmUpPath = "\(directory)/warm-up-\(getpid()).\(System.fileExtension)"
+        let warmUp = try System.create(path: warmUpPath)
+        try warmUp.insert(QueryFixtures.customers(1...1_000, seed: seed &+ 3))
+        try warmUp.close()
+        System.removeFiles(for: warmUpPath)
+
+        let path = "\(directory)/insert-\(getpid()).\(System.fileExtension)"
+        defer { System.removeFiles(for: path) }
+        let system = try System.create(path: path)
+        let start = now()
+        let cpu = processorSeconds()
+        try system.insert(customers)
+        let cpuSeconds = processorSeconds() - cpu
+        let seconds = now() - start
+        try system.close()
+
+        // Reopened: every customer there, and both indexes answer.
+        let reopened = try System(path: path)
+        try reopened.warmUp()
+        guard try reopened.count() == sizes.objects else { throw failure("the store does not hold \(sizes.objects) customers") }
+        let sample = QueryFixtures.sample(200, of: sizes.objects, seed: seed)
+        for id in sample {
+            let customer = customers[id - 1]
+            try check(try reopened.withEmail(customer.email), [customer], customer.email)
+        }
+        let window = QueryFixtures.windows(1, fraction: 0.01, seed: seed)[0]
+        let expected = customers.filter { window.contains($0.createdAt) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        try check(try reopened.created(in: window), expected, "\(window)")
+        let plan = try reopened.checkPlan(.equal, email: customers[0].email, window: window, city: "")
+            + " | " + reopened.checkPlan(.range, email: customers[0].email, window: window, city: "")
+        try reopened.close()
+        return QueryCellResult(cell: cell.name, seconds: seconds / Double(sizes.objects), cpuSeconds: cpuSeconds / Double(sizes.objects), operations: sizes.objects,
+                               verified: sample.count + expected.count, plan: plan)
+    }
+
+    /// Opens the shared large store, its file in the page cache, and reads one customer; reports
+    /// what the open left allocated.
+    private func open(plain: Bool) throws -> QueryCellResult {
+        let name = plain ? "plain" : "customers"
+        let path = sharedStorePath(directory: directory, name: name, objects: sizes.openObjects, fileExtension: MirrorStoreQueries.fileExtension)
+        readThrough(path)
+        let id = sizes.openObjects / 2 + 1
+        let expected = QueryFixtures.customer(id: id, seed: seed)
+        let allocatedBefore = malloc_statistics_allocated_bytes()
+        let opened = try OpenedStore(path: path, plain: plain, id: id)
+        let allocatedGrowth = Int(malloc_statistics_allocated_bytes()) - Int(allocatedBefore)
+        guard opened.fields == expected.fields else { throw failure("customer \(id) reads back as \(String(describing: opened.fields))") }
+        var plan = ""
+        if !plain {
+            // The rebuilt indexes answer (outside the timed open: objects(_:) validates every customer).
+            let email = expected.email
+            let results = try opened.store.objects(Customer.self).filter(#Predicate { $0.email == email })
+            guard results.count == 1, results[0].fields == expected.fields, results.plan.indexName == "Customer.email" else {
+                throw failure("the email index does not find customer \(id): \(results.plan)")
+            }
+            let first = try opened.store.objects(Customer.self).sorted(using: SortDescriptor(\.createdAt))
+            guard first.count == sizes.openObjects, first.plan.indexName == "Customer.createdAt" else {
+                throw failure("the createdAt index is not whole: \(first.plan)")
+            }
+            plan = results.plan.description + " | " + first.plan.description
+        }
+        try opened.store.close()
+        var result = QueryCellResult(cell: cell.name, seconds: opened.seconds, cpuSeconds: opened.cpuSeconds, operations: 1, verified: 1, plan: plan)
+        result.allocatedGrowth = allocatedGrowth
+        return result
+    }
+
+    /// Reads a file to its end, so its pages are in the page cache.
+    private func readThrough(_ path: String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {}
+    }
+}
+
+/// A store of 1,000,000 customers opened, one customer read, timed together.
+private struct OpenedStore {
+    let store: Store
+    let fields: CustomerFields?
+    let seconds: Double
+    let cpuSeconds: Double
+
+    init(path: String, plain: Bool, id: Int) throws {
+        let start = now()
+        let cpu = processorSeconds()
+        if plain {
+            store = try Store(path: path, models: [PlainCustomer.self], configuration: Store.Configuration())
+            fields = try store.object(PlainCustomer.self, primaryKey: id)?.fields
+        } else {
+            store = try Store(path: path, models: [Customer.self], configuration: Store.Configuration())
+            fields = try store.object(Customer.self, primaryKey: id)?.fields
+        }
+        seconds = now() - start
+        cpuSeconds = processorSeconds() - cpu
+    }
+}

@@ -1,0 +1,146 @@
+import BenchmarkSupport
+import Foundation
+import GRDB
+import MirrorStore
+
+/// The customer both systems store and query: eight fields, with a unique index on `email` and
+/// an ordered index on `createdAt` (MirrorStore through `uniqueProperties` and
+/// `indexedProperties`, SQLite through `CREATE INDEX`). `city` is not indexed.
+final class Customer: Persistable, Codable, FetchableRecord, PersistableRecord {
+    var id = 0
+    var name = ""
+    var email = ""
+    var city = ""
+    var age = 0
+    var score = 0.0
+    var active = false
+    var createdAt = Date(timeIntervalSince1970: 0)
+
+    init() {}
+
+    static var primaryKey: String? { "id" }
+    static var indexedProperties: [String] { ["createdAt"] }
+    static var uniqueProperties: [String] { ["email"] }
+    /// GRDB's table.
+    static let databaseTableName = "customer"
+
+    /// A plain copy of the fields, for comparing results.
+    var fields: CustomerFields {
+        CustomerFields(id: id, name: name, email: email, city: city, age: age, score: score, active: active, createdAt: createdAt)
+    }
+}
+
+/// The same eight fields without any secondary index: the baseline the index memory is
+/// measured against.
+final class PlainCustomer: Persistable {
+    var id = 0
+    var name = ""
+    var email = ""
+    var city = ""
+    var age = 0
+    var score = 0.0
+    var active = false
+    var createdAt = Date(timeIntervalSince1970: 0)
+
+    init() {}
+
+    static var primaryKey: String? { "id" }
+
+    convenience init(_ customer: Customer) {
+        self.init()
+        id = customer.id
+        name = customer.name
+        email = customer.email
+        city = customer.city
+        age = customer.age
+        score = customer.score
+        active = customer.active
+        createdAt = customer.createdAt
+    }
+
+    var fields: CustomerFields {
+        CustomerFields(id: id, name: name, email: email, city: city, age: age, score: score, active: active, createdAt: createdAt)
+    }
+}
+
+/// A customer's stored fields as a value, so results compare with `==`.
+struct CustomerFields: Equatable {
+    var id: Int
+    var name: String
+    var email: String
+    var city: String
+    var age: Int
+    var score: Double
+    var active: Bool
+    var createdAt: Date
+}
+
+/// The data set. Customer `id` is a pure function of `(id, seed)`, so every process builds the
+/// same customers and can compute what a query must return.
+enum QueryFixtures {
+    static let firstNames = [
+        "Ada", "Alan", "Barbara", "Bjarne", "Brian", "Charles", "Claude", "Dennis", "Donald", "Edsger",
+        "Frances", "Grace", "Guido", "Hedy", "John", "Joan", "Ken", "Leslie", "Linus", "Margaret",
+        "Niklaus", "Radia", "Richard", "Robin", "Shafi", "Sophie", "Tim", "Tony", "Vint", "Whitfield",
+        "Yukihiro", "Christopher",
+    ]
+    static let lastNames = [
+        "Lovelace", "Turing", "Liskov", "Stroustrup", "Kernighan", "Babbage", "Shannon", "Ritchie",
+        "Knuth", "Dijkstra", "Allen", "Hopper", "van Rossum", "Lamarr", "McCarthy", "Clarke", "Thompson",
+        "Lamport", "Torvalds", "Hamilton", "Wirth", "Perlman", "Stallman", "Milner", "Goldwasser",
+        "Wilson", "Berners-Lee", "Hoare", "Cerf", "Diffie", "Matsumoto", "Strachey",
+    ]
+    /// 100 cities, so a city matches about 1% of the customers.
+    static let cities: [String] = {
+        let first = ["North", "South", "East", "West", "New", "Old", "Upper", "Lower", "Great", "Little"]
+        let second = ["Haven", "Field", "Bridge", "Ford", "Port", "Wood", "Brook", "Hill", "Dale", "Mouth"]
+        return first.flatMap { a in second.map { b in "\(a) \(b)" } }
+    }()
+    /// 2017-07-14 02:40:00 UTC. Creation dates fall in the `dateSpan` seconds after it, in steps
+    /// of 1/8 s: exact in binary and in GRDB's millisecond date text.
+    static let firstDate = 1_500_000_000.0
+    static let dateSpan = 8.0 * 365 * 86_400
+
+    static func customer(id: Int, seed: UInt64) -> Customer {
+        var random = SplitMix64(seed: seed ^ (UInt64(truncatingIfNeeded: id) &* 0xD6E8_FEB8_6659_FD93))
+        let first = firstNames[Int(random.next() % UInt64(firstNames.count))]
+        let last = lastNames[Int(random.next() % UInt64(lastNames.count))]
+        let customer = Customer()
+        customer.id = id
+        customer.name = "\(first) \(last)"
+        customer.email = "\(first.lowercased()).\(last.lowercased().replacingOccurrences(of: " ", with: ""))\(id)@example.com"
+        customer.city = cities[Int(random.next() % UInt64(cities.count))]
+        customer.age = 18 + Int(random.next() % 73)
+        customer.score = Double(random.next() % 1_000_000) / 100
+        customer.active = random.next() % 4 != 0
+        customer.createdAt = Date(timeIntervalSince1970: firstDate + Double(random.next() % UInt64(dateSpan * 8)) / 8)
+        return customer
+    }
+
+    static func customers(_ ids: some Sequence<Int>, seed: UInt64) -> [Customer] {
+        ids.map { customer(id: $0, seed: seed) }
+    }
+
+    /// `count` distinct ids out of `1...objects`, in a seeded order.
+    static func sample(_ count: Int, of objects: Int, seed: UInt64) -> [Int] {
+        var random = SplitMix64(seed: seed &+ 17)
+        var ids: [Int] = []
+        var seen: Set<Int> = []
+        while ids.count < min(count, objects) {
+            let id = 1 + Int(random.next() % UInt64(objects))
+            if seen.insert(id).inserted { ids.append(id) }
+        }
+        return ids
+    }
+
+    /// `count` date windows, each `fraction` of the span wide, at seeded places: whole seconds,
+    /// so both systems compare the bounds exactly.
+    static func windows(_ count: Int, fraction: Double, seed: UInt64) -> [Range<Date>] {
+        var random = SplitMix64(seed: seed &+ 41)
+        let width = (dateSpan * fraction).rounded()
+        return (0..<count).map { _ in
+            let start = firstDate + Double(random.next() % UInt64(dateSpan - width))
+            return Date(timeIntervalSince1970: start)..<Date(timeIntervalSince1970: start + width)
+        }
+    }
+}

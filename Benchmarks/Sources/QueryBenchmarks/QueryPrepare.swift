@@ -1,0 +1,51 @@
+import Foundation
+import MirrorStore
+
+/// Builds the stores the read cells share, in the parent's scratch directory: `objects`
+/// customers for the queries (both systems), and for MirrorStore `openObjects` customers with
+/// and without the indexes, for the open cells. Returns what was built.
+func prepareStores(_ system: QuerySystemName, sizes: QuerySizes, directory: String, large: Bool) throws -> String {
+    let clock = ContinuousClock()
+    var built: [String] = []
+    func seconds(since start: ContinuousClock.Instant) -> String {
+        String(format: "%.1f s", Double(start.duration(to: clock.now).components.seconds)
+            + Double(start.duration(to: clock.now).components.attoseconds) / 1e18)
+    }
+    func build<System: QuerySystem>(_: System.Type) throws {
+        let path = sharedStorePath(directory: directory, name: "customers", objects: sizes.objects, fileExtension: System.fileExtension)
+        System.removeFiles(for: path)
+        let start = clock.now
+        let created = try System.create(path: path)
+        try created.insert(QueryFixtures.customers(1...sizes.objects, seed: sizes.seed))
+        try created.close()
+        let reopened = try System(path: path)
+        guard try reopened.count() == sizes.objects else { throw QueryBenchmarkFailure("prepare: \(path) does not hold \(sizes.objects)") }
+        try reopened.close()
+        built.append("\(sizes.objects) customers in \(seconds(since: start))")
+    }
+    switch system {
+    case .grdb: try build(GRDBQueries.self)
+    case .mirrorStore:
+        try build(MirrorStoreQueries.self)
+        guard large else { break }
+        for plain in [false, true] {
+            let path = sharedStorePath(directory: directory, name: plain ? "plain" : "customers", objects: sizes.openObjects,
+                                       fileExtension: MirrorStoreQueries.fileExtension)
+            MirrorStoreQueries.removeFiles(for: path)
+            let start = clock.now
+            let store = try Store(path: path, models: [plain ? PlainCustomer.self : Customer.self], configuration: Store.Configuration())
+            for first in stride(from: 1, through: sizes.openObjects, by: 100_000) {
+                let customers = QueryFixtures.customers(first...min(sizes.openObjects, first + 99_999), seed: sizes.seed)
+                if plain {
+                    let models = customers.map(PlainCustomer.init)
+                    try store.write { try $0.add(contentsOf: models) }
+                } else {
+                    try store.write { try $0.add(contentsOf: customers) }
+                }
+            }
+            try store.close()
+            built.append("\(sizes.openObjects) customers \(plain ? "without" : "with") indexes in \(seconds(since: start))")
+        }
+    }
+    return "\(system.rawValue): " + built.joined(separator: ", ")
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// The queries a benchmarked store answers, each returning models (or a count) so the cells
+/// time the whole path from the store handle to mapped objects.
+protocol QuerySystem {
+    static var fileExtension: String { get }
+    /// Opens an existing store.
+    init(path: String) throws
+    /// Creates a new, empty store with both indexes.
+    static func create(path: String) throws -> Self
+    /// Every file the store may keep for `path`.
+    static func files(for path: String) -> [String]
+
+    /// Reading that happens once per opened store, kept out of the timed sections.
+    func warmUp() throws
+    /// Inserts all of `customers` in one transaction.
+    func insert(_ customers: [Customer]) throws
+    /// The customers whose `email` is `email`.
+    func withEmail(_ email: String) throws -> [Customer]
+    /// The customers created in `window`, by `createdAt` then `id`.
+    func created(in window: Range<Date>) throws -> [Customer]
+    /// The first `limit` customers by `createdAt` then `id`.
+    func firstCreated(_ limit: Int) throws -> [Customer]
+    /// The customers living in `city`, by `id`.
+    func living(in city: String) throws -> [Customer]
+    /// The number of customers created in `window`.
+    func count(createdIn window: Range<Date>) throws -> Int
+    /// The number of customers.
+    func count() throws -> Int
+    /// How the system answers `workload`'s query; throws when it does not use the index the
+    /// cell is about (or, for the scan, when it does not scan).
+    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String
+    func close() throws
+}
+
+extension QuerySystem {
+    static func removeFiles(for path: String) {
+        for file in files(for: path) { try? FileManager.default.removeItem(atPath: file) }
+    }
+}
+
+struct QueryBenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
