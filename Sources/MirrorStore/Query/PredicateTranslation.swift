@@ -97,6 +97,15 @@ extension PredicateExpressions.Value: QueryTranslatable {
     }
 }
 
+/// A value captured by a predicate, which a key path can be applied to while translating.
+protocol CapturedValue {
+    var captured: Any { get }
+}
+
+extension PredicateExpressions.Value: CapturedValue {
+    var captured: Any { value }
+}
+
 extension PredicateExpressions.NilLiteral: QueryTranslatable {
     func queryNode(_ translator: PredicateTranslator) throws -> QueryNode { .constant(.null) }
 }
@@ -107,7 +116,12 @@ extension PredicateExpressions.Variable: QueryTranslatable {
 
 extension PredicateExpressions.KeyPath: QueryTranslatable {
     func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        try translator.member(of: translator.node(for: root), rootType: Root.Output.self, keyPath: keyPath)
+        // `expected.email` of a captured `expected` is a constant: the planner can use it.
+        if let root = root as? any CapturedValue, let base = root.captured as? Root.Output,
+           let constant = QueryValue(constant: base[keyPath: keyPath]) {
+            return .constant(constant)
+        }
+        return try translator.member(of: translator.node(for: root), rootType: Root.Output.self, keyPath: keyPath)
     }
 }
 

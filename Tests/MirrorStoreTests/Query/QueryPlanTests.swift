@@ -42,6 +42,14 @@ struct QueryPlanTests {
         let tagged = try Self.compare(store, heroes, #Predicate { $0.tags.contains("cosmic") })
         #expect(tagged.plan.indexName == "QueryHero.tags")
 
+        // A property of a captured value is a constant too.
+        struct Wanted: Codable, Sendable { let identifier: Int; let name: String; let age: Int }
+        let wanted = Wanted(identifier: heroes[7].identifier, name: heroes[7].name, age: heroes[7].age)
+        let captured = try Self.compare(store, heroes, #Predicate { $0.name == wanted.name && $0.age == wanted.age })
+        #expect(captured.plan.indexName != nil)
+        #expect(captured.plan.filter != .recordsThenModels)
+        #expect(captured.contains { $0.identifier == wanted.identifier })
+
         let optional = try Self.compare(store, heroes, #Predicate { $0.realName == "Hulk" })
         #expect(optional.plan.indexName == "QueryHero.realName")
 
