@@ -37,7 +37,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// How the results were found and ordered.
     public let plan: QueryPlan
 
-    /// The keys of the results, in order, found in one of three ways.
+    /// The keys of the results, in order, found in one of four ways.
     private enum Rows: Sendable {
         /// Every object of the type, in key order (sorted on first positional read).
         case all(KeyOrder)
@@ -45,6 +45,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case keys([StorageKey])
         /// A whole index, in its order: a sort by an indexed property, read lazily.
         case index(IndexPositions)
+        /// A range of a single-valued index that answers the filter exactly, in key order.
+        case range(IndexRangeKeys)
     }
 
     init(source: QuerySource) {
@@ -74,6 +76,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .all: source.snapshot.count(type: source.plan.typeName)
         case .keys(let keys): keys.count
         case .index(let positions): positions.count
+        case .range(let range): range.count
         }
     }
 
@@ -104,6 +107,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return keys.indices.contains(position) ? keys[position] : nil
         case .index(let positions):
             return positions.indices.contains(position) ? positions[position].object : nil
+        case .range(let range):
+            let keys = range.keys
+            return keys.indices.contains(position) ? keys[position] : nil
         }
     }
 
@@ -117,6 +123,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .all(let order): order.keys
         case .keys(let keys): keys
         case .index(let positions): positions.map(\.object)
+        case .range(let range): range.keys
         }
     }
 
@@ -169,10 +176,17 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     func filter(_ condition: QueryCondition<Model>) throws -> Results<Model> {
         let all = conditions + [condition]
         let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
-        let keys = try QueryExecution(source: source, conditions: all).matchingKeys(access)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)
         let filter: QueryPlan.Filter = access.isExact ? .none
             : all.allSatisfy(\.node.isFullyTranslated) ? .records : .recordsThenModels
+        // An index range that is the whole answer stays in the index until a position is read.
+        if access.isExact, plan.order == .primaryKey, case .index(let name, let lower, let upper) = access.source,
+           let property = access.property, let kind = source.schema.property(named: property)?.kind,
+           IndexKeys.ordersExactly(kind), let index = source.snapshot.index(named: name) {
+            return Results(source: source, conditions: all, rows: .range(IndexRangeKeys(index: index, lower: lower, upper: upper)),
+                           plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
+        }
+        let keys = try QueryExecution(source: source, conditions: all).matchingKeys(access)
         guard plan.order != .primaryKey else {
             return Results(source: source, conditions: all, rows: .keys(keys),
                            plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
