@@ -36,13 +36,9 @@ public struct IndexSnapshot: Sendable {
 
     /// How many entries lie between the bounds, without collecting them.
     public func count(from lower: IndexBound?, to upper: IndexBound?) -> Int {
-        if lower == nil && upper == nil { return count }
-        var total = 0
-        forEach(from: lower, to: upper) { _ in
-            total += 1
-            return true
-        }
-        return total
+        let before = lower.map { storage.rank(below: $0.key, orEqual: !$0.isInclusive) } ?? 0
+        let through = upper.map { storage.rank(below: $0.key, orEqual: $0.isInclusive) } ?? count
+        return max(0, through - before)
     }
 
     /// Positional access to every entry, in index order: for reading a prefix of a large ordered

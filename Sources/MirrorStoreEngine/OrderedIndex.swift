@@ -56,6 +56,28 @@ struct OrderedIndex: Sendable {
         return low
     }
 
+    /// How many entries have a key below `key` (or equal to it, when `orEqual`): a count of a
+    /// range is the difference of two of these, found without visiting the entries between.
+    func rank(below key: IndexKey, orEqual: Bool) -> Int {
+        func isBelow(_ entry: IndexEntry) -> Bool { entry.key < key || (orEqual && entry.key == key) }
+        var total = 0
+        for chunk in chunks {
+            guard let last = chunk.last else { continue }
+            if isBelow(last) {
+                total += chunk.count
+                continue
+            }
+            var low = 0
+            var high = chunk.count
+            while low < high {
+                let middle = (low + high) / 2
+                if isBelow(chunk[middle]) { low = middle + 1 } else { high = middle }
+            }
+            return total + low
+        }
+        return total
+    }
+
     private static func position(of entry: IndexEntry, in chunk: [IndexEntry]) -> Int {
         var low = 0
         var high = chunk.count

@@ -70,6 +70,28 @@ import TestSupport
         try engine.close()
     }
 
+    /// Counting a range ranks its two bounds; it must agree with walking the range.
+    @Test func countsAgreeWithWalkingTheRange() throws {
+        let engine = StorageEngine(inMemoryWith: fastConfiguration())
+        try engine.defineIndexes([Self.byValue])
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xC0_0475))
+        var batch = WriteBatch()
+        for key in 0..<3_000 {
+            batch.put(type: "T", key: .integer(Int64(key)), value: [UInt8.random(in: 0...255, using: &random)])
+        }
+        try engine.commit(batch)
+        let index = try #require(engine.snapshot().index(named: "T.value"))
+        func bound() -> IndexBound? {
+            random.chance(15) ? nil : IndexBound(.integer(Int64.random(in: -2...18, using: &random)), inclusive: random.chance(50))
+        }
+        for _ in 0..<500 {
+            let (lower, upper) = (bound(), bound())
+            var walked = 0
+            index.forEach(from: lower, to: upper) { _ in walked += 1; return true }
+            #expect(index.count(from: lower, to: upper) == walked, "\(String(describing: lower)) to \(String(describing: upper))")
+        }
+    }
+
     /// A torn last commit is dropped on open; the index is built from what recovery kept.
     @Test func indexMatchesWhatRecoveryKept() throws {
         let directory = TemporaryDirectory()
