@@ -60,22 +60,25 @@ struct OrderedIndex: Sendable {
     /// range is the difference of two of these, found without visiting the entries between.
     func rank(below key: IndexKey, orEqual: Bool) -> Int {
         func isBelow(_ entry: IndexEntry) -> Bool { entry.key < key || (orEqual && entry.key == key) }
-        var total = 0
-        for chunk in chunks {
-            guard let last = chunk.last else { continue }
-            if isBelow(last) {
-                total += chunk.count
-                continue
-            }
-            var low = 0
-            var high = chunk.count
-            while low < high {
-                let middle = (low + high) / 2
-                if isBelow(chunk[middle]) { low = middle + 1 } else { high = middle }
-            }
-            return total + low
+        // The first chunk not wholly below the key, by binary search: key comparisons can be
+        // string comparisons, so only a logarithmic number of them.
+        var low = 0
+        var high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let last = chunks[middle].last, isBelow(last) { low = middle + 1 } else { high = middle }
         }
-        return total
+        var total = 0
+        for chunk in chunks[..<low] { total += chunk.count }
+        guard low < chunks.count else { return total }
+        let chunk = chunks[low]
+        var first = 0
+        var end = chunk.count
+        while first < end {
+            let middle = (first + end) / 2
+            if isBelow(chunk[middle]) { first = middle + 1 } else { end = middle }
+        }
+        return total + first
     }
 
     private static func position(of entry: IndexEntry, in chunk: [IndexEntry]) -> Int {
