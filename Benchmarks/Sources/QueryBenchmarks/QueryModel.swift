@@ -78,18 +78,6 @@ struct CustomerFields: Equatable {
 /// The data set. Customer `id` is a pure function of `(id, seed)`, so every process builds the
 /// same customers and can compute what a query must return.
 enum QueryFixtures {
-    static let firstNames = [
-        "Ada", "Alan", "Barbara", "Bjarne", "Brian", "Charles", "Claude", "Dennis", "Donald", "Edsger",
-        "Frances", "Grace", "Guido", "Hedy", "John", "Joan", "Ken", "Leslie", "Linus", "Margaret",
-        "Niklaus", "Radia", "Richard", "Robin", "Shafi", "Sophie", "Tim", "Tony", "Vint", "Whitfield",
-        "Yukihiro", "Christopher",
-    ]
-    static let lastNames = [
-        "Lovelace", "Turing", "Liskov", "Stroustrup", "Kernighan", "Babbage", "Shannon", "Ritchie",
-        "Knuth", "Dijkstra", "Allen", "Hopper", "van Rossum", "Lamarr", "McCarthy", "Clarke", "Thompson",
-        "Lamport", "Torvalds", "Hamilton", "Wirth", "Perlman", "Stallman", "Milner", "Goldwasser",
-        "Wilson", "Berners-Lee", "Hoare", "Cerf", "Diffie", "Matsumoto", "Strachey",
-    ]
     /// 100 cities, so a city matches about 1% of the customers.
     static let cities: [String] = {
         let first = ["North", "South", "East", "West", "New", "Old", "Upper", "Lower", "Great", "Little"]
@@ -103,12 +91,11 @@ enum QueryFixtures {
 
     static func customer(id: Int, seed: UInt64) -> Customer {
         var random = SplitMix64(seed: seed ^ (UInt64(truncatingIfNeeded: id) &* 0xD6E8_FEB8_6659_FD93))
-        let first = firstNames[Int(random.next() % UInt64(firstNames.count))]
-        let last = lastNames[Int(random.next() % UInt64(lastNames.count))]
+        let person = CustomerName(id: id, random: &random)
         let customer = Customer()
         customer.id = id
-        customer.name = "\(first) \(last)"
-        customer.email = "\(first.lowercased()).\(last.lowercased().replacingOccurrences(of: " ", with: ""))\(id)@example.com"
+        customer.name = person.name
+        customer.email = person.email
         customer.city = cities[Int(random.next() % UInt64(cities.count))]
         customer.age = 18 + Int(random.next() % 73)
         customer.score = Double(random.next() % 1_000_000) / 100

@@ -43,30 +43,17 @@ final class Customer: Persistable, Codable, FetchableRecord, PersistableRecord {
 /// The data set. Customer `id` is a pure function of `(id, seed)`, so a child process can build
 /// the objects it writes, or the ones it expects to read, without holding the whole set.
 enum Fixtures {
-    static let firstNames = [
-        "Ada", "Alan", "Barbara", "Bjarne", "Brian", "Charles", "Claude", "Dennis", "Donald", "Edsger",
-        "Frances", "Grace", "Guido", "Hedy", "John", "Joan", "Ken", "Leslie", "Linus", "Margaret",
-        "Niklaus", "Radia", "Richard", "Robin", "Shafi", "Sophie", "Tim", "Tony", "Vint", "Whitfield",
-        "Yukihiro", "Christopher",
-    ]
-    static let lastNames = [
-        "Lovelace", "Turing", "Liskov", "Stroustrup", "Kernighan", "Babbage", "Shannon", "Ritchie",
-        "Knuth", "Dijkstra", "Allen", "Hopper", "van Rossum", "Lamarr", "McCarthy", "Clarke", "Thompson",
-        "Lamport", "Torvalds", "Hamilton", "Wirth", "Perlman", "Stallman", "Milner", "Goldwasser",
-        "Wilson", "Berners-Lee", "Hoare", "Cerf", "Diffie", "Matsumoto", "Strachey",
-    ]
     /// 2017-07-14 02:40:00 UTC. Creation dates fall in the eight years after it, in steps of
     /// 1/8 s: exact in binary, and within the millisecond precision of GRDB's default date text.
     static let firstDate = 1_500_000_000.0
 
     static func customer(id: Int, seed: UInt64) -> Customer {
         var random = SplitMix64(seed: seed ^ (UInt64(truncatingIfNeeded: id) &* 0xD6E8_FEB8_6659_FD93))
-        let first = firstNames[Int(random.next() % UInt64(firstNames.count))]
-        let last = lastNames[Int(random.next() % UInt64(lastNames.count))]
+        let person = CustomerName(id: id, random: &random)
         let customer = Customer()
         customer.id = id
-        customer.name = "\(first) \(last)"
-        customer.email = "\(first.lowercased()).\(last.lowercased().replacingOccurrences(of: " ", with: ""))\(id)@example.com"
+        customer.name = person.name
+        customer.email = person.email
         customer.age = 18 + Int(random.next() % 73)
         customer.score = Double(random.next() % 1_000_000) / 100  // 0.00 … 9,999.99
         customer.active = random.next() % 4 != 0
