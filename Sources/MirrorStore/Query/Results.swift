@@ -183,7 +183,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         if access.isExact, plan.order == .primaryKey, case .index(let name, let lower, let upper) = access.source,
            let property = access.property, let kind = source.schema.property(named: property)?.kind,
            IndexKeys.ordersExactly(kind), let index = source.snapshot.index(named: name) {
-            return Results(source: source, conditions: all, rows: .range(IndexRangeKeys(index: index, lower: lower, upper: upper)),
+            return Results(source: source, conditions: all, rows: .range(IndexRangeKeys(index: index, named: name, property: property, lower: lower, upper: upper)),
                            plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
         }
         let keys = try QueryExecution(source: source, conditions: all).matchingKeys(access)
@@ -273,15 +273,10 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// answered the filter exactly and orders by the sort key's property: the range, read in
     /// order, is already sorted (equal values in key order), so no record is read.
     private func indexRangeOrdered(by key: RecordSortKey) -> Results<Model>? {
-        guard !conditions.isEmpty, plan.order == .primaryKey, plan.filter == .none, key.ascending,
-              key.stringComparator == nil, IndexKeys.ordersExactly(key.kind) else { return nil }
-        let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: conditions)
-        guard access.isExact, access.property == key.property, case .index(let name, let lower, let upper) = access.source,
-              let index = source.snapshot.index(named: name) else { return nil }
-        let keys = index.objects(from: lower, to: upper)
-        guard keys.count == endIndex else { return nil }
-        return Results(source: source, conditions: conditions, rows: .keys(keys),
-                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: .index(name: name, ascending: true)))
+        guard case .range(let range) = rows, range.property == key.property, key.ascending,
+              key.stringComparator == nil else { return nil }
+        return Results(source: source, conditions: conditions, rows: .keys(range.keysInIndexOrder),
+                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: .index(name: range.indexName, ascending: true)))
     }
 
     private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey] {
