@@ -28,20 +28,10 @@ extension StoreInspector {
         let root = PredicateExpressions.Variable<Int>().key
         let node = try ConditionParser.parse(condition, schema: schema, schemas: schemas, root: root)
         let snapshot = engine.snapshot()
-        let projection = RecordProjection(schema: schema, properties: node.properties(readFrom: root), schemas: schemas)
-        let linked = LinkedRecords(snapshot: snapshot, schemas: schemas)
-        let evaluator = ConditionEvaluator(resolve: linked.record(type:key:))
+        let onRecords = RecordConditions(schema: schema, conditions: [(node, root)], snapshot: snapshot, schemas: schemas)
         let reader = RecordReader(snapshot: snapshot, schemas: schemas)
         let entries = try snapshot.entries(type: typeName).sorted { StorageKey.precedes($0.key, $1.key) }
-        for (key, bytes) in entries {
-            let values: [QueryValue]
-            do {
-                values = try projection.values(of: bytes)
-            } catch {
-                throw StoreError(error, typeName: typeName, key: key.description)
-            }
-            var bindings: ConditionEvaluator.Bindings = [(root, .embedded(schema, values))]
-            guard try evaluator.isTrue(node, bindings: &bindings) == true else { continue }
+        for (key, bytes) in entries where try onRecords.isTrue(0, for: onRecords.record(bytes, key: key)) == true {
             try body(try reader.record(type: typeName, key: key, bytes: bytes))
         }
     }

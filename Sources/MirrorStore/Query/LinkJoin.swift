@@ -135,26 +135,15 @@ struct LinkJoin: Sendable {
     /// kept, since the candidates are tested again.
     private func scannedTargetKeys(source: QuerySource) throws -> [StorageKey] {
         guard let schema = source.registry.schema(named: targetType) else { return [] }
-        let properties = targetConjuncts.reduce(into: Set<String>()) { $0.formUnion($1.0.properties(readFrom: $1.1)) }
-        let projection = RecordProjection(schema: schema, properties: properties, schemas: source.registry)
-        let evaluator = ConditionEvaluator(resolve: LinkedRecords(snapshot: source.snapshot, schemas: source.registry).record(type:key:))
+        let onRecords = RecordConditions(schema: schema, conditions: targetConjuncts,
+                                         snapshot: source.snapshot, schemas: source.registry)
         var keys: [StorageKey] = []
-        for (key, bytes) in try source.snapshot.entries(type: targetType) {
-            let values: [QueryValue]
-            do {
-                values = try projection.values(of: bytes)
-            } catch {
-                throw StoreError(error, typeName: targetType, key: key.description)
+        scanning: for (key, bytes) in try source.snapshot.entries(type: targetType) {
+            let record = try onRecords.record(bytes, key: key)
+            for index in targetConjuncts.indices where try onRecords.isTrue(index, for: record) == false {
+                continue scanning
             }
-            var matches = true
-            for (conjunct, variable) in targetConjuncts {
-                var bindings: ConditionEvaluator.Bindings = [(variable, .embedded(schema, values))]
-                if try evaluator.isTrue(conjunct, bindings: &bindings) == false {
-                    matches = false
-                    break
-                }
-            }
-            if matches { keys.append(key) }
+            keys.append(key)
         }
         return keys
     }

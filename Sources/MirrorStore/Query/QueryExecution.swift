@@ -124,8 +124,7 @@ struct QueryExecution<Model: Persistable> {
 struct ConditionTester<Model: Persistable> {
     private let source: QuerySource
     private let conditions: [QueryCondition<Model>]
-    private let projection: RecordProjection
-    private let evaluator: ConditionEvaluator
+    private let onRecords: RecordConditions
     /// Decodes the models a condition needs, sharing linked records between them.
     private let reader: RecordReader
 
@@ -133,25 +132,16 @@ struct ConditionTester<Model: Persistable> {
     init(source: QuerySource, conditions: [QueryCondition<Model>], pending: PendingWrites? = nil) throws {
         self.source = source
         self.conditions = conditions
-        let properties = conditions.reduce(into: Set<String>()) { $0.formUnion($1.node.properties(readFrom: $1.root)) }
-        projection = RecordProjection(schema: source.schema, properties: properties, schemas: source.registry)
-        let linked = LinkedRecords(snapshot: source.snapshot, schemas: source.registry, pending: pending)
-        evaluator = ConditionEvaluator(resolve: linked.record(type:key:))
+        onRecords = RecordConditions(schema: source.schema, conditions: conditions.map { ($0.node, $0.root) },
+                                     snapshot: source.snapshot, schemas: source.registry, pending: pending)
         reader = RecordReader(snapshot: source.snapshot, schemas: source.registry, pending: pending)
     }
 
     func matches(_ bytes: [UInt8], key: StorageKey) throws -> Bool {
-        let values: [QueryValue]
-        do {
-            values = try projection.values(of: bytes)
-        } catch {
-            throw StoreError(error, typeName: source.plan.typeName, key: key.description)
-        }
-        let record = QueryValue.embedded(source.schema, values)
+        let record = try onRecords.record(bytes, key: key)
         var model: Model?
-        for condition in conditions {
-            var bindings: ConditionEvaluator.Bindings = [(condition.root, record)]
-            switch try evaluator.isTrue(condition.node, bindings: &bindings) {
+        for (index, condition) in conditions.enumerated() {
+            switch try onRecords.isTrue(index, for: record) {
             case true?: continue
             case false?: return false
             case nil:

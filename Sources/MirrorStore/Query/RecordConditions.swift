@@ -1,0 +1,43 @@
+import Foundation
+import MirrorStoreEngine
+
+/// Conditions decided on one type's encoded records, without building models: each record is
+/// projected to the properties the conditions read, and links are read from the same snapshot
+/// (as pending writes, if any, have left it), each once.
+struct RecordConditions {
+    private let schema: ObjectSchema
+    /// Each condition, with the variable that stands for the record in it.
+    private let conditions: [(QueryNode, PredicateExpressions.VariableID)]
+    private let projection: RecordProjection
+    private let evaluator: ConditionEvaluator
+
+    init(
+        schema: ObjectSchema, conditions: [(QueryNode, PredicateExpressions.VariableID)],
+        snapshot: EngineSnapshot, schemas: any SchemaSource, pending: PendingWrites? = nil
+    ) {
+        self.schema = schema
+        self.conditions = conditions
+        let properties = conditions.reduce(into: Set<String>()) { $0.formUnion($1.0.properties(readFrom: $1.1)) }
+        projection = RecordProjection(schema: schema, properties: properties, schemas: schemas)
+        let linked = LinkedRecords(snapshot: snapshot, schemas: schemas, pending: pending)
+        evaluator = ConditionEvaluator(resolve: linked.record(type:key:))
+    }
+
+    /// The record stored as `bytes`, projected for the conditions.
+    ///
+    /// - Throws: ``StoreError`` naming the record when it does not decode.
+    func record(_ bytes: [UInt8], key: StorageKey) throws -> QueryValue {
+        do {
+            return .embedded(schema, try projection.values(of: bytes))
+        } catch {
+            throw StoreError(error, typeName: schema.typeName, key: key.description)
+        }
+    }
+
+    /// Whether condition `index` holds for `record`, or `nil` when only a model could say.
+    func isTrue(_ index: Int, for record: QueryValue) throws -> Bool? {
+        let (node, root) = conditions[index]
+        var bindings: ConditionEvaluator.Bindings = [(root, record)]
+        return try evaluator.isTrue(node, bindings: &bindings)
+    }
+}
