@@ -79,11 +79,12 @@ public final class WriteTransaction {
             if linkedObjects == .referenceOnly {
                 // Checked before anything is put, so a refused model leaves the transaction as it was.
                 for target in linked {
+                    // The encoder lists only linked records that have a primary key.
+                    guard let targetKey = try PrimaryKey.storageKey(of: target) else { continue }
                     let targetType = target.objectSchema.typeName
-                    guard let targetKey = try PrimaryKey.storageKey(of: target),
-                          (targetType == typeName && targetKey == key) || isStored(type: targetType, key: targetKey) else {
-                        let keyText = (try? PrimaryKey.storageKey(of: target))?.description ?? "?"
-                        throw StoreError(.missingLinkTarget(typeName: targetType, key: keyText, linkedFrom: typeName))
+                    let isItself = targetType == typeName && targetKey == key
+                    guard isItself || isStored(type: targetType, key: targetKey) else {
+                        throw StoreError(.missingLinkTarget(typeName: targetType, key: targetKey.description, linkedFrom: typeName))
                     }
                 }
             } else {
