@@ -28,7 +28,7 @@ private struct WithAssociatedValuesInside: Persistable {
     init() {}
 }
 
-private struct WithLet: Persistable {
+private final class WithLet: Persistable {
     var name = ""
     let identifier = 42
     init() {}
@@ -206,10 +206,10 @@ struct MappingErrorTests {
             == "AllTypes.level expects a Level, but no case has the raw value 4.")
     }
 
-    @Test("a let property is refused, unless ignored")
+    @Test("a class's let property is refused, unless ignored")
     func immutableProperty() throws {
         #expect(mappingError { _ = try WithLet().managedObject() }?.description
-            == "WithLet.identifier is a 'let' constant, which reflection cannot write back safely; declare it 'var' or list it in ignoredProperties.")
+            == "WithLet.identifier is a 'let' constant of a class, which reflection cannot write into an instance safely; declare it 'var', list it in ignoredProperties, or make the model a struct.")
         var model = WithIgnoredLet()
         model.name = "kept"
         let copy = try WithIgnoredLet.modelInstance(managedObject: model.managedObject())

@@ -26,9 +26,13 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         case unexpectedNil(expected: String)
         /// An enum has no case for the stored raw value.
         case unknownEnumCase(enumType: String, rawValue: String)
-        /// A `let` property: release builds may fold its default value into the code that reads
-        /// it, so writing it back through reflection would not be seen.
+        /// A `let` property of a class: release builds may fold its default value into the code
+        /// that reads it, so writing it into an instance `init()` made would not be seen. Structs
+        /// may have `let` properties: they are built from their records in fresh memory.
         case immutableProperty
+        /// A struct with `let` properties is built from empty values and its record, but this
+        /// property's type has no empty value; `type` is that type.
+        case noEmptyValue(type: String)
         /// A `weak` or `unowned` property: its storage is not a plain value.
         case nonStrongReference
         /// A property declared as a class holds an instance of a subclass.
@@ -116,7 +120,9 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         case .unknownEnumCase(let enumType, let rawValue):
             return "\(subject) expects a \(enumType), but no case has the raw value \(rawValue)."
         case .immutableProperty:
-            return "\(subject) is a 'let' constant, which reflection cannot write back safely; declare it 'var' or list it in ignoredProperties."
+            return "\(subject) is a 'let' constant of a class, which reflection cannot write into an instance safely; declare it 'var', list it in ignoredProperties, or make the model a struct."
+        case .noEmptyValue(let type):
+            return "\(subject) has type \(type), which has no empty value; a struct with 'let' properties is built in fresh memory from empty values and its record, so give the property an optional or storable type, or declare the model's properties 'var'."
         case .nonStrongReference:
             return "\(subject) is a weak or unowned reference, which MirrorStore does not store; list it in ignoredProperties."
         case .subclassInstance(let declared, let actual):

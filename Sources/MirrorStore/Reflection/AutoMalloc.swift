@@ -1,13 +1,27 @@
 /// A type MirrorStore can create empty and then fill through reflection.
 ///
-/// ``Persistable`` refines this protocol; models conform by having an `init()` (`required init()`
-/// for non-final classes).
+/// ``Persistable`` refines this protocol. Classes conform by declaring `init()` (`required init()`
+/// when not final). A struct may declare one too, or rely on the default below.
 public protocol _AutoMallocObjectProtocol {
     /// Creates an instance with default values, ready to be filled from a record.
     init()
 }
 
 extension _AutoMallocObjectProtocol {
+    /// The `init()` of a struct that declares none, such as one with `let` properties and only
+    /// its memberwise initialiser: every stored property takes its type's empty value (`0`,
+    /// `false`, `""`, `nil`, empty containers and data, the reference date, the all-zero UUID,
+    /// an enum's first case, a linked model's `init()` value).
+    ///
+    /// Stores never need it to read such a struct: they build the value from its record alone.
+    /// A class, or a struct with a property whose type has no empty value (a closure, say), must
+    /// declare its own `init()`; calling this default on one stops the program with a message
+    /// saying so, since Swift cannot restrict a protocol's default initialiser to the types it
+    /// suits.
+    public init() {
+        self = EmptyInstance.make(Self.self)
+    }
+
     /// A new, default-initialised instance.
     public static func _autoMalloc() -> Self { Self() }
 }

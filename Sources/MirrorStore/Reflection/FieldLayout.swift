@@ -162,6 +162,8 @@ enum FieldMemory {
 protocol FieldPrimitive: RecordPrimitive {
     /// Which of the closed set of single-value types this is.
     static var slot: PrimitiveSlot { get }
+    /// The value a property of this type starts from when a struct is built without `init()`.
+    static var emptyValue: Self { get }
     static func recordValue(at field: UnsafeRawPointer) -> RecordValue
     /// Stores the converted value and returns `true`, or returns `false` when it does not fit.
     static func assign(_ record: RecordValue, to field: UnsafeMutableRawPointer) -> Bool

@@ -77,6 +77,12 @@ enum ModelMapping {
         guard schema.typeName == plan.typeName else {
             throw MappingError(.wrongRecordType(expected: plan.typeName, found: schema.typeName), modelType: plan.typeName)
         }
+        if let recipe = plan.freshRecipe {
+            // Such a plan has no inverses and is a struct, which nothing can reach twice.
+            return try EmptyInstance.construct(type, recipe: recipe) { base throws(MappingError) in
+                try fill(base, from: record, plan: plan, context: &context)
+            }
+        }
         var instance = Model._autoMalloc()
         if plan.isClass && tracksIdentity {
             context.instances[recordIdentifier] = FieldMemory.object(instance)
@@ -97,23 +103,35 @@ enum ModelMapping {
         _ type: Model.Type, plan: TypePlan, context: inout DecodingContext,
         values: (_ assign: (Int, RecordValue) throws -> Void) throws -> Void
     ) throws -> Model {
-        var instance = Model._autoMalloc()
-        let fields = plan.fields
-        let slots = plan.slots
-        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
-            var assigned = 0
-            try values { index, value in
-                guard fields.indices.contains(index) else {
-                    throw MappingError(.unsupportedModel("the stored record has more values than the model has properties"), modelType: plan.typeName)
-                }
-                try write(value, field: fields[index], slot: slots[index], to: base, plan: plan, context: &context)
-                assigned += 1
-            }
-            guard assigned == fields.count else {
-                throw MappingError(.missingProperty, modelType: plan.typeName, path: [fields[min(assigned, fields.count - 1)].name])
+        if let recipe = plan.freshRecipe {
+            return try EmptyInstance.construct(type, recipe: recipe) { base in
+                try fill(base, plan: plan, context: &context, values: values)
             }
         }
+        var instance = Model._autoMalloc()
+        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
+            try fill(base, plan: plan, context: &context, values: values)
+        }
         return instance
+    }
+
+    private static func fill(
+        _ base: UnsafeMutableRawPointer, plan: TypePlan, context: inout DecodingContext,
+        values: (_ assign: (Int, RecordValue) throws -> Void) throws -> Void
+    ) throws {
+        let fields = plan.fields
+        let slots = plan.slots
+        var assigned = 0
+        try values { index, value in
+            guard fields.indices.contains(index) else {
+                throw MappingError(.unsupportedModel("the stored record has more values than the model has properties"), modelType: plan.typeName)
+            }
+            try write(value, field: fields[index], slot: slots[index], to: base, plan: plan, context: &context)
+            assigned += 1
+        }
+        guard assigned == fields.count else {
+            throw MappingError(.missingProperty, modelType: plan.typeName, path: [fields[min(assigned, fields.count - 1)].name])
+        }
     }
 
     /// An instance already made from this record, seen again through a shared link or a cycle.

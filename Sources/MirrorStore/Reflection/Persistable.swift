@@ -1,4 +1,5 @@
-/// A model MirrorStore can store: a plain class or struct with an `init()`.
+/// A model MirrorStore can store: a plain struct, which may have `let` properties and no
+/// `init()`, or a class with an `init()`.
 ///
 /// Conforming is all a model needs; reflection finds its stored properties once per type and the
 /// default implementations convert instances to ``ManagedObject`` records and back.
@@ -17,8 +18,12 @@
 /// let copy = try Hero.modelInstance(managedObject: record)
 /// ```
 ///
-/// Stored properties must be `var`s of a supported type (see ``PropertyKind``), or be listed in
-/// ``ignoredProperties``. `lazy` properties are not stored.
+/// Stored properties must be of a supported type (see ``PropertyKind``), or be listed in
+/// ``ignoredProperties``; a class's must be `var`s. `lazy` properties are not stored.
+///
+/// A struct with a `let` property is built from its record in fresh memory rather than through
+/// `init()`: every stored property must be in the record, and ignored and `lazy` properties take
+/// their types' empty values: `0`, `""`, `nil`, empty containers, an enum's first case.
 public protocol Persistable: _AutoMallocObjectProtocol {
     /// The name of the property that identifies a record, or `nil` for none.
     static var primaryKey: String? { get }
@@ -28,7 +33,8 @@ public protocol Persistable: _AutoMallocObjectProtocol {
     /// Properties no two stored objects may share a non-`nil` value of. Each is indexed; a
     /// transaction that breaks the rule throws ``StoreError`` and writes nothing.
     static var uniqueProperties: [String] { get }
-    /// Stored properties that are not persisted; they keep their `init()` value when read back.
+    /// Stored properties that are not persisted; read back, they keep their `init()` value (their
+    /// empty value in a struct with `let` properties).
     static var ignoredProperties: [String] { get }
     /// The type's name in records and store files. Defaults to the unqualified type name.
     static var persistedTypeName: String { get }
@@ -53,7 +59,8 @@ extension Persistable {
         try ModelMapping.record(for: self)
     }
 
-    /// Creates an instance through `init()` and fills its stored properties from the record.
+    /// Creates an instance filled from the record: through `init()`, or, for a struct with `let`
+    /// properties, in fresh memory.
     ///
     /// - Throws: ``MappingError`` when the record is of another type, lacks a property, or holds a
     ///   value the property's type cannot take.

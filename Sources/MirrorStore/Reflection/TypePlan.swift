@@ -20,6 +20,9 @@ final class TypePlan: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var inverses: [any InverseField] = []
     /// Whether the type links to other models, so one graph may reach an instance twice.
     private(set) var hasLinks = false
+    /// For a struct that stores a `let` property: how to initialise a fresh value, which is then
+    /// filled from the record instead of an instance from `init()` (see `EmptyInstance`).
+    private(set) var freshRecipe: EmptyRecipe?
 
     private init(type: any Persistable.Type) {
         typeName = type.persistedTypeName
@@ -71,6 +74,7 @@ final class TypePlan: @unchecked Sendable {
         var declaredNames = Set<String>()
         var accessors: [any FieldAccessor] = []
         var inverseCandidates: [InverseCandidate] = []
+        var storesConstant = false
         for field in storedFields {
             // A lazy property is a cache its model recomputes on demand, so it is not stored.
             if field.name.hasPrefix(StoredField.lazyStoragePrefix) {
@@ -81,7 +85,10 @@ final class TypePlan: @unchecked Sendable {
             if ignored.contains(field.name) { continue }
             let path = [field.name]
             guard field.isStrong else { throw MappingError(.nonStrongReference, modelType: typeName, path: path) }
-            guard field.isVar else { throw MappingError(.immutableProperty, modelType: typeName, path: path) }
+            if !field.isVar {
+                guard !isClass else { throw MappingError(.immutableProperty, modelType: typeName, path: path) }
+                storesConstant = true
+            }
             if let relationship = field.type as? any InverseRelationship.Type {
                 inverseCandidates.append(InverseCandidate(field: field, relationship: relationship))
                 continue
@@ -116,6 +123,19 @@ final class TypePlan: @unchecked Sendable {
             }
             guard field.kind.canBePrimaryKey else {
                 throw MappingError(.unsupportedPrimaryKey(field.kind.description), modelType: typeName, path: [primaryKey])
+            }
+        }
+        if storesConstant {
+            if let inverse = inverseCandidates.first {
+                throw MappingError(
+                    .unsupportedModel("a struct with 'let' properties is built without init(), which LinkingObjects needs to know its source; declare the struct's properties 'var'"),
+                    modelType: typeName, path: [inverse.field.name])
+            }
+            switch EmptyInstance.recipe(for: type) {
+            case .success(let recipe):
+                freshRecipe = recipe
+            case .failure(let missing):
+                throw MappingError(.noEmptyValue(type: missing.typeName), modelType: typeName, path: [missing.property])
             }
         }
         inverses = try InverseCandidate.fields(inverseCandidates, of: type, isClass: isClass, factory: &factory)
