@@ -26,7 +26,9 @@ let package = Package(
         // reachable for apps that turn it on, and for the language mode that will make it the default.
         // What every test target shares: the seeded generator and temporary directories.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Fixtures are store files the tests copy by path: files made by earlier versions.
         .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI", "TestSupport"],
+                    exclude: ["Fixtures"],
                     swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild", "TestSupport"]),
     ],

@@ -32,6 +32,17 @@ enum Compaction {
         path: String, index: KeyIndex, from source: any LogStorage, lastSequence: UInt64,
         faults: FaultInjection?, poison: inout StorageError?
     ) throws -> Result {
+        try replaceFile(path: path, faults: faults, poison: &poison, validate: { _ in }) { target in
+            try rewrite(index: index, from: source, into: target, lastSequence: lastSequence)
+        }
+    }
+
+    /// Writes a new log with `write` into the temp file, syncs it, lets `validate` refuse it, then
+    /// renames it over the store: the store is the old file or the complete new one, never a mix.
+    static func replaceFile(
+        path: String, faults: FaultInjection?, poison: inout StorageError?,
+        validate: (Result) throws -> Void, write: (any LogStorage) throws -> Result
+    ) throws -> Result {
         let temporary = temporaryPath(for: path)
         let descriptor = FileSystem.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC)
         guard descriptor >= 0 else { throw FileSystem.ioError("create the compaction file", temporary) }
@@ -40,9 +51,10 @@ enum Compaction {
         let target = FileLog(path: path, descriptor: descriptor, faults: faults)
         var result: Result
         do {
-            result = try rewrite(index: index, from: source, into: target, lastSequence: lastSequence)
+            result = try write(target)
             // Always synced, whatever the durability: the rename must never expose unsynced data.
             try target.sync()
+            try validate(result)
             guard rename(temporary, path) == 0 else { throw FileSystem.ioError("rename the compacted file over", path) }
         } catch {
             _ = FileSystem.remove(temporary)
@@ -96,6 +108,51 @@ enum Compaction {
     }
 }
 
+extension Compaction {
+    /// Writes the header, then whatever `produce` puts into `rewriter`, as a run that recovery
+    /// accepts whole or not at all (like a compaction's).
+    static func rewrite(
+        into target: any LogStorage, sequence: UInt64, chunkSize: Int = Compaction.chunkSize,
+        produce: (inout LogRewriter) throws -> Void
+    ) throws -> Result {
+        try target.write(LogHeader().encoded(), at: 0)
+        var rewriter = LogRewriter(
+            writer: ChunkWriter(target: target, sequence: sequence, offset: UInt64(LogHeader.size), chunkSize: chunkSize))
+        try produce(&rewriter)
+        try rewriter.writer.flush(force: rewriter.writer.offset == UInt64(LogHeader.size), into: &rewriter.index)
+        try target.write(LogHeader(compactedEnd: rewriter.writer.offset).encoded(), at: 0)
+        return Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: rewriter.writer.offset)
+    }
+}
+
+/// Receives the whole new state of a store being rewritten (see `StorageEngine.rewrite`), in
+/// any order, and writes it out in units as it comes, so a rewrite needs no more memory than a
+/// unit and the keys.
+public struct LogRewriter {
+    fileprivate var writer: ChunkWriter
+    fileprivate var index = KeyIndex()
+
+    /// Stores `value` as the object `key` of `type`; a later put of the same key replaces it.
+    public mutating func put(type: String, key: StorageKey, value: [UInt8]) throws {
+        try writer.append([.put(type: type, key: key, value: value)], into: &index)
+    }
+
+    /// Stores the schema bytes of `type`.
+    public mutating func setSchema(type: String, schema: [UInt8]) throws {
+        try writer.append([.setSchema(type: type, schema: schema)], into: &index)
+    }
+
+    /// Stores a store-wide metadata entry.
+    public mutating func setMetadata(key: String, value: [UInt8]) throws {
+        try writer.append([.setMetadata(key: key, value: value)], into: &index)
+    }
+
+    /// Whether `key` of `type` was put already.
+    public func contains(type: String, key: StorageKey) -> Bool {
+        index.types[type]?[key] != nil || writer.pendingContains(type: type, key: key)
+    }
+}
+
 /// Batches operations into units of about `chunkSize` payload bytes.
 private struct ChunkWriter {
     let target: any LogStorage
@@ -105,6 +162,8 @@ private struct ChunkWriter {
     var types = TypeTable()
     private var pending: [WriteBatch.Operation] = []
     private var pendingBytes = 0
+    /// The keys put since the last flush, so a rewrite can tell a key it has already written.
+    private var pendingKeys: [String: Set<StorageKey>] = [:]
 
     init(target: any LogStorage, sequence: UInt64, offset: UInt64, chunkSize: Int) {
         self.target = target
@@ -117,7 +176,9 @@ private struct ChunkWriter {
         for operation in operations {
             pending.append(operation)
             switch operation {
-            case .put(_, _, let value): pendingBytes += value.count + 16
+            case .put(let type, let key, let value):
+                pendingBytes += value.count + 16
+                pendingKeys[type, default: []].insert(key)
             case .setSchema(_, let bytes), .setMetadata(_, let bytes): pendingBytes += bytes.count + 16
             case .delete, .deleteAll, .reserveCapacity: pendingBytes += 16
             }
@@ -125,6 +186,10 @@ private struct ChunkWriter {
         if pendingBytes >= chunkSize {
             try flush(force: false, into: &index)
         }
+    }
+
+    func pendingContains(type: String, key: StorageKey) -> Bool {
+        pendingKeys[type]?.contains(key) ?? false
     }
 
     /// Writes the pending operations as one unit; with `force`, even when there are none, so
@@ -138,6 +203,7 @@ private struct ChunkWriter {
         offset += UInt64(frame.count)
         index.apply(decoded)
         pending.removeAll(keepingCapacity: true)
+        pendingKeys.removeAll(keepingCapacity: true)
         pendingBytes = 0
     }
 }

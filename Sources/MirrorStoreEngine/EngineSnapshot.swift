@@ -56,6 +56,13 @@ public struct EngineSnapshot: Sendable {
         return result
     }
 
+    /// Calls `body` with every key and value of `type`, in file order, reading the file in large
+    /// sequential spans and holding one span at a time: for passes over more data than memory.
+    public func forEachEntry(type: String, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
+        guard let objects = index.types[type] else { return }
+        try SpanReader.forEach(SpanReader.placements(of: objects, in: index), in: generation, body)
+    }
+
     /// The number of objects of `type`.
     public func count(type: String) -> Int {
         index.types[type]?.count ?? 0

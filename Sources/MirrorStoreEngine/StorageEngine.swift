@@ -349,6 +349,53 @@ public final class StorageEngine: Sendable {
         } else {
             result = try Compaction.compactMemory(index: source, from: writer.generation, lastSequence: writer.lastSequence)
         }
+        install(result, writer: &writer)
+    }
+
+    /// Replaces the whole stored state at once with what `produce` writes, reading the current
+    /// state from the snapshot it is given: the store is rewritten into a new file (synced, then
+    /// renamed over the old one, as compaction does), so a failure or a crash at any moment leaves
+    /// either the old state or the complete new one. `validate` sees the new state before it
+    /// replaces the old and may refuse it by throwing. The new state is one commit: its sequence
+    /// number follows the last one. The secondary `indexes` are built on the new state before it
+    /// replaces the old, so a unique index it breaks refuses it.
+    ///
+    /// - Throws: What `produce` or `validate` throw, or `StorageError`; the store is then unchanged.
+    public func rewrite(
+        indexes: [IndexDefinition],
+        _ produce: (EngineSnapshot, inout LogRewriter) throws -> Void,
+        validate: (EngineSnapshot) throws -> Void = { _ in }
+    ) throws {
+        try writer.withLock { writer in
+            try checkWritable(writer)
+            let source = snapshot()
+            let sequence = writer.lastSequence + 1
+            func write(_ target: any LogStorage) throws -> Compaction.Result {
+                try Compaction.rewrite(into: target, sequence: sequence) { try produce(source, &$0) }
+            }
+            var built = SecondaryIndexes()
+            func check(_ result: Compaction.Result) throws {
+                let snapshot = EngineSnapshot(index: result.index, generation: result.generation, sequence: sequence)
+                try validate(snapshot)
+                built = try SecondaryIndexes(definitions: indexes, snapshot: snapshot)
+            }
+            let result: Compaction.Result
+            if let filePath {
+                result = try Compaction.replaceFile(path: filePath, faults: faults, poison: &writer.poison, validate: check, write: write)
+            } else {
+                result = try write(MemoryLog())
+                try check(result)
+            }
+            writer.lastSequence = sequence
+            install(result, writer: &writer)
+            published.withLock { state in
+                state.sequence = sequence
+                state.secondary = built
+            }
+        }
+    }
+
+    private func install(_ result: Compaction.Result, writer: inout Writer) {
         writer.generation = result.generation
         writer.types = result.types
         writer.appendOffset = result.size

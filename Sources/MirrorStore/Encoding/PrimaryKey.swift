@@ -27,6 +27,19 @@ enum PrimaryKey {
         return key
     }
 
+    /// The record value a key was made from, as far as the key tells: integers as `.int` (an
+    /// unsigned key has the same bits), 16 bytes as a UUID.
+    static func recordValue(of key: StorageKey) -> RecordValue {
+        switch key {
+        case .integer(let value): .int(value)
+        case .string(let value): .string(value)
+        case .bytes(let bytes) where bytes.count == 16:
+            .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                              bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+        case .bytes(let bytes): .data(Data(bytes))
+        }
+    }
+
     static func write(_ key: StorageKey, into writer: inout ByteWriter) {
         switch key {
         case .integer(let value):

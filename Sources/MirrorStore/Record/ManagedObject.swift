@@ -53,6 +53,18 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         try setValue(value, forPropertyAt: index)
     }
 
+    /// Sets the property called `name` to a Swift value, after checking it against the
+    /// property's kind.
+    ///
+    /// ```swift
+    /// try record.setValue("\(first) \(last)", forProperty: "fullName")
+    /// ```
+    ///
+    /// - Throws: ``MappingError`` when the schema has no such property or the value does not fit.
+    public func setValue<Value: RecordPrimitive>(_ value: Value, forProperty name: String) throws {
+        try setValue(value.recordValue, forProperty: name)
+    }
+
     /// Sets the value of the property at `index` in the schema's property list, after checking it
     /// against the property's kind. Translators that know the schema's order use this to skip the
     /// name lookup.

@@ -46,6 +46,9 @@ struct ModelRegistry: Sendable {
 
     func schema(named typeName: String) -> ObjectSchema? { plans[typeName]?.schema }
 
+    /// Every registered model's schema, by type name.
+    var schemas: [String: ObjectSchema] { plans.mapValues(\.schema) }
+
     func isLinkTarget(_ typeName: String) -> Bool { linkTargets.contains(typeName) }
 
     /// The plan of a model type, which must be registered.
@@ -75,13 +78,13 @@ struct ModelRegistry: Sendable {
         return key
     }
 
-    /// How the stored schemas differ from the registered models', one sentence per difference.
-    /// Types the file has but the registry lacks are not differences: an app may open a subset.
-    func mismatches(stored storedSchemas: some SchemaSource) -> [StoreError] {
-        typeNames.compactMap { typeName -> StoreError? in
-            guard let stored = storedSchemas.schema(named: typeName), let current = schema(named: typeName) else { return nil }
-            let differences = Self.differences(from: stored, to: current)
-            return differences.isEmpty ? nil : StoreError(.schemaMismatch(typeName: typeName, differences: differences))
+    /// How the stored schemas differ from the registered models', one sentence per difference,
+    /// each naming its type. Types the file has but the registry lacks are not differences: an
+    /// app may open a subset.
+    func differences(stored storedSchemas: some SchemaSource) -> [String] {
+        typeNames.flatMap { typeName -> [String] in
+            guard let stored = storedSchemas.schema(named: typeName), let current = schema(named: typeName) else { return [] }
+            return Self.differences(from: stored, to: current).map { "\(typeName): \($0)" }
         }
     }
 

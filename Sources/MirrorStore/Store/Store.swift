@@ -53,7 +53,7 @@ public final class Store: Sendable {
         self.engine = engine
         self.registry = registry
         do {
-            try prepareSchemas(version: configuration.schemaVersion)
+            try prepareSchemas(version: configuration.schemaVersion, migration: configuration.migration)
             try Self.translatingUniqueViolations {
                 try engine.defineIndexes(IndexKeys.definitions(for: registry))
             }
@@ -75,15 +75,27 @@ public final class Store: Sendable {
         }
     }
 
-    /// Checks the file's schemas against the models and records the models' schemas and version.
-    private func prepareSchemas(version: Int) throws {
+    /// Checks the file's schemas against the models, migrates a file of a lower schema version,
+    /// and records the models' schemas and version.
+    private func prepareSchemas(version: Int, migration: Configuration.MigrationBlock?) throws {
         let snapshot = engine.snapshot()
-        let storedVersion = snapshot.metadata(key: Self.schemaVersionKey).flatMap(Self.decodeVersion) ?? 0
+        let versionBytes = snapshot.metadata(key: Self.schemaVersionKey)
+        let storedVersion = versionBytes.flatMap(Self.decodeVersion) ?? 0
         guard storedVersion <= version else {
             throw StoreError(.newerSchemaVersion(stored: storedVersion, configured: version))
         }
         let stored = try StoredSchemas(snapshot: snapshot)
-        if let mismatch = registry.mismatches(stored: stored).first { throw mismatch }
+        let differences = registry.differences(stored: stored)
+        // A new file has nothing to migrate; an existing one migrates when its version is raised
+        // and its schemas changed or the app migrates data itself.
+        if versionBytes != nil, storedVersion < version, !differences.isEmpty || migration != nil {
+            try MigrationRun(
+                engine: engine, registry: registry, stored: stored, fromVersion: storedVersion, toVersion: version,
+                block: migration
+            ).run()
+            return
+        }
+        guard differences.isEmpty else { throw StoreError(.schemaChanged(version: storedVersion, differences: differences)) }
         var batch = WriteBatch()
         // New types, and types whose indexed properties changed: indexes are built on open, so
         // the stored schema only records what the models now ask for.
@@ -98,7 +110,7 @@ public final class Store: Sendable {
         if !batch.isEmpty { try engine.commit(batch) }
     }
 
-    private static func encodeVersion(_ version: Int) -> [UInt8] {
+    static func encodeVersion(_ version: Int) -> [UInt8] {
         withUnsafeBytes(of: Int64(version).littleEndian) { Array($0) }
     }
 

@@ -39,8 +39,17 @@ extension Store {
 
         /// When a commit reaches the disk; `.full` by default.
         public var durability: Durability = .full
-        /// The app's schema version, stored in the file. A file with a higher version is refused.
+        /// The code that migrates a store from an older schema version: given the migration and
+        /// the version the file was written with.
+        public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: Int) throws -> Void
+
+        /// The app's schema version, stored in the file. Raise it whenever the models change: a
+        /// file with a lower version is migrated on open, a file with a higher one is refused,
+        /// and a changed model without a raised version is a ``StoreError`` listing the changes.
         public var schemaVersion = 0
+        /// Runs when a file with a lower ``schemaVersion`` is opened, before the automatic
+        /// changes are applied; see ``Migration``. Without one, the automatic rules alone migrate.
+        public var migration: MigrationBlock?
         /// What to do with damage before the end of the file; `.strict` by default.
         public var recovery: Recovery = .strict
         /// Automatic compaction; by default when half of a file of 4 MiB or more is dead.

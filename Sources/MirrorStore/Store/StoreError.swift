@@ -14,8 +14,9 @@
 public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What went wrong. New cases may be added; switch with a `default`.
     public enum Kind: Equatable, Sendable {
-        /// The file's schema for a type differs from the model's; each difference is one sentence.
-        case schemaMismatch(typeName: String, differences: [String])
+        /// The file's schemas differ from the models' but the schema version was not raised;
+        /// each difference is one sentence naming its type. `version` is the file's version.
+        case schemaChanged(version: Int, differences: [String])
         /// The file was written with a newer schema version than the store was opened with.
         case newerSchemaVersion(stored: Int, configured: Int)
         /// The model type was not declared when the store was opened, and no declared model links to it.
@@ -54,8 +55,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// One sentence saying what went wrong and what to do.
     public var description: String {
         switch kind {
-        case .schemaMismatch(let typeName, let differences):
-            return "The store's schema for \(typeName) differs from the model: \(differences.joined(separator: "; ")); open the store with the model it was written with."
+        case .schemaChanged(let version, let differences):
+            return "The store's schemas differ from the models: \(differences.joined(separator: "; ")); raise Configuration.schemaVersion above \(version) to migrate the store (add a Configuration.migration for changes the automatic rules do not cover), or open it with the models it was written with."
         case .newerSchemaVersion(let stored, let configured):
             return "The store was written with schema version \(stored), newer than this app's version \(configured)."
         case .unknownModel(let typeName):

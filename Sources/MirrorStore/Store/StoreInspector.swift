@@ -87,5 +87,8 @@ struct StoredSchemas: SchemaSource {
 
     func schema(named typeName: String) -> ObjectSchema? { schemas[typeName] }
 
+    /// Every stored schema, by type name.
+    var all: [String: ObjectSchema] { schemas }
+
     func isLinkTarget(_ typeName: String) -> Bool { linkTargets.contains(typeName) }
 }

@@ -67,15 +67,15 @@ struct StoreFileTests {
         }
     }
 
-    @Test("a changed model is refused with the list of differences")
-    func schemaMismatch() throws {
+    @Test("a changed model without a raised schema version is refused with every difference")
+    func schemaChanged() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/heroes.store"
             try Store(path: path, models: [Hero.self]).close()
             let error = #expect(throws: StoreError.self) { try Store(path: path, models: [HeroWithAge.self]) }
-            #expect(error?.description == "The store's schema for Hero differs from the model: property age was added; open the store with the model it was written with.")
-            #expect(StoreError(.schemaMismatch(typeName: "Hero", differences: ["property a was removed", "property b changed from Int to String"])).description
-                == "The store's schema for Hero differs from the model: property a was removed; property b changed from Int to String; open the store with the model it was written with.")
+            #expect(error?.description == "The store's schemas differ from the models: Hero: property age was added; raise Configuration.schemaVersion above 0 to migrate the store (add a Configuration.migration for changes the automatic rules do not cover), or open it with the models it was written with.")
+            #expect(StoreError(.schemaChanged(version: 2, differences: ["A: property a was removed", "B: property b changed from Int to String"])).description
+                == "The store's schemas differ from the models: A: property a was removed; B: property b changed from Int to String; raise Configuration.schemaVersion above 2 to migrate the store (add a Configuration.migration for changes the automatic rules do not cover), or open it with the models it was written with.")
             #expect(try Store(path: path, models: [Hero.self]).close() == (), "the refused open left the file usable")
         }
     }

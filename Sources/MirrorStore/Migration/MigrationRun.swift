@@ -1,0 +1,192 @@
+import MirrorStoreEngine
+
+/// One migration of a store file, from the schemas and version stored in it to the models' and
+/// the configured version: the block runs first and describes the changes, then one streaming
+/// pass rewrites every object into a new file that replaces the old only once it is complete,
+/// synced and checked (`StorageEngine.rewrite`).
+final class MigrationRun {
+    let engine: StorageEngine
+    let registry: ModelRegistry
+    let stored: StoredSchemas
+    let fromVersion: Int
+    let toVersion: Int
+    let block: Store.Configuration.MigrationBlock?
+    /// The highest integer key written per type.
+    private var highestKeys: [String: Int64] = [:]
+
+    init(engine: StorageEngine, registry: ModelRegistry, stored: StoredSchemas, fromVersion: Int, toVersion: Int,
+         block: Store.Configuration.MigrationBlock?) {
+        self.engine = engine
+        self.registry = registry
+        self.stored = stored
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.block = block
+    }
+
+    func run() throws {
+        let migration = Migration(
+            oldSchemas: stored.all, newSchemas: registry.schemas, defaults: try defaultRecords(),
+            oldSchemaVersion: fromVersion, newSchemaVersion: toVersion)
+        try block?(migration, fromVersion)
+        let evolutions = try evolutions(for: migration)
+        var references = LinkReferences()
+        try Store.translatingUniqueViolations {
+            try engine.rewrite(indexes: IndexKeys.definitions(for: registry)) { source, target in
+                try write(from: source, into: &target, migration: migration, evolutions: evolutions, references: &references)
+            } validate: { migrated in
+                try references.check(in: migrated)
+            }
+        }
+    }
+
+    /// The record of each model's `init()` value: what a property the file lacks starts from.
+    private func defaultRecords() throws -> [String: ManagedObject] {
+        var records: [String: ManagedObject] = [:]
+        for typeName in registry.typeNames {
+            guard let plan = registry.plan(named: typeName) else { continue }
+            records[typeName] = try plan.modelType.init().managedObject()
+        }
+        return records
+    }
+
+    /// Each model type's evolution from the stored type it takes its objects from, keyed by the
+    /// stored name (embedded records carry it).
+    private func evolutions(for migration: Migration) throws(MigrationError) -> [String: TypeEvolution] {
+        var evolutions: [String: TypeEvolution] = [:]
+        for typeName in registry.typeNames {
+            guard let source = migration.storedName(of: typeName), !migration.emptiedTypes.contains(source),
+                  let oldSchema = stored.schema(named: source), let newSchema = registry.schema(named: typeName) else { continue }
+            evolutions[source] = try TypeEvolution(
+                typeName: typeName, oldSchema: oldSchema, newSchema: newSchema,
+                defaults: migration.defaults[typeName]?.values ?? [],
+                renames: migration.propertySources[typeName] ?? [:],
+                converted: migration.enumerations[typeName] != nil)
+        }
+        return evolutions
+    }
+
+    private func write(
+        from source: EngineSnapshot, into target: inout LogRewriter, migration: Migration,
+        evolutions: [String: TypeEvolution], references: inout LinkReferences
+    ) throws {
+        for key in source.metadataKeys.sorted() where key != Store.schemaVersionKey {
+            if let value = source.metadata(key: key) { try target.setMetadata(key: key, value: value) }
+        }
+        try target.setMetadata(key: Store.schemaVersionKey, value: Store.encodeVersion(toVersion))
+        for typeName in registry.typeNames {
+            if let schema = registry.schema(named: typeName) {
+                try target.setSchema(type: typeName, schema: SchemaCoding.encode(schema))
+            }
+        }
+        let decoder = RecordDecoder(
+            schema: { [stored] in stored.schema(named: $0) },
+            resolve: { [self] typeName, key in linkStub(typeName: typeName, key: key, migration: migration) })
+        for storedName in source.typeNames.sorted() where !migration.emptiedTypes.contains(storedName) {
+            guard let evolution = evolutions[storedName] else {
+                // A type no model takes: kept as it is, for the app versions that still have it.
+                guard registry.schema(named: storedName) == nil, !migration.typeSources.values.contains(storedName) else { continue }
+                if let schema = source.schema(type: storedName) { try target.setSchema(type: storedName, schema: schema) }
+                try source.forEachEntry(type: storedName) { key, value in
+                    try target.put(type: storedName, key: key, value: value)
+                }
+                continue
+            }
+            var nextKey: Int64 = 1
+            let blocks = migration.enumerations[evolution.typeName] ?? []
+            try source.forEachEntry(type: storedName) { key, bytes in
+                let old = ManagedObject(objectSchema: evolution.oldSchema, values: [])
+                do {
+                    try decoder.decode(bytes, into: old)
+                } catch let failure as RecordCodingFailure {
+                    throw StoreError(failure, typeName: storedName, key: key.description)
+                }
+                let new = try evolution.record(from: old) { embedded, depth in
+                    try evolve(embedded, depth: depth, evolutions: evolutions)
+                }
+                migration.current = new
+                migration.currentDeleted = false
+                defer { migration.current = nil }
+                for block in blocks { try block(old, new) }
+                guard !migration.currentDeleted else { return }
+                let newKey: StorageKey
+                if let primaryKey = try PrimaryKey.storageKey(of: new) {
+                    newKey = primaryKey
+                } else if evolution.oldSchema.primaryKey == nil {
+                    newKey = key
+                } else {
+                    newKey = .integer(nextKey)
+                    nextKey += 1
+                }
+                try put(new, key: newKey, into: &target, references: &references)
+            }
+        }
+        for object in migration.created {
+            let typeName = object.objectSchema.typeName
+            let key = try PrimaryKey.storageKey(of: object) ?? .integer((highestKeys[typeName] ?? 0) + 1)
+            try put(object, key: key, into: &target, references: &references)
+        }
+    }
+
+    private func put(_ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences) throws {
+        let typeName = record.objectSchema.typeName
+        guard !target.contains(type: typeName, key: key) else {
+            throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
+        }
+        var encoder = RecordEncoder()
+        try target.put(type: typeName, key: key, value: try encoder.encode(record))
+        try references.collect(from: record)
+        // Objects without a primary key get the next integer key, as a transaction gives them.
+        if case .integer(let number) = key, number > highestKeys[typeName] ?? 0 {
+            highestKeys[typeName] = number
+        }
+    }
+
+    /// An embedded record of a stored type, in its model's schema.
+    private func evolve(_ record: ManagedObject, depth: Int, evolutions: [String: TypeEvolution]) throws -> ManagedObject {
+        guard let evolution = evolutions[record.objectSchema.typeName] else { return record }
+        return try evolution.record(from: record, depth: depth) { embedded, depth in
+            try evolve(embedded, depth: depth, evolutions: evolutions)
+        }
+    }
+
+    /// A linked record as the migration sees it: its primary key only, under the type's new name.
+    private func linkStub(typeName: String, key: StorageKey, migration: Migration) -> ManagedObject? {
+        guard let schema = stored.schema(named: typeName), let primaryKey = schema.primaryKey,
+              let property = schema.property(named: primaryKey) else { return nil }
+        let newName = migration.typeSources.first { $0.value == typeName }?.key ?? typeName
+        let stubSchema = ObjectSchema(typeName: newName, properties: [property])
+        return ManagedObject(objectSchema: stubSchema, values: [PrimaryKey.recordValue(of: key)])
+    }
+}
+
+/// The objects migrated records link to, checked to exist once the new state is complete.
+struct LinkReferences {
+    /// Per linked type, each key linked to and the type of one object linking to it.
+    private var keys: [String: [StorageKey: String]] = [:]
+
+    mutating func collect(from record: ManagedObject) throws {
+        var pending = record.values
+        while let value = pending.popLast() {
+            switch value {
+            case .object(let linked):
+                if let key = try PrimaryKey.storageKey(of: linked) {
+                    keys[linked.objectSchema.typeName, default: [:]][key] = record.objectSchema.typeName
+                } else {
+                    pending.append(contentsOf: linked.values)
+                }
+            case .list(let list): pending.append(contentsOf: list)
+            case .dictionary(let entries): pending.append(contentsOf: entries.values)
+            default: break
+            }
+        }
+    }
+
+    func check(in snapshot: EngineSnapshot) throws {
+        for (typeName, linked) in keys.sorted(by: { $0.key < $1.key }) {
+            for (key, source) in linked where !snapshot.contains(type: typeName, key: key) {
+                throw MigrationError(.missingLinkTarget(typeName: typeName, key: key.description, linkedFrom: source))
+            }
+        }
+    }
+}
