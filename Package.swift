@@ -21,13 +21,14 @@ let package = Package(
         .executableTarget(name: "MirrorStoreCLI", dependencies: ["MirrorStore", "MirrorStoreEngine"]),
         // A child process for the kill -9 crash tests: commits and prints each acknowledged sequence.
         .executableTarget(name: "EngineCrashChild", dependencies: ["MirrorStoreEngine"], path: "Tests/EngineCrashChild"),
+        .executableTarget(name: "MigrationCrashChild", dependencies: ["MirrorStore"], path: "Tests/MigrationCrashChild"),
         // MemberImportVisibility (SE-0444) hides members of modules a file does not import, so
         // ErrorContractTests, which imports MirrorStore only, proves StorageError's members are
         // reachable for apps that turn it on, and for the language mode that will make it the default.
         // What every test target shares: the seeded generator and temporary directories.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Fixtures are store files the tests copy by path: files made by earlier versions.
-        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI", "TestSupport"],
+        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI", "MigrationCrashChild", "TestSupport"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild", "TestSupport"]),

@@ -157,13 +157,5 @@ struct RecordedStore {
 
 /// The crash child's executable, built next to the test bundle.
 func crashChildURL() -> URL? {
-    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<6 {
-        let candidate = directory.appendingPathComponent("EngineCrashChild")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    // On Apple platforms the tests run inside xctest; the products sit beside the test bundle.
-    let bundle = Bundle(for: TemporaryDirectory.self).bundleURL.deletingLastPathComponent().appendingPathComponent("EngineCrashChild")
-    return FileManager.default.isExecutableFile(atPath: bundle.path) ? bundle : nil
+    childExecutableURL(named: "EngineCrashChild")
 }

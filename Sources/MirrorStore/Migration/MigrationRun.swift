@@ -54,13 +54,14 @@ final class MigrationRun {
     /// stored name (embedded records carry it).
     private func evolutions(for migration: Migration) throws(MigrationError) -> [String: TypeEvolution] {
         var evolutions: [String: TypeEvolution] = [:]
+        let renamedTypes = Dictionary(migration.typeSources.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         for typeName in registry.typeNames {
             guard let source = migration.storedName(of: typeName), !migration.emptiedTypes.contains(source),
                   let oldSchema = stored.schema(named: source), let newSchema = registry.schema(named: typeName) else { continue }
             evolutions[source] = try TypeEvolution(
                 typeName: typeName, oldSchema: oldSchema, newSchema: newSchema,
                 defaults: migration.defaults[typeName]?.values ?? [],
-                renames: migration.propertySources[typeName] ?? [:],
+                renames: migration.propertySources[typeName] ?? [:], renamedTypes: renamedTypes,
                 converted: migration.enumerations[typeName] != nil)
         }
         return evolutions

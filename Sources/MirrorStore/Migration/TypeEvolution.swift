@@ -13,9 +13,10 @@ struct TypeEvolution {
 
     /// - Parameter converted: whether a migration block converts this type's objects, which then
     ///   answers for properties whose kind changed beyond the automatic rules.
+    /// - Parameter renamedTypes: stored type names to their new names, for links to them.
     init(
         typeName: String, oldSchema: ObjectSchema, newSchema: ObjectSchema, defaults: [RecordValue],
-        renames: [String: String], converted: Bool
+        renames: [String: String], renamedTypes: [String: String], converted: Bool
     ) throws(MigrationError) {
         self.typeName = typeName
         self.oldSchema = oldSchema
@@ -30,7 +31,7 @@ struct TypeEvolution {
                 continue
             }
             let from = oldSchema.properties[position].kind
-            if Self.convertible(from, to: property.kind) {
+            if Self.convertible(from.renamingTypes(renamedTypes), to: property.kind) {
                 sources.append(position)
             } else if converted {
                 sources.append(nil)
@@ -89,9 +90,10 @@ struct TypeEvolution {
         }
         switch value {
         case .null:
-            return kind.isOptional ? .null : nil
+            return kind.isOptional ? RecordValue.null : Optional.none
         case .int(let number) where target.isUnsigned:
-            return number >= 0 ? checked(.uint(UInt64(number)), kind) : nil
+            guard number >= 0 else { return Optional.none }
+            return checked(.uint(UInt64(number)), kind)
         case .uint(let number) where target.isInteger && !target.isUnsigned:
             return Int64(exactly: number).flatMap { checked(.int($0), kind) }
         case .object(let record):
@@ -123,12 +125,28 @@ struct TypeEvolution {
         }
     }
 
+    /// `value` if `kind` takes it. (`RecordValue` is itself `nil`-literal expressible, hence
+    /// the spelled-out `Optional.none`.)
     private static func checked(_ value: RecordValue, _ kind: PropertyKind) -> RecordValue? {
-        kind.accepts(value) ? value : nil
+        guard kind.accepts(value) else { return Optional.none }
+        return value
     }
 }
 
 extension PropertyKind {
+    /// The kind with the model types it names renamed by `names`.
+    func renamingTypes(_ names: [String: String]) -> PropertyKind {
+        guard !names.isEmpty else { return self }
+        switch self {
+        case .object(let typeName): return .object(typeName: names[typeName] ?? typeName)
+        case .optional(let inner): return .optional(inner.renamingTypes(names))
+        case .list(let inner): return .list(inner.renamingTypes(names))
+        case .set(let inner): return .set(inner.renamingTypes(names))
+        case .dictionary(let inner): return .dictionary(inner.renamingTypes(names))
+        default: return self
+        }
+    }
+
     var isInteger: Bool {
         switch self {
         case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64: true

@@ -1,0 +1,46 @@
+// A child process for the migration kill -9 tests. Mode:
+//   migrate <store>   print "ready <pid>", open the store with version 2 of the models (migrating
+//                     it), then print "migrated" and exit
+// Lines go straight to the stdout descriptor, so the parent sees them as soon as they are printed.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MirrorStore
+
+func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    var done = 0
+    while done < bytes.count {
+        let wrote = bytes.withUnsafeBytes { buffer in
+            buffer.baseAddress.map { write(1, $0 + done, buffer.count - done) } ?? -1
+        }
+        if wrote < 0 && errno == EINTR { continue }
+        if wrote <= 0 { return }
+        done += wrote
+    }
+}
+
+func run() -> Int32 {
+    let arguments = CommandLine.arguments
+    guard arguments.count == 3, arguments[1] == "migrate" else {
+        say("usage: MigrationCrashChild migrate <store>")
+        return 2
+    }
+    say("ready \(getpid())")
+    do {
+        let store = try Store(
+            path: arguments[2], models: [MigrationWorkload.ContactV2.self],
+            configuration: MigrationWorkload.configuration(version: 2))
+        try store.close()
+        say("migrated")
+        return 0
+    } catch {
+        say("error \(error)")
+        return 1
+    }
+}
+
+exit(run())
