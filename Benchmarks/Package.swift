@@ -3,7 +3,7 @@ import PackageDescription
 
 // Benchmarks live in their own package so the library keeps no benchmark dependencies, and are
 // always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`,
-// `... store-benchmarks` and `... query-benchmarks`.
+// `... store-benchmarks`, `... query-benchmarks` and `... migration-benchmarks`.
 let package = Package(
     name: "MirrorStoreBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -48,6 +48,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/QueryBenchmarks"),
+        // Migrating a store of 1,000,000 objects: time and peak memory, each run in a child
+        // process of its own.
+        .executableTarget(
+            name: "migration-benchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "MirrorStore", package: "MirrorStore"),
+            ],
+            path: "Sources/MigrationBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

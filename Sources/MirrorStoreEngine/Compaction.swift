@@ -137,6 +137,12 @@ public struct LogRewriter {
         try writer.append([.put(type: type, key: key, value: value)], into: &index)
     }
 
+    /// Says how many keys of each kind `type` is about to receive, so that the index is sized
+    /// once (recovery reads it too) instead of growing step by step.
+    public mutating func reserveCapacity(type: String, integers: Int, strings: Int, byteStrings: Int) throws {
+        try writer.append([.reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings)], into: &index)
+    }
+
     /// Stores the schema bytes of `type`.
     public mutating func setSchema(type: String, schema: [UInt8]) throws {
         try writer.append([.setSchema(type: type, schema: schema)], into: &index)
@@ -148,7 +154,7 @@ public struct LogRewriter {
     }
 
     /// Whether `key` of `type` was put already.
-    public func contains(type: String, key: StorageKey) -> Bool {
+    public mutating func contains(type: String, key: StorageKey) -> Bool {
         index.types[type]?[key] != nil || writer.pendingContains(type: type, key: key)
     }
 }
@@ -162,8 +168,8 @@ private struct ChunkWriter {
     var types = TypeTable()
     private var pending: [WriteBatch.Operation] = []
     private var pendingBytes = 0
-    /// The keys put since the last flush, so a rewrite can tell a key it has already written.
-    private var pendingKeys: [String: Set<StorageKey>] = [:]
+    /// The keys put since the last flush, once someone asked (see `pendingContains`).
+    private var pendingKeys: [String: Set<StorageKey>]?
 
     init(target: any LogStorage, sequence: UInt64, offset: UInt64, chunkSize: Int) {
         self.target = target
@@ -178,7 +184,7 @@ private struct ChunkWriter {
             switch operation {
             case .put(let type, let key, let value):
                 pendingBytes += value.count + 16
-                pendingKeys[type, default: []].insert(key)
+                pendingKeys?[type, default: []].insert(key)
             case .setSchema(_, let bytes), .setMetadata(_, let bytes): pendingBytes += bytes.count + 16
             case .delete, .deleteAll, .reserveCapacity: pendingBytes += 16
             }
@@ -188,8 +194,16 @@ private struct ChunkWriter {
         }
     }
 
-    func pendingContains(type: String, key: StorageKey) -> Bool {
-        pendingKeys[type]?.contains(key) ?? false
+    /// Whether a put of `key` waits in the current unit. The first question in a unit gathers
+    /// the unit's keys, which later puts then keep up to date: writers that never ask (a
+    /// compaction) pay nothing.
+    mutating func pendingContains(type: String, key: StorageKey) -> Bool {
+        if pendingKeys == nil {
+            var keys: [String: Set<StorageKey>] = [:]
+            for case .put(let type, let key, _) in pending { keys[type, default: []].insert(key) }
+            pendingKeys = keys
+        }
+        return pendingKeys?[type]?.contains(key) ?? false
     }
 
     /// Writes the pending operations as one unit; with `force`, even when there are none, so
@@ -203,7 +217,7 @@ private struct ChunkWriter {
         offset += UInt64(frame.count)
         index.apply(decoded)
         pending.removeAll(keepingCapacity: true)
-        pendingKeys.removeAll(keepingCapacity: true)
+        pendingKeys = nil
         pendingBytes = 0
     }
 }

@@ -1,31 +1,13 @@
+import BenchmarkSupport
 import CMallocStatistics
 import Foundation
 
 /// The process's memory, as the kernel and the allocator see it.
 enum Memory {
-    /// Resident set size and its peak (`VmRSS`, `VmHWM` in /proc/self/status), in bytes.
-    static func resident() -> (current: Int, peak: Int) {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
-            var usage = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &usage)
-            return (0, usage.ru_maxrss * 1024)
-        }
-        func kilobytes(_ field: String) -> Int {
-            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-        return (kilobytes("VmRSS") * 1024, kilobytes("VmHWM") * 1024)
-    }
+    static func resident() -> (current: Int, peak: Int) { ResidentSet.current() }
 
-    /// Resets the peak resident set size to the current one (Linux ≥ 4.0: `5` into
-    /// /proc/self/clear_refs), so the peak read afterwards belongs to what runs in between.
     @discardableResult
-    static func resetPeak() -> Bool {
-        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return write(descriptor, "5", 1) == 1
-    }
+    static func resetPeak() -> Bool { ResidentSet.resetPeak() }
 
     /// Bytes allocated through malloc and not freed, in every arena (glibc's `mallinfo2`).
     static func allocatedBytes() -> Int {

@@ -119,7 +119,7 @@ public final class Migration {
     /// with `old`, the record as stored (its `objectSchema` is the stored one; links read as
     /// records holding only their primary key), and `new`, the record in the model's schema,
     /// already filled as the automatic rules and earlier blocks left it. Change `new` with
-    /// ``ManagedObject/setValue(_:forProperty:)``; delete it with ``delete(_:)``.
+    /// `setValue(_:forProperty:)`; delete it with ``delete(_:)``.
     ///
     /// - Throws: ``MigrationError`` when no model is called `typeName`.
     public func enumerateObjects(

@@ -93,7 +93,16 @@ final class MigrationRun {
                 }
                 continue
             }
+            let count = source.count(type: storedName)
+            switch evolution.newSchema.primaryKey.flatMap({ evolution.newSchema.property(named: $0)?.kind.unwrapped }) {
+            case .string?: try target.reserveCapacity(type: evolution.typeName, integers: 0, strings: count, byteStrings: 0)
+            case .uuid?: try target.reserveCapacity(type: evolution.typeName, integers: 0, strings: 0, byteStrings: count)
+            default: try target.reserveCapacity(type: evolution.typeName, integers: count, strings: 0, byteStrings: 0)
+            }
             var nextKey: Int64 = 1
+            // The old keys were unique within the type, so an object keeping its key can only
+            // meet one whose key changed, and only those need looking up.
+            var changedKeys = Set<StorageKey>()
             let blocks = migration.enumerations[evolution.typeName] ?? []
             try source.forEachEntry(type: storedName) { key, bytes in
                 let old = ManagedObject(objectSchema: evolution.oldSchema, values: [])
@@ -119,7 +128,15 @@ final class MigrationRun {
                     newKey = .integer(nextKey)
                     nextKey += 1
                 }
-                try put(new, key: newKey, into: &target, references: &references)
+                if newKey != key {
+                    guard !target.contains(type: evolution.typeName, key: newKey) else {
+                        throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
+                    }
+                    changedKeys.insert(newKey)
+                } else if changedKeys.contains(newKey) {
+                    throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
+                }
+                try put(new, key: newKey, into: &target, references: &references, checked: false)
             }
         }
         for object in migration.created {
@@ -129,9 +146,12 @@ final class MigrationRun {
         }
     }
 
-    private func put(_ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences) throws {
+    private func put(
+        _ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences,
+        checked: Bool = true
+    ) throws {
         let typeName = record.objectSchema.typeName
-        guard !target.contains(type: typeName, key: key) else {
+        guard !checked || !target.contains(type: typeName, key: key) else {
             throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
         }
         var encoder = RecordEncoder()

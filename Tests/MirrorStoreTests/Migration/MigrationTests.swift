@@ -235,6 +235,13 @@ struct MigrationTests {
                 try migration.enumerateObjects(ofType: "Person") { _, new in try new.setValue(.int(1), forProperty: "identifier") }
             }
             #expect((duplicate as? MigrationError)?.kind == .duplicatePrimaryKey(typeName: "Person", key: "1"))
+            // The same, the other way round: a changed key first, then an object keeping it.
+            let moved = attempt(3) { migration, _ in
+                try migration.enumerateObjects(ofType: "Person") { old, new in
+                    if try old.value(forProperty: "identifier", as: Int.self) == 1 { try new.setValue(.int(2), forProperty: "identifier") }
+                }
+            }
+            #expect((moved as? MigrationError)?.kind == .duplicatePrimaryKey(typeName: "Person", key: "2"))
             // A link to an object the migration deleted.
             let dangling = attempt(3) { migration, _ in
                 try migration.enumerateObjects(ofType: "Person") { old, new in
