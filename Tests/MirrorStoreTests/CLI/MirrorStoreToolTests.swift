@@ -83,6 +83,22 @@ struct MirrorStoreToolTests {
         }
     }
 
+    @Test("inspect prints the schema version and each type's stored schema, before and after a migration")
+    func inspectSchemaVersion() throws {
+        try withTemporaryDirectory { directory in
+            let path = try fixtureCopy(in: directory)
+            let before = try mirrorstore("inspect", path)
+            #expect(before.output.contains("schema version: 1"))
+            #expect(before.output.contains("    firstName: String"))
+            try Store(path: path, models: [V3.Dog.self], configuration: configuration(version: 3)).close()
+            let after = try mirrorstore("inspect", path)
+            #expect(after.status == 0, "\(after.errors)")
+            #expect(after.output.contains("schema version: 3"))
+            #expect(after.output.contains("    fullName: String"))
+            #expect(!after.output.contains("firstName"))
+        }
+    }
+
     @Test("verify passes an intact store and exits 1 naming the offset of damage")
     func verify() throws {
         try withTemporaryDirectory { directory in
