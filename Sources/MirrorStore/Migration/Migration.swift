@@ -154,6 +154,13 @@ public final class Migration {
         return object
     }
 
+    /// Lets go of the registered blocks, which may hold this migration.
+    func releaseBlocks() {
+        enumerations = [:]
+        created = []
+        current = nil
+    }
+
     /// Deletes `object`: the `new` record being enumerated, or one ``create(ofType:)`` made.
     ///
     /// - Throws: ``MigrationError`` for any other record.

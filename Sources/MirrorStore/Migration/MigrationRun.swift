@@ -28,6 +28,8 @@ final class MigrationRun {
         let migration = Migration(
             oldSchemas: stored.all, newSchemas: registry.schemas, defaults: try defaultRecords(),
             oldSchemaVersion: fromVersion, newSchemaVersion: toVersion)
+        // Blocks that delete or create capture the migration they are registered with.
+        defer { migration.releaseBlocks() }
         try block?(migration, fromVersion)
         let evolutions = try evolutions(for: migration)
         var references = LinkReferences()
