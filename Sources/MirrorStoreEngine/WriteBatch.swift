@@ -48,6 +48,19 @@ public struct WriteBatch: Sendable {
         operations.append(.setMetadata(key: key, value: value))
     }
 
+    /// The types the batch writes objects or schemas of.
+    public var typeNames: Set<String> {
+        Set(operations.compactMap { operation in
+            switch operation {
+            case .put(let type, _, _), .delete(let type, _), .deleteAll(let type), .setSchema(let type, _),
+                 .reserveCapacity(let type, _, _, _):
+                type
+            case .setMetadata:
+                nil
+            }
+        })
+    }
+
     /// Whether the batch holds no operations; committing it writes nothing.
     public var isEmpty: Bool { operations.isEmpty }
 }

@@ -6,6 +6,9 @@ struct QuerySource: Sendable {
     let snapshot: EngineSnapshot
     let registry: ModelRegistry
     let entry: ModelRegistry.Entry
+    /// The store's observation, for results that can be observed (not those made inside a
+    /// transaction, whose snapshot includes writes not yet committed).
+    var observation: StoreObservation? = nil
 
     var plan: TypePlan { entry.plan }
     var schema: ObjectSchema { entry.plan.schema }

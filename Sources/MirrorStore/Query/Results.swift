@@ -36,6 +36,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     private let failures: ReadFailures
     /// How the results were found and ordered.
     public let plan: QueryPlan
+    /// The filters and sorts that made these results from all objects of the type, in order:
+    /// what ``changes`` runs again on each newer snapshot.
+    private(set) var steps: [ResultsStep<Model>] = []
 
     /// The keys of the results, in order, found in one of four ways.
     private enum Rows: Sendable {
@@ -157,6 +160,22 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
     }
 
+    /// The same filters and sorts run again on `source`, a newer snapshot of the same store.
+    func rerun(on source: QuerySource) throws -> Results<Model> {
+        var results = Results(source: source)
+        for step in steps {
+            switch step {
+            case .filter(let condition): results = try results.filter(condition)
+            case .sort(let descriptors): results = try results.sorted(by: descriptors)
+            case .sortByProperty(let name, let ascending): results = try results.sorted(byProperty: name, ascending: ascending)
+            }
+        }
+        return results
+    }
+
+    /// The keys of all results in order, and the store they come from, for observing them.
+    var orderedKeys: [StorageKey] { allKeys }
+
     // MARK: Filtering
 
     /// The results that also satisfy `predicate`, in the same order.
@@ -174,6 +193,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     /// The results that also satisfy `condition`, planned and run as a predicate's translation is.
     func filter(_ condition: QueryCondition<Model>) throws -> Results<Model> {
+        var results = try filtered(condition)
+        results.steps = steps + [.filter(condition)]
+        return results
+    }
+
+    private func filtered(_ condition: QueryCondition<Model>) throws -> Results<Model> {
         let all = conditions + [condition]
         let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)
@@ -223,10 +248,18 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// - Throws: ``QueryError`` for a property the model does not store, an ignored property, or
     ///   values with no order (links, containers, data).
     public func sorted(byProperty name: String, ascending: Bool = true) throws -> Results<Model> {
-        try sorted(onRecords: [SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)])
+        var results = try sorted(onRecords: [SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)])
+        results.steps = steps + [.sortByProperty(name, ascending: ascending)]
+        return results
     }
 
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
+        var results = try sortedUnrecorded(by: descriptors)
+        results.steps = steps + [.sort(descriptors)]
+        return results
+    }
+
+    private func sortedUnrecorded(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
         switch try SortResolution.resolve(descriptors, schema: source.schema) {
         case .records(let sortKeys):
             return try sorted(onRecords: sortKeys)

@@ -27,6 +27,10 @@ public final class Store: Sendable {
     private nonisolated(unsafe) var nextIdentities: [String: Int64] = [:]
     /// Types whose stored objects were all read once; see ``objects(_:)``.
     private let checkedTypes = CheckedTypes()
+    /// The observers of results and objects, woken after the commits that concern them.
+    let observation: StoreObservation
+    /// Where async writes wait for the write lock and the sync, off the cooperative threads.
+    let writeQueue = DispatchQueue(label: "MirrorStore.writes")
 
     static let schemaVersionKey = "mirrorstore.schemaVersion"
 
@@ -52,6 +56,7 @@ public final class Store: Sendable {
     private init(engine: StorageEngine, registry: ModelRegistry, configuration: Configuration) throws {
         self.engine = engine
         self.registry = registry
+        observation = StoreObservation(engine: engine, registry: registry)
         do {
             try prepareSchemas(version: configuration.schemaVersion, migration: configuration.migration)
             try Self.translatingUniqueViolations {
@@ -144,6 +149,7 @@ public final class Store: Sendable {
         let batch = transaction.makeBatch()
         if !batch.isEmpty {
             try Self.translatingUniqueViolations { try engine.commit(batch) }
+            observation.observers.notify(writtenTypes: batch.typeNames)
         }
         nextIdentities = identities
         return result
@@ -170,7 +176,7 @@ public final class Store: Sendable {
     ///
     /// - Throws: ``StoreError`` or ``MappingError`` naming the first record that cannot be read.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
-        let source = QuerySource(snapshot: engine.snapshot(), registry: registry, entry: try registry.entry(for: type))
+        let source = observation.source(for: try registry.entry(for: type))
         try checkedTypes.checkOnce(source.plan.typeName) {
             _ = try RecordReader(snapshot: source.snapshot, schemas: registry).allModels(type, plan: source.plan)
         }
@@ -200,6 +206,7 @@ public final class Store: Sendable {
         try refuseInsideWrite("close()")
         writeLock.lock()
         defer { writeLock.unlock() }
+        defer { observation.close() }
         try engine.close()
     }
 

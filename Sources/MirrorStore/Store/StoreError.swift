@@ -45,6 +45,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         /// `write`, `compact` or `close` was called inside a write block of the same store, on the
         /// same thread, where it would wait forever for that block; `operation` names the call.
         case calledInsideWrite(operation: String)
+        /// ``Results/changes`` was asked of results made inside a write transaction, which see
+        /// writes not yet committed and so cannot follow later commits.
+        case notObservable(typeName: String)
     }
 
     /// What went wrong.
@@ -83,6 +86,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "Two \(typeName) objects would have \(property) \(value), which uniqueProperties forbids; nothing was written."
         case .calledInsideWrite(let operation):
             return "\(operation) was called inside a write block of the same store, where it would wait forever for that block to end; use the block's transaction, or call it after the block returns."
+        case .notObservable(let typeName):
+            return "These \(typeName) results were made inside a write transaction and cannot be observed; observe results made with store.objects(_:) instead."
         }
     }
 }

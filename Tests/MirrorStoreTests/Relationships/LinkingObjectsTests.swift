@@ -79,8 +79,9 @@ struct LinkingObjectsTests {
     @Test("reads beside writes see inverses of one snapshot")
     func concurrentReads() async throws {
         let store = try Store.inMemory(models: [Owner.self])
-        let pets = (0..<20).map { pet($0, owner: Owner.named("o\($0 % 4)", $0 % 4)) }
-        try store.write { try $0.add(contentsOf: pets) }
+        try await store.write { transaction in
+            try transaction.add(contentsOf: (0..<20).map { pet($0, owner: Owner.named("o\($0 % 4)", $0 % 4)) })
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for step in 0..<200 {

@@ -60,7 +60,7 @@ struct StoreConcurrencyTests {
     @Test("models read out are detached values that cross threads")
     func detachedValues() async throws {
         let store = try Store.inMemory(models: [Person.self])
-        try store.write { try $0.add(Person.named("Ada", 1)) }
+        try await store.write { try $0.add(Person.named("Ada", 1)) }
         let names = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<8 {
                 group.addTask {

@@ -1,0 +1,116 @@
+import Foundation
+import MirrorStoreEngine
+
+extension Store {
+    /// The object stored under `primaryKey` now, then again after every commit that changes it or
+    /// an object it links to (at any depth): `nil` while there is none, as after a delete.
+    ///
+    /// ```swift
+    /// for try await hero in store.changes(Hero.self, primaryKey: 1455) {
+    ///     print(hero?.publisher?.name ?? "deleted")
+    /// }
+    /// ```
+    ///
+    /// Commits that arrive while the consumer is busy coalesce into one element; cancelling the
+    /// consuming task, or closing the store, ends the sequence.
+    ///
+    /// - Throws: ``StoreError`` when the model is not one of the store's or the key does not fit.
+    public func changes<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> ObjectChanges<Model> {
+        let registry = observation.registry
+        let entry = try registry.entry(for: type)
+        return ObjectChanges(observation: observation, entry: entry, key: try registry.key(primaryKey, for: entry))
+    }
+}
+
+/// The `AsyncSequence` of ``Store/changes(_:primaryKey:)``: the object, or `nil` when it is not
+/// stored, after each commit that changes it.
+public struct ObjectChanges<Model: Persistable>: AsyncSequence, Sendable {
+    /// The object as of a commit, or `nil` when there is none.
+    public typealias Element = Model?
+
+    let observation: StoreObservation
+    let entry: ModelRegistry.Entry
+    let key: StorageKey
+
+    /// A new observation of the object, registered when it is first asked for an element.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(observer: ObjectObserver(observation: observation, entry: entry, key: key))
+    }
+
+    /// Waits for the next change of the object.
+    public struct Iterator: AsyncIteratorProtocol {
+        let observer: ObjectObserver<Model>
+
+        /// The object after the next commit that changes it (the first call: as it is now), or
+        /// `nil` at the end of the sequence, once the task is cancelled or the store closed.
+        ///
+        /// - Throws: ``StoreError`` or ``MappingError`` when the object cannot be read.
+        public mutating func next() async throws -> Model?? {
+            try await observer.next()
+        }
+    }
+}
+
+/// One consumer's observation of one object, with the fingerprint of the last state it produced.
+final class ObjectObserver<Model: Persistable> {
+    private let observation: StoreObservation
+    private let entry: ModelRegistry.Entry
+    private let key: StorageKey
+    private let signal = ChangeSignal()
+    private var registration: ObserverRegistration?
+    private var previous: Int?
+
+    init(observation: StoreObservation, entry: ModelRegistry.Entry, key: StorageKey) {
+        self.observation = observation
+        self.entry = entry
+        self.key = key
+    }
+
+    func next() async throws -> Model?? {
+        if previous == nil {
+            registration = observation.observers.register(signal, forTypes: observation.watchedTypes(of: entry.plan))
+        } else {
+            repeat {
+                guard await signal.wait(), !observation.isClosed else {
+                    registration = nil
+                    return nil
+                }
+            } while try fingerprint(observation.engine.snapshot()) == previous
+        }
+        let snapshot = observation.engine.snapshot()
+        previous = try fingerprint(snapshot)
+        let source = QuerySource(snapshot: snapshot, registry: observation.registry, entry: entry)
+        return .some(try source.model(Model.self, key: key))
+    }
+
+    /// A hash of the stored bytes of the object and of every object it links to, at any depth.
+    private func fingerprint(_ snapshot: EngineSnapshot) throws -> Int {
+        var hasher = Hasher()
+        let reader = RecordReader(snapshot: snapshot, schemas: observation.registry)
+        var pending: [(type: String, key: StorageKey)] = [(entry.plan.typeName, key)]
+        var seen = Set<String>()
+        while let (type, key) = pending.popLast() {
+            guard seen.insert("\(type)\u{0}\(key)").inserted else { continue }
+            let bytes = try snapshot.value(type: type, key: key)
+            hasher.combine(type)
+            hasher.combine(bytes)
+            guard bytes != nil, observation.registry.plan(named: type)?.hasLinks == true,
+                  let record = try reader.record(type: type, key: key) else { continue }
+            var values = record.values
+            while let value = values.popLast() {
+                switch value {
+                case .object(let linked):
+                    if let linkedKey = try PrimaryKey.storageKey(of: linked) {
+                        pending.append((linked.objectSchema.typeName, linkedKey))
+                    } else {
+                        values.append(contentsOf: linked.values)
+                    }
+                case .list(let list): values.append(contentsOf: list)
+                case .dictionary(let entries): values.append(contentsOf: entries.values)
+                default: break
+                }
+            }
+        }
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import MirrorStoreEngine
+
+extension Results {
+    /// The results now, then again after every commit that changes them, with what changed:
+    /// an `AsyncSequence` of ``ResultsChange``.
+    ///
+    /// ```swift
+    /// for try await change in try store.objects(Hero.self).filter(#Predicate { $0.side == .hero }).changes {
+    ///     tableView.apply(deletions: change.deletions, insertions: change.insertions,
+    ///                     modifications: change.modifications)
+    /// }
+    /// ```
+    ///
+    /// The first element holds the current results, with no differences. A commit wakes the
+    /// sequence only if it wrote the model's type or a type it links to; the filters and sorts
+    /// then run again on the newest snapshot, and an element comes only if the results differ
+    /// (keys, order, or an object's stored values). Commits that arrive while the consumer is
+    /// busy coalesce into one element. Ending or cancelling the consuming task ends the sequence
+    /// and unregisters it; so does closing the store.
+    public var changes: ResultsChanges<Model> { ResultsChanges(results: self) }
+}
+
+extension Store {
+    /// How many results and objects are being observed, for tests that check an ended
+    /// observation lets go of its registration.
+    @_spi(Testing) public var observerCount: Int { observation.observers.count }
+}
+
+/// The `AsyncSequence` of ``Results/changes``.
+public struct ResultsChanges<Model: Persistable>: AsyncSequence, Sendable {
+    /// One element per change of the results.
+    public typealias Element = ResultsChange<Model>
+
+    let results: Results<Model>
+
+    /// A new observation of the results, registered when it is first asked for an element.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(observer: ResultsObserver(results: results))
+    }
+
+    /// Waits for the next change of the results.
+    public struct Iterator: AsyncIteratorProtocol {
+        let observer: ResultsObserver<Model>
+
+        /// The next change, or `nil` once the task is cancelled or the store closed.
+        ///
+        /// - Throws: ``StoreError`` or ``MappingError`` when the results cannot be read again.
+        public mutating func next() async throws -> ResultsChange<Model>? {
+            try await observer.next()
+        }
+    }
+}
+
+/// One consumer's observation of results: its registration, and the keys and fingerprints of
+/// the last element it produced.
+final class ResultsObserver<Model: Persistable> {
+    private let results: Results<Model>
+    private let signal = ChangeSignal()
+    private var registration: ObserverRegistration?
+    private var previous: [(key: StorageKey, fingerprint: Int)]?
+
+    init(results: Results<Model>) {
+        self.results = results
+    }
+
+    func next() async throws -> ResultsChange<Model>? {
+        guard let observation = results.source.observation else {
+            throw StoreError(.notObservable(typeName: results.source.plan.typeName))
+        }
+        guard let previous else {
+            // Registered before the first read, so no commit falls between the two.
+            registration = observation.observers.register(signal, forTypes: observation.watchedTypes(of: results.source.plan))
+            let current = try results.rerun(on: observation.source(for: results.source.entry))
+            self.previous = try Self.fingerprints(of: current)
+            return ResultsChange(results: current, deletions: [], insertions: [], modifications: [])
+        }
+        var last = previous
+        while true {
+            guard await signal.wait(), !observation.isClosed else {
+                registration = nil
+                return nil
+            }
+            let current = try results.rerun(on: observation.source(for: results.source.entry))
+            let fingerprints = try Self.fingerprints(of: current)
+            let diff = ResultsDiff(old: last, new: fingerprints)
+            last = fingerprints
+            self.previous = fingerprints
+            if diff.isEmpty { continue }
+            return ResultsChange(results: current, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications)
+        }
+    }
+
+    /// Each result's key with a hash of its stored bytes.
+    private static func fingerprints(of results: Results<Model>) throws -> [(key: StorageKey, fingerprint: Int)] {
+        let snapshot = results.source.snapshot
+        let typeName = results.source.plan.typeName
+        return try results.orderedKeys.map { key in
+            var hasher = Hasher()
+            hasher.combine(try snapshot.value(type: typeName, key: key))
+            return (key, hasher.finalize())
+        }
+    }
+}
