@@ -1,7 +1,7 @@
 import Dispatch
 
 extension Store {
-    /// Runs `body` as one transaction, like ``write(_:)``, without blocking the calling task's
+    /// Runs `body` as one transaction, like the synchronous `write(_:)`, without blocking the calling task's
     /// thread: the block runs on the store's own writer queue while the task is suspended,
     /// waiting there for other writes and for the commit's sync.
     ///

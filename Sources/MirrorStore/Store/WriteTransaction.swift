@@ -1,6 +1,6 @@
 import MirrorStoreEngine
 
-/// The changes of one ``Store/write(_:)`` block, committed together or not at all.
+/// The changes of one `Store.write(_:)` block, committed together or not at all.
 ///
 /// ```swift
 /// try store.write { transaction in
