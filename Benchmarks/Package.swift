@@ -3,7 +3,8 @@ import PackageDescription
 
 // Benchmarks live in their own package so the library keeps no benchmark dependencies, and are
 // always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`,
-// `... store-benchmarks`, `... query-benchmarks` and `... migration-benchmarks`.
+// `... store-benchmarks`, `... query-benchmarks`, `... migration-benchmarks` and
+// `... observation-benchmarks`.
 let package = Package(
     name: "MirrorStoreBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -57,6 +58,14 @@ let package = Package(
                 .product(name: "MirrorStore", package: "MirrorStore"),
             ],
             path: "Sources/MigrationBenchmarks"),
+        // Live results and the async API: observer latency, idle observers, concurrent tasks.
+        .executableTarget(
+            name: "observation-benchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "MirrorStore", package: "MirrorStore"),
+            ],
+            path: "Sources/ObservationBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )
