@@ -20,8 +20,8 @@ let package = Package(
         // The `mirrorstore` inspector: inspect, verify, compact, dump.
         .executableTarget(name: "MirrorStoreCLI", dependencies: ["MirrorStore", "MirrorStoreEngine"]),
         // A child process for the kill -9 crash tests: commits and prints each acknowledged sequence.
-        .executableTarget(name: "EngineCrashChild", dependencies: ["MirrorStoreEngine"], path: "Tests/EngineCrashChild"),
-        .executableTarget(name: "MigrationCrashChild", dependencies: ["MirrorStore"], path: "Tests/MigrationCrashChild"),
+        .executableTarget(name: "EngineCrashChild", dependencies: ["MirrorStoreEngine", "TestSupport"], path: "Tests/EngineCrashChild"),
+        .executableTarget(name: "MigrationCrashChild", dependencies: ["MirrorStore", "TestSupport"], path: "Tests/MigrationCrashChild"),
         // MemberImportVisibility (SE-0444) hides members of modules a file does not import, so
         // ErrorContractTests, which imports MirrorStore only, proves StorageError's members are
         // reachable for apps that turn it on, and for the language mode that will make it the default.

@@ -10,19 +10,7 @@ import Glibc
 import Darwin
 #endif
 import MirrorStoreEngine
-
-/// Writes one whole line straight to the stdout descriptor, unbuffered, so nothing acknowledged
-/// sits in a stdio buffer when SIGKILL arrives.
-func say(_ line: String) {
-    let bytes = Array((line + "\n").utf8)
-    var done = 0
-    while done < bytes.count {
-        let wrote = bytes.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
-        if wrote < 0 && errno == EINTR { continue }
-        if wrote <= 0 { return }
-        done += wrote
-    }
-}
+import TestSupport
 
 func run() -> Int32 {
     let arguments = CommandLine.arguments

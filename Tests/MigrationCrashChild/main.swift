@@ -9,19 +9,7 @@ import Glibc
 import Darwin
 #endif
 import MirrorStore
-
-func say(_ line: String) {
-    let bytes = Array((line + "\n").utf8)
-    var done = 0
-    while done < bytes.count {
-        let wrote = bytes.withUnsafeBytes { buffer in
-            buffer.baseAddress.map { write(1, $0 + done, buffer.count - done) } ?? -1
-        }
-        if wrote < 0 && errno == EINTR { continue }
-        if wrote <= 0 { return }
-        done += wrote
-    }
-}
+import TestSupport
 
 func run() -> Int32 {
     let arguments = CommandLine.arguments

@@ -17,6 +17,7 @@ extension Store {
     /// `try await store.write { … }`.
     ///
     /// - Returns: What `body` returns.
+    @discardableResult
     public func write<Result>(_ body: sending @escaping (WriteTransaction) throws -> Result) async throws -> sending Result {
         let handOver = HandOver(body)
         let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HandOver<Result>, any Error>) in
