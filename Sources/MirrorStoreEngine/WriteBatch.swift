@@ -61,6 +61,23 @@ public struct WriteBatch: Sendable {
         })
     }
 
+    /// The keys the batch puts or deletes, by type; `nil` for a type it deletes every object of.
+    public var writtenKeys: [String: Set<StorageKey>?] {
+        var written: [String: Set<StorageKey>?] = [:]
+        for operation in operations {
+            switch operation {
+            case .put(let type, let key, _), .delete(let type, let key):
+                if case .some(.none) = written[type] { continue }
+                written[type, default: []]?.insert(key)
+            case .deleteAll(let type):
+                written[type] = .some(nil)
+            case .setSchema, .setMetadata, .reserveCapacity:
+                continue
+            }
+        }
+        return written
+    }
+
     /// Whether the batch holds no operations; committing it writes nothing.
     public var isEmpty: Bool { operations.isEmpty }
 }

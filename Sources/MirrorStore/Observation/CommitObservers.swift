@@ -1,20 +1,27 @@
 import Foundation
+import MirrorStoreEngine
 
 /// The observers of one store, by the stored types they depend on. A commit signals only those
 /// whose types it wrote; with none registered it costs one lock.
 final class CommitObservers: @unchecked Sendable {
     private let lock = NSLock()
-    private var byType: [String: [Int: ChangeSignal]] = [:]
+    private var byType: [String: [Int: Observer]] = [:]
     private var nextIdentifier = 0
 
-    /// Registers `signal` for commits that write any of `types`; keep the registration to stay
-    /// registered.
-    func register(_ signal: ChangeSignal, forTypes types: Set<String>) -> ObserverRegistration {
+    private struct Observer {
+        let signal: ChangeSignal
+        /// The type whose written keys the observer is told.
+        let keyedType: String
+    }
+
+    /// Registers `signal` for commits that write any of `types`, telling it the keys written of
+    /// `keyedType`; keep the registration to stay registered.
+    func register(_ signal: ChangeSignal, forTypes types: Set<String>, keyedType: String) -> ObserverRegistration {
         lock.lock()
         defer { lock.unlock() }
         nextIdentifier += 1
         let identifier = nextIdentifier
-        for type in types { byType[type, default: [:]][identifier] = signal }
+        for type in types { byType[type, default: [:]][identifier] = Observer(signal: signal, keyedType: keyedType) }
         return ObserverRegistration(observers: self, identifier: identifier, types: types)
     }
 
@@ -27,21 +34,27 @@ final class CommitObservers: @unchecked Sendable {
         }
     }
 
-    /// Signals every observer of a type in `types`, once each.
-    func notify(writtenTypes types: Set<String>) {
+    /// Signals every observer of a type a commit wrote, once each, with the keys it wrote of the
+    /// observer's keyed type (`written` as `WriteBatch.writtenKeys` gives them).
+    func notify(written: [String: Set<StorageKey>?]) {
         lock.lock()
-        var signals: [Int: ChangeSignal] = [:]
-        for type in types {
+        var woken: [Int: Observer] = [:]
+        for type in written.keys {
             guard let observers = byType[type] else { continue }
-            signals.merge(observers) { first, _ in first }
+            woken.merge(observers) { first, _ in first }
         }
         lock.unlock()
-        for signal in signals.values { signal.signal() }
+        for observer in woken.values {
+            // A type the commit did not write gives no keys: none of its objects changed.
+            let keys = written[observer.keyedType] ?? .some([])
+            observer.signal.signal(writtenKeys: keys)
+        }
     }
 
-    /// Signals every observer, whatever it watches.
+    /// Signals every observer, whatever it watches, as if every key had changed.
     func notifyAll() {
-        notify(writtenTypes: lock.withLock { Set(byType.keys) })
+        let observers = lock.withLock { byType.values.flatMap(\.values) }
+        for observer in observers { observer.signal.signal(writtenKeys: nil) }
     }
 
     /// How many observers are registered, for tests that check cancellation frees them.

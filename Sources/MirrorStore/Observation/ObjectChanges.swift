@@ -68,7 +68,8 @@ final class ObjectObserver<Model: Persistable> {
 
     func next() async throws -> Model?? {
         if previous == nil {
-            registration = observation.observers.register(signal, forTypes: observation.watchedTypes(of: entry.plan))
+            registration = observation.observers.register(
+                signal, forTypes: observation.watchedTypes(of: entry.plan), keyedType: entry.plan.typeName)
         } else {
             repeat {
                 guard await signal.wait(), !observation.isClosed else {

@@ -68,11 +68,14 @@ final class ResultsObserver<Model: Persistable> {
         guard let observation = results.source.observation else {
             throw StoreError(.notObservable(typeName: results.source.plan.typeName))
         }
+        let plan = results.source.plan
         guard let previous else {
             // Registered before the first read, so no commit falls between the two.
-            registration = observation.observers.register(signal, forTypes: observation.watchedTypes(of: results.source.plan))
+            registration = observation.observers.register(
+                signal, forTypes: observation.watchedTypes(of: plan), keyedType: plan.typeName)
+            _ = signal.takeWrittenKeys()
             let current = try results.rerun(on: observation.source(for: results.source.entry))
-            self.previous = try Self.fingerprints(of: current)
+            self.previous = try Self.fingerprints(of: current, reusing: [:], except: nil)
             return ResultsChange(results: current, deletions: [], insertions: [], modifications: [])
         }
         var last = previous
@@ -81,8 +84,12 @@ final class ResultsObserver<Model: Persistable> {
                 registration = nil
                 return nil
             }
+            // Taken before the snapshot, so every key taken was written by a commit the
+            // snapshot includes; a key written later is signalled again and looked at then.
+            let written = signal.takeWrittenKeys()
             let current = try results.rerun(on: observation.source(for: results.source.entry))
-            let fingerprints = try Self.fingerprints(of: current)
+            let known = Dictionary(last.map { ($0.key, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
+            let fingerprints = try Self.fingerprints(of: current, reusing: known, except: written)
             let diff = ResultsDiff(old: last, new: fingerprints)
             last = fingerprints
             self.previous = fingerprints
@@ -91,11 +98,15 @@ final class ResultsObserver<Model: Persistable> {
         }
     }
 
-    /// Each result's key with a hash of its stored bytes.
-    private static func fingerprints(of results: Results<Model>) throws -> [(key: StorageKey, fingerprint: Int)] {
+    /// Each result's key with a hash of its stored bytes: the one in `known` for a key no commit
+    /// wrote since (`written`; `nil` means any may have been), otherwise read now.
+    private static func fingerprints(
+        of results: Results<Model>, reusing known: [StorageKey: Int], except written: Set<StorageKey>?
+    ) throws -> [(key: StorageKey, fingerprint: Int)] {
         let snapshot = results.source.snapshot
         let typeName = results.source.plan.typeName
         return try results.orderedKeys.map { key in
+            if let written, !written.contains(key), let fingerprint = known[key] { return (key, fingerprint) }
             var hasher = Hasher()
             hasher.combine(try snapshot.value(type: typeName, key: key))
             return (key, hasher.finalize())

@@ -149,7 +149,7 @@ public final class Store: Sendable {
         let batch = transaction.makeBatch()
         if !batch.isEmpty {
             try Self.translatingUniqueViolations { try engine.commit(batch) }
-            observation.observers.notify(writtenTypes: batch.typeNames)
+            observation.observers.notify(written: batch.writtenKeys)
         }
         nextIdentities = identities
         return result
