@@ -50,9 +50,7 @@ public struct EngineSnapshot: Sendable {
         guard let objects = index.types[type] else { return [] }
         var result: [(key: StorageKey, value: [UInt8])] = []
         result.reserveCapacity(objects.count)
-        try SpanReader.forEach(SpanReader.placements(of: objects, in: index), in: generation) { key, value in
-            result.append((key, value))
-        }
+        try forEachEntry(type: type) { key, value in result.append((key, value)) }
         return result
     }
 

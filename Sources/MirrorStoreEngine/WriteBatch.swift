@@ -48,19 +48,6 @@ public struct WriteBatch: Sendable {
         operations.append(.setMetadata(key: key, value: value))
     }
 
-    /// The types the batch writes objects or schemas of.
-    public var typeNames: Set<String> {
-        Set(operations.compactMap { operation in
-            switch operation {
-            case .put(let type, _, _), .delete(let type, _), .deleteAll(let type), .setSchema(let type, _),
-                 .reserveCapacity(let type, _, _, _):
-                type
-            case .setMetadata:
-                nil
-            }
-        })
-    }
-
     /// The keys the batch puts or deletes, by type; `nil` for a type it deletes every object of.
     public var writtenKeys: [String: Set<StorageKey>?] {
         var written: [String: Set<StorageKey>?] = [:]

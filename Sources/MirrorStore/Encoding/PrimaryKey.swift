@@ -27,6 +27,20 @@ enum PrimaryKey {
         return key
     }
 
+    /// Calls `body` with the type name and key of every record `record` links to by key, directly
+    /// or through its embedded records and containers (not through the linked records).
+    static func forEachLink(in record: ManagedObject, _ body: (String, StorageKey) throws -> Void) throws {
+        var reached: [ManagedObject] = []
+        for value in record.values { value.appendLinkedRecords(to: &reached) }
+        while let linked = reached.popLast() {
+            if let key = try storageKey(of: linked) {
+                try body(linked.objectSchema.typeName, key)
+            } else {
+                for value in linked.values { value.appendLinkedRecords(to: &reached) }
+            }
+        }
+    }
+
     /// The record value a key was made from, as far as the key tells: integers as `.int` (an
     /// unsigned key has the same bits), 16 bytes as a UUID.
     static func recordValue(of key: StorageKey) -> RecordValue {
@@ -34,8 +48,7 @@ enum PrimaryKey {
         case .integer(let value): .int(value)
         case .string(let value): .string(value)
         case .bytes(let bytes) where bytes.count == 16:
-            .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                              bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+            .uuid(UUID(storedBytes: bytes))
         case .bytes(let bytes): .data(Data(bytes))
         }
     }

@@ -90,9 +90,7 @@ struct RecordProjection: Sendable {
         case .data: return .data(try reader.lengthPrefixedBytes())
         case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64())))
         case .uuid:
-            let bytes = try reader.fixedBytes(16)
-            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+            return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
         case .decimal:
             let text = try reader.lengthPrefixedString()
             guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {

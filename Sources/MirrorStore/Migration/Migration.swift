@@ -39,7 +39,7 @@ public final class Migration {
     /// Each registered type's record from its model's `init()`, the values new properties take.
     let defaults: [String: ManagedObject]
     /// New type name to the stored name it takes its objects from.
-    private(set) var typeSources: [String: String] = [:]
+    private var typeSources: [String: String] = [:]
     /// Per new type name: new property name to the stored property it takes its value from.
     private(set) var propertySources: [String: [String: String]] = [:]
     private(set) var enumerations: [String: [(ManagedObject, ManagedObject) throws -> Void]] = [:]
@@ -67,6 +67,11 @@ public final class Migration {
     /// The schema the models give a type, or `nil` when no model has that name.
     public func newSchema(ofType typeName: String) -> ObjectSchema? {
         newSchemas[typeName]
+    }
+
+    /// Stored type names whose objects go to a model of another name, to that name.
+    var renamedTypes: [String: String] {
+        Dictionary(typeSources.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The stored type whose objects become `typeName`'s, if any.

@@ -31,11 +31,14 @@ final class MigrationRun {
         // Blocks that delete or create capture the migration they are registered with.
         defer { migration.releaseBlocks() }
         try block?(migration, fromVersion)
-        let evolutions = try evolutions(for: migration)
+        let renamedTypes = migration.renamedTypes
+        let evolutions = try evolutions(for: migration, renamedTypes: renamedTypes)
         var references = LinkReferences()
         try Store.translatingUniqueViolations {
             try engine.rewrite(indexes: IndexKeys.definitions(for: registry)) { source, target in
-                try write(from: source, into: &target, migration: migration, evolutions: evolutions, references: &references)
+                try write(
+                    from: source, into: &target, migration: migration, renamedTypes: renamedTypes,
+                    evolutions: evolutions, references: &references)
             } validate: { migrated in
                 try references.check(in: migrated)
             }
@@ -54,9 +57,10 @@ final class MigrationRun {
 
     /// Each model type's evolution from the stored type it takes its objects from, keyed by the
     /// stored name (embedded records carry it).
-    private func evolutions(for migration: Migration) throws(MigrationError) -> [String: TypeEvolution] {
+    private func evolutions(
+        for migration: Migration, renamedTypes: [String: String]
+    ) throws(MigrationError) -> [String: TypeEvolution] {
         var evolutions: [String: TypeEvolution] = [:]
-        let renamedTypes = Dictionary(migration.typeSources.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         for typeName in registry.typeNames {
             guard let source = migration.storedName(of: typeName), !migration.emptiedTypes.contains(source),
                   let oldSchema = stored.schema(named: source), let newSchema = registry.schema(named: typeName) else { continue }
@@ -71,7 +75,7 @@ final class MigrationRun {
 
     private func write(
         from source: EngineSnapshot, into target: inout LogRewriter, migration: Migration,
-        evolutions: [String: TypeEvolution], references: inout LinkReferences
+        renamedTypes: [String: String], evolutions: [String: TypeEvolution], references: inout LinkReferences
     ) throws {
         for key in source.metadataKeys.sorted() where key != Store.schemaVersionKey {
             if let value = source.metadata(key: key) { try target.setMetadata(key: key, value: value) }
@@ -84,11 +88,11 @@ final class MigrationRun {
         }
         let decoder = RecordDecoder(
             schema: { [stored] in stored.schema(named: $0) },
-            resolve: { [self] typeName, key in linkStub(typeName: typeName, key: key, migration: migration) })
+            resolve: { [self] typeName, key in linkStub(typeName: typeName, key: key, renamedTypes: renamedTypes) })
         for storedName in source.typeNames.sorted() where !migration.emptiedTypes.contains(storedName) {
             guard let evolution = evolutions[storedName] else {
                 // A type no model takes: kept as it is, for the app versions that still have it.
-                guard registry.schema(named: storedName) == nil, !migration.typeSources.values.contains(storedName) else { continue }
+                guard registry.schema(named: storedName) == nil, renamedTypes[storedName] == nil else { continue }
                 if let schema = source.schema(type: storedName) { try target.setSchema(type: storedName, schema: schema) }
                 try source.forEachEntry(type: storedName) { key, value in
                     try target.put(type: storedName, key: key, value: value)
@@ -138,24 +142,22 @@ final class MigrationRun {
                 } else if changedKeys.contains(newKey) {
                     throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
                 }
-                try put(new, key: newKey, into: &target, references: &references, checked: false)
+                try put(new, key: newKey, into: &target, references: &references)
             }
         }
         for object in migration.created {
             let typeName = object.objectSchema.typeName
             let key = try PrimaryKey.storageKey(of: object) ?? .integer((highestKeys[typeName] ?? 0) + 1)
+            guard !target.contains(type: typeName, key: key) else {
+                throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
+            }
             try put(object, key: key, into: &target, references: &references)
         }
     }
 
-    private func put(
-        _ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences,
-        checked: Bool = true
-    ) throws {
+    /// Writes `record` under `key`; the caller has made sure no other object has the key.
+    private func put(_ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences) throws {
         let typeName = record.objectSchema.typeName
-        guard !checked || !target.contains(type: typeName, key: key) else {
-            throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
-        }
         var encoder = RecordEncoder()
         try target.put(type: typeName, key: key, value: try encoder.encode(record))
         try references.collect(from: record)
@@ -174,11 +176,10 @@ final class MigrationRun {
     }
 
     /// A linked record as the migration sees it: its primary key only, under the type's new name.
-    private func linkStub(typeName: String, key: StorageKey, migration: Migration) -> ManagedObject? {
+    private func linkStub(typeName: String, key: StorageKey, renamedTypes: [String: String]) -> ManagedObject? {
         guard let schema = stored.schema(named: typeName), let primaryKey = schema.primaryKey,
               let property = schema.property(named: primaryKey) else { return nil }
-        let newName = migration.typeSources.first { $0.value == typeName }?.key ?? typeName
-        let stubSchema = ObjectSchema(typeName: newName, properties: [property])
+        let stubSchema = ObjectSchema(typeName: renamedTypes[typeName] ?? typeName, properties: [property])
         return ManagedObject(objectSchema: stubSchema, values: [PrimaryKey.recordValue(of: key)])
     }
 }
@@ -189,20 +190,8 @@ struct LinkReferences {
     private var keys: [String: [StorageKey: String]] = [:]
 
     mutating func collect(from record: ManagedObject) throws {
-        var pending = record.values
-        while let value = pending.popLast() {
-            switch value {
-            case .object(let linked):
-                if let key = try PrimaryKey.storageKey(of: linked) {
-                    keys[linked.objectSchema.typeName, default: [:]][key] = record.objectSchema.typeName
-                } else {
-                    pending.append(contentsOf: linked.values)
-                }
-            case .list(let list): pending.append(contentsOf: list)
-            case .dictionary(let entries): pending.append(contentsOf: entries.values)
-            default: break
-            }
-        }
+        let source = record.objectSchema.typeName
+        try PrimaryKey.forEachLink(in: record) { typeName, key in keys[typeName, default: [:]][key] = source }
     }
 
     func check(in snapshot: EngineSnapshot) throws {

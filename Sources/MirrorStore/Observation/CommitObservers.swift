@@ -10,13 +10,13 @@ final class CommitObservers: @unchecked Sendable {
 
     private struct Observer {
         let signal: ChangeSignal
-        /// The type whose written keys the observer is told.
-        let keyedType: String
+        /// The type whose written keys the observer is told, if it wants them.
+        let keyedType: String?
     }
 
     /// Registers `signal` for commits that write any of `types`, telling it the keys written of
-    /// `keyedType`; keep the registration to stay registered.
-    func register(_ signal: ChangeSignal, forTypes types: Set<String>, keyedType: String) -> ObserverRegistration {
+    /// `keyedType` (if any); keep the registration to stay registered.
+    func register(_ signal: ChangeSignal, forTypes types: Set<String>, keyedType: String?) -> ObserverRegistration {
         lock.lock()
         defer { lock.unlock() }
         nextIdentifier += 1
@@ -45,9 +45,12 @@ final class CommitObservers: @unchecked Sendable {
         }
         lock.unlock()
         for observer in woken.values {
+            guard let keyedType = observer.keyedType else {
+                observer.signal.signal()
+                continue
+            }
             // A type the commit did not write gives no keys: none of its objects changed.
-            let keys = written[observer.keyedType] ?? .some([])
-            observer.signal.signal(writtenKeys: keys)
+            observer.signal.signal(writtenKeys: written[keyedType] ?? .some([]))
         }
     }
 

@@ -51,6 +51,12 @@ public struct ObjectChanges<Model: Persistable>: AsyncSequence, Sendable {
     }
 }
 
+/// A stored object reached from an observed one: its type and key.
+private struct Reached: Hashable {
+    let type: String
+    let key: StorageKey
+}
+
 /// One consumer's observation of one object, with the fingerprint of the last state it produced.
 final class ObjectObserver<Model: Persistable> {
     private let observation: StoreObservation
@@ -69,48 +75,46 @@ final class ObjectObserver<Model: Persistable> {
     func next() async throws -> Model?? {
         if previous == nil {
             registration = observation.observers.register(
-                signal, forTypes: observation.watchedTypes(of: entry.plan), keyedType: entry.plan.typeName)
-        } else {
-            repeat {
-                guard await signal.wait(), !observation.isClosed else {
-                    registration = nil
-                    return nil
-                }
-            } while try fingerprint(observation.engine.snapshot()) == previous
+                signal, forTypes: observation.watchedTypes(of: entry.plan), keyedType: nil)
+        } else if await !wakeUp() {
+            return nil
         }
-        let snapshot = observation.engine.snapshot()
-        previous = try fingerprint(snapshot)
-        let source = QuerySource(snapshot: snapshot, registry: observation.registry, entry: entry)
-        return .some(try source.model(Model.self, key: key))
+        while true {
+            let snapshot = observation.engine.snapshot()
+            let current = try fingerprint(snapshot)
+            if current != previous {
+                previous = current
+                let source = QuerySource(snapshot: snapshot, registry: observation.registry, entry: entry)
+                return .some(try source.model(Model.self, key: key))
+            }
+            guard await wakeUp() else { return nil }
+        }
+    }
+
+    /// Waits for a commit that may concern the object; `false` (and unregistered) once the task is
+    /// cancelled or the store closed.
+    private func wakeUp() async -> Bool {
+        guard await signal.wait(), !observation.isClosed else {
+            registration = nil
+            return false
+        }
+        return true
     }
 
     /// A hash of the stored bytes of the object and of every object it links to, at any depth.
     private func fingerprint(_ snapshot: EngineSnapshot) throws -> Int {
         var hasher = Hasher()
         let reader = RecordReader(snapshot: snapshot, schemas: observation.registry)
-        var pending: [(type: String, key: StorageKey)] = [(entry.plan.typeName, key)]
-        var seen = Set<String>()
-        while let (type, key) = pending.popLast() {
-            guard seen.insert("\(type)\u{0}\(key)").inserted else { continue }
-            let bytes = try snapshot.value(type: type, key: key)
-            hasher.combine(type)
+        var pending = [Reached(type: entry.plan.typeName, key: key)]
+        var seen = Set<Reached>()
+        while let next = pending.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            let bytes = try snapshot.value(type: next.type, key: next.key)
+            hasher.combine(next.type)
             hasher.combine(bytes)
-            guard bytes != nil, observation.registry.plan(named: type)?.hasLinks == true,
-                  let record = try reader.record(type: type, key: key) else { continue }
-            var values = record.values
-            while let value = values.popLast() {
-                switch value {
-                case .object(let linked):
-                    if let linkedKey = try PrimaryKey.storageKey(of: linked) {
-                        pending.append((linked.objectSchema.typeName, linkedKey))
-                    } else {
-                        values.append(contentsOf: linked.values)
-                    }
-                case .list(let list): values.append(contentsOf: list)
-                case .dictionary(let entries): values.append(contentsOf: entries.values)
-                default: break
-                }
-            }
+            guard bytes != nil, observation.registry.plan(named: next.type)?.hasLinks == true,
+                  let record = try reader.record(type: next.type, key: next.key) else { continue }
+            try PrimaryKey.forEachLink(in: record) { pending.append(Reached(type: $0, key: $1)) }
         }
         return hasher.finalize()
     }

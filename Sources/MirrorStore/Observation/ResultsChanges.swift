@@ -105,7 +105,7 @@ final class ResultsObserver<Model: Persistable> {
     ) throws -> [(key: StorageKey, fingerprint: Int)] {
         let snapshot = results.source.snapshot
         let typeName = results.source.plan.typeName
-        return try results.orderedKeys.map { key in
+        return try results.allKeys.map { key in
             if let written, !written.contains(key), let fingerprint = known[key] { return (key, fingerprint) }
             var hasher = Hasher()
             hasher.combine(try snapshot.value(type: typeName, key: key))

@@ -121,7 +121,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     @_spi(Testing) public var storageKeys: [StorageKey] { allKeys }
 
     /// The keys of all results, in order.
-    private var allKeys: [StorageKey] {
+    var allKeys: [StorageKey] {
         switch rows {
         case .all(let order): order.keys
         case .keys(let keys): keys
@@ -172,9 +172,6 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
         return results
     }
-
-    /// The keys of all results in order, and the store they come from, for observing them.
-    var orderedKeys: [StorageKey] { allKeys }
 
     // MARK: Filtering
 

@@ -45,9 +45,7 @@ enum EmptyInstance {
         var fields: [EmptyField] = []
         for field in stored {
             guard let initialize = EmptyValue.initializer(for: field.type) else {
-                let name = field.name.hasPrefix(StoredField.lazyStoragePrefix)
-                    ? String(field.name.dropFirst(StoredField.lazyStoragePrefix.count)) : field.name
-                return .failure(NoEmptyValue(property: name, typeName: "\(field.type)"))
+                return .failure(NoEmptyValue(property: field.declaredName, typeName: "\(field.type)"))
             }
             fields.append(EmptyField(offset: field.offset, initialize: initialize))
         }

@@ -21,7 +21,15 @@ struct StoredField {
     /// `false` for `weak` and `unowned` references, whose storage is not a plain value of `type`.
     let isStrong: Bool
 
-    static let lazyStoragePrefix = "$__lazy_storage_$_"
+    private static let lazyStoragePrefix = "$__lazy_storage_$_"
+
+    /// Whether this is the storage of a `lazy` property.
+    var isLazyStorage: Bool { name.hasPrefix(Self.lazyStoragePrefix) }
+
+    /// The name the model's source declares: a lazy property's without the runtime's prefix.
+    var declaredName: String {
+        isLazyStorage ? String(name.dropFirst(Self.lazyStoragePrefix.count)) : name
+    }
 }
 
 // `_forEachField` reports name, offset and type but not whether a field is a `var` or a strong

@@ -77,8 +77,8 @@ final class TypePlan: @unchecked Sendable {
         var storesConstant = false
         for field in storedFields {
             // A lazy property is a cache its model recomputes on demand, so it is not stored.
-            if field.name.hasPrefix(StoredField.lazyStoragePrefix) {
-                declaredNames.insert(String(field.name.dropFirst(StoredField.lazyStoragePrefix.count)))
+            if field.isLazyStorage {
+                declaredNames.insert(field.declaredName)
                 continue
             }
             declaredNames.insert(field.name)
