@@ -17,6 +17,9 @@ public struct EngineStatistics: Sendable, Equatable {
     public var objectCounts: [String: Int]
     /// The sequence number of the last acknowledged commit.
     public var lastSequence: UInt64
+    /// Syncs that made commits durable since the engine was opened. Below the number of commits
+    /// when writers committing at once shared syncs (group commit); 0 with `.none` durability.
+    public var commitSyncs: Int
     /// Compactions completed since the engine was opened.
     public var compactions: Int
     /// Why the last automatic compaction failed, if it did (the commit that triggered it still succeeded).

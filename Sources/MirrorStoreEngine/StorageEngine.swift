@@ -45,6 +45,7 @@ public final class StorageEngine: Sendable {
         var fileSize: UInt64
         var formatVersion: UInt32
         var compactions = 0
+        var commitSyncs = 0
         var lastAutoCompactionError: StorageError?
         var secondary = SecondaryIndexes()
     }
@@ -144,47 +145,65 @@ public final class StorageEngine: Sendable {
 
     private var displayPath: String { path ?? ":memory:" }
 
-    /// One caller's batch waiting in the group-commit queue, and its outcome once written.
-    final class CommitRequest: Sendable {
-        let batch: WriteBatch
-        let outcome = Lock<Result<UInt64, StorageError>?>(nil)
+    /// Batches waiting for the writer, in the order submitted; whoever holds the writer next
+    /// writes all of them.
+    private let queue = Lock<[CommitTicket]>([])
 
-        init(batch: WriteBatch) {
-            self.batch = batch
-        }
-    }
-
-    /// Batches waiting for the writer; whoever holds the writer next writes all of them.
-    private let queue = Lock<[CommitRequest]>([])
-
-    /// Appends `batch` as one unit and makes it visible, all or nothing.
+    /// Appends `batch` as one unit and makes it visible, all or nothing: ``submit(_:after:onPublish:)``
+    /// and ``wait(for:)`` in one call.
     ///
     /// Returns the unit's sequence number (the current one, writing nothing, for an empty
     /// batch). With `.full` durability the unit is on disk when this returns. After a failed
     /// sync every later write throws `syncFailed`: reopen the store.
-    ///
-    /// Commits are serialized. Callers that arrive while another commit is syncing are written
-    /// together by the next writer, each as its own unit, behind one shared sync (group commit).
     @discardableResult
     public func commit(_ batch: WriteBatch) throws -> UInt64 {
-        let request = CommitRequest(batch: batch)
-        queue.withLock { $0.append(request) }
-        let outcome = writer.withLock { writer -> Result<UInt64, StorageError>? in
+        try wait(for: submit(batch))
+    }
+
+    /// Queues `batch` behind every batch submitted before it, without writing anything yet.
+    ///
+    /// Batches are written in the order submitted. `dependency` is a batch submitted earlier that
+    /// this one was computed from before it was durable: if it is refused, so is this one
+    /// (`precedingCommitFailed`), and nothing of it is written. `onPublish` runs once the unit
+    /// is visible to new snapshots, in commit order, before any ``wait(for:)`` for it returns.
+    public func submit(
+        _ batch: WriteBatch, after dependency: CommitTicket? = nil, onPublish: (@Sendable () -> Void)? = nil
+    ) -> CommitTicket {
+        let ticket = CommitTicket(batch: batch, dependency: dependency, onPublish: onPublish)
+        queue.withLock { $0.append(ticket) }
+        return ticket
+    }
+
+    /// Waits until `ticket`'s batch is written (and synced, with `.full` durability) or refused.
+    ///
+    /// The first waiter to get the writer writes every queued batch, each as its own unit,
+    /// behind one shared sync; waiters whose batch it wrote return without syncing again
+    /// (group commit).
+    ///
+    /// - Returns: The unit's sequence number.
+    @discardableResult
+    public func wait(for ticket: CommitTicket) throws -> UInt64 {
+        let outcome = ticket.outcome ?? writer.withLock { writer -> Result<UInt64, StorageError>? in
             // A writer that held the lock before us may already have written our batch.
-            if let done = request.outcome.withLock({ $0 }) { return done }
-            let group = queue.withLock { pending in
-                defer { pending.removeAll() }
-                return pending
-            }
-            appendGroup(group, writer: &writer)
+            if let done = ticket.outcome { return done }
+            writeQueued(writer: &writer)
             maybeCompact(writer: &writer)
-            return request.outcome.withLock { $0 }
+            return ticket.outcome
         }
         switch outcome {
         case .success(let sequence): return sequence
         case .failure(let error): throw error
-        case nil: throw StorageError(.closed)  // Unreachable: every drained request gets an outcome.
+        case nil: throw StorageError(.closed)  // Unreachable: every drained ticket gets an outcome.
         }
+    }
+
+    /// Writes every queued batch as one group.
+    private func writeQueued(writer: inout Writer) {
+        let group = queue.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        if !group.isEmpty { appendGroup(group, writer: &writer) }
     }
 
     private func checkWritable(_ writer: Writer) throws {
@@ -196,9 +215,9 @@ public final class StorageEngine: Sendable {
     /// Writes every request of `group` as its own unit with one write and one sync, and gives
     /// each request its outcome. A request that cannot be encoded fails alone; a failed write
     /// or sync fails the whole group, and none of it becomes visible.
-    private func appendGroup(_ group: [CommitRequest], writer: inout Writer) {
-        func finish(_ requests: [CommitRequest], _ outcome: Result<UInt64, StorageError>) {
-            for request in requests { request.outcome.withLock { $0 = outcome } }
+    private func appendGroup(_ group: [CommitTicket], writer: inout Writer) {
+        func finish(_ tickets: [CommitTicket], _ outcome: Result<UInt64, StorageError>) {
+            for ticket in tickets { ticket.finish(outcome) }
         }
         do {
             try checkWritable(writer)
@@ -211,14 +230,18 @@ public final class StorageEngine: Sendable {
         var sequence = writer.lastSequence
         var frames: [UInt8] = []
         var operations: [DecodedOperation] = []
-        var written: [(request: CommitRequest, sequence: UInt64)] = []
+        var written: [(request: CommitTicket, sequence: UInt64)] = []
         let (base, publishedLog) = published.withLock { ($0.index, $0.generation) }
         var secondary = published.withLock { $0.secondary }
         // Values the group's earlier units wrote, which the next unit's index update replaces.
         var groupValues = GroupValues()
         for request in group {
+            if request.takeDependencyFailure() {
+                request.finish(.failure(StorageError(.precedingCommitFailed)))
+                continue
+            }
             if request.batch.isEmpty {
-                request.outcome.withLock { $0 = .success(sequence) }
+                request.finish(.success(sequence))
                 continue
             }
             if !secondary.isEmpty {
@@ -227,7 +250,7 @@ public final class StorageEngine: Sendable {
                         try groupValues.value(type: type, key: key, base: base, log: publishedLog)
                     }
                 } catch {
-                    request.outcome.withLock { $0 = .failure(error as? StorageError ?? StorageError(.closed)) }
+                    request.finish(.failure(error as? StorageError ?? StorageError(.closed)))
                     continue
                 }
             }
@@ -236,11 +259,11 @@ public final class StorageEngine: Sendable {
             let (payload, decoded) = OperationCodec.encode(
                 request.batch.operations, types: &unitTypes, fileOffset: unitStart + UInt64(LogFrame.headerSize))
             if payload.count > LogFrame.maximumPayload {
-                request.outcome.withLock { $0 = .failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))) }
+                request.finish(.failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))))
                 continue
             }
             if unitStart + UInt64(LogFrame.headerSize + payload.count) > ValueLocation.offsetLimit {
-                request.outcome.withLock { $0 = .failure(StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))) }
+                request.finish(.failure(StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))))
                 continue
             }
             sequence += 1
@@ -286,9 +309,13 @@ public final class StorageEngine: Sendable {
             state.secondary = secondary
             state.sequence = sequence
             state.fileSize = end
+            if configuration.durability == .full { state.commitSyncs += 1 }
+        }
+        for (request, _) in written {
+            request.onPublish?()
         }
         for (request, unitSequence) in written {
-            request.outcome.withLock { $0 = .success(unitSequence) }
+            request.finish(.success(unitSequence))
         }
     }
 
@@ -414,6 +441,8 @@ public final class StorageEngine: Sendable {
     public func close() throws {
         try writer.withLock { writer in
             if writer.isClosed { return }
+            // Batches already submitted are written first: their writers are waiting for them.
+            writeQueued(writer: &writer)
             writer.isClosed = true
             defer {
                 let closedLog = ClosedLog(path: displayPath)
@@ -440,6 +469,7 @@ public final class StorageEngine: Sendable {
                 deadBytes: state.fileSize > used ? state.fileSize - used : 0,
                 objectCounts: state.index.types.mapValues(\.count).filter { $0.value > 0 },
                 lastSequence: state.sequence,
+                commitSyncs: state.commitSyncs,
                 compactions: state.compactions,
                 lastAutoCompactionError: state.lastAutoCompactionError)
         }

@@ -56,6 +56,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case uniqueConstraint(index: String, value: String)
         /// A stored value's keys for an index cannot be read.
         case unindexable(index: String, object: String, reason: String)
+        /// The commit was computed from an earlier one that was still being written, and that
+        /// one failed; nothing of this commit was written.
+        case precedingCommitFailed
     }
 
     /// What went wrong.
@@ -102,6 +105,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "Two objects would share the value \(value) in the unique index \(index); nothing was written."
         case .unindexable(let index, let object, let reason):
             return "The keys of object \(object) for the index \(index) cannot be read: \(reason)."
+        case .precedingCommitFailed:
+            return "This transaction read the changes of an earlier one that was still being committed, and that commit failed, so nothing of this one was written; run it again."
         }
     }
 
