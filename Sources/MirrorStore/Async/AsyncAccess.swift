@@ -2,8 +2,9 @@ import Dispatch
 
 extension Store {
     /// Runs `body` as one transaction, like the synchronous `write(_:)`, without blocking the calling task's
-    /// thread: the block runs on the store's own writer queue while the task is suspended,
-    /// waiting there for other writes and for the commit's sync.
+    /// thread: the block runs on the store's own writer queue while the task is suspended, and
+    /// the task resumes once the commit is durable. Blocks from many tasks run one after the
+    /// other while earlier commits sync, and share syncs (group commit).
     ///
     /// ```swift
     /// try await store.write { transaction in
@@ -22,11 +23,24 @@ extension Store {
         let handOver = HandOver(body)
         let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HandOver<Result>, any Error>) in
             writeQueue.async {
+                let staged: StagedWrite<Result>
                 do {
-                    let body = handOver.value
-                    continuation.resume(returning: HandOver(try self.write(body)))
+                    staged = try self.stage(handOver.value)
                 } catch {
                     continuation.resume(throwing: error)
+                    return
+                }
+                let result = HandOver(staged.result)
+                let commit = staged.commit
+                // The sync is waited for on another queue: the next block can run meanwhile, and
+                // the commits staged during this sync share the next one.
+                self.commitQueue.async {
+                    do {
+                        try self.waitForCommit(commit)
+                        continuation.resume(returning: result)
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
         }

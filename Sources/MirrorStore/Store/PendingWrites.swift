@@ -1,6 +1,7 @@
 import MirrorStoreEngine
 
-/// What a write transaction has done so far, so that reads inside it see its own writes.
+/// What a write transaction has done so far, so that reads inside it see its own writes, over
+/// the writes of earlier transactions that are submitted but not yet durable.
 final class PendingWrites {
     enum State {
         case written([UInt8])
@@ -14,23 +15,62 @@ final class PendingWrites {
     /// Keys in the order first written, so the batch, and the file, keep the transaction's order:
     /// records added in key order are read back without sorting or jumping around the file.
     private var order: [(type: String, key: StorageKey)] = []
+    /// The writes of earlier transactions still being committed, oldest first: the snapshot this
+    /// transaction reads does not have them yet. They are never changed again.
+    private let beneath: [PendingWrites]
+
+    init(beneath: [PendingWrites] = []) {
+        self.beneath = beneath
+    }
 
     func state(type: String, key: StorageKey) -> State? {
+        if let state = ownState(type: type, key: key) { return state }
+        for layer in beneath.reversed() {
+            if let state = layer.ownState(type: type, key: key) { return state }
+        }
+        return nil
+    }
+
+    /// The key's state as this transaction alone left it.
+    private func ownState(type: String, key: StorageKey) -> State? {
         if let change = changes[type]?[key] {
             return change.map(State.written) ?? .deleted
         }
         return clearedTypes.contains(type) ? .deleted : nil
     }
 
-    /// The keys of `type` this transaction wrote and has not deleted since.
+    /// The keys of `type` written (by this transaction or those beneath it) and not deleted since.
     func writtenKeys(type: String) -> [StorageKey] {
-        changes[type, default: [:]].compactMap { key, change in change == nil ? nil : key }
+        guard !beneath.isEmpty else {
+            return changes[type, default: [:]].compactMap { key, change in change == nil ? nil : key }
+        }
+        return touchedKeys(type: type).filter { key in
+            if case .written? = state(type: type, key: key) { true } else { false }
+        }
     }
 
-    /// Whether the transaction deleted every stored object of `type`, and the keys of `type` it has
-    /// written (new bytes) or deleted (`nil`) since.
+    /// Whether every stored object of `type` was deleted (by this transaction or those beneath
+    /// it), and the keys of `type` written (new bytes) or deleted (`nil`) since.
     func changes(type: String) -> (cleared: Bool, keys: [StorageKey: [UInt8]?]) {
-        (clearedTypes.contains(type), changes[type] ?? [:])
+        let layers = [self] + beneath.reversed()
+        let cleared = layers.contains { $0.clearedTypes.contains(type) }
+        guard !beneath.isEmpty else { return (cleared, changes[type] ?? [:]) }
+        var keys: [StorageKey: [UInt8]?] = [:]
+        for key in touchedKeys(type: type) {
+            if case .written(let bytes)? = state(type: type, key: key) { keys[key] = .some(bytes) } else { keys[key] = .some(nil) }
+        }
+        return (cleared, keys)
+    }
+
+    /// The keys of `type` some layer wrote or deleted, newest layer first, down to the newest
+    /// that deleted the whole type: what lies below that one no longer counts.
+    private func touchedKeys(type: String) -> Set<StorageKey> {
+        var keys = Set<StorageKey>()
+        for layer in [self] + beneath.reversed() {
+            if let changed = layer.changes[type] { keys.formUnion(changed.keys) }
+            if layer.clearedTypes.contains(type) { break }
+        }
+        return keys
     }
 
     func put(type: String, key: StorageKey, value: [UInt8]) {

@@ -25,12 +25,16 @@ public final class Store: Sendable {
     /// Serializes write blocks; guards `nextIdentities`.
     private let writeLock = NSLock()
     private nonisolated(unsafe) var nextIdentities: [String: Int64] = [:]
+    /// Committed transactions not yet durable, which the next one reads through.
+    private let inFlight = InFlightWrites()
     /// Types whose stored objects were all read once; see ``objects(_:)``.
     private let checkedTypes = CheckedTypes()
     /// The observers of results and objects, woken after the commits that concern them.
     let observation: StoreObservation
-    /// Where async writes wait for the write lock and the sync, off the cooperative threads.
+    /// Where async write blocks wait for the write lock and run, off the cooperative threads.
     let writeQueue = DispatchQueue(label: "MirrorStore.writes")
+    /// Where async writes wait for their commit's sync, so that the next block can run meanwhile.
+    let commitQueue = DispatchQueue(label: "MirrorStore.commits")
 
     static let schemaVersionKey = "mirrorstore.schemaVersion"
 
@@ -131,13 +135,41 @@ public final class Store: Sendable {
     /// Inside `body`, use its transaction: calling `write`, ``compact()`` or ``close()`` on the
     /// same store there throws a ``StoreError`` at once, since it would wait for `body` forever.
     ///
+    /// The next write block may start while this one's commit is still syncing: it reads this
+    /// one's changes, and the two are synced together (group commit). Neither returns before its
+    /// own commit is durable. Should the earlier commit fail, the later one fails too
+    /// (`StorageError.Kind.precedingCommitFailed`) and writes nothing.
+    ///
     /// - Returns: What `body` returns.
     @discardableResult
     public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
+        let staged = try stage(body)
+        try waitForCommit(staged.commit)
+        return staged.result
+    }
+
+    /// A write block that has run and whose commit may still be on its way to the disk.
+    struct StagedWrite<Result> {
+        let result: Result
+        let commit: PendingCommit?
+    }
+
+    /// What a write block must wait for before it returns.
+    enum PendingCommit {
+        /// Its own batch.
+        case own(CommitTicket)
+        /// Nothing of its own, but it read the changes of this commit still in flight.
+        case readFrom(CommitTicket)
+    }
+
+    /// Runs `body` under the write lock and submits its batch, without waiting for the sync.
+    func stage<Result>(_ body: (WriteTransaction) throws -> Result) throws -> StagedWrite<Result> {
         try refuseInsideWrite("write(_:)")
         writeLock.lock()
         defer { writeLock.unlock() }
-        let transaction = WriteTransaction(snapshot: engine.snapshot(), registry: registry, nextIdentities: nextIdentities)
+        let earlier = inFlight.current()
+        let transaction = WriteTransaction(
+            snapshot: engine.snapshot(), registry: registry, nextIdentities: nextIdentities, beneath: earlier.writes)
         let result: Result
         do {
             result = try ActiveWrites.run(inside: self) { try body(transaction) }
@@ -145,14 +177,32 @@ public final class Store: Sendable {
             _ = transaction.finish()
             throw error
         }
-        let identities = transaction.finish()
+        nextIdentities = transaction.finish()
         let batch = transaction.makeBatch()
-        if !batch.isEmpty {
-            try Self.translatingUniqueViolations { try engine.commit(batch) }
-            observation.observers.notify(written: batch.writtenKeys)
+        guard !batch.isEmpty else {
+            return StagedWrite(result: result, commit: earlier.newest.map(PendingCommit.readFrom))
         }
-        nextIdentities = identities
-        return result
+        let written = batch.writtenKeys
+        let observers = observation.observers
+        let ticket = engine.submit(batch, after: earlier.newest) { observers.notify(written: written) }
+        inFlight.add(ticket, writes: transaction.pending)
+        return StagedWrite(result: result, commit: .own(ticket))
+    }
+
+    /// Waits until a staged write's commit is durable, or throws why it failed.
+    func waitForCommit(_ commit: PendingCommit?) throws {
+        switch commit {
+        case nil:
+            return
+        case .own(let ticket):
+            try Self.translatingUniqueViolations { try engine.wait(for: ticket) }
+        case .readFrom(let ticket):
+            do {
+                try engine.wait(for: ticket)
+            } catch {
+                throw StorageError(.precedingCommitFailed)
+            }
+        }
     }
 
     /// The model stored under `primaryKey`, or `nil`.

@@ -15,17 +15,19 @@ import MirrorStoreEngine
 /// block returns.
 public final class WriteTransaction {
     let registry: ModelRegistry
-    let pending = PendingWrites()
+    let pending: PendingWrites
     private let reader: () -> RecordReader
     private var nextIdentities: [String: Int64]
     let snapshot: EngineSnapshot
     private var isOpen = true
 
-    init(snapshot: EngineSnapshot, registry: ModelRegistry, nextIdentities: [String: Int64]) {
+    /// `beneath`: the writes of earlier transactions not yet in `snapshot`, oldest first.
+    init(snapshot: EngineSnapshot, registry: ModelRegistry, nextIdentities: [String: Int64], beneath: [PendingWrites] = []) {
         self.snapshot = snapshot
         self.registry = registry
         self.nextIdentities = nextIdentities
-        let pending = pending
+        let pending = PendingWrites(beneath: beneath)
+        self.pending = pending
         reader = { RecordReader(snapshot: snapshot, schemas: registry, pending: pending) }
     }
 

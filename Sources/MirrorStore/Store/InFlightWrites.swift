@@ -1,0 +1,31 @@
+import MirrorStoreEngine
+
+/// The write transactions submitted to the engine and not yet durable, oldest first.
+///
+/// The next transaction reads through their writes instead of waiting for their sync, so
+/// transactions from many threads run while earlier ones sync, and the engine writes the waiting
+/// batches behind one shared sync (group commit). Each entry leaves once its commit is finished:
+/// by then the engine has published it (or refused it), and a new snapshot shows what it wrote.
+final class InFlightWrites: Sendable {
+    private struct Entry: @unchecked Sendable {
+        // @unchecked: the writes belong to a transaction that has ended; nothing changes them again.
+        let ticket: CommitTicket
+        let writes: PendingWrites
+    }
+
+    private let entries = Lock<[Entry]>([])
+
+    /// The writes still in flight, oldest first, and the ticket of the newest: a transaction
+    /// that reads them depends on it. Take this before the snapshot it is laid over, so that a
+    /// commit finishing in between is in the snapshot (writes read twice are the same writes).
+    func current() -> (writes: [PendingWrites], newest: CommitTicket?) {
+        entries.withLock { entries in
+            entries.removeAll { $0.ticket.isFinished }
+            return (entries.map(\.writes), entries.last?.ticket)
+        }
+    }
+
+    func add(_ ticket: CommitTicket, writes: PendingWrites) {
+        entries.withLock { $0.append(Entry(ticket: ticket, writes: writes)) }
+    }
+}
