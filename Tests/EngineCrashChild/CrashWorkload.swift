@@ -57,4 +57,19 @@ enum CrashWorkload {
         }
         objects = objects.filter { !$0.value.isEmpty }
     }
+
+    /// The threads of the `group` mode.
+    static let groupThreads = 8
+
+    /// The `group` mode's commit `n` of `thread`: one object under its own key.
+    static func groupBatch(thread: Int, _ n: Int) -> WriteBatch {
+        var batch = WriteBatch()
+        batch.put(type: "Thread\(thread)", key: .integer(Int64(n)), value: encode(n))
+        return batch
+    }
+
+    /// How many commits of `thread` a snapshot holds: a thread commits its keys in order.
+    static func committedCount(ofThread thread: Int, in snapshot: EngineSnapshot) -> Int {
+        snapshot.count(type: "Thread\(thread)")
+    }
 }

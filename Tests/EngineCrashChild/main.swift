@@ -1,6 +1,8 @@
 // A child process for the kill -9 tests. Modes:
 //   commit <store>    commit CrashWorkload transactions forever, printing "ack <sequence> <n>" after each
 //   compact <store>   the same, compacting after every third commit
+//   group <store>     8 threads commit at once (sharing syncs), each its own numbered keys,
+//                     printing "ack <thread> <n>" after each
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 // Every line is flushed as soon as it is printed, so the parent sees exactly the acknowledged commits.
 
@@ -9,13 +11,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import MirrorStoreEngine
 import TestSupport
 
 func run() -> Int32 {
     let arguments = CommandLine.arguments
     guard arguments.count == 3 else {
-        say("usage: EngineCrashChild commit|compact|hold <store>")
+        say("usage: EngineCrashChild commit|compact|group|hold <store>")
         return 2
     }
     let mode = arguments[1]
@@ -38,6 +41,24 @@ func run() -> Int32 {
                     try engine.compact()
                 }
             }
+        case "group":
+            // Threads of their own: concurrentPerform would run only as many as there are cores.
+            for thread in 0..<CrashWorkload.groupThreads {
+                Thread.detachNewThread {
+                    var n = CrashWorkload.committedCount(ofThread: thread, in: engine.snapshot())
+                    while true {
+                        n += 1
+                        do {
+                            try engine.commit(CrashWorkload.groupBatch(thread: thread, n))
+                        } catch {
+                            say("error \(error)")
+                            return
+                        }
+                        say("ack \(thread) \(n)")
+                    }
+                }
+            }
+            while true { pause() }
         case "hold":
             while getchar() != EOF {}
             try engine.close()

@@ -74,6 +74,44 @@ import TestSupport
         try Self.killRepeatedly(mode: "compact", rounds: 50, seed: SeededRandom.seed(default: 0x5EED_0002))
     }
 
+    /// Eight threads commit at once, so their commits share syncs; killed at seeded moments,
+    /// each thread's stored keys are exactly 1...k with k at least its last acknowledged commit.
+    @Test func killedGroupCommittersLoseNoAcknowledgedCommit() throws {
+        let child = try #require(crashChildURL(), "EngineCrashChild must be built next to the tests")
+        let directory = TemporaryDirectory()
+        let path = directory.file("group.store")
+        let seed = SeededRandom.seed(default: 0x5EED_0003)
+        var generator = SeededRandom(seed: seed)
+        var acknowledged = Array(repeating: 0, count: CrashWorkload.groupThreads)
+        for round in 0..<20 {
+            let context = "seed \(seed), round \(round)"
+            let process = try ChildProcess(executable: child, mode: "group", store: path)
+            _ = process.waitForLine(startingWith: "ready")
+            usleep(UInt32.random(in: 5_000...80_000, using: &generator))
+            process.kill()
+            let lines = process.lines()
+            #expect(!lines.contains { $0.hasPrefix("error") }, "\(context): \(lines.filter { $0.hasPrefix("error") })")
+            for line in lines {
+                let parts = line.split(separator: " ")
+                guard parts.count == 3, parts[0] == "ack", let thread = Int(parts[1]), let n = Int(parts[2]),
+                      acknowledged.indices.contains(thread) else { continue }
+                acknowledged[thread] = max(acknowledged[thread], n)
+            }
+            let engine = try StorageEngine(path: path, configuration: EngineConfiguration(autoCompaction: .disabled))
+            let snapshot = engine.snapshot()
+            for thread in acknowledged.indices {
+                let keys = Set(snapshot.keys(type: "Thread\(thread)"))
+                let count = keys.count
+                #expect(keys == Set((0..<count).map { StorageKey.integer(Int64($0 + 1)) }), "\(context): thread \(thread) has a gap")
+                #expect(count >= acknowledged[thread], "\(context): thread \(thread) stored \(count), acknowledged \(acknowledged[thread])")
+                acknowledged[thread] = count
+            }
+            try engine.close()
+        }
+        let idleThreads = acknowledged.filter { $0 == 0 }.count
+        #expect(idleThreads == 0, "every thread should commit between kills")
+    }
+
     @Test func staleCompactionFileIsDeletedOnOpen() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("stale.store")
