@@ -90,6 +90,11 @@ package struct ByteReader {
     }
 
     package var isAtEnd: Bool { position >= end }
+
+    /// Moves back to `earlier`, a position this reader was at, to read the same bytes again.
+    package mutating func rewind(to earlier: Int) {
+        position = min(max(earlier, 0), position)
+    }
     package var remaining: Int { end - position }
 
     package mutating func byte() throws(DecodeFailure) -> UInt8 {

@@ -35,16 +35,19 @@ struct RecordDecoder {
         guard reader.isAtEnd else { throw RecordCodingFailure.malformed(reader, "\(reader.remaining) bytes follow the last property") }
     }
 
-    /// Reads a record's values in schema order and hands each to `body` with its property's
-    /// position, without building a record: for readers that fill a model directly.
-    func forEachValue(in bytes: [UInt8], schema: ObjectSchema, _ body: (Int, RecordValue) throws -> Void) throws {
+    /// Reads a record's values in schema order into `sink`, without building a record: for readers
+    /// that fill a model directly.
+    func decode(_ bytes: [UInt8], schema: ObjectSchema, into sink: inout some RecordSink) throws {
         var reader = ByteReader(bytes)
         do {
             try checkCount(of: schema, in: &reader)
             // Through a buffer: copying each property would retain and release its name and kind.
             try schema.properties.withUnsafeBufferPointer { properties in
                 for index in properties.indices {
-                    try body(index, try read(properties[index].kind, from: &reader, depth: 0))
+                    let start = reader.position
+                    if try sink.readDirectly(index, from: &reader) { continue }
+                    reader.rewind(to: start)
+                    try sink.take(index, try read(properties[index].kind, from: &reader, depth: 0))
                 }
             }
         } catch let failure as DecodeFailure {

@@ -96,41 +96,33 @@ enum ModelMapping {
         return instance
     }
 
-    /// A new instance filled by `values`, which calls `assign` once per field with its position in
-    /// the plan: for readers that decode stored bytes straight into the model, with no record in
-    /// between. Nothing else can refer to the instance, so it is not identity-tracked.
+    /// A new instance whose fields `decode` fills through the sink it is given: for readers that
+    /// decode stored bytes straight into the model, with no record in between. Nothing else can
+    /// refer to the instance, so it is not identity-tracked.
     static func model<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, context: inout DecodingContext,
-        values: (_ assign: (Int, RecordValue) throws -> Void) throws -> Void
+        decode: (inout ModelFieldSink) throws -> Void
     ) throws -> Model {
         if let recipe = plan.freshRecipe {
             return try EmptyInstance.construct(type, recipe: recipe) { base in
-                try fill(base, plan: plan, context: &context, values: values)
+                try fill(base, plan: plan, context: &context, decode: decode)
             }
         }
         var instance = Model._autoMalloc()
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
-            try fill(base, plan: plan, context: &context, values: values)
+            try fill(base, plan: plan, context: &context, decode: decode)
         }
         return instance
     }
 
     private static func fill(
         _ base: UnsafeMutableRawPointer, plan: TypePlan, context: inout DecodingContext,
-        values: (_ assign: (Int, RecordValue) throws -> Void) throws -> Void
+        decode: (inout ModelFieldSink) throws -> Void
     ) throws {
-        let fields = plan.fields
-        let slots = plan.slots
-        var assigned = 0
-        try values { index, value in
-            guard fields.indices.contains(index) else {
-                throw MappingError(.unsupportedModel("the stored record has more values than the model has properties"), modelType: plan.typeName)
-            }
-            try write(value, field: fields[index], slot: slots[index], to: base, plan: plan, context: &context)
-            assigned += 1
-        }
-        guard assigned == fields.count else {
-            throw MappingError(.missingProperty, modelType: plan.typeName, path: [fields[min(assigned, fields.count - 1)].name])
+        try withUnsafeMutablePointer(to: &context) { context in
+            var sink = ModelFieldSink(base: base, plan: plan, context: context)
+            try decode(&sink)
+            try sink.checkComplete()
         }
     }
 
@@ -189,7 +181,7 @@ enum ModelMapping {
 
     /// Writes one value into its field: single-value types through their slot's `switch`, the
     /// others through their accessor. Errors name the field and the plan's type.
-    private static func write(
+    static func write(
         _ value: RecordValue, field: any FieldAccessor, slot: FieldSlot,
         to base: UnsafeMutableRawPointer, plan: TypePlan, context: inout DecodingContext
     ) throws(MappingError) {

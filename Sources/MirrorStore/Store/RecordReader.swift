@@ -94,8 +94,8 @@ final class RecordReader {
     ) throws -> Model {
         var context = DecodingContext()
         do {
-            return try ModelMapping.model(type, plan: plan, context: &context) { assign in
-                try RecordDecoder.withoutLinks.forEachValue(in: bytes, schema: plan.schema, assign)
+            return try ModelMapping.model(type, plan: plan, context: &context) { sink in
+                try RecordDecoder.withoutLinks.decode(bytes, schema: plan.schema, into: &sink)
             }
         } catch let failure as RecordCodingFailure {
             throw StoreError(failure, typeName: plan.typeName, key: key.description)
@@ -118,8 +118,8 @@ final class RecordReader {
     ) throws -> Model {
         do {
             return try mapping { context in
-                try ModelMapping.model(type, plan: plan, context: &context) { assign in
-                    try decoder.forEachValue(in: bytes, schema: facts.schema, assign)
+                try ModelMapping.model(type, plan: plan, context: &context) { sink in
+                    try decoder.decode(bytes, schema: facts.schema, into: &sink)
                 }
             }
         } catch let failure as RecordCodingFailure {
