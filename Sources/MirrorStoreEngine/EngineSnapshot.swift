@@ -61,6 +61,27 @@ public struct EngineSnapshot: Sendable {
         try SpanReader.forEach(SpanReader.placements(of: objects, in: index), in: generation, body)
     }
 
+    /// Calls `body` with every key and value of `type` in key order (``StorageKey/precedes(_:_:)``):
+    /// the order objects are listed in when nothing else orders them. Values are read one by one
+    /// (through the file's memory mapping, when there is one), so nothing sorts them by offset.
+    public func forEachEntryInKeyOrder(type: String, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
+        guard let objects = index.types[type] else { return }
+        func visit(_ key: StorageKey, _ packed: UInt64) throws {
+            let (offset, length) = index.resolve(packed)
+            try body(key, try generation.read(at: offset, count: length))
+        }
+        // Integer keys, the common case, sort as plain integers rather than as enum values.
+        for (key, packed) in objects.integers.sorted(by: { $0.key < $1.key }) {
+            try visit(.integer(key), packed)
+        }
+        for (key, packed) in objects.strings.sorted(by: { $0.key < $1.key }) {
+            try visit(.string(key), packed)
+        }
+        for (key, packed) in objects.byteStrings.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            try visit(.bytes(key), packed)
+        }
+    }
+
     /// The number of objects of `type`.
     public func count(type: String) -> Int {
         index.types[type]?.count ?? 0

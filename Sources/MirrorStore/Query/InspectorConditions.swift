@@ -30,9 +30,10 @@ extension StoreInspector {
         let snapshot = engine.snapshot()
         let onRecords = RecordConditions(schema: schema, conditions: [(node, root)], snapshot: snapshot, schemas: schemas)
         let reader = RecordReader(snapshot: snapshot, schemas: schemas)
-        let entries = try snapshot.entries(type: typeName).sorted { StorageKey.precedes($0.key, $1.key) }
-        for (key, bytes) in entries where try onRecords.isTrue(0, for: onRecords.record(bytes, key: key)) == true {
-            try body(try reader.record(type: typeName, key: key, bytes: bytes))
+        try snapshot.forEachEntryInKeyOrder(type: typeName) { key, bytes in
+            if try onRecords.isTrue(0, for: onRecords.record(bytes, key: key)) == true {
+                try body(try reader.record(type: typeName, key: key, bytes: bytes))
+            }
         }
     }
 }

@@ -108,7 +108,12 @@ final class RecordReader {
         if facts.isLinkTarget {
             return try allRecords(type: plan.typeName).map { try model(type, plan: plan, record: $0) }
         }
-        return try sortedEntries(type: plan.typeName).map { try model(type, plan: plan, bytes: $0.value, key: $0.key, facts: facts) }
+        var models: [Model] = []
+        models.reserveCapacity(snapshot.count(type: plan.typeName))
+        try snapshot.forEachEntryInKeyOrder(type: plan.typeName) { key, bytes in
+            models.append(try model(type, plan: plan, bytes: bytes, key: key, facts: facts))
+        }
+        return models
     }
 
     /// Decodes straight into a model, with no record in between: for types nothing links to, whose
@@ -125,15 +130,6 @@ final class RecordReader {
         } catch let failure as RecordCodingFailure {
             throw StoreError(failure, typeName: facts.typeName, key: key.description)
         }
-    }
-
-    /// A type's stored entries in key order. Keys are usually written in order, so the entries,
-    /// which come in file order, are often sorted already.
-    private func sortedEntries(type typeName: String) throws -> [(key: StorageKey, value: [UInt8])] {
-        var entries = try snapshot.entries(type: typeName)
-        let isSorted = zip(entries, entries.dropFirst()).allSatisfy { StorageKey.precedes($0.key, $1.key) }
-        if !isSorted { entries.sort { StorageKey.precedes($0.key, $1.key) } }
-        return entries
     }
 
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, record: ManagedObject) throws -> Model {
@@ -157,10 +153,13 @@ final class RecordReader {
     /// Every stored record of a type in key order, read in bulk (a snapshot reader only).
     func allRecords(type typeName: String) throws -> [ManagedObject] {
         let facts = try readingFacts(of: typeName)
-        return try sortedEntries(type: typeName).map { entry in
-            let known = facts.isLinkTarget ? records[typeName]?[entry.key] : nil
-            return try known ?? decode(entry.value, key: entry.key, as: facts)
+        var all: [ManagedObject] = []
+        all.reserveCapacity(snapshot.count(type: typeName))
+        try snapshot.forEachEntryInKeyOrder(type: typeName) { key, bytes in
+            let known = facts.isLinkTarget ? records[typeName]?[key] : nil
+            all.append(try known ?? decode(bytes, key: key, as: facts))
         }
+        return all
     }
 
     /// Links between stored records may form cycles; the models hold the data by now.
