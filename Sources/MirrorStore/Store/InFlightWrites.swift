@@ -18,9 +18,14 @@ final class InFlightWrites: Sendable {
     /// The writes still in flight, oldest first, and the ticket of the newest: a transaction
     /// that reads them depends on it. Take this before the snapshot it is laid over, so that a
     /// commit finishing in between is in the snapshot (writes read twice are the same writes).
+    ///
+    /// Only the finished entries before the first unfinished one leave. Tickets finish in commit
+    /// order, but while a group is being finished this check can see an earlier entry still
+    /// running and a later one done; dropping the later one would lay the earlier, older writes
+    /// over a snapshot that already has the newer ones. Kept, it is simply read twice.
     func current() -> (writes: [PendingWrites], newest: CommitTicket?) {
         entries.withLock { entries in
-            entries.removeAll { $0.ticket.isFinished }
+            entries.removeFirst(entries.firstIndex { !$0.ticket.isFinished } ?? entries.count)
             return (entries.map(\.writes), entries.last?.ticket)
         }
     }

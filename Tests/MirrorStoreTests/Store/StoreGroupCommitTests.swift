@@ -27,6 +27,7 @@ private struct Subscriber: Persistable, Sendable {
 struct StoreGroupCommitTests {
     static func increment(_ transaction: WriteTransaction) throws {
         var counter = try transaction.object(Counter.self, primaryKey: UInt8(0)) ?? Counter()
+
         counter.count += 1
         try transaction.add(counter)
     }
@@ -122,7 +123,8 @@ struct StoreGroupCommitTests {
                 }
                 try await group.waitForAll()
             }
-            #expect(try store.object(Counter.self, primaryKey: UInt8(0))?.count == 400)
+            let count = try store.object(Counter.self, primaryKey: UInt8(0))?.count
+            #expect(count == 400)
             try store.close()
         }
     }
