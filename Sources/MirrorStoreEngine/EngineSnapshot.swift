@@ -82,6 +82,44 @@ public struct EngineSnapshot: Sendable {
         }
     }
 
+    /// Calls `body` with every key of `type` and its value's bytes where they lie (in the file's
+    /// memory mapping; copied only when the log cannot be mapped), in file order. The bytes are
+    /// valid during the call only: for passes that test every object without copying it.
+    public func forEachValueInPlace(type: String, _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let objects = index.types[type] else { return }
+        // With integer keys only (the common case) each key is its own payload; otherwise every
+        // key is found again by its position in `keys`.
+        let onlyIntegers = objects.strings.isEmpty && objects.byteStrings.isEmpty
+        var keys: [StorageKey] = []
+        var items: [FileOrder.Item] = []
+        items.reserveCapacity(objects.count)
+        var largestOffset: UInt64 = 0
+        if onlyIntegers {
+            for (key, packed) in objects.integers {
+                items.append(FileOrder.Item(packed: packed, payload: key))
+                largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
+            }
+        } else {
+            objects.forEach { key, packed in
+                items.append(FileOrder.Item(packed: packed, payload: Int64(keys.count)))
+                keys.append(key)
+                largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
+            }
+        }
+        FileOrder.sort(&items, largestOffset: largestOffset)
+        try generation.withBytesInPlace { file in
+            for item in items {
+                let key: StorageKey = onlyIntegers ? .integer(item.payload) : keys[Int(item.payload)]
+                let (offset, length) = index.resolve(item.packed)
+                if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
+                    try body(key, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
+                } else {
+                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, $0) }
+                }
+            }
+        }
+    }
+
     /// The number of objects of `type`.
     public func count(type: String) -> Int {
         index.types[type]?.count ?? 0

@@ -29,6 +29,10 @@ final class FileLog: LogStorage {
         try FileSystem.fileSize(descriptor, path: path)
     }
 
+    func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        try mapping.withFile(body)
+    }
+
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         guard offset <= UInt64(Int64.max) else {

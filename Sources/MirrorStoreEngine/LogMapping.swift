@@ -56,6 +56,14 @@ final class LogMapping: Sendable {
         return Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base + UInt(offset)), count: count))
     }
 
+    /// Calls `body` with the whole file as this process knows it, mapped, or with nil when it
+    /// cannot be mapped. The bytes stay valid while this mapping lives.
+    func withFile<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        let size = state.withLock { $0.fileSize }
+        guard size > 0, let base = address(covering: size) else { return try body(nil) }
+        return try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base), count: Int(size)))
+    }
+
     /// The base of a mapping that covers `0..<end`, making one if needed, or nil when `end` lies
     /// past the known end of the file or the file cannot be mapped.
     private func address(covering end: UInt64) -> UInt? {

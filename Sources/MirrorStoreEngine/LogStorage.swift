@@ -12,6 +12,15 @@ protocol LogStorage: AnyObject, Sendable {
     func truncate(to size: UInt64) throws
     /// Makes written data durable (`fdatasync`).
     func sync() throws
+    /// Calls `body` with the log's bytes in place, when it can give them without copying (a file
+    /// mapped in memory), or with nil. The bytes stay valid while the log lives.
+    func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result
+}
+
+extension LogStorage {
+    func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        try body(nil)
+    }
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

@@ -90,7 +90,7 @@ final class MirrorStoreQueries: QuerySystem {
             usesIndex = plan.order == .index(name: "Customer.createdAt", ascending: true)
         case .scan:
             plan = try cityResults(city).plan
-            usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .records
+            usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
         case .insert, .open, .openPlain:
             return ""
         }

@@ -89,14 +89,27 @@ struct QueryExecution<Model: Persistable> {
         }
     }
 
-    /// Every object tested, read in bulk in file order.
+    /// Every object tested: in place in the file when the conditions compile to byte tests,
+    /// otherwise read in bulk in file order.
     private func filteredScan() throws -> [StorageKey] {
+        if let compiled = Self.compiledForScan(conditions, schema: source.schema) {
+            var matches: [StorageKey] = []
+            try source.snapshot.forEachValueInPlace(type: source.plan.typeName) { key, bytes in
+                if try compiled.matches(bytes, key: key) { matches.append(key) }
+            }
+            return Self.sortedByPrimaryKey(matches)
+        }
         let tester = try ConditionTester(source: source, conditions: conditions)
         var matches: [StorageKey] = []
         for (key, bytes) in try source.snapshot.entries(type: source.plan.typeName) where try tester.matches(bytes, key: key) {
             matches.append(key)
         }
         return Self.sortedByPrimaryKey(matches)
+    }
+
+    /// The conditions as byte tests a scan runs in place, when they compile to them.
+    static func compiledForScan(_ conditions: [QueryCondition<Model>], schema: ObjectSchema) -> ByteConditions? {
+        ByteConditions(conditions: conditions.map { ($0.node, $0.root) }, schema: schema)
     }
 
     /// `keys` in primary-key order. Integer keys, the usual case, are sorted as plain integers:

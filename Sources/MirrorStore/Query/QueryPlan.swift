@@ -37,6 +37,10 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         case none
         /// The predicate is decided on the encoded records.
         case records
+        /// The predicate is decided on each record's stored bytes where they lie, without reading
+        /// the record into values: a scan whose conditions compare the model's own single-value
+        /// properties with constants.
+        case storedBytes
         /// The predicate is decided on the encoded records where it can be, and on decoded models
         /// for the rest (a computed property, a function the store does not translate).
         case recordsThenModels
@@ -75,6 +79,7 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         let filterText = switch filter {
         case .none: "no filter"
         case .records: "filter on records"
+        case .storedBytes: "filter on stored bytes"
         case .recordsThenModels: "filter on records, then on models"
         }
         let orderText = switch order {

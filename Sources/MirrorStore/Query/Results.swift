@@ -31,7 +31,7 @@ import MirrorStoreEngine
 /// see such a placeholder reads with the throwing ``object(at:)`` or ``all()``.
 public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     let source: QuerySource
-    private let conditions: [QueryCondition<Model>]
+    let conditions: [QueryCondition<Model>]
     private let rows: Rows
     private let failures: ReadFailures
     /// How the results were found and ordered.
@@ -199,8 +199,15 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         let all = conditions + [condition]
         let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)
-        let filter: QueryPlan.Filter = access.isExact ? .none
-            : all.allSatisfy(\.node.isFullyTranslated) ? .records : .recordsThenModels
+        let filter: QueryPlan.Filter = if access.isExact {
+            .none
+        } else if !all.allSatisfy(\.node.isFullyTranslated) {
+            .recordsThenModels
+        } else if case .scan = access.source, QueryExecution.compiledForScan(all, schema: source.schema) != nil {
+            .storedBytes
+        } else {
+            .records
+        }
         // An index range that is the whole answer stays in the index until a position is read.
         if access.isExact, plan.order == .primaryKey, case .index(let name, let lower, let upper) = access.source,
            let property = access.property, let kind = source.schema.property(named: property)?.kind,

@@ -81,7 +81,7 @@ struct KeyValueQueryTests {
 
         let unindexed = try store.recover(QueryHero.self, key: "rating", value: 1.5)
         #expect(unindexed.plan.access == .scan(typeName: "QueryHero"))
-        #expect(unindexed.plan.filter == .records, "decided on records, never on models")
+        #expect(unindexed.plan.filter == .storedBytes, "decided on the stored bytes, never on models")
     }
 
     @Test("a link is nil when it is, or when its object was deleted, as the model reads it")

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MirrorStoreEngine
+
+/// Values read in place come once each, with their own keys, in file order.
+@Suite struct FileOrderTests {
+    @Test(arguments: [UInt64(1) << 10, UInt64(1) << 20, UInt64(1) << 33, (UInt64(1) << 40) - 1])
+    func radixSortMatchesASortByOffset(largestOffset: UInt64) {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xF11E) &+ largestOffset)
+        var items = (0..<5_000).map { index in
+            FileOrder.Item(
+                packed: ValueLocation(offset: UInt64.random(in: 0...largestOffset, using: &random), length: Int.random(in: 0..<300, using: &random)).packed,
+                payload: Int64(index))
+        }
+        let expected = items.sorted { ($0.packed >> 24, $0.payload) < ($1.packed >> 24, $1.payload) }
+        FileOrder.sort(&items, largestOffset: largestOffset)
+        #expect(items.map { $0.packed >> 24 } == expected.map { $0.packed >> 24 })
+        #expect(Set(items.map(\.payload)).count == 5_000, "every item once")
+        // Stable: equal offsets keep their first order.
+        #expect(items.map(\.payload) == expected.map(\.payload))
+    }
+
+    static func check(_ engine: StorageEngine, expected: [StorageKey: [UInt8]], ordered: Bool) throws {
+        var seen: [StorageKey: [UInt8]] = [:]
+        var offsets: [Int] = []
+        try engine.snapshot().forEachValueInPlace(type: "T") { key, bytes in
+            #expect(seen[key] == nil, "\(key) twice")
+            seen[key] = Array(bytes)
+            if let base = bytes.baseAddress { offsets.append(Int(bitPattern: base)) }
+        }
+        #expect(seen == expected)
+        if ordered { #expect(offsets == offsets.sorted(), "file order") }
+    }
+
+    @Test func valuesInPlaceComeOnceInFileOrder() throws {
+        let directory = TemporaryDirectory()
+        let engine = try StorageEngine(path: directory.file("order.store"), configuration: fastConfiguration())
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xF11F))
+        var expected: [StorageKey: [UInt8]] = [:]
+        for round in 0..<40 {
+            var batch = WriteBatch()
+            for _ in 0..<25 {
+                let key: StorageKey = random.chance(70) ? .integer(Int64.random(in: -500...500, using: &random)) : .string("k\(Int.random(in: 0..<200, using: &random))")
+                let value = (0..<Int.random(in: 0..<40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                batch.put(type: "T", key: key, value: value)
+                expected[key] = value
+            }
+            if round % 7 == 3, let victim = expected.keys.first {
+                batch.delete(type: "T", key: victim)
+                expected[victim] = nil
+            }
+            try engine.commit(batch)
+        }
+        try Self.check(engine, expected: expected, ordered: true)
+        let memory = StorageEngine(inMemoryWith: fastConfiguration())
+        var batch = WriteBatch()
+        for (key, value) in expected { batch.put(type: "T", key: key, value: value) }
+        try memory.commit(batch)
+        try Self.check(memory, expected: expected, ordered: false)
+        try engine.close()
+    }
+}

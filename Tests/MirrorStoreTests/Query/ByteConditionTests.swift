@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MirrorStore
+import MirrorStoreEngine
+
+/// A model whose single-value properties cover every kind byte tests compare, and two the
+/// byte tests leave to the general path (an optional, and a property stored after a list).
+struct Sample: Persistable, Sendable {
+    var identifier = 0
+    var label = ""
+    var value = 0.0
+    var small: Int8 = 0
+    var count: UInt16 = 0
+    var ratio: Float = 0
+    var at = Date(timeIntervalSinceReferenceDate: 0)
+    var on = false
+    var note: String?
+    var tags: [String] = []
+    var after = 0
+    static var primaryKey: String? { "identifier" }
+}
+
+/// Scans whose conditions compile to tests on the stored bytes answer exactly as plain Swift
+/// does on the models, including where `String` equality is not byte equality and where `Double`
+/// comparisons meet NaN; damaged records are reported, never trapped on.
+@Suite("Conditions tested on stored bytes")
+struct ByteConditionTests {
+    /// Precomposed and decomposed "é" are equal `String`s with different bytes.
+    static let labels = ["", "a", "ab", "b", "Apple", "apple", "café", "cafe\u{301}", "Zoë", "zoo", "\u{1F600}"]
+    static let values: [Double] = [-.infinity, -2.5, -0.0, 0.0, 1.0, 2.5, .nan, .infinity]
+    static let dates = (0..<5).map { Date(timeIntervalSinceReferenceDate: Double($0) * 1_000) }
+
+    static func samples(_ random: inout SeededRandom) -> [Sample] {
+        (1...300).map { identifier in
+            var sample = Sample()
+            sample.identifier = identifier
+            sample.label = random.pick(labels)
+            sample.value = random.pick(values)
+            sample.small = Int8.random(in: .min ... .max, using: &random)
+            sample.count = UInt16.random(in: 0...20, using: &random)
+            sample.ratio = Float(random.pick(values))
+            sample.at = random.pick(dates)
+            sample.on = random.chance(50)
+            sample.note = random.chance(50) ? random.pick(labels) : nil
+            sample.tags = random.chance(50) ? [random.pick(labels)] : []
+            sample.after = Int.random(in: 0...3, using: &random)
+            return sample
+        }
+    }
+
+    /// One random predicate, and whether a scan can test it on the stored bytes.
+    static func predicate(_ random: inout SeededRandom) -> (Predicate<Sample>, bytes: Bool) {
+        let label = random.pick(labels)
+        let value = random.pick(values)
+        let small = Int8.random(in: .min ... .max, using: &random)
+        let count = UInt16.random(in: 0...20, using: &random)
+        let ratio = Float(random.pick(values))
+        let date = random.pick(dates)
+        let flag = random.chance(50)
+        let after = Int.random(in: 0...3, using: &random)
+        switch Int.random(in: 0..<14, using: &random) {
+        case 0: return (#Predicate { $0.label == label }, true)
+        case 1: return (#Predicate { $0.label < label }, true)
+        case 2: return (#Predicate { $0.label >= label && $0.value < value }, true)
+        case 3: return (#Predicate { $0.value == value }, true)
+        case 4: return (#Predicate { $0.value != value || $0.label != label }, true)
+        case 5: return (#Predicate { !($0.small > small) || $0.on == flag }, true)
+        case 6: return (#Predicate { $0.count <= count }, true)
+        case 7: return (#Predicate { $0.ratio > ratio }, true)
+        case 8: return (#Predicate { $0.at < date && $0.count != count }, true)
+        case 9: return (#Predicate { label > $0.label }, true)
+        case 10: return (#Predicate { $0.value >= value && !($0.on == flag) }, true)
+        case 11: return (#Predicate { $0.note == label }, false)
+        case 12: return (#Predicate { $0.after == after }, false)
+        default: return (#Predicate { $0.label == label && $0.after > after }, false)
+        }
+    }
+
+    @Test("1,000 random scans agree with plain Swift and use the byte tests where they apply")
+    func scansAgreeWithSwift() throws {
+        let seed = SeededRandom.seed(default: 0xB17E5)
+        var random = SeededRandom(seed: seed)
+        let samples = Self.samples(&random)
+        try withTemporaryDirectory { directory in
+            // A file store: the byte tests read the file's memory mapping.
+            let store = try Store(path: directory + "/samples.store", models: [Sample.self])
+            try store.write { try $0.add(contentsOf: samples) }
+            for round in 0..<1_000 {
+                let (predicate, bytes) = Self.predicate(&random)
+                let results = try store.objects(Sample.self).filter(predicate)
+                let expected = try samples.filter { try predicate.evaluate($0) }.map(\.identifier)
+                #expect(results.map(\.identifier) == expected, "seed \(seed), round \(round): \(results.plan)")
+                #expect(results.plan.filter == (bytes ? .storedBytes : .records), "seed \(seed), round \(round): \(results.plan)")
+            }
+            try store.close()
+        }
+    }
+
+    @Test("the same answers from an in-memory store, whose log is not mapped")
+    func inMemoryStore() throws {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xB17E6))
+        let samples = Self.samples(&random)
+        let store = try Store.inMemory(models: [Sample.self])
+        try store.write { try $0.add(contentsOf: samples) }
+        for _ in 0..<200 {
+            let (predicate, _) = Self.predicate(&random)
+            let expected = try samples.filter { try predicate.evaluate($0) }.map(\.identifier)
+            #expect(try store.objects(Sample.self).filter(predicate).map(\.identifier) == expected)
+        }
+    }
+
+    @Test("damaged record bytes never trap: a match, a miss, or a StoreError naming the record (4,000 cases)")
+    func damagedBytes() throws {
+        let seed = SeededRandom.seed(default: 0xB17E7)
+        var random = SeededRandom(seed: seed)
+        let schema = try Sample.objectSchema()
+        let middle = Self.dates[1]
+        let store = try Store.inMemory(models: [Sample.self])
+        let results = try store.objects(Sample.self)
+            .filter(#Predicate<Sample> { ($0.label == "café" && $0.value < 1) || $0.at != middle })
+        let conditions = try #require(ByteConditions(conditions: results.conditions.map { ($0.node, $0.root) }, schema: schema))
+        var encoder = RecordEncoder()
+        let valid = try Self.samples(&random).prefix(20).map { try encoder.encode($0.managedObject()) }
+        var rejected = 0
+        for index in 0..<4_000 {
+            var bytes = random.pick(valid)
+            let position = Int.random(in: 0..<bytes.count, using: &random)
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: bytes[position] ^= UInt8(1) << UInt8.random(in: 0...7, using: &random)
+            case 1: bytes.removeLast(bytes.count - position)
+            default: bytes[position] = UInt8.random(in: 0...255, using: &random)
+            }
+            do {
+                _ = try bytes.withUnsafeBytes { try conditions.matches($0, key: StorageKey.integer(Int64(index))) }
+            } catch let error as StoreError {
+                rejected += 1
+                #expect(error.description.contains("Sample"), "seed \(seed), case \(index): \(error)")
+            } catch {
+                Issue.record("seed \(seed), case \(index): untyped failure \(error)")
+            }
+        }
+        #expect(rejected > 500, "seed \(seed): truncations and bad tags must be caught")
+    }
+}
