@@ -26,10 +26,7 @@ struct RecordProjection: Sendable {
     func values(of bytes: [UInt8]) throws(RecordCodingFailure) -> [QueryValue] {
         var reader = ByteReader(bytes)
         do throws(DecodeFailure) {
-            let count = try reader.varint()
-            guard count == UInt64(schema.properties.count) else {
-                throw DecodeFailure(offset: 0, reason: "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
-            }
+            try checkCount(&reader)
             var values = [QueryValue](repeating: .null, count: schema.properties.count)
             var index = 0
             while index <= lastWanted {
@@ -43,6 +40,27 @@ struct RecordProjection: Sendable {
             return values
         } catch {
             throw RecordCodingFailure(error)
+        }
+    }
+
+    /// The value of the property at `position` alone, the others skipped, with no array of values:
+    /// what an index key needs, once per index for every object a commit writes.
+    func value(at position: Int, of bytes: [UInt8]) throws(RecordCodingFailure) -> QueryValue {
+        var reader = ByteReader(bytes)
+        do throws(DecodeFailure) {
+            try checkCount(&reader)
+            guard schema.properties.indices.contains(position) else { return .null }
+            for _ in 0..<position { try Self.skip(from: &reader) }
+            return try Self.read(schema.properties[position].kind, from: &reader, schemaNamed: schemas.schema(named:))
+        } catch {
+            throw RecordCodingFailure(error)
+        }
+    }
+
+    private func checkCount(_ reader: inout ByteReader) throws(DecodeFailure) {
+        let count = try reader.varint()
+        guard count == UInt64(schema.properties.count) else {
+            throw DecodeFailure(offset: 0, reason: "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
         }
     }
 

@@ -81,7 +81,7 @@ enum IndexKeys {
                     name: indexName(typeName: typeName, property: property.name), typeName: typeName,
                     isUnique: unique.contains(property.name)
                 ) { bytes in
-                    keys(for: try projection.values(of: bytes)[position])
+                    keys(for: try projection.value(at: position, of: bytes))
                 })
             }
         }
