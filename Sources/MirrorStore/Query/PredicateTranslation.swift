@@ -81,7 +81,30 @@ protocol QueryTranslatable {
 /// stored property of `rootType` has a name here: a computed property or a longer path has none,
 /// and is answered on the model.
 enum KeyPathNames {
+    /// Names already found: the debug description is built anew on every call, and was a quarter
+    /// of a query that reads one object by an index. Programs use a few key paths many times; the
+    /// cache starts over should one build key paths without end.
+    private static let known = Lock<[Entry: String?]>([:])
+    private static let capacity = 4_096
+
+    private struct Entry: Hashable, @unchecked Sendable {
+        // @unchecked: key paths are immutable values; this one is only hashed and compared.
+        let keyPath: AnyKeyPath
+        let root: ObjectIdentifier
+    }
+
     static func propertyName(of keyPath: AnyKeyPath, rootType: Any.Type) -> String? {
+        let entry = Entry(keyPath: keyPath, root: ObjectIdentifier(rootType))
+        if let name = known.withLock({ $0[entry] }) { return name }
+        let name = describedName(of: keyPath, rootType: rootType)
+        known.withLock { known in
+            if known.count >= capacity { known.removeAll() }
+            known[entry] = name
+        }
+        return name
+    }
+
+    private static func describedName(of keyPath: AnyKeyPath, rootType: Any.Type) -> String? {
         let text = keyPath.debugDescription
         let prefix = "\\" + String(describing: rootType) + "."
         guard text.hasPrefix(prefix) else { return nil }
