@@ -189,6 +189,20 @@ struct MappingErrorTests {
             == "AllTypes.int8 expects Int8, but the record holds int(300).")
     }
 
+    @Test("a value that does not fit, in a record with the model's own schema (the flat path)")
+    func mismatchOnTheFlatPath() throws {
+        let record = try Counter().managedObject()
+        // The record keeps the plan's own schema object, so the flat path reads it.
+        record.values[1] = .string("many")
+        #expect(mappingError { _ = try Counter.modelInstance(managedObject: record) }?.description
+            == "Counter.count expects Int, but the record holds string(\"many\").")
+        record.values[1] = .int(7)
+        #expect(try Counter.modelInstance(managedObject: record).count == 7)
+        record.values[0] = .uint(300)
+        #expect(mappingError { _ = try Counter.modelInstance(managedObject: record) }?.description
+            == "Counter.slot expects UInt8, but the record holds uint(300).")
+    }
+
     @Test("nil for a non-optional property")
     func unexpectedNil() throws {
         let record = try Hero.ironMan().managedObject().replacing("realName", kind: .optional(.string), with: .null)

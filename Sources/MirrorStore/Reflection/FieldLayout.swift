@@ -265,6 +265,12 @@ enum PrimitiveSlot: Sendable {
     /// Stores `record` into a field of this type (or of its optional); `false` when it does not fit.
     @inline(never)
     func assign(_ record: RecordValue, to field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
+        assignInline(record, to: field, optional: optional)
+    }
+
+    /// ``assign(_:to:optional:)`` inlined, for loops that are not on the recursive path.
+    @inline(__always)
+    func assignInline(_ record: RecordValue, to field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
         switch self {
         case .bool: Self.write(Bool.self, record, field, optional)
         case .int: Self.write(Int.self, record, field, optional)

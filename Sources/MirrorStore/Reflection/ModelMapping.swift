@@ -56,8 +56,32 @@ enum ModelMapping {
 
     static func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws(MappingError) -> Model {
         let plan = try PlanCache.shared.plan(for: type)
+        if plan.isFlat, record.objectSchema === plan.schema, record.values.count == plan.slots.count {
+            var instance = Model._autoMalloc()
+            try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
+                try fillSingleValues(base, from: record.values, plan: plan)
+            }
+            return instance
+        }
         var context = DecodingContext()
         return try model(type, from: record, plan: plan, context: &context, tracksIdentity: plan.hasLinks)
+    }
+
+    /// A flat plan's fields from a record made by that plan: one `switch` per field, nothing to
+    /// track, since such a model links to nothing and nothing inside it can be met twice.
+    private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from values: [RecordValue], plan: TypePlan) throws(MappingError) {
+        try plan.slots.withUnsafeBufferPointer { slots throws(MappingError) in
+            try values.withUnsafeBufferPointer { values throws(MappingError) in
+                for index in slots.indices {
+                    let slot = slots[index]
+                    guard let primitive = slot.primitive,
+                          primitive.assignInline(values[index], to: base + slot.offset, optional: slot.isOptional) else {
+                        let field = plan.fields[index]
+                        throw MappingError.mismatch(expected: field.kind, found: values[index]).nested(under: field.name).reported(from: plan.typeName)
+                    }
+                }
+            }
+        }
     }
 
     static func model<Model: Persistable>(

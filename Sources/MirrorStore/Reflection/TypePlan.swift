@@ -20,6 +20,9 @@ final class TypePlan: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var inverses: [any InverseField] = []
     /// Whether the type links to other models, so one graph may reach an instance twice.
     private(set) var hasLinks = false
+    /// Whether every field holds a single value and nothing else is filled: such a model is made
+    /// from a record by one loop over its slots, with no conversion context.
+    private(set) var isFlat = false
     /// For a struct that stores a `let` property: how to initialise a fresh value, which is then
     /// filled from the record instead of an instance from `init()` (see `EmptyInstance`).
     private(set) var freshRecipe: EmptyRecipe?
@@ -142,6 +145,7 @@ final class TypePlan: @unchecked Sendable {
         fields = accessors
         slots = accessors.map(\.slot)
         hasLinks = accessors.contains { $0.kind.containsLink }
+        isFlat = slots.allSatisfy { $0.primitive != nil } && inverses.isEmpty && freshRecipe == nil
         schema = ObjectSchema(
             typeName: typeName,
             properties: accessors.map { field in
