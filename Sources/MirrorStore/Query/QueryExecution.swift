@@ -63,6 +63,9 @@ final class LinkedRecords {
 struct QueryExecution<Model: Persistable> {
     let source: QuerySource
     let conditions: [QueryCondition<Model>]
+    /// The conditions compiled to tests on stored bytes, for a scan whose conditions compile to
+    /// them (see ``ByteConditions``); nil otherwise.
+    let byteTests: ByteConditions?
 
     /// The keys of the objects matching every condition, in primary-key order, from the
     /// candidates `access` names.
@@ -92,10 +95,10 @@ struct QueryExecution<Model: Persistable> {
     /// Every object tested: in place in the file when the conditions compile to byte tests,
     /// otherwise read in bulk in file order.
     private func filteredScan() throws -> [StorageKey] {
-        if let compiled = Self.compiledForScan(conditions, schema: source.schema) {
+        if let byteTests {
             var matches: [StorageKey] = []
             try source.snapshot.forEachValueInPlace(type: source.plan.typeName) { key, bytes in
-                if try compiled.matches(bytes, key: key) { matches.append(key) }
+                if try byteTests.matches(bytes, key: key) { matches.append(key) }
             }
             return Self.sortedByPrimaryKey(matches)
         }
@@ -105,11 +108,6 @@ struct QueryExecution<Model: Persistable> {
             matches.append(key)
         }
         return Self.sortedByPrimaryKey(matches)
-    }
-
-    /// The conditions as byte tests a scan runs in place, when they compile to them.
-    static func compiledForScan(_ conditions: [QueryCondition<Model>], schema: ObjectSchema) -> ByteConditions? {
-        ByteConditions(conditions: conditions.map { ($0.node, $0.root) }, schema: schema)
     }
 
     /// `keys` in primary-key order. Integer keys, the usual case, are sorted as plain integers:

@@ -199,11 +199,17 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         let all = conditions + [condition]
         let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)
+        // Compiled once, here: the plan reports it and the scan runs it.
+        let byteTests: ByteConditions? = if case .scan = access.source {
+            ByteConditions(conditions: all.map { ($0.node, $0.root) }, schema: source.schema)
+        } else {
+            nil
+        }
         let filter: QueryPlan.Filter = if access.isExact {
             .none
         } else if !all.allSatisfy(\.node.isFullyTranslated) {
             .recordsThenModels
-        } else if case .scan = access.source, QueryExecution.compiledForScan(all, schema: source.schema) != nil {
+        } else if byteTests != nil {
             .storedBytes
         } else {
             .records
@@ -215,7 +221,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return Results(source: source, conditions: all, rows: .range(IndexRangeKeys(index: index, named: name, property: property, lower: lower, upper: upper)),
                            plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
         }
-        let keys = try QueryExecution(source: source, conditions: all).matchingKeys(access)
+        let keys = try QueryExecution(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
         guard plan.order != .primaryKey else {
             return Results(source: source, conditions: all, rows: .keys(keys),
                            plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
