@@ -68,8 +68,10 @@ struct OrderedIndex: Sendable {
             let middle = (low + high) / 2
             if let last = chunks[middle].last, isBelow(last) { low = middle + 1 } else { high = middle }
         }
+        // By position: iterating the chunks themselves retained and released each one, which
+        // cost more than the searches.
         var total = 0
-        for chunk in chunks[..<low] { total += chunk.count }
+        for position in 0..<low { total += chunks[position].count }
         guard low < chunks.count else { return total }
         let chunk = chunks[low]
         var first = 0
@@ -133,11 +135,23 @@ struct OrderedIndex: Sendable {
 
     /// Calls `body` with each entry from `lower` on, in order, until it returns `false`.
     func forEach(from lower: IndexBound, _ body: (IndexEntry) -> Bool) {
-        let probe = IndexEntry(key: lower.key, object: .integer(Int64.min))
-        var chunk = chunkIndex(for: probe)
-        // Entries before the bound in the first chunk are skipped by a binary search, not tested
-        // one by one: a lookup costs a few comparisons, not half a chunk's.
-        var start = chunk < chunks.count ? Self.position(of: probe, in: chunks[chunk]) : 0
+        // The first chunk and position holding a key not below the bound, by binary searches
+        // comparing keys only (one string comparison a step, where ordering entries takes two).
+        var chunk = 0
+        var high = chunks.count
+        while chunk < high {
+            let middle = (chunk + high) / 2
+            if let last = chunks[middle].last, last.key < lower.key { chunk = middle + 1 } else { high = middle }
+        }
+        var start = 0
+        if chunk < chunks.count {
+            let entries = chunks[chunk]
+            var end = entries.count
+            while start < end {
+                let middle = (start + end) / 2
+                if entries[middle].key < lower.key { start = middle + 1 } else { end = middle }
+            }
+        }
         while chunk < chunks.count {
             let entries = chunks[chunk]
             for position in start..<entries.count {

@@ -3,9 +3,9 @@ import MirrorStoreEngine
 
 /// The objects in one range of a single-valued index, which answers a filter exactly: counted
 /// from the index without collecting them, and put in primary-key order on first positional
-/// read. Counting the matches of an indexed condition then costs one walk of the range.
+/// read. Counting the matches of an indexed condition then costs two searches of the index, and
+/// reading them all one walk of the range: neither pays for the other.
 final class IndexRangeKeys: Sendable {
-    let count: Int
     /// The index's engine name, and the property it orders by.
     let indexName: String
     let property: String
@@ -14,6 +14,7 @@ final class IndexRangeKeys: Sendable {
     private let upper: IndexBound?
     private let lock = NSLock()
     private nonisolated(unsafe) var sorted: [StorageKey]?
+    private nonisolated(unsafe) var counted: Int?
 
     init(index: IndexSnapshot, named indexName: String, property: String, lower: IndexBound?, upper: IndexBound?) {
         self.indexName = indexName
@@ -21,7 +22,17 @@ final class IndexRangeKeys: Sendable {
         self.index = index
         self.lower = lower
         self.upper = upper
-        count = index.count(from: lower, to: upper)
+    }
+
+    /// The number of objects in the range: the keys' count once they are collected, else
+    /// counted in the index (once: a collection's `endIndex` is read often).
+    var count: Int {
+        lock.withLock {
+            if let known = counted ?? sorted?.count { return known }
+            let total = index.count(from: lower, to: upper)
+            counted = total
+            return total
+        }
     }
 
     /// The objects in the index's order: by value, equal values in key order.

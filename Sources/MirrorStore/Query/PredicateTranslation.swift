@@ -19,10 +19,8 @@ struct PredicateTranslator {
 
     /// A property read through `keyPath` on a value of `rootType`.
     func member(of base: QueryNode, rootType: Any.Type, keyPath: AnyKeyPath) throws -> QueryNode {
-        if let model = rootType as? any Persistable.Type {
-            guard let plan = registry.plan(named: model.persistedTypeName), plan.typeIdentifier == ObjectIdentifier(model) else {
-                return .unknown
-            }
+        // Found by the type's identity: its stored name costs a `String(describing:)` each time.
+        if let plan = registry.plan(ofType: rootType) {
             guard let name = KeyPathNames.propertyName(of: keyPath, rootType: rootType) else { return .unknown }
             let schema = plan.schema
             if schema.ignoredProperties.contains(name) {

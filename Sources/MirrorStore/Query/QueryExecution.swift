@@ -2,13 +2,23 @@ import Foundation
 import MirrorStoreEngine
 
 /// What a query runs against: one snapshot, the store's models, and the queried type.
-struct QuerySource: Sendable {
+///
+/// A class: every `Results` made from another shares it, and copying the snapshot, the
+/// registry and the entry field by field was a tenth of a lookup by an indexed value.
+final class QuerySource: Sendable {
     let snapshot: EngineSnapshot
     let registry: ModelRegistry
     let entry: ModelRegistry.Entry
     /// The store's observation, for results that can be observed (not those made inside a
     /// transaction, whose snapshot includes writes not yet committed).
-    var observation: StoreObservation? = nil
+    let observation: StoreObservation?
+
+    init(snapshot: EngineSnapshot, registry: ModelRegistry, entry: ModelRegistry.Entry, observation: StoreObservation? = nil) {
+        self.snapshot = snapshot
+        self.registry = registry
+        self.entry = entry
+        self.observation = observation
+    }
 
     var plan: TypePlan { entry.plan }
     var schema: ObjectSchema { entry.plan.schema }

@@ -58,17 +58,55 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         case models
     }
 
+    /// Where the candidates come from, as the planner left it: an index range is put into words
+    /// when ``access`` is read, not for every query.
+    enum AccessSource: Sendable {
+        case described(Access)
+        case index(name: String, range: RangeText?)
+
+        var access: Access {
+            switch self {
+            case .described(let access): access
+            case .index(let name, let range): .index(name: name, range: range?.description ?? "")
+            }
+        }
+    }
+
+    private let accessSource: AccessSource
+
     /// Where the candidates come from.
-    public let access: Access
+    public var access: Access { accessSource.access }
+
     /// How the candidates are tested.
     public let filter: Filter
     /// How the results are ordered.
     public let order: Order
 
+    init(access: Access, filter: Filter, order: Order) {
+        self.init(accessSource: .described(access), filter: filter, order: order)
+    }
+
+    init(accessSource: AccessSource, filter: Filter, order: Order) {
+        self.accessSource = accessSource
+        self.filter = filter
+        self.order = order
+    }
+
+    /// The same access and filter in another order.
+    func ordered(_ order: Order) -> QueryPlan {
+        QueryPlan(accessSource: accessSource, filter: filter, order: order)
+    }
+
+    /// Plans are equal when they read, test and order alike.
+    public static func == (lhs: QueryPlan, rhs: QueryPlan) -> Bool {
+        lhs.access == rhs.access && lhs.filter == rhs.filter && lhs.order == rhs.order
+    }
+
     /// The name of the secondary index the plan reads, if any.
     public var indexName: String? {
-        if case .index(let name, _) = access { return name }
-        if case .linked(let name, _) = access { return name }
+        if case .index(let name, _) = accessSource { return name }
+        if case .described(.index(let name, _)) = accessSource { return name }
+        if case .described(.linked(let name, _)) = accessSource { return name }
         if case .index(let name, _) = order { return name }
         return nil
     }

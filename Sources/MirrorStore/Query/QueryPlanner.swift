@@ -27,19 +27,19 @@ struct AccessPath: Sendable {
     /// Whether every candidate matches, so the conditions need not be tested again.
     let isExact: Bool
     /// The range as the plan prints it.
-    let rangeText: String
+    let rangeText: RangeText?
     /// The property the index orders by, when `source` is an index.
     let property: String?
 
-    static let scan = AccessPath(source: .scan, isExact: false, rangeText: "", property: nil)
+    static let scan = AccessPath(source: .scan, isExact: false, rangeText: nil, property: nil)
 
     /// The access as a plan reports it, for objects of `typeName`.
-    func planAccess(typeName: String) -> QueryPlan.Access {
+    func planAccess(typeName: String) -> QueryPlan.AccessSource {
         switch source {
-        case .scan: .scan(typeName: typeName)
-        case .primaryKeys(let keys): .primaryKey(typeName: typeName, keys: keys.count)
+        case .scan: .described(.scan(typeName: typeName))
+        case .primaryKeys(let keys): .described(.primaryKey(typeName: typeName, keys: keys.count))
         case .index(let name, _, _): .index(name: name, range: rangeText)
-        case .linked(let join): .linked(index: join.linkIndex, target: join.target.planAccess(typeName: join.targetType).description)
+        case .linked(let join): .described(.linked(index: join.linkIndex, target: join.target.planAccess(typeName: join.targetType).access.description))
         }
     }
 }
@@ -56,42 +56,49 @@ struct QueryPlanner {
         var lower: IndexBound?
         var upper: IndexBound?
         var isExact: Bool
-        var text: String
+        var text: RangeText
     }
 
     func accessPath<Model>(for conditions: [QueryCondition<Model>]) -> AccessPath {
-        accessPath(conjuncts: conditions.flatMap { condition in condition.node.conjuncts.map { ($0, condition.root) } })
+        var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
+        for condition in conditions {
+            for conjunct in condition.node.conjuncts { conjuncts.append((conjunct, condition.root)) }
+        }
+        return accessPath(conjuncts: conjuncts)
     }
 
     /// The access path for conjuncts that must all hold, each with the variable that stands for
     /// an object of the planned type.
     func accessPath(conjuncts: [(QueryNode, PredicateExpressions.VariableID)]) -> AccessPath {
-        var constraints: [String: Constraint] = [:]
+        // One per property, in the order first met: a query has a few conjuncts, so a list
+        // searched in turn costs less than a dictionary.
+        var constraints: [Constraint] = []
         var constrained = 0
         for (conjunct, root) in conjuncts {
             guard let constraint = constraint(from: conjunct, root: root) else { continue }
             constrained += 1
-            if var known = constraints[constraint.property] {
+            if let position = constraints.firstIndex(where: { $0.property == constraint.property }) {
+                var known = constraints[position]
                 known.lower = Self.tighter(known.lower, constraint.lower, lower: true)
                 known.upper = Self.tighter(known.upper, constraint.upper, lower: false)
                 known.isExact = known.isExact && constraint.isExact
-                known.text += " and " + constraint.text
-                constraints[constraint.property] = known
+                known.text.append(constraint.text)
+                constraints[position] = known
             } else {
-                constraints[constraint.property] = constraint
+                constraints.append(constraint)
             }
         }
         let onlyOneProperty = constraints.count == 1 && constrained == conjuncts.count
-        if let primaryKey = schema.primaryKey, let constraint = constraints[primaryKey],
+        if let primaryKey = schema.primaryKey, let constraint = constraints.first(where: { $0.property == primaryKey }),
            let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
            let key = Self.storageKey(for: lower.key) {
-            return AccessPath(source: .primaryKeys([key]), isExact: onlyOneProperty && constraint.isExact, rangeText: "", property: nil)
+            return AccessPath(source: .primaryKeys([key]), isExact: onlyOneProperty && constraint.isExact, rangeText: nil, property: nil)
         }
         // Equality first, then two-sided ranges, then one-sided ones.
-        let ranked = constraints.values.filter { $0.property != schema.primaryKey }.sorted { a, b in
+        let best = constraints.filter { $0.property != schema.primaryKey }.min { a, b in
             Self.rank(a) != Self.rank(b) ? Self.rank(a) < Self.rank(b) : a.property < b.property
         }
-        guard let best = ranked.first else { return linkedAccess(conjuncts) ?? .scan }
+        guard let best else { return linkedAccess(conjuncts) ?? .scan }
         return AccessPath(
             source: .index(name: IndexKeys.indexName(typeName: schema.typeName, property: best.property), lower: best.lower, upper: best.upper),
             isExact: onlyOneProperty && best.isExact, rangeText: best.text, property: best.property)
@@ -110,7 +117,7 @@ struct QueryPlanner {
                 .accessPath(conjuncts: condition.conjuncts)
             let join = AccessPath(source: .linked(LinkJoin(linkIndex: linkIndex, targetType: condition.targetType,
                                                            target: target, targetConjuncts: condition.conjuncts)),
-                                  isExact: false, rangeText: "", property: nil)
+                                  isExact: false, rangeText: nil, property: nil)
             if case .scan = target.source {
                 if scanning == nil, snapshot.count(type: condition.targetType) < snapshot.count(type: schema.typeName) { scanning = join }
             } else {
@@ -162,18 +169,18 @@ struct QueryPlanner {
             guard let (property, kind) = rootProperty(element, root), IndexKeys.ordersExactly(kind),
                   let lower = IndexKeys.key(for: lowerValue), let upper = IndexKeys.key(for: upperValue) else { return nil }
             return Constraint(property: property, lower: IndexBound(lower, inclusive: true), upper: IndexBound(upper, inclusive: isClosed),
-                              isExact: true, text: "in \(lower)\(isClosed ? "..." : "..<")\(upper)")
+                              isExact: true, text: RangeText(.within(lower, upper, isClosed: isClosed)))
         case .startsWith(let base, .constant(.string(let prefix))):
             guard let (property, kind) = rootProperty(base, root), Self.isString(kind), !prefix.isEmpty else { return nil }
             // Strings starting with `prefix` sort between it and it followed by the last scalar;
             // the condition is tested again on each candidate.
             return Constraint(property: property, lower: IndexBound(.string(prefix), inclusive: true),
                               upper: IndexBound(.string(prefix + "\u{10FFFF}"), inclusive: true),
-                              isExact: false, text: "starts with \(prefix.debugDescription)")
+                              isExact: false, text: RangeText(.startsWith(prefix)))
         case .contains(let sequence, .constant(let value)):
             guard let (property, kind) = rootProperty(sequence, root), Self.isContainer(kind), let key = IndexKeys.key(for: value) else { return nil }
             return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
-                              isExact: false, text: "contains \(key)")
+                              isExact: false, text: RangeText(.contains(key)))
         default:
             break
         }
@@ -186,7 +193,7 @@ struct QueryPlanner {
         // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
         if Self.isLink(kind), key == .null { return nil }
         return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
-                          isExact: !Self.isLink(kind), text: "== \(key)")
+                          isExact: !Self.isLink(kind), text: RangeText(.equal(key)))
     }
 
     private func bound(_ property: String, _ kind: PropertyKind, _ comparison: QueryComparison, _ value: QueryValue) -> Constraint? {
@@ -194,10 +201,10 @@ struct QueryPlanner {
         // An optional property's nil sorts first in the index but fails every comparison.
         let afterNil = kind.isOptional ? IndexBound(.null, inclusive: false) : nil
         switch comparison {
-        case .lessThan: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: false), isExact: true, text: "< \(key)")
-        case .lessThanOrEqual: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: true), isExact: true, text: "<= \(key)")
-        case .greaterThan: return Constraint(property: property, lower: IndexBound(key, inclusive: false), upper: nil, isExact: true, text: "> \(key)")
-        case .greaterThanOrEqual: return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: nil, isExact: true, text: ">= \(key)")
+        case .lessThan: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: false), isExact: true, text: RangeText(.lessThan(key)))
+        case .lessThanOrEqual: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: true), isExact: true, text: RangeText(.lessThanOrEqual(key)))
+        case .greaterThan: return Constraint(property: property, lower: IndexBound(key, inclusive: false), upper: nil, isExact: true, text: RangeText(.greaterThan(key)))
+        case .greaterThanOrEqual: return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: nil, isExact: true, text: RangeText(.greaterThanOrEqual(key)))
         }
     }
 

@@ -219,17 +219,17 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
            let property = access.property, let kind = source.schema.property(named: property)?.kind,
            IndexKeys.ordersExactly(kind), let index = source.snapshot.index(named: name) {
             return Results(source: source, conditions: all, rows: .range(IndexRangeKeys(index: index, named: name, property: property, lower: lower, upper: upper)),
-                           plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
+                           plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         let keys = try QueryExecution(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
         guard plan.order != .primaryKey else {
             return Results(source: source, conditions: all, rows: .keys(keys),
-                           plan: QueryPlan(access: accessPlan, filter: filter, order: .primaryKey))
+                           plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         // A filter keeps the order the results had: the matches, picked from these results in turn.
         let matches = Set(keys)
         return Results(source: source, conditions: all, rows: .keys(allKeys.filter(matches.contains)),
-                       plan: QueryPlan(access: accessPlan, filter: filter, order: plan.order))
+                       plan: QueryPlan(accessSource: accessPlan, filter: filter, order: plan.order))
     }
 
     // MARK: Sorting
@@ -275,7 +275,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return try sorted(onRecords: sortKeys)
         case .models:
             return Results(source: source, conditions: conditions, rows: .keys(try sortModels(allKeys, by: descriptors)),
-                           plan: QueryPlan(access: plan.access, filter: plan.filter, order: .models))
+                           plan: plan.ordered(.models))
         }
     }
 
@@ -285,7 +285,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
         return Results(source: source, conditions: conditions, rows: .keys(try sortOnRecords(allKeys, by: sortKeys)),
-                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+                       plan: plan.ordered(order))
     }
 
     /// The results in the order of the index on the sort key's property, when that order is the
@@ -297,7 +297,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         let order = QueryPlan.Order.index(name: name, ascending: key.ascending)
         if key.ascending {
             return Results(source: source, conditions: conditions, rows: .index(index.positions),
-                           plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+                           plan: plan.ordered(order))
         }
         // Descending: groups of equal values in reverse, each group still in key order.
         var groups: [[StorageKey]] = []
@@ -309,7 +309,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return true
         }
         return Results(source: source, conditions: conditions, rows: .keys(groups.reversed().flatMap { $0 }),
-                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: order))
+                       plan: plan.ordered(order))
     }
 
     /// Filtered results in the order of the index range their filter read, when that index
@@ -319,7 +319,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         guard case .range(let range) = rows, range.property == key.property, key.ascending,
               key.stringComparator == nil else { return nil }
         return Results(source: source, conditions: conditions, rows: .keys(range.keysInIndexOrder),
-                       plan: QueryPlan(access: plan.access, filter: plan.filter, order: .index(name: range.indexName, ascending: true)))
+                       plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }
 
     private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey] {

@@ -44,6 +44,9 @@ struct ModelRegistry: Sendable {
 
     func plan(named typeName: String) -> TypePlan? { plans[typeName] }
 
+    /// The plan of a registered model type, found by the type itself: `nil` for any other type.
+    func plan(ofType type: Any.Type) -> TypePlan? { entries[ObjectIdentifier(type)]?.plan }
+
     func schema(named typeName: String) -> ObjectSchema? { plans[typeName]?.schema }
 
     /// Every registered model's schema, by type name.
