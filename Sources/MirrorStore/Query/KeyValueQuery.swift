@@ -36,6 +36,6 @@ extension Results {
         let root = PredicateExpressions.Variable<Model>().key
         let property = try PropertyPath(path, in: source.schema, schemas: source.registry, root: root)
         let node = try property.comparison(.equal, value, parsingText: false)
-        return try filter(QueryCondition(predicate: nil, node: node, root: root))
+        return try filter(QueryCondition(node: node, root: root))
     }
 }

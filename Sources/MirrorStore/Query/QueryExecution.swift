@@ -72,7 +72,7 @@ final class LinkedRecords {
 /// Runs a query's conditions over candidate records.
 struct QueryExecution<Model: Persistable> {
     let source: QuerySource
-    let conditions: [QueryCondition<Model>]
+    let conditions: [QueryCondition]
     /// The conditions compiled to tests on stored bytes, for a scan whose conditions compile to
     /// them (see ``ByteConditions``); nil otherwise.
     let byteTests: ByteConditions?
@@ -95,7 +95,7 @@ struct QueryExecution<Model: Persistable> {
         }
         candidates = Self.deduplicated(Self.sortedByPrimaryKey(candidates))
         if access.isExact || conditions.isEmpty { return candidates }
-        let tester = try ConditionTester(source: source, conditions: conditions)
+        let tester = try ConditionTester<Model>(source: source, conditions: conditions)
         return try candidates.filter { key in
             guard let bytes = try source.snapshot.value(type: typeName, key: key) else { return false }
             return try tester.matches(bytes, key: key)
@@ -112,7 +112,7 @@ struct QueryExecution<Model: Persistable> {
             }
             return Self.sortedByPrimaryKey(matches)
         }
-        let tester = try ConditionTester(source: source, conditions: conditions)
+        let tester = try ConditionTester<Model>(source: source, conditions: conditions)
         var matches: [StorageKey] = []
         for (key, bytes) in try source.snapshot.entries(type: source.plan.typeName) where try tester.matches(bytes, key: key) {
             matches.append(key)
@@ -147,15 +147,16 @@ struct QueryExecution<Model: Persistable> {
 /// decides, on the decoded model where it does not.
 struct ConditionTester<Model: Persistable> {
     private let source: QuerySource
-    private let conditions: [QueryCondition<Model>]
+    /// Each condition's predicate, deciding what its translation leaves undecided.
+    private let predicates: [Predicate<Model>?]
     private let onRecords: RecordConditions
     /// Decodes the models a condition needs, sharing linked records between them.
     private let reader: RecordReader
 
     /// A tester reading the snapshot of `source`, as `pending` writes (if any) have left it.
-    init(source: QuerySource, conditions: [QueryCondition<Model>], pending: PendingWrites? = nil) throws {
+    init(source: QuerySource, conditions: [QueryCondition], pending: PendingWrites? = nil) throws {
         self.source = source
-        self.conditions = conditions
+        predicates = conditions.map { $0.predicate(of: Model.self) }
         onRecords = RecordConditions(schema: source.schema, conditions: conditions.map { ($0.node, $0.root) },
                                      snapshot: source.snapshot, schemas: source.registry, pending: pending)
         reader = RecordReader(snapshot: source.snapshot, schemas: source.registry, pending: pending)
@@ -164,12 +165,12 @@ struct ConditionTester<Model: Persistable> {
     func matches(_ bytes: [UInt8], key: StorageKey) throws -> Bool {
         let record = try onRecords.record(bytes, key: key)
         var model: Model?
-        for (index, condition) in conditions.enumerated() {
+        for (index, predicate) in predicates.enumerated() {
             switch try onRecords.isTrue(index, for: record) {
             case true?: continue
             case false?: return false
             case nil:
-                guard let predicate = condition.predicate else { return false }
+                guard let predicate else { return false }
                 if model == nil { model = try reader.model(Model.self, plan: source.plan, key: key) }
                 guard let model, try predicate.evaluate(model) else { return false }
             }

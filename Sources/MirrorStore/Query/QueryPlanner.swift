@@ -3,13 +3,35 @@ import MirrorStoreEngine
 
 /// One condition of a query: a predicate as given, and its translation; or a condition built at
 /// run time, which has no predicate.
-struct QueryCondition<Model: Persistable>: Sendable {
-    /// Decides what `node` leaves undecided; without one (a condition built at run time, which
-    /// only reads stored values) an undecided record does not match.
-    let predicate: Predicate<Model>?
+///
+/// Not generic over the model: results keep lists of these, and a list of a generic type made
+/// every filter look up type metadata at run time.
+struct QueryCondition: Sendable {
+    /// Decides what `node` leaves undecided: a `Predicate` of the queried model. Without one (a
+    /// condition built at run time, which only reads stored values) an undecided record does
+    /// not match.
+    private let predicate: (any Sendable)?
     let node: QueryNode
     /// The variable that stands for the model in `node`.
     let root: PredicateExpressions.VariableID
+
+    init<Model>(predicate: Predicate<Model>, node: QueryNode, root: PredicateExpressions.VariableID) {
+        self.predicate = predicate
+        self.node = node
+        self.root = root
+    }
+
+    /// A condition built at run time, with no predicate.
+    init(node: QueryNode, root: PredicateExpressions.VariableID) {
+        predicate = nil
+        self.node = node
+        self.root = root
+    }
+
+    /// The predicate, for models of the type it was given for.
+    func predicate<Model>(of type: Model.Type) -> Predicate<Model>? {
+        predicate as? Predicate<Model>
+    }
 }
 
 /// Where a query's candidates come from, chosen from the conditions' conjuncts: a primary-key
@@ -59,7 +81,7 @@ struct QueryPlanner {
         var text: RangeText
     }
 
-    func accessPath<Model>(for conditions: [QueryCondition<Model>]) -> AccessPath {
+    func accessPath(for conditions: [QueryCondition]) -> AccessPath {
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
         for condition in conditions {
             for conjunct in condition.node.conjuncts { conjuncts.append((conjunct, condition.root)) }

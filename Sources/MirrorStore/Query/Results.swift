@@ -31,7 +31,7 @@ import MirrorStoreEngine
 /// see such a placeholder reads with the throwing ``object(at:)`` or ``all()``.
 public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     let source: QuerySource
-    let conditions: [QueryCondition<Model>]
+    let conditions: [QueryCondition]
     private let rows: Rows
     private let failures: ReadFailures
     /// How the results were found and ordered.
@@ -60,7 +60,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         plan = QueryPlan(access: .scan(typeName: source.plan.typeName), filter: .none, order: .primaryKey)
     }
 
-    private init(source: QuerySource, conditions: [QueryCondition<Model>], rows: Rows, plan: QueryPlan) {
+    private init(source: QuerySource, conditions: [QueryCondition], rows: Rows, plan: QueryPlan) {
         self.source = source
         self.conditions = conditions
         self.rows = rows
@@ -189,14 +189,16 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     /// The results that also satisfy `condition`, planned and run as a predicate's translation is.
-    func filter(_ condition: QueryCondition<Model>) throws -> Results<Model> {
+    func filter(_ condition: QueryCondition) throws -> Results<Model> {
         var results = try filtered(condition)
-        results.steps = steps + [.filter(condition)]
+        results.steps = steps
+        results.steps.append(.filter(condition))
         return results
     }
 
-    private func filtered(_ condition: QueryCondition<Model>) throws -> Results<Model> {
-        let all = conditions + [condition]
+    private func filtered(_ condition: QueryCondition) throws -> Results<Model> {
+        var all = conditions
+        all.append(condition)
         let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)
         // Compiled once, here: the plan reports it and the scan runs it.
@@ -221,7 +223,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return Results(source: source, conditions: all, rows: .range(IndexRangeKeys(index: index, named: name, property: property, lower: lower, upper: upper)),
                            plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
-        let keys = try QueryExecution(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
+        let keys = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
         guard plan.order != .primaryKey else {
             return Results(source: source, conditions: all, rows: .keys(keys),
                            plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
@@ -259,13 +261,15 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     ///   values with no order (links, containers, data).
     public func sorted(byProperty name: String, ascending: Bool = true) throws -> Results<Model> {
         var results = try sorted(onRecords: [SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)])
-        results.steps = steps + [.sortByProperty(name, ascending: ascending)]
+        results.steps = steps
+        results.steps.append(.sortByProperty(name, ascending: ascending))
         return results
     }
 
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
         var results = try sortedUnrecorded(by: descriptors)
-        results.steps = steps + [.sort(descriptors)]
+        results.steps = steps
+        results.steps.append(.sort(descriptors))
         return results
     }
 

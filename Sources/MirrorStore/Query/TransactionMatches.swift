@@ -10,7 +10,7 @@ struct TransactionMatches<Model: Persistable> {
     let pending: PendingWrites
 
     /// The keys of the matching objects, in primary-key order.
-    func keys(satisfying conditions: [QueryCondition<Model>]) throws -> [StorageKey] {
+    func keys(satisfying conditions: [QueryCondition]) throws -> [StorageKey] {
         let typeName = source.plan.typeName
         let snapshot = source.snapshot
         let access = QueryPlanner(schema: source.schema, snapshot: snapshot, schemas: source.registry).accessPath(for: conditions)
@@ -24,7 +24,7 @@ struct TransactionMatches<Model: Persistable> {
         var candidates = proposed.filter { pending.state(type: typeName, key: $0) == nil }
         candidates += pending.writtenKeys(type: typeName)
         candidates.sort(by: StorageKey.precedes)
-        let tester = try ConditionTester(source: source, conditions: conditions, pending: pending)
+        let tester = try ConditionTester<Model>(source: source, conditions: conditions, pending: pending)
         var matches: [StorageKey] = []
         for key in candidates where matches.last != key {
             let bytes: [UInt8]? = switch pending.state(type: typeName, key: key) {
