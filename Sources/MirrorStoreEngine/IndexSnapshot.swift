@@ -57,9 +57,10 @@ public struct IndexPositions: RandomAccessCollection, Sendable {
         var starts: [Int] = []
         starts.reserveCapacity(chunks.count + 1)
         var position = 0
-        for chunk in chunks {
+        // By index: iterating the chunks themselves retains and releases each one.
+        for chunk in chunks.indices {
             starts.append(position)
-            position += chunk.count
+            position += chunks[chunk].count
         }
         starts.append(position)
         self.starts = starts

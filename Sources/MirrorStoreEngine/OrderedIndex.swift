@@ -35,10 +35,48 @@ struct OrderedIndex: Sendable {
 
     /// An index holding `entries`, which need not be sorted.
     init(entries: [IndexEntry]) {
-        let sorted = entries.sorted(by: IndexEntry.precedes)
+        self.init(sorted: entries.sorted(by: IndexEntry.precedes))
+    }
+
+    /// An index holding `sorted`, which is in index order.
+    private init(sorted: [IndexEntry]) {
         count = sorted.count
         let size = Self.chunkLimit / 2
         chunks = stride(from: 0, to: sorted.count, by: size).map { Array(sorted[$0..<min($0 + size, sorted.count)]) }
+    }
+
+    /// Adds many entries: one at a time when they are few beside the index, else sorted and
+    /// merged with it in one pass, which spares each its searches and the shifting of its chunk
+    /// (a transaction that loads many objects).
+    mutating func insert(contentsOf entries: [IndexEntry]) {
+        guard entries.count * Self.mergeRatio > count else {
+            for entry in entries { insert(entry) }
+            return
+        }
+        let added = entries.sorted(by: IndexEntry.precedes)
+        var merged: [IndexEntry] = []
+        merged.reserveCapacity(count + added.count)
+        var next = 0
+        for chunk in chunks.indices {
+            for entry in chunks[chunk] {
+                while next < added.count, IndexEntry.precedes(added[next], entry) {
+                    merged.append(added[next])
+                    next += 1
+                }
+                merged.append(entry)
+            }
+        }
+        merged.append(contentsOf: added[next...])
+        self = OrderedIndex(sorted: merged)
+    }
+
+    /// Entries added at once are merged when they number more than the index's count over this.
+    static let mergeRatio = 8
+
+    /// Whether `added` entries are many enough next to the index that checking the whole index
+    /// once costs less than searching it for each of them.
+    func checksWholly(added: Int) -> Bool {
+        added * Self.mergeRatio > count
     }
 
     /// The chunk an entry belongs in: the first whose last entry does not precede it.

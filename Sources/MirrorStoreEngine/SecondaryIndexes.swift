@@ -75,6 +75,13 @@ struct SecondaryIndexes: Sendable {
     ) throws {
         var updated = self
         var inserted: [String: [IndexEntry]] = [:]
+        // Entries to add, per index, held back until an entry must leave that index (which may
+        // be one of them) or the batch ends: added together, many are merged in one pass.
+        var waiting: [String: [IndexEntry]] = [:]
+        func admitWaiting(_ name: String) {
+            guard let entries = waiting.removeValue(forKey: name) else { return }
+            updated.indexes[name]?.insert(contentsOf: entries)
+        }
         // A batch may write one key twice: the second write replaces the first one's keys.
         var batchValues = GroupValues()
         func previous(_ type: String, _ key: StorageKey) throws -> [UInt8]? {
@@ -90,13 +97,14 @@ struct SecondaryIndexes: Sendable {
                 for name in names {
                     guard let definition = definitions[name] else { continue }
                     if let old {
+                        admitWaiting(name)
                         for indexKey in try Self.keys(of: old, object: key, definition: definition) {
                             updated.indexes[name]?.remove(IndexEntry(key: indexKey, object: key))
                         }
                     }
                     for indexKey in try Self.keys(of: value, object: key, definition: definition) {
                         let entry = IndexEntry(key: indexKey, object: key)
-                        updated.indexes[name]?.insert(entry)
+                        waiting[name, default: []].append(entry)
                         if definition.isUnique { inserted[name, default: []].append(entry) }
                     }
                 }
@@ -104,18 +112,30 @@ struct SecondaryIndexes: Sendable {
                 guard let names = namesByType[type], let old = try previous(type, key) else { continue }
                 for name in names {
                     guard let definition = definitions[name] else { continue }
+                    admitWaiting(name)
                     for indexKey in try Self.keys(of: old, object: key, definition: definition) {
                         updated.indexes[name]?.remove(IndexEntry(key: indexKey, object: key))
                     }
                 }
             case .deleteAll(let type):
-                for name in namesByType[type] ?? [] { updated.indexes[name] = OrderedIndex() }
+                for name in namesByType[type] ?? [] {
+                    waiting[name] = nil
+                    updated.indexes[name] = OrderedIndex()
+                }
             case .setSchema, .setMetadata, .reserveCapacity:
                 break
             }
         }
+        for name in Array(waiting.keys) { admitWaiting(name) }
         for (name, entries) in inserted {
             guard let index = updated.indexes[name] else { continue }
+            // Many new entries: one pass over the whole index finds any key two objects share.
+            if index.checksWholly(added: entries.count) {
+                if let duplicate = index.firstDuplicate() {
+                    throw StorageError(.uniqueConstraint(index: name, value: duplicate.description))
+                }
+                continue
+            }
             for entry in entries where entry.key != .null && index.containsOther(key: entry.key, than: entry.object) {
                 throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
             }
@@ -133,8 +153,8 @@ extension OrderedIndex {
     /// The first non-null key two objects share, if any.
     func firstDuplicate() -> IndexKey? {
         var previous: IndexEntry?
-        for chunk in chunks {
-            for entry in chunk {
+        for chunk in chunks.indices {
+            for entry in chunks[chunk] {
                 if let previous, previous.key == entry.key, entry.key != .null, previous.object != entry.object {
                     return entry.key
                 }

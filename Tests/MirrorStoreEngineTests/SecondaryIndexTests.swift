@@ -70,6 +70,50 @@ import TestSupport
         try engine.close()
     }
 
+    /// Batches of hundreds of writes add their entries in one merge, those of a few one at a
+    /// time; puts of one key twice and deletes in the same batch must come out as the reference.
+    @Test func largeBatchesMergeIntoTheIndex() throws {
+        let engine = StorageEngine(inMemoryWith: fastConfiguration())
+        try engine.defineIndexes([Self.byValue])
+        var reference: [Int64: UInt8] = [:]
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xB01C))
+        for round in 0..<60 {
+            var batch = WriteBatch()
+            let size = round % 3 == 0 ? Int.random(in: 1...4, using: &random) : Int.random(in: 100...900, using: &random)
+            for _ in 0..<size {
+                let key = Int64.random(in: 0..<3_000, using: &random)
+                if Int.random(in: 0..<5, using: &random) == 0 {
+                    batch.delete(type: "T", key: .integer(key))
+                    reference[key] = nil
+                } else {
+                    let value = UInt8.random(in: 0...255, using: &random)
+                    batch.put(type: "T", key: .integer(key), value: [value])
+                    reference[key] = value
+                }
+            }
+            try engine.commit(batch)
+            #expect(try Self.entries(engine.snapshot(), "T.value") == Self.expectedEntries(reference), "round \(round)")
+        }
+    }
+
+    /// A batch large enough to be checked by one pass over the whole unique index still names
+    /// the shared value and writes nothing, whether it clashes with a stored object or within.
+    @Test func largeBatchUniqueViolationWritesNothing() throws {
+        let engine = StorageEngine(inMemoryWith: fastConfiguration())
+        try engine.defineIndexes([Self.uniqueValue])
+        var first = WriteBatch()
+        first.put(type: "U", key: .integer(1), value: [200])
+        try engine.commit(first)
+        let before = try StoreState(engine.snapshot())
+        for clashing: UInt8 in [200, 42] {
+            var batch = WriteBatch()
+            for key in 2..<100 { batch.put(type: "U", key: .integer(Int64(key)), value: [UInt8(key)]) }
+            batch.put(type: "U", key: .integer(100), value: [clashing])
+            #expect(throws: StorageError(.uniqueConstraint(index: "U.value", value: "\(clashing)"))) { try engine.commit(batch) }
+            #expect(try StoreState(engine.snapshot()) == before)
+        }
+    }
+
     /// Counting a range ranks its two bounds; it must agree with walking the range.
     @Test func countsAgreeWithWalkingTheRange() throws {
         let engine = StorageEngine(inMemoryWith: fastConfiguration())
