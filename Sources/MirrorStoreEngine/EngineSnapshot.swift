@@ -90,23 +90,28 @@ public struct EngineSnapshot: Sendable {
         // With integer keys only (the common case) each key is its own payload; otherwise every
         // key is found again by its position in `keys`.
         let onlyIntegers = objects.strings.isEmpty && objects.byteStrings.isEmpty
-        var keys: [StorageKey] = []
-        var items: [FileOrder.Item] = []
-        items.reserveCapacity(objects.count)
-        var largestOffset: UInt64 = 0
-        if onlyIntegers {
-            for (key, packed) in objects.integers {
-                items.append(FileOrder.Item(packed: packed, payload: key))
-                largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
+        func fileOrder() -> FileOrderCache.Order {
+            var keys: [StorageKey] = []
+            var items: [FileOrder.Item] = []
+            items.reserveCapacity(objects.count)
+            var largestOffset: UInt64 = 0
+            if onlyIntegers {
+                for (key, packed) in objects.integers {
+                    items.append(FileOrder.Item(packed: packed, payload: key))
+                    largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
+                }
+            } else {
+                objects.forEach { key, packed in
+                    items.append(FileOrder.Item(packed: packed, payload: Int64(keys.count)))
+                    keys.append(key)
+                    largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
+                }
             }
-        } else {
-            objects.forEach { key, packed in
-                items.append(FileOrder.Item(packed: packed, payload: Int64(keys.count)))
-                keys.append(key)
-                largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
-            }
+            FileOrder.sort(&items, largestOffset: largestOffset)
+            return FileOrderCache.Order(items: items, keys: keys)
         }
-        FileOrder.sort(&items, largestOffset: largestOffset)
+        let order = objects.fileOrder?.order(fileOrder) ?? fileOrder()
+        let items = order.items, keys = order.keys
         try generation.withBytesInPlace { file in
             for item in items {
                 let key: StorageKey = onlyIntegers ? .integer(item.payload) : keys[Int(item.payload)]

@@ -8,7 +8,7 @@
 enum FileOrder {
     /// One value: its packed location (`ValueLocation.packed`, offset in the high bits) and what
     /// the caller needs to find its key again.
-    struct Item {
+    struct Item: Sendable {
         var packed: UInt64
         var payload: Int64
     }
@@ -41,6 +41,31 @@ enum FileOrder {
             }
             swap(&items, &scratch)
             shift += digitBits
+        }
+    }
+}
+
+/// One type's objects in file order, computed by the first scan that needs it and then kept:
+/// sorting the locations was a seventh of a scan, paid again by every query of the same objects.
+/// Its owner drops it whenever the objects change, so it is only ever read for the objects it
+/// was computed from.
+final class FileOrderCache: Sendable {
+    /// The locations in file order; with keys other than integers, each item's payload is the
+    /// key's position in `keys`.
+    struct Order: Sendable {
+        let items: [FileOrder.Item]
+        let keys: [StorageKey]
+    }
+
+    private let order = Lock<Order?>(nil)
+
+    /// The order, computed by `make` on first use.
+    func order(_ make: () -> Order) -> Order {
+        order.withLock { known in
+            if let known { return known }
+            let made = make()
+            known = made
+            return made
         }
     }
 }

@@ -23,9 +23,12 @@ struct ValueLocation: Hashable {
 /// The objects of one type: a dictionary per key kind, so integer keys cost 16 bytes per slot
 /// instead of the 32 a `[StorageKey: UInt64]` slot would take.
 struct TypeIndex: Sendable {
-    var integers: [Int64: UInt64] = [:]
-    var strings: [String: UInt64] = [:]
-    var byteStrings: [[UInt8]: UInt64] = [:]
+    private(set) var integers: [Int64: UInt64] = [:]
+    private(set) var strings: [String: UInt64] = [:]
+    private(set) var byteStrings: [[UInt8]: UInt64] = [:]
+    /// The objects in file order, once a scan has put them so, shared by every snapshot of these
+    /// objects: dropped by any change to them, so it never describes other objects.
+    private(set) var fileOrder: FileOrderCache?
     var schema: [UInt8]?
     /// Encoded bytes of this type's live objects and schema.
     /// Signed: canonically equal strings with different UTF-8 lengths make the tally approximate, never a trap.
@@ -45,6 +48,7 @@ struct TypeIndex: Sendable {
     /// Stores `packed` for `key`, counting `size` live bytes, and returns the location it replaced.
     mutating func set(_ key: StorageKey, _ packed: UInt64, adding size: Int) -> UInt64? {
         liveBytes += size
+        fileOrder = nil
         switch key {
         case .integer(let value): return integers.updateValue(packed, forKey: value)
         case .string(let value): return strings.updateValue(packed, forKey: value)
@@ -60,11 +64,17 @@ struct TypeIndex: Sendable {
 
     @discardableResult
     mutating func remove(_ key: StorageKey) -> UInt64? {
+        fileOrder = nil
         switch key {
         case .integer(let value): return integers.removeValue(forKey: value)
         case .string(let value): return strings.removeValue(forKey: value)
         case .bytes(let value): return byteStrings.removeValue(forKey: value)
         }
+    }
+
+    /// Gives these objects a place to keep their file order, if they have none.
+    mutating func provideFileOrderCache() {
+        if fileOrder == nil { fileOrder = FileOrderCache() }
     }
 
     var keys: [StorageKey] {
@@ -91,6 +101,14 @@ struct KeyIndex: Sendable {
     /// True lengths of values too long for `ValueLocation`, by value offset.
     var largeValueLengths: [UInt64: UInt64] = [:]
     var metadataBytes: Int = 0
+
+    /// Gives each type's objects a place to keep their file order, so that the snapshots taken
+    /// from this state share one (a copy of a state without one would compute its own).
+    mutating func provideFileOrderCaches() {
+        guard types.values.contains(where: { $0.fileOrder == nil }) else { return }
+        let names = types.compactMap { $0.value.fileOrder == nil ? $0.key : nil }
+        for name in names { types[name]?.provideFileOrderCache() }
+    }
 
     /// Payload bytes the live state needs; the rest of the file is dead and compaction drops it.
     var liveBytes: Int {

@@ -339,7 +339,8 @@ public final class StorageEngine: Sendable {
     /// A consistent view as of the last acknowledged commit.
     public func snapshot() -> EngineSnapshot {
         published.withLock { state in
-            EngineSnapshot(index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary)
+            state.index.provideFileOrderCaches()
+            return EngineSnapshot(index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary)
         }
     }
 

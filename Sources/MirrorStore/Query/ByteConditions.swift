@@ -166,6 +166,8 @@ final class ByteConditions {
                     if position == positions[slot] {
                         offsets[slot] = cursor.position
                         slot += 1
+                        // The last value tested is read by its test, which checks its bounds.
+                        if slot == positions.count { break }
                     }
                     try cursor.skipSingleValue()
                     position += 1

@@ -151,9 +151,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         if case .all = rows {
             return try RecordReader(snapshot: source.snapshot, schemas: source.registry).allModels(Model.self, plan: source.plan)
         }
-        let reader = RecordReader(snapshot: source.snapshot, schemas: source.registry)
+        // A type with no links reads each record on its own; others share one reader, so that
+        // links shared between results come back shared.
+        let reader = source.entry.isStandalone ? nil : RecordReader(snapshot: source.snapshot, schemas: source.registry)
         return try allKeys.map { key in
-            guard let model = try reader.model(Model.self, plan: source.plan, key: key) else {
+            let found = if let reader { try reader.model(Model.self, plan: source.plan, key: key) } else { try source.model(Model.self, key: key) }
+            guard let model = found else {
                 throw StoreError(.corruptedRecord(typeName: source.plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
             }
             return model
