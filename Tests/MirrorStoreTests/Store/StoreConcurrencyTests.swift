@@ -57,6 +57,51 @@ struct StoreConcurrencyTests {
         }
     }
 
+    /// Scans share one kept file order per state of a type's objects: readers filling and
+    /// reading it at once, while commits replace it, still see whole transactions.
+    @Test("8 scanning readers beside 2 writers see whole transactions")
+    func scanningReadersBesideWriters() throws {
+        try withTemporaryDirectory { directory in
+            var configuration = Store.Configuration()
+            configuration.durability = .none
+            let store = try Store(path: directory + "/scans.store", models: [Counter.self], configuration: configuration)
+            try store.write { transaction in
+                for slot in 0..<4 {
+                    var counter = Counter()
+                    counter.slot = UInt8(slot)
+                    try transaction.add(counter)
+                }
+            }
+            let problems = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 10) { worker in
+                do {
+                    if worker < 2 {
+                        for _ in 0..<100 {
+                            try store.write { transaction in
+                                let next = (try transaction.object(Counter.self, primaryKey: UInt8(0))?.count ?? 0) + 1
+                                for slot in 0..<4 {
+                                    try transaction.update(Counter.self, primaryKey: UInt8(slot), set: \.count, to: next)
+                                }
+                            }
+                        }
+                    } else {
+                        for _ in 0..<200 {
+                            let scanned = try store.objects(Counter.self).filter(#Predicate { $0.count >= 0 })
+                            let counts = try scanned.all().map(\.count)
+                            if scanned.plan.filter != .storedBytes || counts.count != 4 || Set(counts).count != 1 {
+                                problems.withLock { $0.append("reader \(worker) saw \(counts) with \(scanned.plan)") }
+                            }
+                        }
+                    }
+                } catch {
+                    problems.withLock { $0.append("worker \(worker): \(error)") }
+                }
+            }
+            #expect(problems.withLock { $0 } == [])
+            try store.close()
+        }
+    }
+
     @Test("models read out are detached values that cross threads")
     func detachedValues() async throws {
         let store = try Store.inMemory(models: [Person.self])
