@@ -105,7 +105,6 @@ struct KeyIndex: Sendable {
     /// Gives each type's objects a place to keep their file order, so that the snapshots taken
     /// from this state share one (a copy of a state without one would compute its own).
     mutating func provideFileOrderCaches() {
-        guard types.values.contains(where: { $0.fileOrder == nil }) else { return }
         let names = types.compactMap { $0.value.fileOrder == nil ? $0.key : nil }
         for name in names { types[name]?.provideFileOrderCache() }
     }

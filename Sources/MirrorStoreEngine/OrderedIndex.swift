@@ -49,7 +49,7 @@ struct OrderedIndex: Sendable {
     /// merged with it in one pass, which spares each its searches and the shifting of its chunk
     /// (a transaction that loads many objects).
     mutating func insert(contentsOf entries: [IndexEntry]) {
-        guard entries.count * Self.mergeRatio > count else {
+        guard takesInBulk(entries.count) else {
             for entry in entries { insert(entry) }
             return
         }
@@ -70,65 +70,44 @@ struct OrderedIndex: Sendable {
         self = OrderedIndex(sorted: merged)
     }
 
-    /// Entries added at once are merged when they number more than the index's count over this.
-    static let mergeRatio = 8
-
-    /// Whether `added` entries are many enough next to the index that checking the whole index
-    /// once costs less than searching it for each of them.
-    func checksWholly(added: Int) -> Bool {
-        added * Self.mergeRatio > count
+    /// Whether `added` entries are many beside the index (more than an eighth of it): then they
+    /// are merged in one pass, and one pass over the whole index checks them too, which costs
+    /// less than searching it for each.
+    func takesInBulk(_ added: Int) -> Bool {
+        added * 8 > count
     }
 
-    /// The chunk an entry belongs in: the first whose last entry does not precede it.
-    private func chunkIndex(for entry: IndexEntry) -> Int {
-        var low = 0
+    /// The first entry `isBelow` rejects, as its chunk and its position there (`chunks.count`
+    /// and 0 when it accepts every entry), found by two binary searches: over the chunks' last
+    /// entries, then within one chunk. `isBelow` must accept a prefix of the entries; its
+    /// comparisons can be string comparisons, so only a logarithmic number of them.
+    private func firstEntry(notBelow isBelow: (IndexEntry) -> Bool) -> (chunk: Int, position: Int) {
+        var chunk = 0
         var high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if let last = chunks[middle].last, IndexEntry.precedes(last, entry) {
-                low = middle + 1
-            } else {
-                high = middle
-            }
+        while chunk < high {
+            let middle = (chunk + high) / 2
+            if let last = chunks[middle].last, isBelow(last) { chunk = middle + 1 } else { high = middle }
         }
-        return low
+        guard chunk < chunks.count else { return (chunk, 0) }
+        let entries = chunks[chunk]
+        var position = 0
+        var end = entries.count
+        while position < end {
+            let middle = (position + end) / 2
+            if isBelow(entries[middle]) { position = middle + 1 } else { end = middle }
+        }
+        return (chunk, position)
     }
 
     /// How many entries have a key below `key` (or equal to it, when `orEqual`): a count of a
     /// range is the difference of two of these, found without visiting the entries between.
     func rank(below key: IndexKey, orEqual: Bool) -> Int {
-        func isBelow(_ entry: IndexEntry) -> Bool { entry.key < key || (orEqual && entry.key == key) }
-        // The first chunk not wholly below the key, by binary search: key comparisons can be
-        // string comparisons, so only a logarithmic number of them.
-        var low = 0
-        var high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if let last = chunks[middle].last, isBelow(last) { low = middle + 1 } else { high = middle }
-        }
+        let (chunk, position) = firstEntry { $0.key < key || (orEqual && $0.key == key) }
         // By position: iterating the chunks themselves retained and released each one, which
         // cost more than the searches.
-        var total = 0
-        for position in 0..<low { total += chunks[position].count }
-        guard low < chunks.count else { return total }
-        let chunk = chunks[low]
-        var first = 0
-        var end = chunk.count
-        while first < end {
-            let middle = (first + end) / 2
-            if isBelow(chunk[middle]) { first = middle + 1 } else { end = middle }
-        }
-        return total + first
-    }
-
-    private static func position(of entry: IndexEntry, in chunk: [IndexEntry]) -> Int {
-        var low = 0
-        var high = chunk.count
-        while low < high {
-            let middle = (low + high) / 2
-            if IndexEntry.precedes(chunk[middle], entry) { low = middle + 1 } else { high = middle }
-        }
-        return low
+        var total = position
+        for earlier in 0..<chunk { total += chunks[earlier].count }
+        return total
     }
 
     mutating func insert(_ entry: IndexEntry) {
@@ -137,8 +116,9 @@ struct OrderedIndex: Sendable {
             chunks.append([entry])
             return
         }
-        let target = min(chunkIndex(for: entry), chunks.count - 1)
-        let at = Self.position(of: entry, in: chunks[target])
+        let found = firstEntry { IndexEntry.precedes($0, entry) }
+        // After every entry: at the end of the last chunk.
+        let (target, at) = found.chunk < chunks.count ? found : (chunks.count - 1, chunks[chunks.count - 1].count)
         chunks[target].insert(entry, at: at)
         if chunks[target].count > Self.chunkLimit {
             let upper = Array(chunks[target][(Self.chunkLimit / 2)...])
@@ -150,10 +130,8 @@ struct OrderedIndex: Sendable {
     /// Removes one entry equal to `entry`; returns whether there was one.
     @discardableResult
     mutating func remove(_ entry: IndexEntry) -> Bool {
-        let target = chunkIndex(for: entry)
-        guard target < chunks.count else { return false }
-        let at = Self.position(of: entry, in: chunks[target])
-        guard at < chunks[target].count, chunks[target][at] == entry else { return false }
+        let (target, at) = firstEntry { IndexEntry.precedes($0, entry) }
+        guard target < chunks.count, at < chunks[target].count, chunks[target][at] == entry else { return false }
         chunks[target].remove(at: at)
         count -= 1
         if chunks[target].isEmpty { chunks.remove(at: target) }
@@ -173,23 +151,8 @@ struct OrderedIndex: Sendable {
 
     /// Calls `body` with each entry from `lower` on, in order, until it returns `false`.
     func forEach(from lower: IndexBound, _ body: (IndexEntry) -> Bool) {
-        // The first chunk and position holding a key not below the bound, by binary searches
-        // comparing keys only (one string comparison a step, where ordering entries takes two).
-        var chunk = 0
-        var high = chunks.count
-        while chunk < high {
-            let middle = (chunk + high) / 2
-            if let last = chunks[middle].last, last.key < lower.key { chunk = middle + 1 } else { high = middle }
-        }
-        var start = 0
-        if chunk < chunks.count {
-            let entries = chunks[chunk]
-            var end = entries.count
-            while start < end {
-                let middle = (start + end) / 2
-                if entries[middle].key < lower.key { start = middle + 1 } else { end = middle }
-            }
-        }
+        // Comparing keys only: one string comparison a step, where ordering entries takes two.
+        var (chunk, start) = firstEntry { $0.key < lower.key }
         while chunk < chunks.count {
             let entries = chunks[chunk]
             for position in start..<entries.count {

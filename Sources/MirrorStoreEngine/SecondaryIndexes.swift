@@ -126,11 +126,11 @@ struct SecondaryIndexes: Sendable {
                 break
             }
         }
-        for name in Array(waiting.keys) { admitWaiting(name) }
+        for (name, entries) in waiting { updated.indexes[name]?.insert(contentsOf: entries) }
         for (name, entries) in inserted {
             guard let index = updated.indexes[name] else { continue }
             // Many new entries: one pass over the whole index finds any key two objects share.
-            if index.checksWholly(added: entries.count) {
+            if index.takesInBulk(entries.count) {
                 if let duplicate = index.firstDuplicate() {
                     throw StorageError(.uniqueConstraint(index: name, value: duplicate.description))
                 }
