@@ -193,10 +193,15 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     /// The results that also satisfy `condition`, planned and run as a predicate's translation is.
     func filter(_ condition: QueryCondition) throws -> Results<Model> {
-        var results = try filtered(condition)
-        results.steps = steps
-        results.steps.append(.filter(condition))
-        return results
+        recording(.filter(condition), in: try filtered(condition))
+    }
+
+    /// `results`, made from these by `step`, remembering every step that made them.
+    private func recording(_ step: ResultsStep<Model>, in results: Results<Model>) -> Results<Model> {
+        var recorded = results
+        recorded.steps = steps
+        recorded.steps.append(step)
+        return recorded
     }
 
     private func filtered(_ condition: QueryCondition) throws -> Results<Model> {
@@ -263,17 +268,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// - Throws: ``QueryError`` for a property the model does not store, an ignored property, or
     ///   values with no order (links, containers, data).
     public func sorted(byProperty name: String, ascending: Bool = true) throws -> Results<Model> {
-        var results = try sorted(onRecords: [SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)])
-        results.steps = steps
-        results.steps.append(.sortByProperty(name, ascending: ascending))
-        return results
+        recording(.sortByProperty(name, ascending: ascending),
+                  in: try sorted(onRecords: [SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)]))
     }
 
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
-        var results = try sortedUnrecorded(by: descriptors)
-        results.steps = steps
-        results.steps.append(.sort(descriptors))
-        return results
+        recording(.sort(descriptors), in: try sortedUnrecorded(by: descriptors))
     }
 
     private func sortedUnrecorded(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
