@@ -8,48 +8,57 @@ import TestSupport
 /// Readers on many threads while writers commit: every read sees whole transactions only.
 @Suite("Store concurrency")
 struct StoreConcurrencyTests {
-    @Test("8 readers never see part of a transaction while 2 writers commit")
-    func readersBesideWriters() throws {
-        try withTemporaryDirectory { directory in
-            var configuration = Store.Configuration()
-            configuration.durability = .none
-            let store = try Store(path: directory + "/concurrent.store", models: [Counter.self], configuration: configuration)
-            // Every transaction sets all four counters to the same new value.
-            try store.write { transaction in
-                for slot in 0..<4 {
-                    var counter = Counter()
-                    counter.slot = UInt8(slot)
-                    try transaction.add(counter)
-                }
+    /// Four counters, then 2 writers each setting all four to one new value per transaction
+    /// `writesPerWriter` times, beside 8 readers each calling `read` 200 times; `read` returns
+    /// what it saw wrong, if anything. Returns the open store and every problem.
+    private func runReadersBesideWriters(
+        in directory: String, writesPerWriter: Int, read: @Sendable (Store, Int) throws -> String?
+    ) throws -> (store: Store, problems: [String]) {
+        var configuration = Store.Configuration()
+        configuration.durability = .none
+        let store = try Store(path: directory + "/concurrent.store", models: [Counter.self], configuration: configuration)
+        try store.write { transaction in
+            for slot in 0..<4 {
+                var counter = Counter()
+                counter.slot = UInt8(slot)
+                try transaction.add(counter)
             }
-            let problems = Mutex<[String]>([])
-            let reads = Atomic<Int>(0)
-            let writesPerWriter = 150
-            DispatchQueue.concurrentPerform(iterations: 10) { worker in
-                do {
-                    if worker < 2 {
-                        for _ in 0..<writesPerWriter {
-                            try store.write { transaction in
-                                let next = (try transaction.object(Counter.self, primaryKey: UInt8(0))?.count ?? 0) + 1
-                                for slot in 0..<4 {
-                                    try transaction.update(Counter.self, primaryKey: UInt8(slot), set: \.count, to: next)
-                                }
-                            }
-                        }
-                    } else {
-                        for _ in 0..<200 {
-                            let counts = try store.objects(Counter.self).all().map(\.count)
-                            reads.add(1, ordering: .relaxed)
-                            if counts.count != 4 || Set(counts).count != 1 {
-                                problems.withLock { $0.append("reader \(worker) saw \(counts)") }
+        }
+        let problems = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 10) { worker in
+            do {
+                if worker < 2 {
+                    for _ in 0..<writesPerWriter {
+                        try store.write { transaction in
+                            let next = (try transaction.object(Counter.self, primaryKey: UInt8(0))?.count ?? 0) + 1
+                            for slot in 0..<4 {
+                                try transaction.update(Counter.self, primaryKey: UInt8(slot), set: \.count, to: next)
                             }
                         }
                     }
-                } catch {
-                    problems.withLock { $0.append("worker \(worker): \(error)") }
+                } else {
+                    for _ in 0..<200 {
+                        if let problem = try read(store, worker) { problems.withLock { $0.append(problem) } }
+                    }
                 }
+            } catch {
+                problems.withLock { $0.append("worker \(worker): \(error)") }
             }
-            #expect(problems.withLock { $0 } == [])
+        }
+        return (store, problems.withLock { $0 })
+    }
+
+    @Test("8 readers never see part of a transaction while 2 writers commit")
+    func readersBesideWriters() throws {
+        try withTemporaryDirectory { directory in
+            let reads = Atomic<Int>(0)
+            let writesPerWriter = 150
+            let (store, problems) = try runReadersBesideWriters(in: directory, writesPerWriter: writesPerWriter) { store, worker in
+                let counts = try store.objects(Counter.self).all().map(\.count)
+                reads.add(1, ordering: .relaxed)
+                return counts.count != 4 || Set(counts).count != 1 ? "reader \(worker) saw \(counts)" : nil
+            }
+            #expect(problems == [])
             #expect(reads.load(ordering: .relaxed) == 8 * 200)
             #expect(try store.objects(Counter.self).all().map(\.count) == Array(repeating: 2 * writesPerWriter, count: 4),
                     "writes are serialized: no increment is lost")
@@ -62,42 +71,13 @@ struct StoreConcurrencyTests {
     @Test("8 scanning readers beside 2 writers see whole transactions")
     func scanningReadersBesideWriters() throws {
         try withTemporaryDirectory { directory in
-            var configuration = Store.Configuration()
-            configuration.durability = .none
-            let store = try Store(path: directory + "/scans.store", models: [Counter.self], configuration: configuration)
-            try store.write { transaction in
-                for slot in 0..<4 {
-                    var counter = Counter()
-                    counter.slot = UInt8(slot)
-                    try transaction.add(counter)
-                }
+            let (store, problems) = try runReadersBesideWriters(in: directory, writesPerWriter: 100) { store, worker in
+                let scanned = try store.objects(Counter.self).filter(#Predicate { $0.count >= 0 })
+                let counts = try scanned.all().map(\.count)
+                let whole = scanned.plan.filter == .storedBytes && counts.count == 4 && Set(counts).count == 1
+                return whole ? nil : "reader \(worker) saw \(counts) with \(scanned.plan)"
             }
-            let problems = Mutex<[String]>([])
-            DispatchQueue.concurrentPerform(iterations: 10) { worker in
-                do {
-                    if worker < 2 {
-                        for _ in 0..<100 {
-                            try store.write { transaction in
-                                let next = (try transaction.object(Counter.self, primaryKey: UInt8(0))?.count ?? 0) + 1
-                                for slot in 0..<4 {
-                                    try transaction.update(Counter.self, primaryKey: UInt8(slot), set: \.count, to: next)
-                                }
-                            }
-                        }
-                    } else {
-                        for _ in 0..<200 {
-                            let scanned = try store.objects(Counter.self).filter(#Predicate { $0.count >= 0 })
-                            let counts = try scanned.all().map(\.count)
-                            if scanned.plan.filter != .storedBytes || counts.count != 4 || Set(counts).count != 1 {
-                                problems.withLock { $0.append("reader \(worker) saw \(counts) with \(scanned.plan)") }
-                            }
-                        }
-                    }
-                } catch {
-                    problems.withLock { $0.append("worker \(worker): \(error)") }
-                }
-            }
-            #expect(problems.withLock { $0 } == [])
+            #expect(problems == [])
             try store.close()
         }
     }
