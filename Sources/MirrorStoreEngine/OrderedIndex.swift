@@ -138,15 +138,16 @@ struct OrderedIndex: Sendable {
         return true
     }
 
-    /// Whether some entry other than `object`'s has exactly `key`.
-    func containsOther(key: IndexKey, than object: StorageKey) -> Bool {
-        var found = false
-        forEach(from: IndexBound(key, inclusive: true)) { entry in
-            guard entry.key == key else { return false }
-            if entry.object != object { found = true }
-            return !found
+    /// Whether the index holds `entry` and another object's entry with the same key.
+    func holdsAnother(_ entry: IndexEntry) -> Bool {
+        var holdsEntry = false
+        var holdsOther = false
+        forEach(from: IndexBound(entry.key, inclusive: true)) { found in
+            guard found.key == entry.key else { return false }
+            if found.object == entry.object { holdsEntry = true } else { holdsOther = true }
+            return !(holdsEntry && holdsOther)
         }
-        return found
+        return holdsEntry && holdsOther
     }
 
     /// Calls `body` with each entry from `lower` on, in order, until it returns `false`.

@@ -136,7 +136,8 @@ struct SecondaryIndexes: Sendable {
                 }
                 continue
             }
-            for entry in entries where entry.key != .null && index.containsOther(key: entry.key, than: entry.object) {
+            // An entry the batch later replaced or deleted is gone from the index: not a clash.
+            for entry in entries where entry.key != .null && index.holdsAnother(entry) {
                 throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
             }
         }

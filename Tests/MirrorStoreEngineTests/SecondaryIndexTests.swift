@@ -216,6 +216,31 @@ import TestSupport
                 == "Two objects would share the value 7 in the unique index U.value; nothing was written.")
     }
 
+    /// A key a batch writes and then replaces or deletes is not a key the batch leaves behind:
+    /// the unique check looks at what the batch ends with, not at what it passed through.
+    @Test func uniqueCheckIgnoresValuesTheBatchReplaced() throws {
+        let engine = StorageEngine(inMemoryWith: fastConfiguration())
+        try engine.defineIndexes([Self.uniqueValue])
+        var first = WriteBatch()
+        for key in 1...40 { first.put(type: "U", key: .integer(Int64(key)), value: [UInt8(key)]) }
+        try engine.commit(first)
+
+        var rewritten = WriteBatch()
+        rewritten.put(type: "U", key: .integer(100), value: [7])
+        rewritten.put(type: "U", key: .integer(100), value: [200])
+        rewritten.put(type: "U", key: .integer(101), value: [8])
+        rewritten.delete(type: "U", key: .integer(101))
+        try engine.commit(rewritten)
+        let keys = try Self.entries(engine.snapshot(), "U.value").filter { $0.object == .integer(100) }.map(\.key)
+        #expect(keys == [.integer(200)])
+
+        var clash = WriteBatch()
+        clash.put(type: "U", key: .integer(102), value: [9])
+        clash.put(type: "U", key: .integer(102), value: [10])
+        clash.put(type: "U", key: .integer(9), value: [201])
+        #expect(throws: StorageError(.uniqueConstraint(index: "U.value", value: "10"))) { try engine.commit(clash) }
+    }
+
     @Test func definingAUniqueIndexOverDuplicatesFails() throws {
         let engine = StorageEngine(inMemoryWith: fastConfiguration())
         var batch = WriteBatch()
