@@ -182,6 +182,20 @@ struct MappingErrorTests {
             == "Hero.tags[1] expects String, but the record holds null.")
     }
 
+    @Test("a wrong element in an array or a set of single values names the element")
+    func singleValueContainerElementMismatch() throws {
+        let record = try AllTypes().managedObject()
+        let badArray = try record.replacing("ints", kind: .list(.optional(.int)), with: .list([.int(1), .int(2), .null]))
+        #expect(mappingError { _ = try AllTypes.modelInstance(managedObject: badArray) }?.description
+            == "AllTypes.ints[2] expects Int, but the record holds null.")
+        let badSet = try record.replacing("strings", kind: .set(.int), with: .list([.int(5)]))
+        #expect(mappingError { _ = try AllTypes.modelInstance(managedObject: badSet) }?.description
+            == "AllTypes.strings[0] expects String, but the record holds int(5).")
+        let notAList = try record.replacing("strings", kind: .string, with: .string("a"))
+        #expect(mappingError { _ = try AllTypes.modelInstance(managedObject: notAList) }?.description
+            == "AllTypes.strings expects Set<String>, but the record holds string(\"a\").")
+    }
+
     @Test("an integer that does not fit its property")
     func integerOverflow() throws {
         let record = try AllTypes().managedObject().replacing("int8", kind: .int, with: .int(300))

@@ -71,13 +71,15 @@ extension Optional: ContentCodecProviding {
 
 extension Array: ContentCodecProviding {
     static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec {
-        ArrayCodec<Element>(element: try factory.codec(for: Element.self))
+        if let primitive = CodecFactory.primitiveArrayCodec(of: Element.self) { return primitive }
+        return ArrayCodec<Element>(element: try factory.codec(for: Element.self))
     }
 }
 
 extension Set: ContentCodecProviding {
     static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec {
-        SetCodec<Element>(element: try factory.codec(for: Element.self))
+        if let primitive = CodecFactory.primitiveSetCodec(of: Element.self) { return primitive }
+        return SetCodec<Element>(element: try factory.codec(for: Element.self))
     }
 }
 

@@ -42,9 +42,10 @@ struct ArrayCodec<Element>: ValueCodec {
         guard case .list(let list) = record else { throw mismatch(record) }
         var result: [Element] = []
         result.reserveCapacity(list.count)
-        for (index, item) in list.enumerated() {
+        // By index, not `enumerated()`: see `encode`.
+        for index in list.indices {
             do throws(MappingError) {
-                result.append(try element.decode(item, in: &context))
+                result.append(try element.decode(list[index], in: &context))
             } catch {
                 throw error.nested(under: "[\(index)]")
             }
@@ -75,9 +76,9 @@ struct SetCodec<Element: Hashable>: ValueCodec {
     func decode(_ record: RecordValue, in context: inout DecodingContext) throws(MappingError) -> Set<Element> {
         guard case .list(let list) = record else { throw mismatch(record) }
         var result = Set<Element>(minimumCapacity: list.count)
-        for (index, item) in list.enumerated() {
+        for index in list.indices {
             do throws(MappingError) {
-                result.insert(try element.decode(item, in: &context))
+                result.insert(try element.decode(list[index], in: &context))
             } catch {
                 throw error.nested(under: "[\(index)]")
             }

@@ -67,8 +67,10 @@ enum ModelMapping {
         return try model(type, from: record, plan: plan, context: &context, tracksIdentity: plan.hasLinks)
     }
 
-    /// A flat plan's fields from a record made by that plan: one `switch` per field, nothing to
-    /// track, since such a model links to nothing and nothing inside it can be met twice.
+    /// A flat plan's fields from a record made by that plan: one inlined `switch` per field,
+    /// nothing to track inside, since such a model links to nothing. Out of line: it also serves
+    /// linked models inside a conversion, whose frame sits on the stack once per link.
+    @inline(never)
     private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from values: [RecordValue], plan: TypePlan) throws(MappingError) {
         try plan.slots.withUnsafeBufferPointer { slots throws(MappingError) in
             try values.withUnsafeBufferPointer { values throws(MappingError) in
@@ -98,7 +100,7 @@ enum ModelMapping {
             return try instance(existing, as: type, plan: plan)
         }
         let schema = record.objectSchema
-        guard schema.typeName == plan.typeName else {
+        guard schema === plan.schema || schema.typeName == plan.typeName else {
             throw MappingError(.wrongRecordType(expected: plan.typeName, found: schema.typeName), modelType: plan.typeName)
         }
         if let recipe = plan.freshRecipe {
@@ -112,6 +114,10 @@ enum ModelMapping {
             context.instances[recordIdentifier] = FieldMemory.object(instance)
         }
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
+            if plan.isFlat, schema === plan.schema, record.values.count == plan.slots.count {
+                try fillSingleValues(base, from: record.values, plan: plan)
+                return
+            }
             try fill(base, from: record, plan: plan, context: &context)
             if !plan.inverses.isEmpty {
                 try InverseFilling.fill(base, from: record, plan: plan, context: &context)
