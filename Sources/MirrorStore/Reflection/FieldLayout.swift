@@ -149,6 +149,12 @@ enum FieldMemory {
         }
     }
 
+    /// The address field offsets are measured from in a class instance, valid while the caller
+    /// keeps `object` alive.
+    static func fields(ofInstance object: AnyObject) -> UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(object).toOpaque()
+    }
+
     /// A class instance as `AnyObject`, without the dynamic cast `as AnyObject` would run.
     static func object<Model>(_ instance: Model) -> AnyObject {
         unsafeBitCast(instance, to: AnyObject.self)

@@ -10,28 +10,28 @@ struct IdentityMap<Value: AnyObject> {
     private static var linearLimit: Int { 32 }
 
     subscript(key: UnsafeRawPointer) -> Value? {
-        get {
-            let wanted = UInt(bitPattern: key)
-            if let index { return index[wanted].map { entries[$0].value } }
-            for entry in entries.reversed() where entry.key == wanted {
-                return entry.value
-            }
-            return nil
+        let wanted = UInt(bitPattern: key)
+        if let index { return index[wanted].map { entries[$0].value } }
+        // Backwards by position: the latest entries are the likeliest, and `reversed()` would
+        // copy each entry out as a tuple.
+        var position = entries.count
+        while position > 0 {
+            position -= 1
+            if entries[position].key == wanted { return entries[position].value }
         }
-        set {
-            guard let newValue else { return }
-            let key = UInt(bitPattern: key)
-            if let position = index?[key] ?? (index == nil ? entries.lastIndex(where: { $0.key == key }) : nil) {
-                entries[position].value = newValue
-                return
-            }
-            if entries.isEmpty { entries.reserveCapacity(16) }
-            entries.append((key, newValue))
-            if index != nil {
-                index?[key] = entries.count - 1
-            } else if entries.count > Self.linearLimit {
-                index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
-            }
+        return nil
+    }
+
+    /// Adds `value` under `key`, which the map does not hold: callers look a key up first, so
+    /// the insertion does not search again.
+    mutating func insert(_ value: Value, for key: UnsafeRawPointer) {
+        let key = UInt(bitPattern: key)
+        if entries.isEmpty { entries.reserveCapacity(16) }
+        entries.append((key, value))
+        if index != nil {
+            index?[key] = entries.count - 1
+        } else if entries.count > Self.linearLimit {
+            index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
         }
     }
 }

@@ -30,7 +30,7 @@ enum ModelMapping {
         let record = ManagedObject(objectSchema: plan.schema, values: [])
         if plan.isClass && tracksIdentity {
             if let existing = context.records[base] { return existing }
-            context.records[base] = record
+            context.records.insert(record, for: base)
         }
         var values: [RecordValue] = []
         values.reserveCapacity(plan.fields.count)
@@ -58,7 +58,11 @@ enum ModelMapping {
         let plan = try PlanCache.shared.plan(for: type)
         if plan.isFlat, record.objectSchema === plan.schema, record.values.count == plan.slots.count {
             var instance = Model._autoMalloc()
-            try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
+            if plan.isClass {
+                try fillSingleValues(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), from: record.values, plan: plan)
+                return instance
+            }
+            try FieldMemory.withMutableFields(of: &instance, isClass: false) { base throws(MappingError) in
                 try fillSingleValues(base, from: record.values, plan: plan)
             }
             return instance
@@ -110,18 +114,16 @@ enum ModelMapping {
             }
         }
         var instance = Model._autoMalloc()
-        if plan.isClass && tracksIdentity {
-            context.instances[recordIdentifier] = FieldMemory.object(instance)
+        if plan.isClass {
+            // A class instance's fields are reached from its reference, with no closure around
+            // the fill: one model per linked object, so this runs many times per conversion.
+            let object = FieldMemory.object(instance)
+            if tracksIdentity { context.instances.insert(object, for: recordIdentifier) }
+            try fillInstance(FieldMemory.fields(ofInstance: object), from: record, plan: plan, context: &context)
+            return instance
         }
-        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
-            if plan.isFlat, schema === plan.schema, record.values.count == plan.slots.count {
-                try fillSingleValues(base, from: record.values, plan: plan)
-                return
-            }
-            try fill(base, from: record, plan: plan, context: &context)
-            if !plan.inverses.isEmpty {
-                try InverseFilling.fill(base, from: record, plan: plan, context: &context)
-            }
+        try FieldMemory.withMutableFields(of: &instance, isClass: false) { base throws(MappingError) in
+            try fillInstance(base, from: record, plan: plan, context: &context)
         }
         return instance
     }
@@ -153,6 +155,20 @@ enum ModelMapping {
             var sink = ModelFieldSink(base: base, plan: plan, context: context)
             try decode(&sink)
             try sink.checkComplete()
+        }
+    }
+
+    /// Fills a new instance's fields and inverses from `record`.
+    private static func fillInstance(
+        _ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan, context: inout DecodingContext
+    ) throws(MappingError) {
+        if plan.isFlat, record.objectSchema === plan.schema, record.values.count == plan.slots.count {
+            try fillSingleValues(base, from: record.values, plan: plan)
+            return
+        }
+        try fill(base, from: record, plan: plan, context: &context)
+        if !plan.inverses.isEmpty {
+            try InverseFilling.fill(base, from: record, plan: plan, context: &context)
         }
     }
 
