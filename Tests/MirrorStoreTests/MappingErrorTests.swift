@@ -196,6 +196,24 @@ struct MappingErrorTests {
             == "AllTypes.strings expects Set<String>, but the record holds string(\"a\").")
     }
 
+    @Test("a wrong value inside one model of a list of models names the element and the property")
+    func modelListElementMismatch() throws {
+        let company = Company()
+        company.branches = [Address(), Address(), Address()]
+        let record = try company.managedObject()
+        guard case .list(let branches)? = record["branches"], case .object(let third) = branches[2] else {
+            Issue.record("no branch records")
+            return
+        }
+        var changed = branches
+        changed[2] = .object(try third.replacing("street", kind: .int, with: .int(9)))
+        let bad = try record.replacing("branches", kind: .list(.object(typeName: "Address")), with: .list(changed))
+        let error = mappingError { _ = try Company.modelInstance(managedObject: bad) }
+        #expect(error?.description == "Company.branches[2].street expects String, but the record holds int(9).")
+        let notAModel = try record.replacing("branches", kind: .list(.int), with: .list([.int(4)]))
+        #expect(mappingError { _ = try Company.modelInstance(managedObject: notAModel) }?.path == ["branches", "[0]"])
+    }
+
     @Test("an integer that does not fit its property")
     func integerOverflow() throws {
         let record = try AllTypes().managedObject().replacing("int8", kind: .int, with: .int(300))

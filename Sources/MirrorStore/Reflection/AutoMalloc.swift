@@ -72,6 +72,7 @@ extension Optional: ContentCodecProviding {
 extension Array: ContentCodecProviding {
     static func makeContentCodec(_ factory: inout CodecFactory) throws(CodecFactory.Failure) -> any AnyValueCodec {
         if let primitive = CodecFactory.primitiveArrayCodec(of: Element.self) { return primitive }
+        if let models = try factory.modelArrayCodec(of: Element.self) { return models }
         return ArrayCodec<Element>(element: try factory.codec(for: Element.self))
     }
 }

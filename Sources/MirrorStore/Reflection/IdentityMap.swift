@@ -4,7 +4,13 @@
 /// end; a `Dictionary` index (SipHash on every key, which was a tenth of nested decoding) is built
 /// only once a graph grows past `linearLimit` instances.
 struct IdentityMap<Value: AnyObject> {
-    private var entries: [(key: UInt, value: Value)] = []
+    /// A struct, not a tuple: an array of tuples is destroyed by the runtime's generic tuple code.
+    private struct Entry {
+        let key: UInt
+        let value: Value
+    }
+
+    private var entries: [Entry] = []
     private var index: [UInt: Int]?
 
     private static var linearLimit: Int { 32 }
@@ -27,7 +33,7 @@ struct IdentityMap<Value: AnyObject> {
     mutating func insert(_ value: Value, for key: UnsafeRawPointer) {
         let key = UInt(bitPattern: key)
         if entries.isEmpty { entries.reserveCapacity(16) }
-        entries.append((key, value))
+        entries.append(Entry(key: key, value: value))
         if index != nil {
             index?[key] = entries.count - 1
         } else if entries.count > Self.linearLimit {

@@ -13,8 +13,45 @@ struct ModelCodec<Model: Persistable>: ValueCodec {
         return .object(try ModelMapping.record(for: value, plan: plan, context: &context))
     }
 
+    @inline(__always)
     func decode(_ record: RecordValue, in context: inout DecodingContext) throws(MappingError) -> Model {
         guard case .object(let object) = record else { throw mismatch(record) }
         return try ModelMapping.model(Model.self, from: object, plan: plan, context: &context)
+    }
+}
+
+/// `[Model]` for a linked model: the element codec is called directly, not through an
+/// existential, once per element of every to-many list.
+struct ModelArrayCodec<Model: Persistable>: ValueCodec {
+    let element: ModelCodec<Model>
+
+    var kind: PropertyKind { .list(element.kind) }
+    var linkedPlans: [TypePlan] { element.linkedPlans }
+
+    func encode(_ value: [Model], in context: inout EncodingContext) throws(MappingError) -> RecordValue {
+        var list: [RecordValue] = []
+        list.reserveCapacity(value.count)
+        for index in value.indices {
+            do throws(MappingError) {
+                list.append(try element.encode(value[index], in: &context))
+            } catch {
+                throw error.nested(under: "[\(index)]")
+            }
+        }
+        return .list(List(list))
+    }
+
+    func decode(_ record: RecordValue, in context: inout DecodingContext) throws(MappingError) -> [Model] {
+        guard case .list(let list) = record else { throw mismatch(record) }
+        var result: [Model] = []
+        result.reserveCapacity(list.count)
+        for index in list.indices {
+            do throws(MappingError) {
+                result.append(try element.decode(list[index], in: &context))
+            } catch {
+                throw error.nested(under: "[\(index)]")
+            }
+        }
+        return result
     }
 }

@@ -56,14 +56,15 @@ enum ModelMapping {
 
     static func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws(MappingError) -> Model {
         let plan = try PlanCache.shared.plan(for: type)
-        if plan.isFlat, record.objectSchema === plan.schema, record.values.count == plan.slots.count {
+        let values = record.values
+        if plan.isFlat, record.objectSchema === plan.schema, values.count == plan.slots.count {
             var instance = Model._autoMalloc()
             if plan.isClass {
-                try fillSingleValues(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), from: record.values, plan: plan)
+                try fillSingleValues(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), from: values, plan: plan)
                 return instance
             }
             try FieldMemory.withMutableFields(of: &instance, isClass: false) { base throws(MappingError) in
-                try fillSingleValues(base, from: record.values, plan: plan)
+                try fillSingleValues(base, from: values, plan: plan)
             }
             return instance
         }

@@ -78,11 +78,24 @@ struct CodecFactory {
     }
 
     private mutating func modelCodec<Model: Persistable>(_ type: Model.Type) throws(Failure) -> any AnyValueCodec {
+        try concreteModelCodec(type)
+    }
+
+    mutating func concreteModelCodec<Model: Persistable>(_ type: Model.Type) throws(Failure) -> ModelCodec<Model> {
         do throws(MappingError) {
             return ModelCodec<Model>(plan: try plan(for: type))
         } catch {
             throw .nestedModel(error)
         }
+    }
+
+    /// The codec of `[Element]` when `Element` is a model.
+    mutating func modelArrayCodec(of element: Any.Type) throws(Failure) -> (any AnyValueCodec)? {
+        func make<Model: Persistable>(_ type: Model.Type) throws(Failure) -> any AnyValueCodec {
+            ModelArrayCodec<Model>(element: try concreteModelCodec(type))
+        }
+        guard let model = element as? any Persistable.Type else { return nil }
+        return try make(model)
     }
 
     /// The plan of `type`, reusing a published or in-progress one.
