@@ -23,13 +23,27 @@ final class QuerySource: Sendable {
     var plan: TypePlan { entry.plan }
     var schema: ObjectSchema { entry.plan.schema }
 
-    /// The stored model under `key`, decoded now.
+    /// The stored model under `key`, decoded now, or `nil` when the snapshot does not hold it.
     func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
+        guard snapshot.contains(type: plan.typeName, key: key) else { return nil }
+        return try listedModel(type, key: key)
+    }
+
+    /// The stored model under `key`, a key the results list, so its absence is damage. Not
+    /// optional: results run unspecialised, and `Model?` would cost a metadata lookup per read.
+    func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
         if entry.isStandalone {
-            guard let bytes = try snapshot.value(type: plan.typeName, key: key) else { return nil }
+            guard let bytes = try snapshot.value(type: plan.typeName, key: key) else { throw missing(key) }
             return try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key)
         }
-        return try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key)
+        guard let model = try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key) else {
+            throw missing(key)
+        }
+        return model
+    }
+
+    func missing(_ key: StorageKey) -> StoreError {
+        StoreError(.corruptedRecord(typeName: plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
     }
 }
 

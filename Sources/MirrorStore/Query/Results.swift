@@ -138,10 +138,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         guard let key = key(at: position) else {
             throw StoreError(.positionOutOfRange(typeName: source.plan.typeName, position: position, count: count))
         }
-        guard let model = try source.model(Model.self, key: key) else {
-            throw StoreError(.corruptedRecord(typeName: source.plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
-        }
-        return model
+        return try source.listedModel(Model.self, key: key)
     }
 
     /// Every result, decoded now, in order. Links shared between results come back shared.
@@ -155,10 +152,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // links shared between results come back shared.
         let reader = source.entry.isStandalone ? nil : RecordReader(snapshot: source.snapshot, schemas: source.registry)
         return try allKeys.map { key in
-            let found = if let reader { try reader.model(Model.self, plan: source.plan, key: key) } else { try source.model(Model.self, key: key) }
-            guard let model = found else {
-                throw StoreError(.corruptedRecord(typeName: source.plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
-            }
+            guard let reader else { return try source.listedModel(Model.self, key: key) }
+            guard let model = try reader.model(Model.self, plan: source.plan, key: key) else { throw source.missing(key) }
             return model
         }
     }

@@ -142,7 +142,11 @@ enum ModelMapping {
             }
         }
         var instance = Model._autoMalloc()
-        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
+        if plan.isClass {
+            try fill(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), plan: plan, context: &context, decode: decode)
+            return instance
+        }
+        try FieldMemory.withMutableFields(of: &instance, isClass: false) { base in
             try fill(base, plan: plan, context: &context, decode: decode)
         }
         return instance
