@@ -1,5 +1,5 @@
-import Foundation
 import MirrorStoreEngine
+import Synchronization
 
 /// The objects in one range of a single-valued index, which answers a filter exactly: counted
 /// from the index without collecting them, and put in primary-key order on first positional
@@ -12,9 +12,9 @@ final class IndexRangeKeys: Sendable {
     private let index: IndexSnapshot
     private let lower: IndexBound?
     private let upper: IndexBound?
-    private let lock = NSLock()
-    private nonisolated(unsafe) var sorted: [StorageKey]?
-    private nonisolated(unsafe) var counted: Int?
+    /// What was learned so far: a `Mutex`, not an `NSLock`, which is one more object to make
+    /// and free per query.
+    private let known = Mutex<(sorted: [StorageKey]?, counted: Int?)>((nil, nil))
 
     init(index: IndexSnapshot, named indexName: String, property: String, lower: IndexBound?, upper: IndexBound?) {
         self.indexName = indexName
@@ -27,10 +27,10 @@ final class IndexRangeKeys: Sendable {
     /// The number of objects in the range: the keys' count once they are collected, else
     /// counted in the index (once: a collection's `endIndex` is read often).
     var count: Int {
-        lock.withLock {
-            if let known = counted ?? sorted?.count { return known }
+        known.withLock { known in
+            if let count = known.counted ?? known.sorted?.count { return count }
             let total = index.count(from: lower, to: upper)
-            counted = total
+            known.counted = total
             return total
         }
     }
@@ -39,10 +39,10 @@ final class IndexRangeKeys: Sendable {
     var keysInIndexOrder: [StorageKey] { index.objects(from: lower, to: upper) }
 
     var keys: [StorageKey] {
-        lock.withLock {
-            if let sorted { return sorted }
+        known.withLock { known in
+            if let sorted = known.sorted { return sorted }
             let keys = keysInIndexOrder.sorted(by: StorageKey.precedes)
-            sorted = keys
+            known.sorted = keys
             return keys
         }
     }

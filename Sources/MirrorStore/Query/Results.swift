@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MirrorStoreEngine
 
 /// The objects of one model type in a consistent snapshot of the store: all of them, or those a
@@ -387,8 +388,7 @@ private struct SortDescriptorChain<Model> {
 final class KeyOrder: Sendable {
     private let snapshot: EngineSnapshot
     private let typeName: String
-    private let lock = NSLock()
-    private nonisolated(unsafe) var sorted: [StorageKey]?
+    private let sorted = Mutex<[StorageKey]?>(nil)
 
     init(snapshot: EngineSnapshot, typeName: String) {
         self.snapshot = snapshot
@@ -396,7 +396,7 @@ final class KeyOrder: Sendable {
     }
 
     var keys: [StorageKey] {
-        lock.withLock {
+        sorted.withLock { sorted in
             if let sorted { return sorted }
             let keys = snapshot.keys(type: typeName).sorted(by: StorageKey.precedes)
             sorted = keys
@@ -406,13 +406,13 @@ final class KeyOrder: Sendable {
 }
 
 /// The first error met by subscript reads of one results value, which cannot throw it.
+/// A `Mutex`, not an `NSLock`: every results value makes one, and an `NSLock` is one more object.
 final class ReadFailures: Sendable {
-    private let lock = NSLock()
-    private nonisolated(unsafe) var error: (any Error)?
+    private let error = Mutex<(any Error)?>(nil)
 
-    var first: (any Error)? { lock.withLock { error } }
+    var first: (any Error)? { error.withLock { $0 } }
 
     func record(_ error: any Error) {
-        lock.withLock { if self.error == nil { self.error = error } }
+        self.error.withLock { if $0 == nil { $0 = error } }
     }
 }
