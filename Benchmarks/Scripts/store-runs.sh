@@ -2,7 +2,7 @@
 # Runs the store benchmarks N times (default 3) for publication: each run starts only once the
 # 1-minute load average is below MAX_LOAD (default 1.3), so other work on the machine (and the
 # previous run's own fsync waits, which count in the load) has died down. Writes each run's
-# report and samples to Benchmarks/Results/store-DATE-runK.{txt,json}, then prints the combined
+# report and samples to Benchmarks/Results/store-DATE-at-COMMIT-runK.{txt,json}, then prints the combined
 # report: medians of the runs' medians, with the range over the runs.
 #
 #   Benchmarks/Scripts/store-runs.sh            # 3 runs
@@ -15,6 +15,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 swift build -c release --package-path "$here" --product store-benchmarks >/dev/null
 binary="$here/.build/release/store-benchmarks"
 date=$(date -u +%Y-%m-%d)
+commit=$(git -C "$here" rev-parse --short=7 HEAD)
 mkdir -p "$here/Results"
 files=()
 for run in $(seq 1 "$count"); do
@@ -24,8 +25,8 @@ for run in $(seq 1 "$count"); do
         echo "waiting for the load average ($load) to fall below $max_load…" >&2
         sleep 10
     done
-    base="$here/Results/store-$date-run$run"
+    base="$here/Results/store-$date-at-$commit-run$run"
     "$binary" --json "$base.json" "$@" | tee "$base.txt"
     files+=("$base.json")
 done
-"$binary" --combine "${files[@]}" | tee "$here/Results/store-$date-combined.txt"
+"$binary" --combine "${files[@]}" | tee "$here/Results/store-$date-at-$commit-combined.txt"
