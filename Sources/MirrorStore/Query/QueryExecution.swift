@@ -36,6 +36,12 @@ final class QuerySource: Sendable {
             guard let bytes = try snapshot.value(type: plan.typeName, key: key) else { throw missing(key) }
             return try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key)
         }
+        return try linkedModel(type, key: key)
+    }
+
+    /// Apart from `listedModel`: its `Model?` would make every read look up that type's metadata.
+    @inline(never)
+    private func linkedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
         guard let model = try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key) else {
             throw missing(key)
         }

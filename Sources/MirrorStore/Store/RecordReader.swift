@@ -92,6 +92,11 @@ final class RecordReader {
     static func standaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
     ) throws -> Model {
+        // Only a flat plan: others may be structs that must not be made by `init()`.
+        if plan.isFlat {
+            var instance = Model._autoMalloc()
+            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
+        }
         var context = DecodingContext()
         do {
             return try ModelMapping.model(type, plan: plan, context: &context) { sink in
@@ -121,6 +126,10 @@ final class RecordReader {
     private func model<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey, facts: ReadingFacts
     ) throws -> Model {
+        if plan.isFlat, facts.schema === plan.schema {
+            var instance = Model._autoMalloc()
+            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
+        }
         do {
             return try mapping { context in
                 try ModelMapping.model(type, plan: plan, context: &context) { sink in
