@@ -43,7 +43,9 @@ public struct IndexSnapshot: Sendable {
 
     /// Positional access to every entry, in index order: for reading a prefix of a large ordered
     /// result without collecting all of it. Building one costs one step per 256 to 512 entries.
-    public var positions: IndexPositions { IndexPositions(storage.chunks) }
+    public var positions: IndexPositions {
+        IndexPositions(storage.chunks, starts: storage.chunkStarts?.starts(of: storage.chunks))
+    }
 }
 
 /// Every entry of an index by position, in index order.
@@ -52,18 +54,10 @@ public struct IndexPositions: RandomAccessCollection, Sendable {
     /// `starts[i]` is the position of the first entry of `chunks[i]`; one more at the end.
     private let starts: [Int]
 
-    init(_ chunks: [[IndexEntry]]) {
+    /// `starts` when the index keeps them, else computed now.
+    init(_ chunks: [[IndexEntry]], starts: [Int]?) {
         self.chunks = chunks
-        var starts: [Int] = []
-        starts.reserveCapacity(chunks.count + 1)
-        var position = 0
-        // By index: iterating the chunks themselves retains and releases each one.
-        for chunk in chunks.indices {
-            starts.append(position)
-            position += chunks[chunk].count
-        }
-        starts.append(position)
-        self.starts = starts
+        self.starts = starts ?? ChunkStarts().starts(of: chunks)
     }
 
     /// The first position.

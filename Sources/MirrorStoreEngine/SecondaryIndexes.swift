@@ -144,6 +144,12 @@ struct SecondaryIndexes: Sendable {
         self = updated
     }
 
+    /// Gives each index without one a place to keep its chunk starts (see `ChunkStarts`).
+    mutating func provideChunkStarts() {
+        let names = indexes.compactMap { $0.value.chunkStarts == nil ? $0.key : nil }
+        for name in names { indexes[name]?.provideChunkStarts() }
+    }
+
     func snapshot(named name: String) -> IndexSnapshot? {
         guard let index = indexes[name], let definition = definitions[name] else { return nil }
         return IndexSnapshot(storage: index, isUnique: definition.isUnique)

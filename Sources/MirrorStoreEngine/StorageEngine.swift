@@ -340,6 +340,7 @@ public final class StorageEngine: Sendable {
     public func snapshot() -> EngineSnapshot {
         published.withLock { state in
             state.index.provideFileOrderCaches()
+            state.secondary.provideChunkStarts()
             return EngineSnapshot(index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary)
         }
     }
