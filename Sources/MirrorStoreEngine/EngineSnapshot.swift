@@ -30,8 +30,13 @@ public struct EngineSnapshot: Sendable {
 
     /// The value stored for `key` of `type`, or nil. Throws if the file cannot be read.
     public func value(type: String, key: StorageKey) throws -> [UInt8]? {
-        guard let (offset, length) = index.location(type: type, key: key) else { return nil }
-        return try generation.read(at: offset, count: length)
+        try values(ofType: type).value(for: key)
+    }
+
+    /// The values of `type`, for reading many of them by key: the type is found once, not on
+    /// every read.
+    public func values(ofType type: String) -> TypeValues {
+        TypeValues(objects: index.types[type], snapshot: self)
     }
 
     /// Whether `key` of `type` exists, without reading its value.
@@ -148,5 +153,23 @@ public struct EngineSnapshot: Sendable {
     /// Every metadata key, in no particular order.
     public var metadataKeys: [String] {
         Array(index.metadata.keys)
+    }
+}
+
+/// The values of one type in one snapshot, read by key.
+///
+/// ```swift
+/// let heroes = snapshot.values(ofType: "Hero")
+/// for key in keys { if let bytes = try heroes.value(for: key) { decode(bytes) } }
+/// ```
+public struct TypeValues: Sendable {
+    let objects: TypeIndex?
+    let snapshot: EngineSnapshot
+
+    /// The value stored for `key`, or nil. Throws if the file cannot be read.
+    public func value(for key: StorageKey) throws -> [UInt8]? {
+        guard let packed = objects?[key] else { return nil }
+        let (offset, length) = snapshot.index.resolve(packed)
+        return try snapshot.generation.read(at: offset, count: length)
     }
 }

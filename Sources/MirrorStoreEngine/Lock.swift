@@ -14,7 +14,10 @@ package final class Lock<Value: Sendable>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between pthread_mutex_lock and
     // pthread_mutex_unlock on `mutex`, which is never moved (it is heap-allocated).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // Unchecked exclusivity: the mutex already makes every access exclusive (a nested
+    // `withLock` on the same lock would deadlock before it could overlap), and the runtime's
+    // check cost as much as the lock on every read of a mapped value.
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
         mutex = .allocate(capacity: 1)

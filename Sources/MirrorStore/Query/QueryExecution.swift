@@ -12,12 +12,15 @@ final class QuerySource: Sendable {
     /// The store's observation, for results that can be observed (not those made inside a
     /// transaction, whose snapshot includes writes not yet committed).
     let observation: StoreObservation?
+    /// The queried type's stored values, found once for all the reads of a query.
+    private let values: TypeValues
 
     init(snapshot: EngineSnapshot, registry: ModelRegistry, entry: ModelRegistry.Entry, observation: StoreObservation? = nil) {
         self.snapshot = snapshot
         self.registry = registry
         self.entry = entry
         self.observation = observation
+        values = snapshot.values(ofType: entry.plan.typeName)
     }
 
     var plan: TypePlan { entry.plan }
@@ -33,7 +36,7 @@ final class QuerySource: Sendable {
     /// optional: results run unspecialised, and `Model?` would cost a metadata lookup per read.
     func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
         if entry.isStandalone {
-            guard let bytes = try snapshot.value(type: plan.typeName, key: key) else { throw missing(key) }
+            guard let bytes = try values.value(for: key) else { throw missing(key) }
             return try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key)
         }
         return try linkedModel(type, key: key)
