@@ -20,8 +20,10 @@ struct ModelCodec<Model: Persistable>: ValueCodec {
     }
 }
 
-/// `[Model]` for a linked model: the element codec is called directly, not through an
-/// existential, once per element of every to-many list.
+/// `[Model]` for a linked model: `ArrayCodec`'s loops with the element codec's concrete type, so
+/// it is called directly, and inlined, once per element of every to-many list. Not `ArrayCodec`
+/// made generic over its element codec: unspecialised, that calls the codec through its witness
+/// table, which measured 2.6% more instructions on nested record → model.
 struct ModelArrayCodec<Model: Persistable>: ValueCodec {
     let element: ModelCodec<Model>
 
