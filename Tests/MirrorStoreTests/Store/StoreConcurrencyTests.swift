@@ -82,6 +82,63 @@ struct StoreConcurrencyTests {
         }
     }
 
+    /// Four objects whose indexed `rank` every transaction raises together.
+    private struct Ranked: Persistable {
+        var id = 0
+        var rank = 0
+        init() {}
+        static var primaryKey: String? { "id" }
+        static var indexedProperties: [String] { ["rank"] }
+    }
+
+    /// Reads in index order share one version's chunk starts (`ChunkStarts`): readers filling and
+    /// reading them at once, while commits make new versions, still see whole transactions.
+    @Test("8 readers in index order beside 2 writers see whole transactions")
+    func indexOrderedReadersBesideWriters() throws {
+        try withTemporaryDirectory { directory in
+            var configuration = Store.Configuration()
+            configuration.durability = .none
+            let store = try Store(path: directory + "/ranked.store", models: [Ranked.self], configuration: configuration)
+            try store.write { transaction in
+                for id in 0..<4 {
+                    var ranked = Ranked()
+                    ranked.id = id
+                    ranked.rank = id
+                    try transaction.add(ranked)
+                }
+            }
+            let problems = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 10) { worker in
+                do {
+                    for _ in 0..<(worker < 2 ? 100 : 200) {
+                        if worker < 2 {
+                            try store.write { transaction in
+                                for id in 0..<4 {
+                                    let rank = (try transaction.object(Ranked.self, primaryKey: id)?.rank ?? 0) + 1
+                                    try transaction.update(Ranked.self, primaryKey: id, set: \.rank, to: rank)
+                                }
+                            }
+                            continue
+                        }
+                        let ordered = try store.objects(Ranked.self).sorted(using: SortDescriptor(\.rank))
+                        let read = Array(ordered)
+                        let offsets = Set(read.map { $0.rank - $0.id })
+                        guard case .index = ordered.plan.order, read.map(\.id) == [0, 1, 2, 3], offsets.count == 1,
+                              ordered.readFailure == nil else {
+                            problems.withLock { $0.append("reader \(worker) saw \(read.map { ($0.id, $0.rank) }) with \(ordered.plan)") }
+                            continue
+                        }
+                    }
+                } catch {
+                    problems.withLock { $0.append("worker \(worker): \(error)") }
+                }
+            }
+            #expect(problems.withLock { $0 } == [])
+            #expect(try store.objects(Ranked.self).all().map(\.rank) == [200, 201, 202, 203])
+            try store.close()
+        }
+    }
+
     @Test("models read out are detached values that cross threads")
     func detachedValues() async throws {
         let store = try Store.inMemory(models: [Person.self])
