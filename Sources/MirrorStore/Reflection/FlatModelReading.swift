@@ -1,11 +1,11 @@
 import MirrorStoreEngine
 
 extension ModelMapping {
-    /// Fills `instance`, fresh from `init()`, with a flat plan's (`TypePlan.isFlat`) fields read straight from stored
-    /// bytes written with the plan's own schema: one loop over the slots, with no sink, closure
-    /// or conversion context per model. Returns `false` when any value, or the bytes themselves,
-    /// need the general path, which then reads them again and reports what it finds; `instance`
-    /// is then partly filled and must be dropped.
+    /// Fills `instance`, fresh from `init()`, with a flat plan's (`TypePlan.isFlat`) fields read
+    /// straight from stored bytes written with the plan's own schema: one loop over the slots,
+    /// with no sink, closure or conversion context per model. Returns `false` when any value, or
+    /// the bytes themselves, need the general path, which then reads them again and reports what
+    /// it finds; `instance` is then partly filled and must be dropped.
     static func fillSingleValues<Model>(of instance: inout Model, plan: TypePlan, reading bytes: [UInt8]) -> Bool {
         if plan.isClass {
             return fillSingleValues(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), plan: plan, reading: bytes)
