@@ -12,7 +12,9 @@ struct PredicateTranslator {
         (try node(for: predicate.expression), predicate.variable.key)
     }
 
-    func node(for expression: Any) throws -> QueryNode {
+    /// Generic, not over `Any`: casting a value of a known type skips boxing it into an `Any`
+    /// and opening that box again, once per node of every predicate.
+    func node<Expression>(for expression: Expression) throws -> QueryNode {
         guard let translatable = expression as? any QueryTranslatable else { return .unknown }
         return try translatable.queryNode(self)
     }
