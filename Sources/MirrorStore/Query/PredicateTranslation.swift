@@ -74,6 +74,13 @@ extension Set: CountedContainer {
 /// An expression the store can translate.
 protocol QueryTranslatable {
     func queryNode(_ translator: PredicateTranslator) throws -> QueryNode
+    /// The value a predicate captured, for a `Value` expression: a key path applied to it is a
+    /// constant. A requirement, so one cast of an expression answers both questions.
+    var captured: Any? { get }
+}
+
+extension QueryTranslatable {
+    var captured: Any? { nil }
 }
 
 /// Property names of key paths, read from their debug description (`\Hero.name`), which the
@@ -120,13 +127,8 @@ extension PredicateExpressions.Value: QueryTranslatable {
     }
 }
 
-/// A value captured by a predicate, which a key path can be applied to while translating.
-protocol CapturedValue {
-    var captured: Any { get }
-}
-
-extension PredicateExpressions.Value: CapturedValue {
-    var captured: Any { value }
+extension PredicateExpressions.Value {
+    var captured: Any? { value }
 }
 
 extension PredicateExpressions.NilLiteral: QueryTranslatable {
@@ -140,11 +142,13 @@ extension PredicateExpressions.Variable: QueryTranslatable {
 extension PredicateExpressions.KeyPath: QueryTranslatable {
     func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
         // `expected.email` of a captured `expected` is a constant: the planner can use it.
-        if let root = root as? any CapturedValue, let base = root.captured as? Root.Output,
-           let constant = QueryValue(constant: base[keyPath: keyPath]) {
+        guard let translatable = root as? any QueryTranslatable else {
+            return try translator.member(of: .unknown, rootType: Root.Output.self, keyPath: keyPath)
+        }
+        if let base = translatable.captured as? Root.Output, let constant = QueryValue(constant: base[keyPath: keyPath]) {
             return .constant(constant)
         }
-        return try translator.member(of: translator.node(for: root), rootType: Root.Output.self, keyPath: keyPath)
+        return try translator.member(of: translatable.queryNode(translator), rootType: Root.Output.self, keyPath: keyPath)
     }
 }
 
