@@ -95,7 +95,7 @@ public struct EngineSnapshot: Sendable {
         // With integer keys only (the common case) each key is its own payload; otherwise every
         // key is found again by its position in `keys`.
         let onlyIntegers = objects.strings.isEmpty && objects.byteStrings.isEmpty
-        func fileOrder() -> FileOrderCache.Order {
+        func fileOrder() -> FileOrder.Sorted {
             var keys: [StorageKey] = []
             var items: [FileOrder.Item] = []
             items.reserveCapacity(objects.count)
@@ -113,9 +113,9 @@ public struct EngineSnapshot: Sendable {
                 }
             }
             FileOrder.sort(&items, largestOffset: largestOffset)
-            return FileOrderCache.Order(items: items, keys: keys)
+            return FileOrder.Sorted(items: items, keys: keys)
         }
-        let order = objects.fileOrder?.order(fileOrder) ?? fileOrder()
+        let order = objects.fileOrder?.value(fileOrder) ?? fileOrder()
         let items = order.items, keys = order.keys
         try generation.withBytesInPlace { file in
             for item in items {

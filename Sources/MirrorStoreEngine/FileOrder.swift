@@ -13,6 +13,14 @@ enum FileOrder {
         var payload: Int64
     }
 
+    /// One type's value locations in file order, as a scan computes them and a type's
+    /// `Memo` keeps them; with keys other than integers, each item's payload is the key's
+    /// position in `keys`.
+    struct Sorted: Sendable {
+        let items: [Item]
+        let keys: [StorageKey]
+    }
+
     /// Sorts `items` by offset; `largestOffset` bounds the passes needed.
     static func sort(_ items: inout [Item], largestOffset: UInt64) {
         guard items.count > 1 else { return }
@@ -41,31 +49,6 @@ enum FileOrder {
             }
             swap(&items, &scratch)
             shift += digitBits
-        }
-    }
-}
-
-/// One type's objects in file order, computed by the first scan that needs it and then kept:
-/// sorting the locations was a seventh of a scan, paid again by every query of the same objects.
-/// Its owner drops it whenever the objects change, so it is only ever read for the objects it
-/// was computed from.
-final class FileOrderCache: Sendable {
-    /// The locations in file order; with keys other than integers, each item's payload is the
-    /// key's position in `keys`.
-    struct Order: Sendable {
-        let items: [FileOrder.Item]
-        let keys: [StorageKey]
-    }
-
-    private let order = Lock<Order?>(nil)
-
-    /// The order, computed by `make` on first use.
-    func order(_ make: () -> Order) -> Order {
-        order.withLock { known in
-            if let known { return known }
-            let made = make()
-            known = made
-            return made
         }
     }
 }

@@ -44,7 +44,7 @@ public struct IndexSnapshot: Sendable {
     /// Positional access to every entry, in index order: for reading a prefix of a large ordered
     /// result without collecting all of it. Building one costs one step per 256 to 512 entries.
     public var positions: IndexPositions {
-        IndexPositions(storage.chunks, starts: storage.chunkStarts?.starts(of: storage.chunks))
+        IndexPositions(storage.chunks, starts: storage.chunkStarts?.value { IndexPositions.starts(of: storage.chunks) })
     }
 }
 
@@ -57,7 +57,21 @@ public struct IndexPositions: RandomAccessCollection, Sendable {
     /// `starts` when the index keeps them, else computed now.
     init(_ chunks: [[IndexEntry]], starts: [Int]?) {
         self.chunks = chunks
-        self.starts = starts ?? ChunkStarts().starts(of: chunks)
+        self.starts = starts ?? Self.starts(of: chunks)
+    }
+
+    /// The position of each chunk's first entry, and one past the last entry.
+    static func starts(of chunks: [[IndexEntry]]) -> [Int] {
+        var starts: [Int] = []
+        starts.reserveCapacity(chunks.count + 1)
+        var position = 0
+        // By index: iterating the chunks themselves retains and releases each one.
+        for chunk in chunks.indices {
+            starts.append(position)
+            position += chunks[chunk].count
+        }
+        starts.append(position)
+        return starts
     }
 
     /// The first position.

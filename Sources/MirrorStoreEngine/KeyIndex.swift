@@ -27,8 +27,9 @@ struct TypeIndex: Sendable {
     private(set) var strings: [String: UInt64] = [:]
     private(set) var byteStrings: [[UInt8]: UInt64] = [:]
     /// The objects in file order, once a scan has put them so, shared by every snapshot of these
-    /// objects: dropped by any change to them, so it never describes other objects.
-    private(set) var fileOrder: FileOrderCache?
+    /// objects (sorting the locations was a seventh of a scan, paid again by every query of the
+    /// same objects): dropped by any change to them, so it never describes other objects.
+    private(set) var fileOrder: Memo<FileOrder.Sorted>?
     var schema: [UInt8]?
     /// Encoded bytes of this type's live objects and schema.
     /// Signed: canonically equal strings with different UTF-8 lengths make the tally approximate, never a trap.
@@ -74,7 +75,7 @@ struct TypeIndex: Sendable {
 
     /// Gives these objects a place to keep their file order, if they have none.
     mutating func provideFileOrderCache() {
-        if fileOrder == nil { fileOrder = FileOrderCache() }
+        if fileOrder == nil { fileOrder = Memo() }
     }
 
     var keys: [StorageKey] {

@@ -30,9 +30,11 @@ struct OrderedIndex: Sendable {
 
     private(set) var chunks: [[IndexEntry]] = []
     private(set) var count = 0
-    /// Where each chunk starts, for positional reads: shared by every copy of this version of the
-    /// index and dropped by any change to it, like a type's `FileOrderCache`.
-    private(set) var chunkStarts: ChunkStarts?
+    /// Where each chunk starts (`IndexPositions.starts(of:)`), for positional reads: shared by
+    /// every copy of this version of the index and dropped by any change to it. A query sorted by
+    /// an indexed property reads a prefix by position, and building these anew for each query
+    /// cost more than reading it.
+    private(set) var chunkStarts: Memo<[Int]>?
 
     init() {}
 
@@ -75,7 +77,7 @@ struct OrderedIndex: Sendable {
 
     /// Gives this version of the index a place to keep its chunk starts, if it has none.
     mutating func provideChunkStarts() {
-        if chunkStarts == nil { chunkStarts = ChunkStarts() }
+        if chunkStarts == nil { chunkStarts = Memo() }
     }
 
     /// Whether `added` entries are many beside the index (more than an eighth of it): then they
@@ -173,30 +175,6 @@ struct OrderedIndex: Sendable {
             }
             chunk += 1
             start = 0
-        }
-    }
-}
-
-/// The position of each chunk's first entry, and one past the last entry, computed on the first
-/// positional read of one version of an index: a query sorted by an indexed property reads a
-/// prefix by position, and building these anew for each query cost more than reading it.
-final class ChunkStarts: Sendable {
-    private let starts = Lock<[Int]?>(nil)
-
-    func starts(of chunks: [[IndexEntry]]) -> [Int] {
-        starts.withLock { known in
-            if let known { return known }
-            var made: [Int] = []
-            made.reserveCapacity(chunks.count + 1)
-            var position = 0
-            // By index: iterating the chunks themselves retains and releases each one.
-            for chunk in chunks.indices {
-                made.append(position)
-                position += chunks[chunk].count
-            }
-            made.append(position)
-            known = made
-            return made
         }
     }
 }

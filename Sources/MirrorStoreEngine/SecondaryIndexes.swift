@@ -144,7 +144,7 @@ struct SecondaryIndexes: Sendable {
         self = updated
     }
 
-    /// Gives each index without one a place to keep its chunk starts (see `ChunkStarts`).
+    /// Gives each index without one a place to keep its chunk starts (`OrderedIndex.chunkStarts`).
     mutating func provideChunkStarts() {
         let names = indexes.compactMap { $0.value.chunkStarts == nil ? $0.key : nil }
         for name in names { indexes[name]?.provideChunkStarts() }

@@ -91,8 +91,9 @@ struct StoreConcurrencyTests {
         static var indexedProperties: [String] { ["rank"] }
     }
 
-    /// Reads in index order share one version's chunk starts (`ChunkStarts`): readers filling and
-    /// reading them at once, while commits make new versions, still see whole transactions.
+    /// Reads in index order share one version's chunk starts (`OrderedIndex.chunkStarts`):
+    /// readers filling and reading them at once, while commits make new versions, still see
+    /// whole transactions.
     @Test("8 readers in index order beside 2 writers see whole transactions")
     func indexOrderedReadersBesideWriters() throws {
         try withTemporaryDirectory { directory in
