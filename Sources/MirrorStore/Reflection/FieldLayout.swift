@@ -139,20 +139,19 @@ enum FieldMemory {
         }
     }
 
-    /// Like `withFields(of:isClass:_:)`, for writing into the properties.
+    /// Like `withFields(of:isClass:_:)`, for writing into the properties. A class instance is
+    /// reached from its reference, which `model` keeps alive, with no pointer to `model` itself:
+    /// inlined, this leaves no closure around the fill of each model a conversion makes.
+    @inline(__always)
     static func withMutableFields<Model, Result, Failure: Error>(
         of model: inout Model, isClass: Bool, _ body: (UnsafeMutableRawPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try withUnsafeMutablePointer(to: &model) { pointer throws(Failure) in
-            let raw = UnsafeMutableRawPointer(pointer)
-            return try body(isClass ? raw.load(as: UnsafeMutableRawPointer.self) : raw)
+        if isClass {
+            return try body(Unmanaged.passUnretained(object(model)).toOpaque())
         }
-    }
-
-    /// The address field offsets are measured from in a class instance, valid while the caller
-    /// keeps `object` alive.
-    static func fields(ofInstance object: AnyObject) -> UnsafeMutableRawPointer {
-        Unmanaged.passUnretained(object).toOpaque()
+        return try withUnsafeMutablePointer(to: &model) { pointer throws(Failure) in
+            try body(UnsafeMutableRawPointer(pointer))
+        }
     }
 
     /// A class instance as `AnyObject`, without the dynamic cast `as AnyObject` would run.

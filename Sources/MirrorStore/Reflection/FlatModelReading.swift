@@ -7,10 +7,7 @@ extension ModelMapping {
     /// the bytes themselves, need the general path, which then reads them again and reports what
     /// it finds; `instance` is then partly filled and must be dropped.
     static func fillSingleValues<Model>(of instance: inout Model, plan: TypePlan, reading bytes: [UInt8]) -> Bool {
-        if plan.isClass {
-            return fillSingleValues(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), plan: plan, reading: bytes)
-        }
-        return FieldMemory.withMutableFields(of: &instance, isClass: false) { base in
+        FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
             fillSingleValues(base, plan: plan, reading: bytes)
         }
     }

@@ -59,11 +59,7 @@ enum ModelMapping {
         let values = record.values
         if plan.isFlat, record.objectSchema === plan.schema, values.count == plan.slots.count {
             var instance = Model._autoMalloc()
-            if plan.isClass {
-                try fillSingleValues(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), from: values, plan: plan)
-                return instance
-            }
-            try FieldMemory.withMutableFields(of: &instance, isClass: false) { base throws(MappingError) in
+            try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
                 try fillSingleValues(base, from: values, plan: plan)
             }
             return instance
@@ -115,15 +111,10 @@ enum ModelMapping {
             }
         }
         var instance = Model._autoMalloc()
-        if plan.isClass {
-            // A class instance's fields are reached from its reference, with no closure around
-            // the fill: one model per linked object, so this runs many times per conversion.
-            let object = FieldMemory.object(instance)
-            if tracksIdentity { context.instances.insert(object, for: recordIdentifier) }
-            try fillInstance(FieldMemory.fields(ofInstance: object), from: record, plan: plan, context: &context)
-            return instance
+        if plan.isClass && tracksIdentity {
+            context.instances.insert(FieldMemory.object(instance), for: recordIdentifier)
         }
-        try FieldMemory.withMutableFields(of: &instance, isClass: false) { base throws(MappingError) in
+        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
             try fillInstance(base, from: record, plan: plan, context: &context)
         }
         return instance
@@ -142,11 +133,7 @@ enum ModelMapping {
             }
         }
         var instance = Model._autoMalloc()
-        if plan.isClass {
-            try fill(FieldMemory.fields(ofInstance: FieldMemory.object(instance)), plan: plan, context: &context, decode: decode)
-            return instance
-        }
-        try FieldMemory.withMutableFields(of: &instance, isClass: false) { base in
+        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
             try fill(base, plan: plan, context: &context, decode: decode)
         }
         return instance
