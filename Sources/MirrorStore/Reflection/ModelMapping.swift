@@ -56,16 +56,21 @@ enum ModelMapping {
 
     static func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws(MappingError) -> Model {
         let plan = try PlanCache.shared.plan(for: type)
-        let values = record.values
-        if plan.isFlat, record.objectSchema === plan.schema, values.count == plan.slots.count {
+        if isFlatRecord(record, of: plan) {
             var instance = Model._autoMalloc()
             try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
-                try fillSingleValues(base, from: values, plan: plan)
+                try fillSingleValues(base, from: record.values, plan: plan)
             }
             return instance
         }
         var context = DecodingContext()
         return try model(type, from: record, plan: plan, context: &context, tracksIdentity: plan.hasLinks)
+    }
+
+    /// Whether `record` was made by `plan` and the plan is flat: its values then line up with the
+    /// plan's single-value slots.
+    private static func isFlatRecord(_ record: ManagedObject, of plan: TypePlan) -> Bool {
+        plan.isFlat && record.objectSchema === plan.schema && record.values.count == plan.slots.count
     }
 
     /// A flat plan's fields from a record made by that plan: one inlined `switch` per field,
@@ -154,7 +159,7 @@ enum ModelMapping {
     private static func fillInstance(
         _ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan, context: inout DecodingContext
     ) throws(MappingError) {
-        if plan.isFlat, record.objectSchema === plan.schema, record.values.count == plan.slots.count {
+        if isFlatRecord(record, of: plan) {
             try fillSingleValues(base, from: record.values, plan: plan)
             return
         }
