@@ -8,34 +8,24 @@ import TestSupport
 /// Readers on many threads while writers commit: every read sees whole transactions only.
 @Suite("Store concurrency")
 struct StoreConcurrencyTests {
-    /// Four counters, then 2 writers each setting all four to one new value per transaction
-    /// `writesPerWriter` times, beside 8 readers each calling `read` 200 times; `read` returns
+    /// A store of `Model` filled by `seed`, then 2 writers each committing `write`
+    /// `writesPerWriter` times beside 8 readers each calling `read` 200 times; `read` returns
     /// what it saw wrong, if anything. Returns the open store and every problem.
-    private func runReadersBesideWriters(
-        in directory: String, writesPerWriter: Int, read: @Sendable (Store, Int) throws -> String?
+    private func runReadersBesideWriters<Model: Persistable>(
+        of model: Model.Type, in directory: String, writesPerWriter: Int,
+        seed: (WriteTransaction) throws -> Void,
+        write: @Sendable (WriteTransaction) throws -> Void,
+        read: @Sendable (Store, Int) throws -> String?
     ) throws -> (store: Store, problems: [String]) {
         var configuration = Store.Configuration()
         configuration.durability = .none
-        let store = try Store(path: directory + "/concurrent.store", models: [Counter.self], configuration: configuration)
-        try store.write { transaction in
-            for slot in 0..<4 {
-                var counter = Counter()
-                counter.slot = UInt8(slot)
-                try transaction.add(counter)
-            }
-        }
+        let store = try Store(path: directory + "/concurrent.store", models: [model], configuration: configuration)
+        try store.write(seed)
         let problems = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 10) { worker in
             do {
                 if worker < 2 {
-                    for _ in 0..<writesPerWriter {
-                        try store.write { transaction in
-                            let next = (try transaction.object(Counter.self, primaryKey: UInt8(0))?.count ?? 0) + 1
-                            for slot in 0..<4 {
-                                try transaction.update(Counter.self, primaryKey: UInt8(slot), set: \.count, to: next)
-                            }
-                        }
-                    }
+                    for _ in 0..<writesPerWriter { try store.write(write) }
                 } else {
                     for _ in 0..<200 {
                         if let problem = try read(store, worker) { problems.withLock { $0.append(problem) } }
@@ -48,12 +38,30 @@ struct StoreConcurrencyTests {
         return (store, problems.withLock { $0 })
     }
 
+    /// Four counters, each transaction setting all four to one new value.
+    private func runCounterReadersBesideWriters(
+        in directory: String, writesPerWriter: Int, read: @Sendable (Store, Int) throws -> String?
+    ) throws -> (store: Store, problems: [String]) {
+        try runReadersBesideWriters(of: Counter.self, in: directory, writesPerWriter: writesPerWriter, seed: { transaction in
+            for slot in 0..<4 {
+                var counter = Counter()
+                counter.slot = UInt8(slot)
+                try transaction.add(counter)
+            }
+        }, write: { transaction in
+            let next = (try transaction.object(Counter.self, primaryKey: UInt8(0))?.count ?? 0) + 1
+            for slot in 0..<4 {
+                try transaction.update(Counter.self, primaryKey: UInt8(slot), set: \.count, to: next)
+            }
+        }, read: read)
+    }
+
     @Test("8 readers never see part of a transaction while 2 writers commit")
     func readersBesideWriters() throws {
         try withTemporaryDirectory { directory in
             let reads = Atomic<Int>(0)
             let writesPerWriter = 150
-            let (store, problems) = try runReadersBesideWriters(in: directory, writesPerWriter: writesPerWriter) { store, worker in
+            let (store, problems) = try runCounterReadersBesideWriters(in: directory, writesPerWriter: writesPerWriter) { store, worker in
                 let counts = try store.objects(Counter.self).all().map(\.count)
                 reads.add(1, ordering: .relaxed)
                 return counts.count != 4 || Set(counts).count != 1 ? "reader \(worker) saw \(counts)" : nil
@@ -71,7 +79,7 @@ struct StoreConcurrencyTests {
     @Test("8 scanning readers beside 2 writers see whole transactions")
     func scanningReadersBesideWriters() throws {
         try withTemporaryDirectory { directory in
-            let (store, problems) = try runReadersBesideWriters(in: directory, writesPerWriter: 100) { store, worker in
+            let (store, problems) = try runCounterReadersBesideWriters(in: directory, writesPerWriter: 100) { store, worker in
                 let scanned = try store.objects(Counter.self).filter(#Predicate { $0.count >= 0 })
                 let counts = try scanned.all().map(\.count)
                 let whole = scanned.plan.filter == .storedBytes && counts.count == 4 && Set(counts).count == 1
@@ -97,44 +105,29 @@ struct StoreConcurrencyTests {
     @Test("8 readers in index order beside 2 writers see whole transactions")
     func indexOrderedReadersBesideWriters() throws {
         try withTemporaryDirectory { directory in
-            var configuration = Store.Configuration()
-            configuration.durability = .none
-            let store = try Store(path: directory + "/ranked.store", models: [Ranked.self], configuration: configuration)
-            try store.write { transaction in
+            let (store, problems) = try runReadersBesideWriters(of: Ranked.self, in: directory, writesPerWriter: 100, seed: { transaction in
                 for id in 0..<4 {
                     var ranked = Ranked()
                     ranked.id = id
                     ranked.rank = id
                     try transaction.add(ranked)
                 }
-            }
-            let problems = Mutex<[String]>([])
-            DispatchQueue.concurrentPerform(iterations: 10) { worker in
-                do {
-                    for _ in 0..<(worker < 2 ? 100 : 200) {
-                        if worker < 2 {
-                            try store.write { transaction in
-                                for id in 0..<4 {
-                                    let rank = (try transaction.object(Ranked.self, primaryKey: id)?.rank ?? 0) + 1
-                                    try transaction.update(Ranked.self, primaryKey: id, set: \.rank, to: rank)
-                                }
-                            }
-                            continue
-                        }
-                        let ordered = try store.objects(Ranked.self).sorted(using: SortDescriptor(\.rank))
-                        let read = Array(ordered)
-                        let offsets = Set(read.map { $0.rank - $0.id })
-                        guard case .index = ordered.plan.order, read.map(\.id) == [0, 1, 2, 3], offsets.count == 1,
-                              ordered.readFailure == nil else {
-                            problems.withLock { $0.append("reader \(worker) saw \(read.map { ($0.id, $0.rank) }) with \(ordered.plan)") }
-                            continue
-                        }
-                    }
-                } catch {
-                    problems.withLock { $0.append("worker \(worker): \(error)") }
+            }, write: { transaction in
+                for id in 0..<4 {
+                    let rank = (try transaction.object(Ranked.self, primaryKey: id)?.rank ?? 0) + 1
+                    try transaction.update(Ranked.self, primaryKey: id, set: \.rank, to: rank)
                 }
-            }
-            #expect(problems.withLock { $0 } == [])
+            }, read: { store, worker in
+                let ordered = try store.objects(Ranked.self).sorted(using: SortDescriptor(\.rank))
+                let read = Array(ordered)
+                let offsets = Set(read.map { $0.rank - $0.id })
+                guard case .index = ordered.plan.order, read.map(\.id) == [0, 1, 2, 3], offsets.count == 1,
+                      ordered.readFailure == nil else {
+                    return "reader \(worker) saw \(read.map { ($0.id, $0.rank) }) with \(ordered.plan)"
+                }
+                return nil
+            })
+            #expect(problems == [])
             #expect(try store.objects(Ranked.self).all().map(\.rank) == [200, 201, 202, 203])
             try store.close()
         }
