@@ -4,6 +4,12 @@ import MirrorStoreEngine
 /// Turns a Foundation `Predicate` into a ``QueryNode`` tree: each expression type of
 /// `PredicateExpressions` the store understands conforms to ``QueryTranslatable``; anything
 /// else becomes ``QueryNode/unknown`` and is answered on the decoded model.
+///
+/// A predicate's expression type is its whole shape (`$0.email == email` is an `Equal` of a
+/// `KeyPath` and a `Value`), and a program has few of them. So each shape is compiled once into
+/// a ``Translation`` (see ``Translations``) that knows its children's translations; translating a
+/// predicate then runs that over its values, with no dynamic cast per node, which cost more than
+/// a third of a lookup by an indexed value.
 struct PredicateTranslator {
     let registry: ModelRegistry
 
@@ -12,23 +18,26 @@ struct PredicateTranslator {
         (try node(for: predicate.expression), predicate.variable.key)
     }
 
-    /// Generic, not over `Any`: casting a value of a known type skips boxing it into an `Any`
-    /// and opening that box again, once per node of every predicate.
-    func node<Expression>(for expression: Expression) throws -> QueryNode {
-        guard let translatable = expression as? any QueryTranslatable else { return .unknown }
-        return try translatable.queryNode(self)
+    private func node<Expression>(for expression: Expression) throws -> QueryNode {
+        let translation = Translations.compiled(for: Expression.self)
+        return try withUnsafePointer(to: expression) { try translation(UnsafeRawPointer($0), self) }
     }
 
-    /// A property read through `keyPath` on a value of `rootType`.
-    func member(of base: QueryNode, rootType: Any.Type, keyPath: AnyKeyPath) throws -> QueryNode {
+    /// A property read through `keyPath` on a value of `rootType`; `memo` remembers the last
+    /// property found at one place in a predicate's shape.
+    func member(of base: QueryNode, rootType: Any.Type, keyPath: AnyKeyPath, memo: MemberMemo) throws -> QueryNode {
         // Found by the type's identity: its stored name costs a `String(describing:)` each time.
         if let plan = registry.plan(ofType: rootType) {
+            if let known = memo.member(keyPath: keyPath, plan: plan) {
+                return .member(base, property: known.name, position: known.position, typeName: plan.typeName)
+            }
             guard let name = KeyPathNames.propertyName(of: keyPath, rootType: rootType) else { return .unknown }
             let schema = plan.schema
             if schema.ignoredProperties.contains(name) {
                 throw QueryError(.ignoredProperty(typeName: plan.typeName, property: name))
             }
             guard let position = schema.index(ofProperty: name) else { return .unknown }
+            memo.remember(keyPath: keyPath, plan: plan, name: name, position: position)
             return .member(base, property: name, position: position, typeName: plan.typeName)
         }
         if let container = rootType as? any CountedContainer.Type {
@@ -39,6 +48,83 @@ struct PredicateTranslator {
             }
         }
         return .unknown
+    }
+}
+
+/// How to translate the values of one expression type: made once per type, then run for each
+/// predicate of that shape.
+typealias Translation<Expression> = (Expression, PredicateTranslator) throws -> QueryNode
+
+/// The translation of each expression type met so far.
+enum Translations {
+    /// A translation that reads its expression through a pointer, so that one table holds the
+    /// translations of every type.
+    typealias Erased = (UnsafeRawPointer, PredicateTranslator) throws -> QueryNode
+
+    private struct Compiled: @unchecked Sendable {
+        // @unchecked: a translation captures only metatypes, other translations and a
+        // `MemberMemo`, none of which changes after it is made but behind its own lock.
+        let run: Erased
+    }
+
+    /// Keyed by type: a program has a bounded number of expression types, each compiled once.
+    private static let known = Lock<[ObjectIdentifier: Compiled]>([:])
+
+    /// The translation of a whole predicate's expression type, compiled on first use.
+    static func compiled<Expression>(for type: Expression.Type) -> Erased {
+        let key = ObjectIdentifier(type)
+        if let compiled = known.withLock({ $0[key] }) { return compiled.run }
+        let typed = translation(for: type)
+        let erased: Erased = { pointer, translator in
+            try typed(pointer.assumingMemoryBound(to: Expression.self).pointee, translator)
+        }
+        known.withLock { $0[key] = Compiled(run: erased) }
+        return erased
+    }
+
+    /// The translation of `type`'s values, for the expression that holds them: ``QueryNode/unknown``
+    /// for a type the store does not understand.
+    static func translation<Expression>(for type: Expression.Type) -> Translation<Expression> {
+        guard let translatable = type as? any QueryTranslatable.Type else { return { _, _ in .unknown } }
+        return opened(translatable, as: type)
+    }
+
+    /// `Translatable` and `Expression` are the same type, known here under two names.
+    private static func opened<Translatable: QueryTranslatable, Expression>(
+        _ translatable: Translatable.Type, as type: Expression.Type
+    ) -> Translation<Expression> {
+        let translation = Translatable.makeTranslation()
+        return { expression, translator in try translation(unsafeBitCast(expression, to: Translatable.self), translator) }
+    }
+}
+
+/// The property the last key path seen at one place of a predicate's shape names: finding it
+/// anew costs a search by key path and another by name. Key path literals are made once per
+/// place in a program, so the same object comes back query after query.
+final class MemberMemo: Sendable {
+    struct Member {
+        let name: String
+        let position: Int
+    }
+
+    private struct Known: @unchecked Sendable {
+        // @unchecked: key paths are immutable; this one is only compared by identity.
+        let keyPath: AnyKeyPath
+        let plan: TypePlan
+        let member: Member
+    }
+
+    private let last = Lock<Known?>(nil)
+
+    func member(keyPath: AnyKeyPath, plan: TypePlan) -> Member? {
+        last.withLock { known in
+            guard let known, known.keyPath === keyPath, known.plan === plan else { return nil }
+            return known.member
+        }
+    }
+
+    func remember(keyPath: AnyKeyPath, plan: TypePlan, name: String, position: Int) {
+        last.withLock { $0 = Known(keyPath: keyPath, plan: plan, member: Member(name: name, position: position)) }
     }
 }
 
@@ -73,14 +159,9 @@ extension Set: CountedContainer {
 
 /// An expression the store can translate.
 protocol QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode
-    /// The value a predicate captured, for a `Value` expression: a key path applied to it is a
-    /// constant. A requirement, so one cast of an expression answers both questions.
-    var captured: Any? { get }
-}
-
-extension QueryTranslatable {
-    var captured: Any? { nil }
+    /// How to translate any value of this type, made once (``Translations``): it finds its
+    /// children's translations here, not per value.
+    static func makeTranslation() -> Translation<Self>
 }
 
 /// Property names of key paths, read from their debug description (`\Hero.name`), which the
@@ -122,147 +203,184 @@ enum KeyPathNames {
 }
 
 extension PredicateExpressions.Value: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        QueryValue(constant: value).map(QueryNode.constant) ?? .unknown
+    static func makeTranslation() -> Translation<Self> {
+        let convert = QueryValue.constantConversion(for: Output.self)
+        return { expression, _ in convert(expression.value).map(QueryNode.constant) ?? .unknown }
     }
 }
 
-extension PredicateExpressions.Value {
-    var captured: Any? { value }
-}
-
 extension PredicateExpressions.NilLiteral: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode { .constant(.null) }
+    static func makeTranslation() -> Translation<Self> { { _, _ in .constant(.null) } }
 }
 
 extension PredicateExpressions.Variable: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode { .variable(key) }
+    static func makeTranslation() -> Translation<Self> { { expression, _ in .variable(expression.key) } }
 }
 
 extension PredicateExpressions.KeyPath: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
+    static func makeTranslation() -> Translation<Self> {
+        let root = Translations.translation(for: Root.self)
+        let memo = MemberMemo()
+        guard Root.self == PredicateExpressions.Value<Root.Output>.self else {
+            return { expression, translator in
+                try translator.member(of: root(expression.root, translator), rootType: Root.Output.self, keyPath: expression.keyPath, memo: memo)
+            }
+        }
         // `expected.email` of a captured `expected` is a constant: the planner can use it.
-        guard let translatable = root as? any QueryTranslatable else {
-            return try translator.member(of: .unknown, rootType: Root.Output.self, keyPath: keyPath)
+        let convert = QueryValue.constantConversion(for: Output.self)
+        return { expression, translator in
+            let captured = unsafeBitCast(expression.root, to: PredicateExpressions.Value<Root.Output>.self).value
+            if let constant = convert(captured[keyPath: expression.keyPath]) { return .constant(constant) }
+            return try translator.member(of: root(expression.root, translator), rootType: Root.Output.self, keyPath: expression.keyPath, memo: memo)
         }
-        if let base = translatable.captured as? Root.Output, let constant = QueryValue(constant: base[keyPath: keyPath]) {
-            return .constant(constant)
-        }
-        return try translator.member(of: translatable.queryNode(translator), rootType: Root.Output.self, keyPath: keyPath)
     }
 }
 
 extension PredicateExpressions.Equal: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .equal(try translator.node(for: lhs), try translator.node(for: rhs))
+    static func makeTranslation() -> Translation<Self> {
+        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
+        return { expression, translator in .equal(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
     }
 }
 
 extension PredicateExpressions.NotEqual: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .notEqual(try translator.node(for: lhs), try translator.node(for: rhs))
+    static func makeTranslation() -> Translation<Self> {
+        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
+        return { expression, translator in .notEqual(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
     }
 }
 
 extension PredicateExpressions.Comparison: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        let comparison: QueryComparison = switch op {
-        case .lessThan: .lessThan
-        case .lessThanOrEqual: .lessThanOrEqual
-        case .greaterThan: .greaterThan
-        case .greaterThanOrEqual: .greaterThanOrEqual
-        @unknown default: .lessThan
+    static func makeTranslation() -> Translation<Self> {
+        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
+        return { expression, translator in
+            let comparison: QueryComparison = switch expression.op {
+            case .lessThan: .lessThan
+            case .lessThanOrEqual: .lessThanOrEqual
+            case .greaterThan: .greaterThan
+            case .greaterThanOrEqual: .greaterThanOrEqual
+            @unknown default: .lessThan
+            }
+            return .compare(try lhs(expression.lhs, translator), comparison, try rhs(expression.rhs, translator))
         }
-        return .compare(try translator.node(for: lhs), comparison, try translator.node(for: rhs))
     }
 }
 
 extension PredicateExpressions.Conjunction: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .and(try translator.node(for: lhs), try translator.node(for: rhs))
+    static func makeTranslation() -> Translation<Self> {
+        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
+        return { expression, translator in .and(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
     }
 }
 
 extension PredicateExpressions.Disjunction: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .or(try translator.node(for: lhs), try translator.node(for: rhs))
+    static func makeTranslation() -> Translation<Self> {
+        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
+        return { expression, translator in .or(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
     }
 }
 
 extension PredicateExpressions.Negation: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .not(try translator.node(for: wrapped))
+    static func makeTranslation() -> Translation<Self> {
+        let wrapped = Translations.translation(for: Wrapped.self)
+        return { expression, translator in .not(try wrapped(expression.wrapped, translator)) }
     }
 }
 
 extension PredicateExpressions.OptionalFlatMap: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .flatMap(try translator.node(for: wrapped), variable.key, try translator.node(for: transform))
+    static func makeTranslation() -> Translation<Self> {
+        let wrapped = Translations.translation(for: LHS.self), transform = Translations.translation(for: RHS.self)
+        return { expression, translator in
+            .flatMap(try wrapped(expression.wrapped, translator), expression.variable.key, try transform(expression.transform, translator))
+        }
     }
 }
 
 extension PredicateExpressions.NilCoalesce: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .nilCoalesce(try translator.node(for: lhs), try translator.node(for: rhs))
+    static func makeTranslation() -> Translation<Self> {
+        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
+        return { expression, translator in .nilCoalesce(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
     }
 }
 
 extension PredicateExpressions.ForcedUnwrap: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .forceUnwrap(try translator.node(for: inner))
+    static func makeTranslation() -> Translation<Self> {
+        let inner = Translations.translation(for: Inner.self)
+        return { expression, translator in .forceUnwrap(try inner(expression.inner, translator)) }
     }
 }
 
 extension PredicateExpressions.SequenceContains: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .contains(try translator.node(for: sequence), try translator.node(for: element))
+    static func makeTranslation() -> Translation<Self> {
+        let sequence = Translations.translation(for: LHS.self), element = Translations.translation(for: RHS.self)
+        return { expression, translator in .contains(try sequence(expression.sequence, translator), try element(expression.element, translator)) }
     }
 }
 
 extension PredicateExpressions.SequenceContainsWhere: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .containsWhere(try translator.node(for: sequence), variable.key, try translator.node(for: test))
+    static func makeTranslation() -> Translation<Self> {
+        let sequence = Translations.translation(for: LHS.self), test = Translations.translation(for: RHS.self)
+        return { expression, translator in
+            .containsWhere(try sequence(expression.sequence, translator), expression.variable.key, try test(expression.test, translator))
+        }
     }
 }
 
 extension PredicateExpressions.SequenceAllSatisfy: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .allSatisfy(try translator.node(for: sequence), variable.key, try translator.node(for: test))
+    static func makeTranslation() -> Translation<Self> {
+        let sequence = Translations.translation(for: LHS.self), test = Translations.translation(for: RHS.self)
+        return { expression, translator in
+            .allSatisfy(try sequence(expression.sequence, translator), expression.variable.key, try test(expression.test, translator))
+        }
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .startsWith(try translator.node(for: base), try translator.node(for: prefix))
+    static func makeTranslation() -> Translation<Self> {
+        let base = Translations.translation(for: Base.self), prefix = Translations.translation(for: Prefix.self)
+        return { expression, translator in .startsWith(try base(expression.base, translator), try prefix(expression.prefix, translator)) }
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .containsText(try translator.node(for: base), try translator.node(for: other))
+    static func makeTranslation() -> Translation<Self> {
+        let base = Translations.translation(for: Base.self), other = Translations.translation(for: Other.self)
+        return { expression, translator in .containsText(try base(expression.base, translator), try other(expression.other, translator)) }
     }
 }
 
 extension PredicateExpressions.ClosedRange: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .range(lower: try translator.node(for: lower), upper: try translator.node(for: upper), isClosed: true)
+    static func makeTranslation() -> Translation<Self> {
+        let lower = Translations.translation(for: LHS.self), upper = Translations.translation(for: RHS.self)
+        return { expression, translator in
+            .range(lower: try lower(expression.lower, translator), upper: try upper(expression.upper, translator), isClosed: true)
+        }
     }
 }
 
 extension PredicateExpressions.Range: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .range(lower: try translator.node(for: lower), upper: try translator.node(for: upper), isClosed: false)
+    static func makeTranslation() -> Translation<Self> {
+        let lower = Translations.translation(for: LHS.self), upper = Translations.translation(for: RHS.self)
+        return { expression, translator in
+            .range(lower: try lower(expression.lower, translator), upper: try upper(expression.upper, translator), isClosed: false)
+        }
     }
 }
 
 extension PredicateExpressions.RangeExpressionContains: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .inRange(try translator.node(for: range), try translator.node(for: element))
+    static func makeTranslation() -> Translation<Self> {
+        let range = Translations.translation(for: RangeExpression.self), element = Translations.translation(for: Element.self)
+        return { expression, translator in .inRange(try range(expression.range, translator), try element(expression.element, translator)) }
     }
 }
 
 extension PredicateExpressions.Conditional: QueryTranslatable {
-    func queryNode(_ translator: PredicateTranslator) throws -> QueryNode {
-        .conditional(try translator.node(for: test), try translator.node(for: trueBranch), try translator.node(for: falseBranch))
+    static func makeTranslation() -> Translation<Self> {
+        let test = Translations.translation(for: Test.self)
+        let trueBranch = Translations.translation(for: If.self), falseBranch = Translations.translation(for: Else.self)
+        return { expression, translator in
+            .conditional(try test(expression.test, translator), try trueBranch(expression.trueBranch, translator),
+                         try falseBranch(expression.falseBranch, translator))
+        }
     }
 }

@@ -135,3 +135,19 @@ extension QueryValue {
         return nil
     }
 }
+
+extension QueryValue {
+    /// How to convert a captured constant of `type`, chosen once per type: a value a record
+    /// stores as it is converts directly; anything else goes through ``init(constant:)``.
+    static func constantConversion<Value>(for type: Value.Type) -> (Value) -> QueryValue? {
+        guard let primitive = type as? any RecordPrimitive.Type else { return { QueryValue(constant: $0) } }
+        return primitiveConversion(primitive, as: type)
+    }
+
+    /// `Primitive` and `Value` are the same type, known here under two names.
+    private static func primitiveConversion<Primitive: RecordPrimitive, Value>(
+        _ primitive: Primitive.Type, as type: Value.Type
+    ) -> (Value) -> QueryValue? {
+        { QueryValue(unsafeBitCast($0, to: Primitive.self).recordValue) }
+    }
+}
