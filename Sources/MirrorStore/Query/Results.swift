@@ -32,41 +32,33 @@ import MirrorStoreEngine
 /// see such a placeholder reads with the throwing ``object(at:)`` or ``all()``.
 public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     let source: QuerySource
-    let conditions: [QueryCondition]
-    private let rows: Rows
-    private let failures: ReadFailures
-    /// How the results were found and ordered.
-    public let plan: QueryPlan
-    /// The filters and sorts that made these results from all objects of the type, in order:
-    /// what ``changes`` runs again on each newer snapshot.
-    private(set) var steps: [ResultsStep<Model>] = []
-
-    /// The keys of the results, in order, found in one of four ways.
-    private enum Rows: Sendable {
-        /// Every object of the type, in key order (sorted on first positional read).
-        case all(KeyOrder)
-        /// Keys found by a query, in result order.
-        case keys([StorageKey])
-        /// A whole index, in its order: a sort by an indexed property, read lazily.
-        case index(IndexPositions)
-        /// A range of a single-valued index that answers the filter exactly, in key order.
-        case range(IndexRangeKeys)
-    }
+    /// Everything else, behind one reference: results are made, copied and dropped several
+    /// times per query, and each stored reference was one more retain, release and object.
+    private let state: ResultsState
 
     init(source: QuerySource) {
         self.source = source
-        conditions = []
-        rows = .all(KeyOrder(snapshot: source.snapshot, typeName: source.plan.typeName))
-        failures = ReadFailures()
-        plan = QueryPlan(access: .scan(typeName: source.plan.typeName), filter: .none, order: .primaryKey)
+        state = ResultsState(
+            conditions: [], rows: .all,
+            plan: QueryPlan(access: .scan(typeName: source.plan.typeName), filter: .none, order: .primaryKey), steps: [])
     }
 
-    private init(source: QuerySource, conditions: [QueryCondition], rows: Rows, plan: QueryPlan) {
+    private init(source: QuerySource, state: ResultsState) {
         self.source = source
-        self.conditions = conditions
-        self.rows = rows
-        self.plan = plan
-        failures = ReadFailures()
+        self.state = state
+    }
+
+    /// How the results were found and ordered.
+    public var plan: QueryPlan { state.plan }
+
+    var conditions: [QueryCondition] { state.conditions }
+    private var rows: ResultsRows { state.rows }
+
+    /// What a filter or sort found, before it becomes results that remember how they were made.
+    private struct Found {
+        let conditions: [QueryCondition]
+        let rows: ResultsRows
+        let plan: QueryPlan
     }
 
     // MARK: Collection
@@ -80,7 +72,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .all: source.snapshot.count(type: source.plan.typeName)
         case .keys(let keys): keys.count
         case .index(let positions): positions.count
-        case .range(let range): range.count
+        case .range(let range): state.count { range.count }
         }
     }
 
@@ -92,28 +84,25 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         do {
             return try object(at: position)
         } catch {
-            failures.record(error)
+            state.record(error)
             return Model()
         }
     }
 
     /// The first error a subscript read met, if any: `nil` when every element read so far is
     /// the stored object. Slices share it; results made by filtering or sorting have their own.
-    public var readFailure: (any Error)? { failures.first }
+    public var readFailure: (any Error)? { state.failure }
 
     /// The key of the object at `position`.
     private func key(at position: Int) -> StorageKey? {
         switch rows {
-        case .all(let order):
-            let keys = order.keys
+        case .all, .range:
+            let keys = keysInKeyOrder
             return keys.indices.contains(position) ? keys[position] : nil
         case .keys(let keys):
             return keys.indices.contains(position) ? keys[position] : nil
         case .index(let positions):
             return positions.indices.contains(position) ? positions[position].object : nil
-        case .range(let range):
-            let keys = range.keys
-            return keys.indices.contains(position) ? keys[position] : nil
         }
     }
 
@@ -124,10 +113,19 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// The keys of all results, in order.
     var allKeys: [StorageKey] {
         switch rows {
-        case .all(let order): order.keys
+        case .all, .range: keysInKeyOrder
         case .keys(let keys): keys
         case .index(let positions): positions.map(\.object)
-        case .range(let range): range.keys
+        }
+    }
+
+    /// The keys of rows kept in key order, put in that order on first use.
+    private var keysInKeyOrder: [StorageKey] {
+        state.keysInKeyOrder {
+            switch rows {
+            case .range(let range): range.keysInIndexOrder.sorted(by: StorageKey.precedes)
+            default: source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
+            }
         }
     }
 
@@ -162,10 +160,13 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// The same filters and sorts run again on `source`, a newer snapshot of the same store.
     func rerun(on source: QuerySource) throws -> Results<Model> {
         var results = Results(source: source)
-        for step in steps {
+        for step in state.steps {
             switch step {
             case .filter(let condition): results = try results.filter(condition)
-            case .sort(let descriptors): results = try results.sorted(by: descriptors)
+            case .sort(let descriptors):
+                // Recorded only by `sorted(by:)` of results of this model, with its descriptors.
+                guard let descriptors = descriptors as? [SortDescriptor<Model>] else { continue }
+                results = try results.sorted(by: descriptors)
             case .sortByProperty(let name, let ascending): results = try results.sorted(byProperty: name, ascending: ascending)
             }
         }
@@ -192,15 +193,14 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         recording(.filter(condition), in: try filtered(condition))
     }
 
-    /// `results`, made from these by `step`, remembering every step that made them.
-    private func recording(_ step: ResultsStep<Model>, in results: Results<Model>) -> Results<Model> {
-        var recorded = results
-        recorded.steps = steps
-        recorded.steps.append(step)
-        return recorded
+    /// Results of what `step` found from these, remembering every step that made them.
+    private func recording(_ step: ResultsStep, in found: Found) -> Results<Model> {
+        var steps = state.steps
+        steps.append(step)
+        return Results(source: source, state: ResultsState(conditions: found.conditions, rows: found.rows, plan: found.plan, steps: steps))
     }
 
-    private func filtered(_ condition: QueryCondition) throws -> Results<Model> {
+    private func filtered(_ condition: QueryCondition) throws -> Found {
         var all = conditions
         all.append(condition)
         let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
@@ -224,18 +224,17 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         if access.isExact, plan.order == .primaryKey, case .index(let name, let lower, let upper) = access.source,
            let property = access.property, let kind = source.schema.property(named: property)?.kind,
            IndexKeys.ordersExactly(kind), let index = source.snapshot.index(named: name) {
-            return Results(source: source, conditions: all, rows: .range(IndexRangeKeys(index: index, named: name, property: property, lower: lower, upper: upper)),
-                           plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
+            return Found(conditions: all, rows: .range(IndexRange(index: index, named: name, property: property, lower: lower, upper: upper)),
+                         plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         let keys = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
         guard plan.order != .primaryKey else {
-            return Results(source: source, conditions: all, rows: .keys(keys),
-                           plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
+            return Found(conditions: all, rows: .keys(keys), plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         // A filter keeps the order the results had: the matches, picked from these results in turn.
         let matches = Set(keys)
-        return Results(source: source, conditions: all, rows: .keys(allKeys.filter(matches.contains)),
-                       plan: QueryPlan(accessSource: accessPlan, filter: filter, order: plan.order))
+        return Found(conditions: all, rows: .keys(allKeys.filter(matches.contains)),
+                     plan: QueryPlan(accessSource: accessPlan, filter: filter, order: plan.order))
     }
 
     // MARK: Sorting
@@ -272,35 +271,32 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         recording(.sort(descriptors), in: try sortedUnrecorded(by: descriptors))
     }
 
-    private func sortedUnrecorded(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
+    private func sortedUnrecorded(by descriptors: [SortDescriptor<Model>]) throws -> Found {
         switch try SortResolution.resolve(descriptors, schema: source.schema) {
         case .records(let sortKeys):
             return try sorted(onRecords: sortKeys)
         case .models:
-            return Results(source: source, conditions: conditions, rows: .keys(try sortModels(allKeys, by: descriptors)),
-                           plan: plan.ordered(.models))
+            return Found(conditions: conditions, rows: .keys(try sortModels(allKeys, by: descriptors)), plan: plan.ordered(.models))
         }
     }
 
-    private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Results<Model> {
+    private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Found {
         if sortKeys.count == 1, let byIndex = indexOrdered(by: sortKeys[0]) ?? indexRangeOrdered(by: sortKeys[0]) {
             return byIndex
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
-        return Results(source: source, conditions: conditions, rows: .keys(try sortOnRecords(allKeys, by: sortKeys)),
-                       plan: plan.ordered(order))
+        return Found(conditions: conditions, rows: .keys(try sortOnRecords(allKeys, by: sortKeys)), plan: plan.ordered(order))
     }
 
     /// The results in the order of the index on the sort key's property, when that order is the
     /// descriptor's and the results are every object of the type in key order.
-    private func indexOrdered(by key: RecordSortKey) -> Results<Model>? {
+    private func indexOrdered(by key: RecordSortKey) -> Found? {
         guard conditions.isEmpty, plan.order == .primaryKey, key.stringComparator == nil, IndexKeys.ordersExactly(key.kind) else { return nil }
         let name = IndexKeys.indexName(typeName: source.plan.typeName, property: key.property)
         guard let index = source.snapshot.index(named: name) else { return nil }
         let order = QueryPlan.Order.index(name: name, ascending: key.ascending)
         if key.ascending {
-            return Results(source: source, conditions: conditions, rows: .index(index.positions),
-                           plan: plan.ordered(order))
+            return Found(conditions: conditions, rows: .index(index.positions), plan: plan.ordered(order))
         }
         // Descending: groups of equal values in reverse, each group still in key order.
         var groups: [[StorageKey]] = []
@@ -311,18 +307,16 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             last = entry.key
             return true
         }
-        return Results(source: source, conditions: conditions, rows: .keys(groups.reversed().flatMap { $0 }),
-                       plan: plan.ordered(order))
+        return Found(conditions: conditions, rows: .keys(groups.reversed().flatMap { $0 }), plan: plan.ordered(order))
     }
 
     /// Filtered results in the order of the index range their filter read, when that index
     /// answered the filter exactly and orders by the sort key's property: the range, read in
     /// order, is already sorted (equal values in key order), so no record is read.
-    private func indexRangeOrdered(by key: RecordSortKey) -> Results<Model>? {
+    private func indexRangeOrdered(by key: RecordSortKey) -> Found? {
         guard case .range(let range) = rows, range.property == key.property, key.ascending,
               key.stringComparator == nil else { return nil }
-        return Results(source: source, conditions: conditions, rows: .keys(range.keysInIndexOrder),
-                       plan: plan.ordered(.index(name: range.indexName, ascending: true)))
+        return Found(conditions: conditions, rows: .keys(range.keysInIndexOrder), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }
 
     private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey] {
@@ -380,39 +374,5 @@ private struct SortDescriptorChain<Model> {
             if order != .orderedSame { return order }
         }
         return .orderedSame
-    }
-}
-
-/// The keys of one type in a snapshot, sorted on first use and then kept: counting and reading
-/// everything need no order, reading by position does.
-final class KeyOrder: Sendable {
-    private let snapshot: EngineSnapshot
-    private let typeName: String
-    private let sorted = Mutex<[StorageKey]?>(nil)
-
-    init(snapshot: EngineSnapshot, typeName: String) {
-        self.snapshot = snapshot
-        self.typeName = typeName
-    }
-
-    var keys: [StorageKey] {
-        sorted.withLock { sorted in
-            if let sorted { return sorted }
-            let keys = snapshot.keys(type: typeName).sorted(by: StorageKey.precedes)
-            sorted = keys
-            return keys
-        }
-    }
-}
-
-/// The first error met by subscript reads of one results value, which cannot throw it.
-/// A `Mutex`, not an `NSLock`: every results value makes one, and an `NSLock` is one more object.
-final class ReadFailures: Sendable {
-    private let error = Mutex<(any Error)?>(nil)
-
-    var first: (any Error)? { error.withLock { $0 } }
-
-    func record(_ error: any Error) {
-        self.error.withLock { if $0 == nil { $0 = error } }
     }
 }

@@ -2,8 +2,12 @@ import Foundation
 
 /// One filter or sort a ``Results`` was made with, kept so the same results can be made again
 /// from a newer snapshot (``Results/changes``).
-enum ResultsStep<Model: Persistable>: Sendable {
+///
+/// Not generic over the model: results keep a list of these, and a list of a generic type cost
+/// every filter type-metadata lookups at run time.
+enum ResultsStep: Sendable {
     case filter(QueryCondition)
-    case sort([SortDescriptor<Model>])
+    /// The `[SortDescriptor<Model>]` of the results' own model.
+    case sort(any Sendable)
     case sortByProperty(String, ascending: Bool)
 }

@@ -1,0 +1,70 @@
+import Synchronization
+import MirrorStoreEngine
+
+/// The keys of a ``Results``, in order, found in one of four ways.
+enum ResultsRows: Sendable {
+    /// Every object of the type, in key order (sorted on first positional read).
+    case all
+    /// Keys found by a query, in result order.
+    case keys([StorageKey])
+    /// A whole index, in its order: a sort by an indexed property, read lazily.
+    case index(IndexPositions)
+    /// A range of a single-valued index that answers the filter exactly, in key order (sorted on
+    /// first positional read).
+    case range(IndexRange)
+}
+
+/// What one ``Results`` value holds besides its source: how it was found, and what reading it
+/// learned since. Copies of the results (and their slices) share it; results made from them by
+/// a filter or a sort have their own.
+final class ResultsState: Sendable {
+    let conditions: [QueryCondition]
+    let rows: ResultsRows
+    let plan: QueryPlan
+    /// The filters and sorts that made these results from all objects of the type, in order.
+    let steps: [ResultsStep]
+    /// A `Mutex`, not an `NSLock`, which is one more object to make and free per query.
+    private let learned = Mutex<Learned>(Learned())
+
+    private struct Learned {
+        /// The first error a subscript read met.
+        var failure: (any Error)?
+        /// The rows' keys in key order, for rows that are not kept in that order.
+        var keysInKeyOrder: [StorageKey]?
+        /// The number of rows, for rows that are counted rather than kept.
+        var count: Int?
+    }
+
+    init(conditions: [QueryCondition], rows: ResultsRows, plan: QueryPlan, steps: [ResultsStep]) {
+        self.conditions = conditions
+        self.rows = rows
+        self.plan = plan
+        self.steps = steps
+    }
+
+    var failure: (any Error)? { learned.withLock { $0.failure } }
+
+    func record(_ error: any Error) {
+        learned.withLock { if $0.failure == nil { $0.failure = error } }
+    }
+
+    /// The rows' keys in key order: `sorted()` once, then kept.
+    func keysInKeyOrder(_ sorted: () -> [StorageKey]) -> [StorageKey] {
+        learned.withLock { learned in
+            if let keys = learned.keysInKeyOrder { return keys }
+            let keys = sorted()
+            learned.keysInKeyOrder = keys
+            return keys
+        }
+    }
+
+    /// The number of rows: the keys' count once they are collected, else `counted()` once.
+    func count(_ counted: () -> Int) -> Int {
+        learned.withLock { learned in
+            if let count = learned.count ?? learned.keysInKeyOrder?.count { return count }
+            let count = counted()
+            learned.count = count
+            return count
+        }
+    }
+}
