@@ -122,8 +122,8 @@ struct LinkJoin: Sendable {
         switch target.source {
         case .primaryKeys(let keys):
             return keys.filter { source.snapshot.contains(type: targetType, key: $0) }
-        case .index(let name, let lower, let upper):
-            return source.snapshot.index(named: name)?.objects(from: lower, to: upper) ?? []
+        case .index(_, let index, let lower, let upper):
+            return index.objects(from: lower, to: upper)
         case .linked(let inner):
             return try inner.candidateKeys(source: source)
         case .scan:

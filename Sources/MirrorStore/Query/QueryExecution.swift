@@ -111,8 +111,8 @@ struct QueryExecution<Model: Persistable> {
             return try filteredScan()
         case .primaryKeys(let keys):
             candidates = keys.filter { source.snapshot.contains(type: typeName, key: $0) }
-        case .index(let name, let lower, let upper):
-            candidates = source.snapshot.index(named: name)?.objects(from: lower, to: upper) ?? []
+        case .index(_, let index, let lower, let upper):
+            candidates = index.objects(from: lower, to: upper)
         case .linked(let join):
             candidates = try join.candidateKeys(source: source)
         }

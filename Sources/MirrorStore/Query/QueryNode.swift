@@ -78,8 +78,19 @@ indirect enum QueryNode: Sendable {
 
     /// The conjuncts of a chain of `&&`.
     var conjuncts: [QueryNode] {
-        if case .and(let lhs, let rhs) = self { return lhs.conjuncts + rhs.conjuncts }
-        return [self]
+        var conjuncts: [QueryNode] = []
+        forEachConjunct { conjuncts.append($0) }
+        return conjuncts
+    }
+
+    /// Calls `body` with each conjunct of a chain of `&&`, in order.
+    func forEachConjunct(_ body: (QueryNode) -> Void) {
+        if case .and(let lhs, let rhs) = self {
+            lhs.forEachConjunct(body)
+            rhs.forEachConjunct(body)
+        } else {
+            body(self)
+        }
     }
 }
 

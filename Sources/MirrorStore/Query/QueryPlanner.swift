@@ -40,7 +40,8 @@ struct AccessPath: Sendable {
     indirect enum Source: Sendable {
         case scan
         case primaryKeys([StorageKey])
-        case index(name: String, lower: IndexBound?, upper: IndexBound?)
+        /// A range of `index`, the snapshot's index named `name`.
+        case index(name: String, index: IndexSnapshot, lower: IndexBound?, upper: IndexBound?)
         /// The objects linking to those a condition on the linked type selects.
         case linked(LinkJoin)
     }
@@ -50,8 +51,8 @@ struct AccessPath: Sendable {
     let isExact: Bool
     /// The range as the plan prints it.
     let rangeText: RangeText?
-    /// The property the index orders by, when `source` is an index.
-    let property: String?
+    /// The property the index orders by, and its kind, when `source` is an index.
+    let property: (name: String, kind: PropertyKind)?
 
     static let scan = AccessPath(source: .scan, isExact: false, rangeText: nil, property: nil)
 
@@ -60,7 +61,7 @@ struct AccessPath: Sendable {
         switch source {
         case .scan: .described(.scan(typeName: typeName))
         case .primaryKeys(let keys): .described(.primaryKey(typeName: typeName, keys: keys.count))
-        case .index(let name, _, _): .index(name: name, range: rangeText)
+        case .index(let name, _, _, _): .index(name: name, range: rangeText)
         case .linked(let join): .described(.linked(index: join.linkIndex, target: join.target.planAccess(typeName: join.targetType).access.description))
         }
     }
@@ -74,17 +75,25 @@ struct QueryPlanner {
 
     /// What one conjunct says about one stored property of the model.
     private struct Constraint {
-        let property: String
+        let property: IndexedProperty
         var lower: IndexBound?
         var upper: IndexBound?
         var isExact: Bool
         var text: RangeText
     }
 
+    /// A property the planner can read through an index, or look up by primary key (`index` is
+    /// then `nil`), found once per conjunct with everything the plan needs of it.
+    private struct IndexedProperty {
+        let name: String
+        let kind: PropertyKind
+        let index: (name: String, snapshot: IndexSnapshot)?
+    }
+
     func accessPath(for conditions: [QueryCondition]) -> AccessPath {
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
         for condition in conditions {
-            for conjunct in condition.node.conjuncts { conjuncts.append((conjunct, condition.root)) }
+            condition.node.forEachConjunct { conjuncts.append(($0, condition.root)) }
         }
         return accessPath(conjuncts: conjuncts)
     }
@@ -99,7 +108,7 @@ struct QueryPlanner {
         for (conjunct, root) in conjuncts {
             guard let constraint = constraint(from: conjunct, root: root) else { continue }
             constrained += 1
-            if let position = constraints.firstIndex(where: { $0.property == constraint.property }) {
+            if let position = constraints.firstIndex(where: { $0.property.name == constraint.property.name }) {
                 var known = constraints[position]
                 known.lower = Self.tighter(known.lower, constraint.lower, lower: true)
                 known.upper = Self.tighter(known.upper, constraint.upper, lower: false)
@@ -111,19 +120,24 @@ struct QueryPlanner {
             }
         }
         let onlyOneProperty = constraints.count == 1 && constrained == conjuncts.count
-        if let primaryKey = schema.primaryKey, let constraint = constraints.first(where: { $0.property == primaryKey }),
+        if let constraint = constraints.first(where: { $0.property.index == nil }),
            let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
            let key = Self.storageKey(for: lower.key) {
             return AccessPath(source: .primaryKeys([key]), isExact: onlyOneProperty && constraint.isExact, rangeText: nil, property: nil)
         }
         // Equality first, then two-sided ranges, then one-sided ones.
-        let best = constraints.filter { $0.property != schema.primaryKey }.min { a, b in
-            Self.rank(a) != Self.rank(b) ? Self.rank(a) < Self.rank(b) : a.property < b.property
+        var best: (constraint: Constraint, index: (name: String, snapshot: IndexSnapshot))?
+        for constraint in constraints {
+            guard let index = constraint.property.index else { continue }
+            if let known = best?.constraint, Self.rank(known) < Self.rank(constraint)
+                || (Self.rank(known) == Self.rank(constraint) && known.property.name <= constraint.property.name) { continue }
+            best = (constraint, index)
         }
-        guard let best else { return linkedAccess(conjuncts) ?? .scan }
+        guard let (constraint, index) = best else { return linkedAccess(conjuncts) ?? .scan }
         return AccessPath(
-            source: .index(name: IndexKeys.indexName(typeName: schema.typeName, property: best.property), lower: best.lower, upper: best.upper),
-            isExact: onlyOneProperty && best.isExact, rangeText: best.text, property: best.property)
+            source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
+            isExact: onlyOneProperty && constraint.isExact, rangeText: constraint.text,
+            property: (constraint.property.name, constraint.property.kind))
     }
 
     /// A join through a link, when a conjunct is a condition on linked objects that an index of
@@ -178,29 +192,29 @@ struct QueryPlanner {
     private func constraint(from node: QueryNode, root: PredicateExpressions.VariableID) -> Constraint? {
         switch node {
         case .equal(let lhs, let rhs):
-            if let (property, kind) = rootProperty(lhs, root), case .constant(let value) = rhs { return equality(property, kind, value) }
-            if let (property, kind) = rootProperty(rhs, root), case .constant(let value) = lhs { return equality(property, kind, value) }
+            if let property = indexedProperty(lhs, root), case .constant(let value) = rhs { return equality(property, value) }
+            if let property = indexedProperty(rhs, root), case .constant(let value) = lhs { return equality(property, value) }
         case .compare(let lhs, let comparison, let rhs):
-            if let (property, kind) = rootProperty(lhs, root), case .constant(let value) = rhs {
-                return bound(property, kind, comparison, value)
+            if let property = indexedProperty(lhs, root), case .constant(let value) = rhs {
+                return bound(property, comparison, value)
             }
-            if let (property, kind) = rootProperty(rhs, root), case .constant(let value) = lhs {
-                return bound(property, kind, comparison.mirrored, value)
+            if let property = indexedProperty(rhs, root), case .constant(let value) = lhs {
+                return bound(property, comparison.mirrored, value)
             }
         case .inRange(.range(.constant(let lowerValue), .constant(let upperValue), let isClosed), let element):
-            guard let (property, kind) = rootProperty(element, root), IndexKeys.ordersExactly(kind),
+            guard let property = indexedProperty(element, root), IndexKeys.ordersExactly(property.kind),
                   let lower = IndexKeys.key(for: lowerValue), let upper = IndexKeys.key(for: upperValue) else { return nil }
             return Constraint(property: property, lower: IndexBound(lower, inclusive: true), upper: IndexBound(upper, inclusive: isClosed),
                               isExact: true, text: RangeText(.within(lower, upper, isClosed: isClosed)))
         case .startsWith(let base, .constant(.string(let prefix))):
-            guard let (property, kind) = rootProperty(base, root), Self.isString(kind), !prefix.isEmpty else { return nil }
+            guard let property = indexedProperty(base, root), Self.isString(property.kind), !prefix.isEmpty else { return nil }
             // Strings starting with `prefix` sort between it and it followed by the last scalar;
             // the condition is tested again on each candidate.
             return Constraint(property: property, lower: IndexBound(.string(prefix), inclusive: true),
                               upper: IndexBound(.string(prefix + "\u{10FFFF}"), inclusive: true),
                               isExact: false, text: RangeText(.startsWith(prefix)))
         case .contains(let sequence, .constant(let value)):
-            guard let (property, kind) = rootProperty(sequence, root), Self.isContainer(kind), let key = IndexKeys.key(for: value) else { return nil }
+            guard let property = indexedProperty(sequence, root), Self.isContainer(property.kind), let key = IndexKeys.key(for: value) else { return nil }
             return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
                               isExact: false, text: RangeText(.contains(key)))
         default:
@@ -209,8 +223,9 @@ struct QueryPlanner {
         return nil
     }
 
-    private func equality(_ property: String, _ kind: PropertyKind, _ value: QueryValue) -> Constraint? {
-        guard IndexKeys.ordersExactly(kind) || property == schema.primaryKey || Self.isLink(kind),
+    private func equality(_ property: IndexedProperty, _ value: QueryValue) -> Constraint? {
+        let kind = property.kind
+        guard IndexKeys.ordersExactly(kind) || property.index == nil || Self.isLink(kind),
               let key = IndexKeys.key(for: value) else { return nil }
         // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
         if Self.isLink(kind), key == .null { return nil }
@@ -218,7 +233,8 @@ struct QueryPlanner {
                           isExact: !Self.isLink(kind), text: RangeText(.equal(key)))
     }
 
-    private func bound(_ property: String, _ kind: PropertyKind, _ comparison: QueryComparison, _ value: QueryValue) -> Constraint? {
+    private func bound(_ property: IndexedProperty, _ comparison: QueryComparison, _ value: QueryValue) -> Constraint? {
+        let kind = property.kind
         guard IndexKeys.ordersExactly(kind), let key = IndexKeys.key(for: value), key != .null else { return nil }
         // An optional property's nil sorts first in the index but fails every comparison.
         let afterNil = kind.isOptional ? IndexBound(.null, inclusive: false) : nil
@@ -232,13 +248,13 @@ struct QueryPlanner {
 
     /// The property a node reads directly from the model, when the model's type has an index on
     /// it (or it is the primary key).
-    private func rootProperty(_ node: QueryNode, _ root: PredicateExpressions.VariableID) -> (String, PropertyKind)? {
-        guard case .member(.variable(let variable), let property, _, let typeName) = node,
-              variable == root, typeName == schema.typeName,
-              let kind = schema.property(named: property)?.kind else { return nil }
-        let indexed = property == schema.primaryKey
-            || snapshot.index(named: IndexKeys.indexName(typeName: typeName, property: property)) != nil
-        return indexed ? (property, kind) : nil
+    private func indexedProperty(_ node: QueryNode, _ root: PredicateExpressions.VariableID) -> IndexedProperty? {
+        guard case .member(.variable(let variable), let name, let position, let typeName) = node,
+              variable == root, typeName == schema.typeName, let property = schema.property(named: name, at: position) else { return nil }
+        if property.isPrimaryKey { return IndexedProperty(name: name, kind: property.kind, index: nil) }
+        let indexName = IndexKeys.indexName(typeName: typeName, property: name)
+        guard let index = snapshot.index(named: indexName) else { return nil }
+        return IndexedProperty(name: name, kind: property.kind, index: (indexName, index))
     }
 
     private static func isString(_ kind: PropertyKind) -> Bool {

@@ -221,10 +221,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             .records
         }
         // An index range that is the whole answer stays in the index until a position is read.
-        if access.isExact, plan.order == .primaryKey, case .index(let name, let lower, let upper) = access.source,
-           let property = access.property, let kind = source.schema.property(named: property)?.kind,
-           IndexKeys.ordersExactly(kind), let index = source.snapshot.index(named: name) {
-            return Found(conditions: all, rows: .range(IndexRange(index: index, named: name, property: property, lower: lower, upper: upper)),
+        if access.isExact, plan.order == .primaryKey, case .index(let name, let index, let lower, let upper) = access.source,
+           let property = access.property, IndexKeys.ordersExactly(property.kind) {
+            return Found(conditions: all, rows: .range(IndexRange(index: index, named: name, property: property.name, lower: lower, upper: upper)),
                          plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         let keys = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)

@@ -19,7 +19,7 @@ struct TransactionMatches<Model: Persistable> {
         // an untouched object match, so every object is a candidate.
         case .scan, .linked: snapshot.keys(type: typeName)
         case .primaryKeys(let keys): keys
-        case .index(let name, let lower, let upper): snapshot.index(named: name)?.objects(from: lower, to: upper) ?? []
+        case .index(_, let index, let lower, let upper): index.objects(from: lower, to: upper)
         }
         var candidates = proposed.filter { pending.state(type: typeName, key: $0) == nil }
         candidates += pending.writtenKeys(type: typeName)

@@ -75,6 +75,13 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
         positions[name].map { properties[$0] }
     }
 
+    /// The property at `position` when it is named `name`, else the one named `name`: a query
+    /// node knows both, and the position spares a search by name.
+    func property(named name: String, at position: Int) -> Property? {
+        if properties.indices.contains(position), properties[position].name == name { return properties[position] }
+        return property(named: name)
+    }
+
     /// The position of the property called `name` in ``properties``.
     public func index(ofProperty name: String) -> Int? { positions[name] }
 
