@@ -4,13 +4,16 @@ import Foundation
 /// from models, so a type stays readable once checked.
 final class CheckedTypes: Sendable {
     private let lock = NSLock()
-    private nonisolated(unsafe) var names: Set<String> = []
+    /// A list searched in turn, not a set: a store has a few model types, and this is asked on
+    /// every query, where hashing a type name cost more than the search.
+    private nonisolated(unsafe) var types: [ObjectIdentifier] = []
 
-    /// Runs `check` the first time `typeName` is seen, and remembers the name when it succeeds.
-    /// Two threads may both check a type the first time; both succeed or both throw.
-    func checkOnce(_ typeName: String, _ check: () throws -> Void) throws {
-        if lock.withLock({ names.contains(typeName) }) { return }
+    /// Runs `check` the first time `plan`'s type is seen, and remembers the type when it
+    /// succeeds. Two threads may both check a type the first time; both succeed or both throw.
+    func checkOnce(_ plan: TypePlan, _ check: () throws -> Void) throws {
+        let type = plan.typeIdentifier
+        if lock.withLock({ types.contains(type) }) { return }
         try check()
-        lock.withLock { _ = names.insert(typeName) }
+        lock.withLock { if !types.contains(type) { types.append(type) } }
     }
 }

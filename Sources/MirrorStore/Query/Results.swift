@@ -54,12 +54,6 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     var conditions: [QueryCondition] { state.conditions }
     private var rows: ResultsRows { state.rows }
 
-    /// What a filter or sort found, before it becomes results that remember how they were made.
-    private struct Found {
-        let conditions: [QueryCondition]
-        let rows: ResultsRows
-        let plan: QueryPlan
-    }
 
     // MARK: Collection
 
@@ -150,11 +144,19 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // A type with no links reads each record on its own; others share one reader, so that
         // links shared between results come back shared.
         let reader = source.entry.isStandalone ? nil : RecordReader(snapshot: source.snapshot, schemas: source.registry)
-        return try allKeys.map { key in
-            guard let reader else { return try source.listedModel(Model.self, key: key) }
-            guard let model = try reader.model(Model.self, plan: source.plan, key: key) else { throw source.missing(key) }
-            return model
+        let keys = allKeys
+        var models: [Model] = []
+        models.reserveCapacity(keys.count)
+        // A loop, not `map`: results run unspecialised, where `map` costs more than one read.
+        for key in keys {
+            if let reader {
+                guard let model = try reader.model(Model.self, plan: source.plan, key: key) else { throw source.missing(key) }
+                models.append(model)
+            } else {
+                models.append(try source.listedModel(Model.self, key: key))
+            }
         }
+        return models
     }
 
     /// The same filters and sorts run again on `source`, a newer snapshot of the same store.
@@ -374,4 +376,12 @@ private struct SortDescriptorChain<Model> {
         }
         return .orderedSame
     }
+}
+
+/// What a filter or sort found, before it becomes results that remember how they were made.
+/// Not nested in the generic `Results`: unspecialised code would look its metadata up per query.
+private struct Found {
+    let conditions: [QueryCondition]
+    let rows: ResultsRows
+    let plan: QueryPlan
 }

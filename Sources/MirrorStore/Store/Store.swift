@@ -227,7 +227,7 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError`` or ``MappingError`` naming the first record that cannot be read.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
         let source = observation.source(for: try registry.entry(for: type))
-        try checkedTypes.checkOnce(source.plan.typeName) {
+        try checkedTypes.checkOnce(source.plan) {
             _ = try RecordReader(snapshot: source.snapshot, schemas: registry).allModels(type, plan: source.plan)
         }
         return Results(source: source)
