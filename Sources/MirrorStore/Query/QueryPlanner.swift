@@ -80,6 +80,14 @@ struct QueryPlanner {
         var upper: IndexBound?
         var isExact: Bool
         var text: RangeText
+
+        /// Adds what another conjunct says about the same property.
+        mutating func narrow(by other: Constraint) {
+            lower = QueryPlanner.tighter(lower, other.lower, lower: true)
+            upper = QueryPlanner.tighter(upper, other.upper, lower: false)
+            isExact = isExact && other.isExact
+            text.append(other.text)
+        }
     }
 
     /// A property the planner can read through an index, or look up by primary key (`index` is
@@ -109,12 +117,7 @@ struct QueryPlanner {
             guard let constraint = constraint(from: conjunct, root: root) else { continue }
             constrained += 1
             if let position = constraints.firstIndex(where: { $0.property.name == constraint.property.name }) {
-                var known = constraints[position]
-                known.lower = Self.tighter(known.lower, constraint.lower, lower: true)
-                known.upper = Self.tighter(known.upper, constraint.upper, lower: false)
-                known.isExact = known.isExact && constraint.isExact
-                known.text.append(constraint.text)
-                constraints[position] = known
+                constraints[position].narrow(by: constraint)
             } else {
                 constraints.append(constraint)
             }
@@ -125,15 +128,15 @@ struct QueryPlanner {
            let key = Self.storageKey(for: lower.key) {
             return AccessPath(source: .primaryKeys([key]), isExact: onlyOneProperty && constraint.isExact, rangeText: nil, property: nil)
         }
-        // Equality first, then two-sided ranges, then one-sided ones.
-        var best: (constraint: Constraint, index: (name: String, snapshot: IndexSnapshot))?
-        for constraint in constraints {
-            guard let index = constraint.property.index else { continue }
-            if let known = best?.constraint, Self.rank(known) < Self.rank(constraint)
-                || (Self.rank(known) == Self.rank(constraint) && known.property.name <= constraint.property.name) { continue }
-            best = (constraint, index)
+        // Equality first, then two-sided ranges, then one-sided ones; by position, so that no
+        // constraint is copied on the way.
+        var best: Int?
+        for position in constraints.indices where constraints[position].property.index != nil {
+            if let known = best, !Self.ranksBefore(constraints[position], constraints[known]) { continue }
+            best = position
         }
-        guard let (constraint, index) = best else { return linkedAccess(conjuncts) ?? .scan }
+        guard let best, let index = constraints[best].property.index else { return linkedAccess(conjuncts) ?? .scan }
+        let constraint = constraints[best]
         return AccessPath(
             source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
             isExact: onlyOneProperty && constraint.isExact, rangeText: constraint.text,
@@ -161,6 +164,12 @@ struct QueryPlanner {
             }
         }
         return scanning
+    }
+
+    /// Whether `a` makes a better index access than `b`: a lower rank, or the same rank and a
+    /// property name first in order (so the choice does not depend on the conjuncts' order).
+    private static func ranksBefore(_ a: Constraint, _ b: Constraint) -> Bool {
+        rank(a) != rank(b) ? rank(a) < rank(b) : a.property.name < b.property.name
     }
 
     private static func rank(_ constraint: Constraint) -> Int {

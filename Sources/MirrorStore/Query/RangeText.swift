@@ -15,15 +15,21 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
         case contains(IndexKey)
     }
 
-    private(set) var terms: [Term]
+    /// The first term apart from the rest: most ranges have one, and a list of one is one more
+    /// object made per query.
+    private let first: Term
+    private var rest: [Term] = []
 
     init(_ term: Term) {
-        terms = [term]
+        first = term
     }
+
+    var terms: [Term] { [first] + rest }
 
     /// Both ranges' terms, for conditions that must both hold.
     mutating func append(_ other: RangeText) {
-        terms += other.terms
+        rest.append(other.first)
+        rest += other.rest
     }
 
     /// The terms joined by "and": `>= 3 and < 9`.
