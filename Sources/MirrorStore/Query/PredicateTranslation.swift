@@ -23,6 +23,7 @@ struct PredicateTranslator {
         return try withUnsafePointer(to: expression) { try translation(UnsafeRawPointer($0), self) }
     }
 
+
     /// A property read through `keyPath` on a value of `rootType`; `memo` remembers the last
     /// property found at one place in a predicate's shape.
     func member(of base: QueryNode, rootType: Any.Type, keyPath: AnyKeyPath, memo: MemberMemo) throws -> QueryNode {
@@ -51,50 +52,61 @@ struct PredicateTranslator {
     }
 }
 
-/// How to translate the values of one expression type: made once per type, then run for each
-/// predicate of that shape.
-typealias Translation<Expression> = (Expression, PredicateTranslator) throws -> QueryNode
+/// How to translate the values of one expression type, made once per type and then run for
+/// each predicate of that shape. It reads the expression where it lies, through a pointer: its
+/// operands are found at offsets measured when the translation is made, so running it copies no
+/// expression and asks the runtime for no type metadata.
+typealias Translation = (UnsafeRawPointer, PredicateTranslator) throws -> QueryNode
 
 /// The translation of each expression type met so far.
 enum Translations {
-    /// A translation that reads its expression through a pointer, so that one table holds the
-    /// translations of every type.
-    typealias Erased = (UnsafeRawPointer, PredicateTranslator) throws -> QueryNode
-
     private struct Compiled: @unchecked Sendable {
-        // @unchecked: a translation captures only metatypes, other translations and a
-        // `MemberMemo`, none of which changes after it is made but behind its own lock.
-        let run: Erased
+        // @unchecked: a translation captures only metatypes, offsets, key paths, other
+        // translations and a `MemberMemo`, none of which changes after it is made but behind
+        // its own lock.
+        let run: Translation
     }
 
     /// Keyed by type: a program has a bounded number of expression types, each compiled once.
     private static let known = Lock<[ObjectIdentifier: Compiled]>([:])
 
     /// The translation of a whole predicate's expression type, compiled on first use.
-    static func compiled<Expression>(for type: Expression.Type) -> Erased {
+    static func compiled<Expression>(for type: Expression.Type) -> Translation {
         let key = ObjectIdentifier(type)
         if let compiled = known.withLock({ $0[key] }) { return compiled.run }
-        let typed = translation(for: type)
-        let erased: Erased = { pointer, translator in
-            try typed(pointer.assumingMemoryBound(to: Expression.self).pointee, translator)
-        }
-        known.withLock { $0[key] = Compiled(run: erased) }
-        return erased
+        let translation = translation(for: type)
+        known.withLock { $0[key] = Compiled(run: translation) }
+        return translation
     }
 
-    /// The translation of `type`'s values, for the expression that holds them: ``QueryNode/unknown``
-    /// for a type the store does not understand.
-    static func translation<Expression>(for type: Expression.Type) -> Translation<Expression> {
+    /// The translation of `type`'s values: ``QueryNode/unknown`` for a type the store does not
+    /// understand.
+    static func translation<Expression>(for type: Expression.Type) -> Translation {
         guard let translatable = type as? any QueryTranslatable.Type else { return { _, _ in .unknown } }
-        return opened(translatable, as: type)
+        return translatable.makeTranslation()
     }
 
-    /// `Translatable` and `Expression` are the same type, known here under two names.
-    private static func opened<Translatable: QueryTranslatable, Expression>(
-        _ translatable: Translatable.Type, as type: Expression.Type
-    ) -> Translation<Expression> {
-        let translation = Translatable.makeTranslation()
-        return { expression, translator in try translation(unsafeBitCast(expression, to: Translatable.self), translator) }
+    /// The translation of the operand `field` of a `Parent` expression, run on the operand in
+    /// place.
+    static func operand<Parent, Child>(_ field: KeyPath<Parent, Child>) -> Translation {
+        let translation = translation(for: Child.self)
+        guard let offset = MemoryLayout<Parent>.offset(of: field) else {
+            // An operand that is not a stored property in place (Foundation's are): a copy.
+            return { parent, translator in
+                try withUnsafePointer(to: parent.assumingMemoryBound(to: Parent.self).pointee[keyPath: field]) {
+                    try translation(UnsafeRawPointer($0), translator)
+                }
+            }
+        }
+        return { parent, translator in try translation(parent + offset, translator) }
+    }
+
+    /// Reads the value `field` of a `Parent` expression.
+    static func reader<Parent, Child>(_ field: KeyPath<Parent, Child>) -> (UnsafeRawPointer) -> Child {
+        guard let offset = MemoryLayout<Parent>.offset(of: field) else {
+            return { $0.assumingMemoryBound(to: Parent.self).pointee[keyPath: field] }
+        }
+        return { ($0 + offset).assumingMemoryBound(to: Child.self).pointee }
     }
 }
 
@@ -160,8 +172,8 @@ extension Set: CountedContainer {
 /// An expression the store can translate.
 protocol QueryTranslatable {
     /// How to translate any value of this type, made once (``Translations``): it finds its
-    /// children's translations here, not per value.
-    static func makeTranslation() -> Translation<Self>
+    /// operands' translations here, not per value.
+    static func makeTranslation() -> Translation
 }
 
 /// Property names of key paths, read from their debug description (`\Hero.name`), which the
@@ -203,184 +215,190 @@ enum KeyPathNames {
 }
 
 extension PredicateExpressions.Value: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let convert = QueryValue.constantConversion(for: Output.self)
-        return { expression, _ in convert(expression.value).map(QueryNode.constant) ?? .unknown }
+    static func makeTranslation() -> Translation {
+        let value = Translations.reader(\Self.value), convert = QueryValue.constantConversion(for: Output.self)
+        return { expression, _ in convert(value(expression)).map(QueryNode.constant) ?? .unknown }
     }
 }
 
 extension PredicateExpressions.NilLiteral: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> { { _, _ in .constant(.null) } }
+    static func makeTranslation() -> Translation { { _, _ in .constant(.null) } }
 }
 
 extension PredicateExpressions.Variable: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> { { expression, _ in .variable(expression.key) } }
+    static func makeTranslation() -> Translation {
+        let key = Translations.reader(\Self.key)
+        return { expression, _ in .variable(key(expression)) }
+    }
 }
 
 extension PredicateExpressions.KeyPath: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let root = Translations.translation(for: Root.self)
+    static func makeTranslation() -> Translation {
+        let root = Translations.operand(\Self.root), keyPath = Translations.reader(\Self.keyPath)
         let memo = MemberMemo()
         guard Root.self == PredicateExpressions.Value<Root.Output>.self else {
             return { expression, translator in
-                try translator.member(of: root(expression.root, translator), rootType: Root.Output.self, keyPath: expression.keyPath, memo: memo)
+                try translator.member(of: root(expression, translator), rootType: Root.Output.self, keyPath: keyPath(expression), memo: memo)
             }
         }
         // `expected.email` of a captured `expected` is a constant: the planner can use it.
-        let convert = QueryValue.constantConversion(for: Output.self)
+        let captured = Translations.reader(\Self.root), convert = QueryValue.constantConversion(for: Output.self)
         return { expression, translator in
-            let captured = unsafeBitCast(expression.root, to: PredicateExpressions.Value<Root.Output>.self).value
-            if let constant = convert(captured[keyPath: expression.keyPath]) { return .constant(constant) }
-            return try translator.member(of: root(expression.root, translator), rootType: Root.Output.self, keyPath: expression.keyPath, memo: memo)
+            let path = keyPath(expression)
+            let base = unsafeBitCast(captured(expression), to: PredicateExpressions.Value<Root.Output>.self).value
+            if let constant = convert(base[keyPath: path]) { return .constant(constant) }
+            return try translator.member(of: root(expression, translator), rootType: Root.Output.self, keyPath: path, memo: memo)
         }
     }
 }
 
 extension PredicateExpressions.Equal: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
-        return { expression, translator in .equal(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
+    static func makeTranslation() -> Translation {
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        return { expression, translator in .equal(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.NotEqual: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
-        return { expression, translator in .notEqual(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
+    static func makeTranslation() -> Translation {
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        return { expression, translator in .notEqual(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.Comparison: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
+    static func makeTranslation() -> Translation {
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs), op = Translations.reader(\Self.op)
         return { expression, translator in
-            let comparison: QueryComparison = switch expression.op {
+            let comparison: QueryComparison = switch op(expression) {
             case .lessThan: .lessThan
             case .lessThanOrEqual: .lessThanOrEqual
             case .greaterThan: .greaterThan
             case .greaterThanOrEqual: .greaterThanOrEqual
             @unknown default: .lessThan
             }
-            return .compare(try lhs(expression.lhs, translator), comparison, try rhs(expression.rhs, translator))
+            return .compare(try lhs(expression, translator), comparison, try rhs(expression, translator))
         }
     }
 }
 
 extension PredicateExpressions.Conjunction: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
-        return { expression, translator in .and(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
+    static func makeTranslation() -> Translation {
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        return { expression, translator in .and(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.Disjunction: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
-        return { expression, translator in .or(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
+    static func makeTranslation() -> Translation {
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        return { expression, translator in .or(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.Negation: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let wrapped = Translations.translation(for: Wrapped.self)
-        return { expression, translator in .not(try wrapped(expression.wrapped, translator)) }
+    static func makeTranslation() -> Translation {
+        let wrapped = Translations.operand(\Self.wrapped)
+        return { expression, translator in .not(try wrapped(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.OptionalFlatMap: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let wrapped = Translations.translation(for: LHS.self), transform = Translations.translation(for: RHS.self)
+    static func makeTranslation() -> Translation {
+        let wrapped = Translations.operand(\Self.wrapped), transform = Translations.operand(\Self.transform)
+        let variable = Translations.reader(\Self.variable.key)
         return { expression, translator in
-            .flatMap(try wrapped(expression.wrapped, translator), expression.variable.key, try transform(expression.transform, translator))
+            .flatMap(try wrapped(expression, translator), variable(expression), try transform(expression, translator))
         }
     }
 }
 
 extension PredicateExpressions.NilCoalesce: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lhs = Translations.translation(for: LHS.self), rhs = Translations.translation(for: RHS.self)
-        return { expression, translator in .nilCoalesce(try lhs(expression.lhs, translator), try rhs(expression.rhs, translator)) }
+    static func makeTranslation() -> Translation {
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        return { expression, translator in .nilCoalesce(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.ForcedUnwrap: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let inner = Translations.translation(for: Inner.self)
-        return { expression, translator in .forceUnwrap(try inner(expression.inner, translator)) }
+    static func makeTranslation() -> Translation {
+        let inner = Translations.operand(\Self.inner)
+        return { expression, translator in .forceUnwrap(try inner(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.SequenceContains: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let sequence = Translations.translation(for: LHS.self), element = Translations.translation(for: RHS.self)
-        return { expression, translator in .contains(try sequence(expression.sequence, translator), try element(expression.element, translator)) }
+    static func makeTranslation() -> Translation {
+        let sequence = Translations.operand(\Self.sequence), element = Translations.operand(\Self.element)
+        return { expression, translator in .contains(try sequence(expression, translator), try element(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.SequenceContainsWhere: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let sequence = Translations.translation(for: LHS.self), test = Translations.translation(for: RHS.self)
+    static func makeTranslation() -> Translation {
+        let sequence = Translations.operand(\Self.sequence), test = Translations.operand(\Self.test)
+        let variable = Translations.reader(\Self.variable.key)
         return { expression, translator in
-            .containsWhere(try sequence(expression.sequence, translator), expression.variable.key, try test(expression.test, translator))
+            .containsWhere(try sequence(expression, translator), variable(expression), try test(expression, translator))
         }
     }
 }
 
 extension PredicateExpressions.SequenceAllSatisfy: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let sequence = Translations.translation(for: LHS.self), test = Translations.translation(for: RHS.self)
+    static func makeTranslation() -> Translation {
+        let sequence = Translations.operand(\Self.sequence), test = Translations.operand(\Self.test)
+        let variable = Translations.reader(\Self.variable.key)
         return { expression, translator in
-            .allSatisfy(try sequence(expression.sequence, translator), expression.variable.key, try test(expression.test, translator))
+            .allSatisfy(try sequence(expression, translator), variable(expression), try test(expression, translator))
         }
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let base = Translations.translation(for: Base.self), prefix = Translations.translation(for: Prefix.self)
-        return { expression, translator in .startsWith(try base(expression.base, translator), try prefix(expression.prefix, translator)) }
+    static func makeTranslation() -> Translation {
+        let base = Translations.operand(\Self.base), prefix = Translations.operand(\Self.prefix)
+        return { expression, translator in .startsWith(try base(expression, translator), try prefix(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let base = Translations.translation(for: Base.self), other = Translations.translation(for: Other.self)
-        return { expression, translator in .containsText(try base(expression.base, translator), try other(expression.other, translator)) }
+    static func makeTranslation() -> Translation {
+        let base = Translations.operand(\Self.base), other = Translations.operand(\Self.other)
+        return { expression, translator in .containsText(try base(expression, translator), try other(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.ClosedRange: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lower = Translations.translation(for: LHS.self), upper = Translations.translation(for: RHS.self)
+    static func makeTranslation() -> Translation {
+        let lower = Translations.operand(\Self.lower), upper = Translations.operand(\Self.upper)
         return { expression, translator in
-            .range(lower: try lower(expression.lower, translator), upper: try upper(expression.upper, translator), isClosed: true)
+            .range(lower: try lower(expression, translator), upper: try upper(expression, translator), isClosed: true)
         }
     }
 }
 
 extension PredicateExpressions.Range: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let lower = Translations.translation(for: LHS.self), upper = Translations.translation(for: RHS.self)
+    static func makeTranslation() -> Translation {
+        let lower = Translations.operand(\Self.lower), upper = Translations.operand(\Self.upper)
         return { expression, translator in
-            .range(lower: try lower(expression.lower, translator), upper: try upper(expression.upper, translator), isClosed: false)
+            .range(lower: try lower(expression, translator), upper: try upper(expression, translator), isClosed: false)
         }
     }
 }
 
 extension PredicateExpressions.RangeExpressionContains: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let range = Translations.translation(for: RangeExpression.self), element = Translations.translation(for: Element.self)
-        return { expression, translator in .inRange(try range(expression.range, translator), try element(expression.element, translator)) }
+    static func makeTranslation() -> Translation {
+        let range = Translations.operand(\Self.range), element = Translations.operand(\Self.element)
+        return { expression, translator in .inRange(try range(expression, translator), try element(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.Conditional: QueryTranslatable {
-    static func makeTranslation() -> Translation<Self> {
-        let test = Translations.translation(for: Test.self)
-        let trueBranch = Translations.translation(for: If.self), falseBranch = Translations.translation(for: Else.self)
+    static func makeTranslation() -> Translation {
+        let test = Translations.operand(\Self.test)
+        let trueBranch = Translations.operand(\Self.trueBranch), falseBranch = Translations.operand(\Self.falseBranch)
         return { expression, translator in
-            .conditional(try test(expression.test, translator), try trueBranch(expression.trueBranch, translator),
-                         try falseBranch(expression.falseBranch, translator))
+            .conditional(try test(expression, translator), try trueBranch(expression, translator), try falseBranch(expression, translator))
         }
     }
 }
