@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+@_spi(Testing) import MirrorStore
+
+/// A predicate's expression type is compiled into a translation once and reused for every
+/// predicate of that shape: these check that what the shape's translation remembers never leaks
+/// from one predicate into another of the same shape.
+@Suite("Predicate translation")
+struct PredicateTranslationTests {
+    @Test("Predicates of one shape on different properties each read their own property")
+    func oneShapeManyProperties() throws {
+        let (store, heroes) = try QueryPlanTests.world()
+        let age = heroes[41].age, identifier = heroes[41].identifier
+        // `$0.age == n`, `$0.identifier == n` and `$0.scratch == n` are all an `Equal` of an
+        // `Int` key path and an `Int` value: one expression type, so one compiled translation.
+        for round in 0..<3 {
+            let byAge = try QueryPlanTests.compare(store, heroes, #Predicate { $0.age == age })
+            #expect(byAge.plan.indexName == "QueryHero.age", "round \(round): \(byAge.plan)")
+
+            let byKey = try QueryPlanTests.compare(store, heroes, #Predicate { $0.identifier == identifier })
+            #expect(byKey.plan.access == .primaryKey(typeName: "QueryHero", keys: 1), "round \(round): \(byKey.plan)")
+
+            let ignored = #expect(throws: QueryError.self) {
+                _ = try store.objects(QueryHero.self).filter(#Predicate { $0.scratch == age })
+            }
+            #expect(ignored?.kind == .ignoredProperty(typeName: "QueryHero", property: "scratch"), "round \(round)")
+        }
+    }
+
+    @Test("A shape compiled once translates each predicate's own constants")
+    func oneShapeManyConstants() throws {
+        let (store, heroes) = try QueryPlanTests.world()
+        for hero in heroes.prefix(25) {
+            let name = hero.name, age = hero.age
+            let found = try QueryPlanTests.compare(store, heroes, #Predicate { $0.name == name && $0.age >= age })
+            #expect(found.plan.indexName != nil)
+            #expect(found.contains { $0.identifier == hero.identifier })
+        }
+    }
+}
