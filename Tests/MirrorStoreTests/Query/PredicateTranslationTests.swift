@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Testing) import MirrorStore
+@_spi(Testing) @testable import MirrorStore
 
 /// A predicate's expression type is compiled into a translation once and reused for every
 /// predicate of that shape: these check that what the shape's translation remembers never leaks
@@ -35,6 +35,25 @@ struct PredicateTranslationTests {
             let found = try QueryPlanTests.compare(store, heroes, #Predicate { $0.name == name && $0.age >= age })
             #expect(found.plan.indexName != nil)
             #expect(found.contains { $0.identifier == hero.identifier })
+        }
+    }
+
+    @Test("An operand that is not stored in place is translated from a copy, to the same node")
+    func operandsOutOfPlace() throws {
+        struct Holder {
+            let stored: PredicateExpressions.Value<Int>
+            var computed: PredicateExpressions.Value<Int> { stored }
+        }
+        let holder = Holder(stored: PredicateExpressions.Value(7))
+        let translator = PredicateTranslator(registry: try ModelRegistry(models: []))
+        #expect(MemoryLayout<Holder>.offset(of: \Holder.stored) != nil)
+        #expect(MemoryLayout<Holder>.offset(of: \Holder.computed) == nil)
+        for field in [\Holder.stored, \Holder.computed] {
+            let node = try withUnsafePointer(to: holder) { try Translations.operand(field)(UnsafeRawPointer($0), translator) }
+            guard case .constant(.int(7)) = node else {
+                Issue.record("\(field) translated to \(node)")
+                continue
+            }
         }
     }
 }
