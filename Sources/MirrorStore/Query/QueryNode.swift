@@ -5,40 +5,43 @@ import MirrorStoreEngine
 /// expression tree, translated once per query into nodes the store understands. A part it does
 /// not understand becomes ``unknown``, and a record whose outcome depends on it is decided by
 /// evaluating the original predicate on the decoded model.
-indirect enum QueryNode: Sendable {
+///
+/// Only the cases that hold nodes are indirect: constants and variables, the leaves of every
+/// condition, are kept in place instead of in an object each.
+enum QueryNode: Sendable {
     case constant(QueryValue)
     /// The value bound to a predicate variable: the model itself, or a closure's argument.
     case variable(PredicateExpressions.VariableID)
     /// A stored property of a record value, at its position in that type's schema.
-    case member(QueryNode, property: String, position: Int, typeName: String)
-    case count(QueryNode)
-    case isEmpty(QueryNode)
-    case equal(QueryNode, QueryNode)
-    case notEqual(QueryNode, QueryNode)
-    case compare(QueryNode, QueryComparison, QueryNode)
-    case and(QueryNode, QueryNode)
-    case or(QueryNode, QueryNode)
-    case not(QueryNode)
+    indirect case member(QueryNode, property: String, position: Int, typeName: String)
+    indirect case count(QueryNode)
+    indirect case isEmpty(QueryNode)
+    indirect case equal(QueryNode, QueryNode)
+    indirect case notEqual(QueryNode, QueryNode)
+    indirect case compare(QueryNode, QueryComparison, QueryNode)
+    indirect case and(QueryNode, QueryNode)
+    indirect case or(QueryNode, QueryNode)
+    indirect case not(QueryNode)
     /// `wrapped.flatMap { variable in transform }`.
-    case flatMap(QueryNode, PredicateExpressions.VariableID, QueryNode)
-    case nilCoalesce(QueryNode, QueryNode)
-    case forceUnwrap(QueryNode)
+    indirect case flatMap(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    indirect case nilCoalesce(QueryNode, QueryNode)
+    indirect case forceUnwrap(QueryNode)
     /// `sequence.contains(element)`.
-    case contains(QueryNode, QueryNode)
+    indirect case contains(QueryNode, QueryNode)
     /// `sequence.contains { variable in test }`.
-    case containsWhere(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    indirect case containsWhere(QueryNode, PredicateExpressions.VariableID, QueryNode)
     /// `sequence.allSatisfy { variable in test }`.
-    case allSatisfy(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    indirect case allSatisfy(QueryNode, PredicateExpressions.VariableID, QueryNode)
     /// `string.starts(with: prefix)`.
-    case startsWith(QueryNode, QueryNode)
+    indirect case startsWith(QueryNode, QueryNode)
     /// `string.contains(other)`.
-    case containsText(QueryNode, QueryNode)
+    indirect case containsText(QueryNode, QueryNode)
     /// `lower...upper` or `lower..<upper`.
-    case range(lower: QueryNode, upper: QueryNode, isClosed: Bool)
+    indirect case range(lower: QueryNode, upper: QueryNode, isClosed: Bool)
     /// `range.contains(element)`.
-    case inRange(QueryNode, QueryNode)
+    indirect case inRange(QueryNode, QueryNode)
     /// `test ? then : otherwise`.
-    case conditional(QueryNode, QueryNode, QueryNode)
+    indirect case conditional(QueryNode, QueryNode, QueryNode)
     /// Something only the model can answer.
     case unknown
 
