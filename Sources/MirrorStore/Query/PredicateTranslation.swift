@@ -23,7 +23,6 @@ struct PredicateTranslator {
         return try withUnsafePointer(to: expression) { try translation(UnsafeRawPointer($0), self) }
     }
 
-
     /// A property read through `keyPath` on a value of `rootType`; `memo` remembers the last
     /// property found at one place in a predicate's shape.
     func member(of base: QueryNode, rootType: Any.Type, keyPath: AnyKeyPath, memo: MemberMemo) throws -> QueryNode {

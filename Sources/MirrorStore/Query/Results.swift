@@ -54,7 +54,6 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     var conditions: [QueryCondition] { state.conditions }
     private var rows: ResultsRows { state.rows }
 
-
     // MARK: Collection
 
     /// The first position, always 0.
@@ -118,7 +117,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         state.keysInKeyOrder {
             switch rows {
             case .range(let range): range.keysInIndexOrder.sorted(by: StorageKey.precedes)
-            default: source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
+            // Rows that keep their keys never ask.
+            case .all, .keys, .index: source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
             }
         }
     }

@@ -38,7 +38,7 @@ struct PredicateTranslationTests {
         }
     }
 
-    @Test("An operand that is not stored in place is translated from a copy, to the same node")
+    @Test("An operand that is not stored in place is read and translated from a copy, to the same node")
     func operandsOutOfPlace() throws {
         struct Holder {
             let stored: PredicateExpressions.Value<Int>
@@ -54,6 +54,7 @@ struct PredicateTranslationTests {
                 Issue.record("\(field) translated to \(node)")
                 continue
             }
+            #expect(withUnsafePointer(to: holder) { Translations.reader(field)(UnsafeRawPointer($0)).value } == 7)
         }
     }
 }
