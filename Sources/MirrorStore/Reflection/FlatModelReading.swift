@@ -16,14 +16,11 @@ extension ModelMapping {
         var reader = ByteReader(bytes)
         do throws(DecodeFailure) {
             guard try reader.varint() == UInt64(plan.slots.count) else { return false }
-            let complete = try plan.slots.withUnsafeBufferPointer { slots throws(DecodeFailure) in
-                for slot in slots {
-                    guard let primitive = slot.primitive,
-                          try primitive.decode(from: &reader, into: base + slot.offset, optional: slot.isOptional) else { return false }
-                }
-                return true
+            for slot in plan.slots {
+                guard let primitive = slot.primitive,
+                      try primitive.decode(from: &reader, into: base + slot.offset, optional: slot.isOptional) else { return false }
             }
-            return complete && reader.isAtEnd
+            return reader.isAtEnd
         } catch {
             return false
         }

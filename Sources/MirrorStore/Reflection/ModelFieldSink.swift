@@ -7,7 +7,7 @@ struct ModelFieldSink: RecordSink {
     private let base: UnsafeMutableRawPointer
     private let plan: TypePlan
     private let fields: [any FieldAccessor]
-    private let slots: [FieldSlot]
+    private let slots: UnsafeBufferPointer<FieldSlot>
     /// The conversion's context, which outlives this sink (see ``ModelMapping``).
     private let context: UnsafeMutablePointer<DecodingContext>
     /// How many fields have been filled.

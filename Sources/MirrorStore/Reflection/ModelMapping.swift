@@ -78,15 +78,14 @@ enum ModelMapping {
     /// linked models inside a conversion, whose frame sits on the stack once per link.
     @inline(never)
     private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from values: [RecordValue], plan: TypePlan) throws(MappingError) {
-        try plan.slots.withUnsafeBufferPointer { slots throws(MappingError) in
-            try values.withUnsafeBufferPointer { values throws(MappingError) in
-                for index in slots.indices {
-                    let slot = slots[index]
-                    guard let primitive = slot.primitive,
-                          primitive.assignInline(values[index], to: base + slot.offset, optional: slot.isOptional) else {
-                        let field = plan.fields[index]
-                        throw MappingError.mismatch(expected: field.kind, found: values[index]).nested(under: field.name).reported(from: plan.typeName)
-                    }
+        let slots = plan.slots
+        try values.withUnsafeBufferPointer { values throws(MappingError) in
+            for index in slots.indices {
+                let slot = slots[index]
+                guard let primitive = slot.primitive,
+                      primitive.assignInline(values[index], to: base + slot.offset, optional: slot.isOptional) else {
+                    let field = plan.fields[index]
+                    throw MappingError.mismatch(expected: field.kind, found: values[index]).nested(under: field.name).reported(from: plan.typeName)
                 }
             }
         }

@@ -13,8 +13,9 @@ final class TypePlan: @unchecked Sendable {
     // overlap, and the dynamic check cost as much as a field conversion.
     @exclusivity(unchecked) private(set) var fields: [any FieldAccessor] = []
     /// One per field, in the same order: lets the mapping convert single-value fields without a
-    /// dynamic call.
-    @exclusivity(unchecked) private(set) var slots: [FieldSlot] = []
+    /// dynamic call. In memory the plan owns, not an array: reading an array from a class retains
+    /// its buffer, and on the flat path that retain and its release cost more than a field.
+    @exclusivity(unchecked) private(set) var slots = UnsafeBufferPointer<FieldSlot>(start: nil, count: 0)
     @exclusivity(unchecked) private(set) var schema: ObjectSchema
     /// The model's `LinkingObjects` properties: not in the schema, filled by store reads.
     @exclusivity(unchecked) private(set) var inverses: [any InverseField] = []
@@ -50,10 +51,13 @@ final class TypePlan: @unchecked Sendable {
         return found
     }
 
+    deinit {
+        slots.deallocate()
+    }
+
     /// Drops the accessors of a plan that failed to build and will never be published.
     func discard() {
         fields = []
-        slots = []
         inverses = []
     }
 
@@ -143,7 +147,9 @@ final class TypePlan: @unchecked Sendable {
         }
         inverses = try InverseCandidate.fields(inverseCandidates, of: type, isClass: isClass, factory: &factory)
         fields = accessors
-        slots = accessors.map(\.slot)
+        let slots = UnsafeMutableBufferPointer<FieldSlot>.allocate(capacity: accessors.count)
+        _ = slots.initialize(from: accessors.map(\.slot))
+        self.slots = UnsafeBufferPointer(slots)
         hasLinks = accessors.contains { $0.kind.containsLink }
         isFlat = slots.allSatisfy { $0.primitive != nil } && inverses.isEmpty && freshRecipe == nil
         schema = ObjectSchema(
