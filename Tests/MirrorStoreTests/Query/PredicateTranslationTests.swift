@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 @_spi(Testing) @testable import MirrorStore
 
@@ -56,5 +58,30 @@ struct PredicateTranslationTests {
             }
             #expect(withUnsafePointer(to: holder) { Translations.reader(field)(UnsafeRawPointer($0)).value } == 7)
         }
+    }
+
+    @Test("Threads translating predicates of one shape on different properties at once each get their own answer")
+    func oneShapeFromManyThreads() throws {
+        let (store, heroes) = try QueryPlanTests.world()
+        let byAge = Dictionary(grouping: heroes, by: \.age).mapValues { $0.map(\.identifier) }
+        let keyed = heroes.map { (age: $0.age, identifier: $0.identifier) }
+        let wrong = Mutex<[String]>([])
+        // Each worker alternates two properties of one shape, so the shape's remembered member
+        // changes under the others' feet all the time.
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for step in 0..<150 {
+                let (age, identifier) = keyed[(worker * 150 + step) % keyed.count]
+                do {
+                    let ages = try store.objects(QueryHero.self).filter(#Predicate { $0.age == age }).map(\.identifier)
+                    let keys = try store.objects(QueryHero.self).filter(#Predicate { $0.identifier == identifier }).map(\.identifier)
+                    if ages != byAge[age] ?? [] || keys != [identifier] {
+                        wrong.withLock { $0.append("worker \(worker) step \(step): \(ages) for age \(age), \(keys) for \(identifier)") }
+                    }
+                } catch {
+                    wrong.withLock { $0.append("worker \(worker) step \(step): \(error)") }
+                }
+            }
+        }
+        #expect(wrong.withLock { $0 }.isEmpty, "\(wrong.withLock { $0.prefix(3) })")
     }
 }
