@@ -15,12 +15,18 @@ public struct EngineSnapshot: Sendable {
 
     /// The sequence number of the last commit this snapshot includes (0 for an empty store).
     public let sequence: UInt64
+    /// The ``StorageEngine/version`` of the state this snapshot shows; 0 for one made outside an engine.
+    public let version: UInt64
 
-    init(index: KeyIndex, generation: any LogStorage, sequence: UInt64, secondary: SecondaryIndexes = SecondaryIndexes()) {
+    init(
+        index: KeyIndex, generation: any LogStorage, sequence: UInt64, secondary: SecondaryIndexes = SecondaryIndexes(),
+        version: UInt64 = 0
+    ) {
         self.index = index
         self.generation = generation
         self.sequence = sequence
         self.secondary = secondary
+        self.version = version
     }
 
     /// The secondary index called `name` as of this snapshot, or nil when none is defined.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// An embedded, append-only, crash-safe key-value store of typed objects.
 ///
@@ -48,6 +49,9 @@ public final class StorageEngine: Sendable {
         var commitSyncs = 0
         var lastAutoCompactionError: StorageError?
         var secondary = SecondaryIndexes()
+        /// Counts the changes of what snapshots see: commits, compactions, index definitions and
+        /// closing. Starts at 1, so that a snapshot made elsewhere (version 0) is never current.
+        var version: UInt64 = 1
     }
 
     /// The store's path as given, or nil for an in-memory engine.
@@ -63,6 +67,8 @@ public final class StorageEngine: Sendable {
     let faults: FaultInjection?
     private let writer: Lock<Writer>
     private let published: Lock<Published>
+    /// `published.version`, readable without the lock.
+    private let publishedVersion = Atomic<UInt64>(1)
 
     /// Opens the store at `path`, creating it if missing: takes the lock, recovers the log
     /// (dropping a torn final commit, whose bytes it keeps in a sidecar file and describes in
@@ -304,7 +310,7 @@ public final class StorageEngine: Sendable {
         writer.appendOffset = start + UInt64(frames.count)
         writer.lastSequence = sequence
         let end = writer.appendOffset
-        published.withLock { state in
+        publish { state in
             state.index.apply(operations)
             state.secondary = secondary
             state.sequence = sequence
@@ -341,7 +347,23 @@ public final class StorageEngine: Sendable {
         published.withLock { state in
             state.index.provideFileOrderCaches()
             state.secondary.provideChunkStarts()
-            return EngineSnapshot(index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary)
+            return EngineSnapshot(
+                index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary,
+                version: state.version)
+        }
+    }
+
+    /// The version of the newest state, which every commit, compaction, index definition and
+    /// closing changes: a snapshot whose ``EngineSnapshot/version`` equals it is still current.
+    /// Takes no lock.
+    public var version: UInt64 { publishedVersion.load(ordering: .acquiring) }
+
+    /// Changes what snapshots see, under the lock, and counts the change.
+    private func publish(_ change: (inout Published) -> Void) {
+        published.withLock { state in
+            change(&state)
+            state.version &+= 1
+            publishedVersion.store(state.version, ordering: .releasing)
         }
     }
 
@@ -354,7 +376,7 @@ public final class StorageEngine: Sendable {
         try writer.withLock { writer in
             if writer.isClosed { throw StorageError(.closed) }
             let built = try SecondaryIndexes(definitions: definitions, snapshot: snapshot())
-            published.withLock { $0.secondary = built }
+            publish { $0.secondary = built }
         }
     }
 
@@ -417,7 +439,7 @@ public final class StorageEngine: Sendable {
             }
             writer.lastSequence = sequence
             install(result, writer: &writer)
-            published.withLock { state in
+            publish { state in
                 state.sequence = sequence
                 state.secondary = built
             }
@@ -429,7 +451,7 @@ public final class StorageEngine: Sendable {
         writer.types = result.types
         writer.appendOffset = result.size
         writer.hasUnsyncedChanges = false
-        published.withLock { state in
+        publish { state in
             state.index = result.index
             state.generation = result.generation
             state.fileSize = result.size
@@ -451,7 +473,7 @@ public final class StorageEngine: Sendable {
                 writer.generation = closedLog
                 writer.lock = nil
                 writer.registration = nil
-                published.withLock { $0.generation = closedLog }
+                publish { $0.generation = closedLog }
             }
             if writer.hasUnsyncedChanges, writer.poison == nil {
                 try writer.generation.sync()

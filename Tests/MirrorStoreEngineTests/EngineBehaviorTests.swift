@@ -85,6 +85,34 @@ import TestSupport
         #expect(try old.value(type: "T", key: .integer(1)) == [1], "a snapshot outlives compaction and close")
     }
 
+    /// The version tells a cache whether a snapshot still shows the newest state: whatever
+    /// changes what snapshots see changes it, and nothing else does.
+    @Test func theVersionChangesWithEveryStateSnapshotsSee() throws {
+        let directory = TemporaryDirectory()
+        let engine = try StorageEngine(path: directory.file("version.store"), configuration: fastConfiguration())
+        var seen: [UInt64] = []
+        func expectCurrent(_ label: String) {
+            let snapshot = engine.snapshot()
+            #expect(snapshot.version == engine.version, "\(label)")
+            #expect(!seen.contains(snapshot.version), "\(label): version \(snapshot.version) seen before")
+            seen.append(snapshot.version)
+        }
+        expectCurrent("opened")
+        let before = engine.snapshot()
+        #expect(engine.snapshot().version == before.version, "taking a snapshot changes nothing")
+        try engine.commit(WriteBatch())
+        #expect(engine.version == before.version, "an empty batch changes nothing")
+        try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [1]) })
+        #expect(before.version != engine.version)
+        expectCurrent("committed")
+        try engine.defineIndexes([IndexDefinition(name: "T.first", typeName: "T", isUnique: false) { [.integer(Int64($0.first ?? 0))] }])
+        expectCurrent("indexed")
+        try engine.compact()
+        expectCurrent("compacted")
+        try engine.close()
+        #expect(!seen.contains(engine.version), "closing changes the version")
+    }
+
     /// Eight threads take snapshots and check an invariant every commit keeps (a == b) while
     /// a writer commits and compacts. Also run under --sanitize=thread.
     @Test func readersRunBesideWriters() throws {
