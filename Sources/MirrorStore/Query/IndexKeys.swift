@@ -71,16 +71,10 @@ enum IndexKeys {
         for typeName in registry.typeNames {
             guard let plan = registry.plan(named: typeName) else { continue }
             let schema = plan.schema
-            let unique = Set(plan.modelType.uniqueProperties)
-            for property in schema.properties where !property.isPrimaryKey && isIndexable(property.kind) {
-                let wanted = property.isIndexed || unique.contains(property.name) || linksToKeyedModel(property.kind, registry)
-                guard wanted else { continue }
-                let projection = RecordProjection(schema: schema, properties: [property.name], schemas: registry)
-                guard let position = schema.index(ofProperty: property.name) else { continue }
-                definitions.append(IndexDefinition(
-                    name: indexName(typeName: typeName, property: property.name), typeName: typeName,
-                    isUnique: unique.contains(property.name)
-                ) { bytes in
+            for wanted in indexes(of: plan, schemaNamed: registry.schema(named:)) {
+                let projection = RecordProjection(schema: schema, properties: [wanted.property], schemas: registry)
+                let position = wanted.position
+                definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
                     keys(for: try projection.value(at: position, of: bytes))
                 })
             }
@@ -88,11 +82,36 @@ enum IndexKeys {
         return definitions
     }
 
-    private static func linksToKeyedModel(_ kind: PropertyKind, _ registry: ModelRegistry) -> Bool {
+    /// The indexes `plan`'s model asks for, in property order; `schemaNamed` finds the schemas
+    /// its links point to.
+    static func indexes(of plan: TypePlan, schemaNamed: (String) -> ObjectSchema?) -> [WantedIndex] {
+        let schema = plan.schema
+        let unique = Set(plan.modelType.uniqueProperties)
+        var wanted: [WantedIndex] = []
+        for (position, property) in schema.properties.enumerated() where !property.isPrimaryKey && isIndexable(property.kind) {
+            let isUnique = unique.contains(property.name)
+            guard property.isIndexed || isUnique || linksToKeyedModel(property.kind, schemaNamed) else { continue }
+            wanted.append(WantedIndex(
+                position: position, property: property.name,
+                name: indexName(typeName: schema.typeName, property: property.name), isUnique: isUnique))
+        }
+        return wanted
+    }
+
+    private static func linksToKeyedModel(_ kind: PropertyKind, _ schemaNamed: (String) -> ObjectSchema?) -> Bool {
         switch kind {
-        case .optional(let inner), .list(let inner), .set(let inner): linksToKeyedModel(inner, registry)
-        case .object(let typeName): registry.schema(named: typeName)?.primaryKey != nil
+        case .optional(let inner), .list(let inner), .set(let inner): linksToKeyedModel(inner, schemaNamed)
+        case .object(let typeName): schemaNamed(typeName)?.primaryKey != nil
         default: false
         }
     }
+}
+
+/// An index a model asks for, on the property at `position` of its schema.
+struct WantedIndex: Sendable {
+    let position: Int
+    let property: String
+    /// The engine's name of the index.
+    let name: String
+    let isUnique: Bool
 }

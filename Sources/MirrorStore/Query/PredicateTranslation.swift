@@ -15,7 +15,12 @@ struct PredicateTranslator {
 
     /// The translated tree of `predicate`, and the variable that stands for the model.
     func translate<Model: Persistable>(_ predicate: Predicate<Model>) throws -> (node: QueryNode, root: PredicateExpressions.VariableID) {
-        (try node(for: predicate.expression), predicate.variable.key)
+        (try translate(predicate.expression), predicate.variable.key)
+    }
+
+    /// The translated tree of a predicate's expression.
+    func translate(_ expression: any StandardPredicateExpression<Bool>) throws -> QueryNode {
+        try node(for: expression)
     }
 
     private func node<Expression>(for expression: Expression) throws -> QueryNode {

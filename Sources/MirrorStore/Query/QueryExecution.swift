@@ -7,6 +7,8 @@ import MirrorStoreEngine
 /// registry and the entry field by field was a tenth of a lookup by an indexed value.
 final class QuerySource: Sendable {
     let snapshot: EngineSnapshot
+    /// The snapshot's version, apart from it so that checking it copies nothing.
+    let version: UInt64
     let registry: ModelRegistry
     let entry: ModelRegistry.Entry
     /// The store's observation, for results that can be observed (not those made inside a
@@ -14,13 +16,17 @@ final class QuerySource: Sendable {
     let observation: StoreObservation?
     /// The queried type's stored values, found once for all the reads of a query.
     private let values: TypeValues
+    /// The queried type's indexes, found once for all the plans made from this source.
+    let indexes: TypeIndexes
 
     init(snapshot: EngineSnapshot, registry: ModelRegistry, entry: ModelRegistry.Entry, observation: StoreObservation? = nil) {
         self.snapshot = snapshot
+        version = snapshot.version
         self.registry = registry
         self.entry = entry
         self.observation = observation
         values = snapshot.values(ofType: entry.plan.typeName)
+        indexes = TypeIndexes(entry.indexes, schema: entry.plan.schema, snapshot: snapshot)
     }
 
     var plan: TypePlan { entry.plan }

@@ -15,7 +15,8 @@ struct QueryCondition: Sendable {
     /// The variable that stands for the model in `node`.
     let root: PredicateExpressions.VariableID
 
-    init<Model>(predicate: Predicate<Model>, node: QueryNode, root: PredicateExpressions.VariableID) {
+    /// A condition that `predicate`, a `Predicate` of the queried model, decides where `node` does not.
+    init(predicate: any Sendable, node: QueryNode, root: PredicateExpressions.VariableID) {
         self.predicate = predicate
         self.node = node
         self.root = root
@@ -72,6 +73,24 @@ struct QueryPlanner {
     let schema: ObjectSchema
     let snapshot: EngineSnapshot
     let schemas: any SchemaSource
+    /// The indexes of `schema`'s type in `snapshot`.
+    let indexes: TypeIndexes
+
+    /// A planner for queries of `source`'s type.
+    init(source: QuerySource) {
+        schema = source.schema
+        snapshot = source.snapshot
+        schemas = source.registry
+        indexes = source.indexes
+    }
+
+    /// A planner for a type met through a link, whose indexes it looks up.
+    init(schema: ObjectSchema, snapshot: EngineSnapshot, schemas: any SchemaSource) {
+        self.schema = schema
+        self.snapshot = snapshot
+        self.schemas = schemas
+        indexes = TypeIndexes(schema: schema, snapshot: snapshot)
+    }
 
     /// What one conjunct says about one stored property of the model.
     private struct Constraint {
@@ -258,12 +277,12 @@ struct QueryPlanner {
     /// The property a node reads directly from the model, when the model's type has an index on
     /// it (or it is the primary key).
     private func indexedProperty(_ node: QueryNode, _ root: PredicateExpressions.VariableID) -> IndexedProperty? {
-        guard case .member(.variable(let variable), let name, let position, let typeName) = node,
-              variable == root, typeName == schema.typeName, let property = schema.property(named: name, at: position) else { return nil }
+        guard case .member(.variable(let variable), let name, let hint, let typeName) = node,
+              variable == root, typeName == schema.typeName, let position = schema.position(ofProperty: name, near: hint) else { return nil }
+        let property = schema.properties[position]
         if property.isPrimaryKey { return IndexedProperty(name: name, kind: property.kind, index: nil) }
-        let indexName = IndexKeys.indexName(typeName: typeName, property: name)
-        guard let index = snapshot.index(named: indexName) else { return nil }
-        return IndexedProperty(name: name, kind: property.kind, index: (indexName, index))
+        guard let index = indexes[position] else { return nil }
+        return IndexedProperty(name: name, kind: property.kind, index: (index.name, index.snapshot))
     }
 
     private static func isString(_ kind: PropertyKind) -> Bool {

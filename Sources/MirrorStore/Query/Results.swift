@@ -185,8 +185,19 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     ///
     /// - Throws: ``QueryError`` for a predicate on an ignored property; ``StoreError`` or
     ///   ``MappingError`` when a record cannot be read; what the predicate itself throws.
+    @inlinable
     public func filter(_ predicate: Predicate<Model>) throws -> Results<Model> {
-        let (node, root) = try PredicateTranslator(registry: source.registry).translate(predicate)
+        // Inlined where `Model` is known, so that taking the predicate apart and keeping it look
+        // up no `Predicate<Model>` metadata: out of line, that was three lookups per query.
+        try filter(expression: predicate.expression, root: predicate.variable.key, predicate: predicate)
+    }
+
+    /// ``filter(_:)`` with its predicate taken apart: `predicate` is that `Predicate<Model>`.
+    @usableFromInline
+    func filter(
+        expression: any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID, predicate: any Sendable
+    ) throws -> Results<Model> {
+        let node = try PredicateTranslator(registry: source.registry).translate(expression)
         return try filter(QueryCondition(predicate: predicate, node: node, root: root))
     }
 
@@ -205,7 +216,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     private func filtered(_ condition: QueryCondition) throws -> Found {
         var all = conditions
         all.append(condition)
-        let access = QueryPlanner(schema: source.schema, snapshot: source.snapshot, schemas: source.registry).accessPath(for: all)
+        let access = QueryPlanner(source: source).accessPath(for: all)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)
         // Compiled once, here: the plan reports it and the scan runs it.
         let byteTests: ByteConditions? = if case .scan = access.source {

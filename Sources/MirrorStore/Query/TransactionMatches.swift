@@ -13,7 +13,7 @@ struct TransactionMatches<Model: Persistable> {
     func keys(satisfying conditions: [QueryCondition]) throws -> [StorageKey] {
         let typeName = source.plan.typeName
         let snapshot = source.snapshot
-        let access = QueryPlanner(schema: source.schema, snapshot: snapshot, schemas: source.registry).accessPath(for: conditions)
+        let access = QueryPlanner(source: source).accessPath(for: conditions)
         let proposed: [StorageKey] = switch access.source {
         // A join reads the linked objects as committed: one the transaction changed could make
         // an untouched object match, so every object is a candidate.

@@ -78,8 +78,13 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     /// The property at `position` when it is named `name`, else the one named `name`: a query
     /// node knows both, and the position spares a search by name.
     func property(named name: String, at position: Int) -> Property? {
-        if properties.indices.contains(position), properties[position].name == name { return properties[position] }
-        return property(named: name)
+        self.position(ofProperty: name, near: position).map { properties[$0] }
+    }
+
+    /// `position` when the property there is named `name`, else the position of the one named `name`.
+    func position(ofProperty name: String, near position: Int) -> Int? {
+        if properties.indices.contains(position), properties[position].name == name { return position }
+        return positions[name]
     }
 
     /// The position of the property called `name` in ``properties``.

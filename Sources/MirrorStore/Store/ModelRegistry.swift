@@ -9,6 +9,8 @@ struct ModelRegistry: Sendable {
         let isStandalone: Bool
         /// The kind of the primary-key property, if the model has one.
         let primaryKeyKind: PropertyKind?
+        /// The secondary indexes the model asks for, in property order.
+        let indexes: [WantedIndex]
     }
 
     private let plans: [String: TypePlan]
@@ -36,7 +38,8 @@ struct ModelRegistry: Sendable {
             return (plan.typeIdentifier, Entry(
                 plan: plan,
                 isStandalone: !plan.hasLinks && !linkTargets.contains(plan.typeName),
-                primaryKeyKind: schema.primaryKey.flatMap { schema.property(named: $0)?.kind }))
+                primaryKeyKind: schema.primaryKey.flatMap { schema.property(named: $0)?.kind },
+                indexes: IndexKeys.indexes(of: plan) { plans[$0]?.schema }))
         })
     }
 

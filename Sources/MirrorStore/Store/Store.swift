@@ -31,6 +31,8 @@ public final class Store: Sendable {
     private let checkedTypes = CheckedTypes()
     /// The observers of results and objects, woken after the commits that concern them.
     let observation: StoreObservation
+    /// The newest query source of each type, reused until the store changes.
+    private let sources: QuerySources
     /// Where async write blocks wait for the write lock and run, off the cooperative threads.
     let writeQueue = DispatchQueue(label: "MirrorStore.writes")
     /// Where async writes wait for their commit's sync, so that the next block can run meanwhile.
@@ -61,6 +63,7 @@ public final class Store: Sendable {
         self.engine = engine
         self.registry = registry
         observation = StoreObservation(engine: engine, registry: registry)
+        sources = QuerySources(engine: engine)
         do {
             try prepareSchemas(version: configuration.schemaVersion, migration: configuration.migration)
             try Self.translatingUniqueViolations {
@@ -184,6 +187,7 @@ public final class Store: Sendable {
         }
         let written = batch.writtenKeys
         let observers = observation.observers
+        sources.removeAll()
         let ticket = engine.submit(batch, after: earlier.newest) { observers.notify(written: written) }
         inFlight.add(ticket, writes: transaction.pending)
         return StagedWrite(result: result, commit: .own(ticket))
@@ -226,7 +230,7 @@ public final class Store: Sendable {
     ///
     /// - Throws: ``StoreError`` or ``MappingError`` naming the first record that cannot be read.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
-        let source = observation.source(for: try registry.entry(for: type))
+        let source = sources.source(for: try registry.entry(for: type), observation: observation)
         try checkedTypes.checkOnce(source.plan) {
             _ = try RecordReader(snapshot: source.snapshot, schemas: registry).allModels(type, plan: source.plan)
         }
@@ -246,6 +250,7 @@ public final class Store: Sendable {
         try refuseInsideWrite("compact()")
         writeLock.lock()
         defer { writeLock.unlock() }
+        sources.removeAll()
         try engine.compact()
     }
 
@@ -257,6 +262,7 @@ public final class Store: Sendable {
         writeLock.lock()
         defer { writeLock.unlock() }
         defer { observation.close() }
+        sources.removeAll()
         try engine.close()
     }
 

@@ -1,0 +1,35 @@
+import MirrorStoreEngine
+
+/// The secondary indexes of one type as one snapshot holds them, by property position: found once
+/// per query source, so that planning a query looks no index up by name.
+struct TypeIndexes: Sendable {
+    struct Index: Sendable {
+        let name: String
+        let snapshot: IndexSnapshot
+    }
+
+    private let byPosition: [Index?]
+
+    /// The indexes in `wanted`, as `snapshot` holds them.
+    init(_ wanted: [WantedIndex], schema: ObjectSchema, snapshot: EngineSnapshot) {
+        var byPosition = [Index?](repeating: nil, count: schema.properties.count)
+        for index in wanted where byPosition.indices.contains(index.position) {
+            byPosition[index.position] = snapshot.index(named: index.name).map { Index(name: index.name, snapshot: $0) }
+        }
+        self.byPosition = byPosition
+    }
+
+    /// Every index `snapshot` holds on a property of `schema`, each looked up by name: for a type
+    /// met through a link, which has no query source.
+    init(schema: ObjectSchema, snapshot: EngineSnapshot) {
+        byPosition = schema.properties.map { property in
+            let name = IndexKeys.indexName(typeName: schema.typeName, property: property.name)
+            return snapshot.index(named: name).map { Index(name: name, snapshot: $0) }
+        }
+    }
+
+    /// The index on the property at `position`, if it has one.
+    subscript(position: Int) -> Index? {
+        byPosition.indices.contains(position) ? byPosition[position] : nil
+    }
+}
