@@ -165,13 +165,12 @@ struct OrderedIndex: Sendable {
     /// Calls `body` with each entry from `lower` on, in order, until it returns `false`.
     func forEach(from lower: IndexBound, _ body: (IndexEntry) -> Bool) {
         // Comparing keys only: one string comparison a step, where ordering entries takes two.
-        var (chunk, start) = firstEntry { $0.key < lower.key }
+        // Every entry from the one found on is within the bound, so none is compared again.
+        var (chunk, start) = lower.isInclusive ? firstEntry { $0.key < lower.key } : firstEntry { !(lower.key < $0.key) }
         while chunk < chunks.count {
             let entries = chunks[chunk]
             for position in start..<entries.count {
-                let entry = entries[position]
-                if entry.key < lower.key || (!lower.isInclusive && !(lower.key < entry.key)) { continue }
-                if !body(entry) { return }
+                if !body(entries[position]) { return }
             }
             chunk += 1
             start = 0

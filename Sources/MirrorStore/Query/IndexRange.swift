@@ -4,8 +4,9 @@ import MirrorStoreEngine
 /// from the index without collecting them, and collected only when a position is read (the
 /// results keep both, see ``ResultsState``). Counting the matches of an indexed condition then
 /// costs two searches of the index, and reading them all one walk of the range: neither pays for
-/// the other.
-struct IndexRange: Sendable {
+/// the other. A class: results copy their rows on every read, and one reference is cheaper to
+/// copy than the index, the names and both bounds.
+final class IndexRange: Sendable {
     /// The index's engine name, and the property it orders by.
     let indexName: String
     let property: String

@@ -18,6 +18,10 @@ final class QuerySource: Sendable {
     private let values: TypeValues
     /// The queried type's indexes, found once for all the plans made from this source.
     let indexes: TypeIndexes
+    /// The state of the results holding every object of the type, shared by all of them: they
+    /// are the same rows of the same snapshot, so what one learns (their keys in order, their
+    /// count) serves the others.
+    let everyObject: ResultsState
 
     init(snapshot: EngineSnapshot, registry: ModelRegistry, entry: ModelRegistry.Entry, observation: StoreObservation? = nil) {
         self.snapshot = snapshot
@@ -27,6 +31,9 @@ final class QuerySource: Sendable {
         self.observation = observation
         values = snapshot.values(ofType: entry.plan.typeName)
         indexes = TypeIndexes(entry.indexes, schema: entry.plan.schema, snapshot: snapshot)
+        everyObject = ResultsState(
+            conditions: [], rows: .all,
+            plan: QueryPlan(access: .scan(typeName: entry.plan.typeName), filter: .none, order: .primaryKey), steps: [])
     }
 
     var plan: TypePlan { entry.plan }

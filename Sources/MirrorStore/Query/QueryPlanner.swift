@@ -70,27 +70,13 @@ struct AccessPath: Sendable {
 
 /// Chooses an ``AccessPath`` for a query's conditions.
 struct QueryPlanner {
-    let schema: ObjectSchema
-    let snapshot: EngineSnapshot
-    let schemas: any SchemaSource
-    /// The indexes of `schema`'s type in `snapshot`.
-    let indexes: TypeIndexes
+    /// The planned type's schema, snapshot, registry and indexes. One reference: a planner is
+    /// made per query, and copying each of these cost more than planning an equality.
+    let source: QuerySource
 
-    /// A planner for queries of `source`'s type.
-    init(source: QuerySource) {
-        schema = source.schema
-        snapshot = source.snapshot
-        schemas = source.registry
-        indexes = source.indexes
-    }
-
-    /// A planner for a type met through a link, whose indexes it looks up.
-    init(schema: ObjectSchema, snapshot: EngineSnapshot, schemas: any SchemaSource) {
-        self.schema = schema
-        self.snapshot = snapshot
-        self.schemas = schemas
-        indexes = TypeIndexes(schema: schema, snapshot: snapshot)
-    }
+    private var schema: ObjectSchema { source.schema }
+    private var snapshot: EngineSnapshot { source.snapshot }
+    private var indexes: TypeIndexes { source.indexes }
 
     /// What one conjunct says about one stored property of the model.
     private struct Constraint {
@@ -168,11 +154,11 @@ struct QueryPlanner {
         var scanning: AccessPath?
         for (conjunct, root) in conjuncts {
             guard let condition = LinkJoin.targetCondition(of: conjunct, root: root, schema: schema),
-                  let targetSchema = schemas.schema(named: condition.targetType) else { continue }
+                  let targetEntry = source.registry.entry(named: condition.targetType) else { continue }
             let linkIndex = IndexKeys.indexName(typeName: schema.typeName, property: condition.link)
             guard snapshot.index(named: linkIndex) != nil else { continue }
-            let target = QueryPlanner(schema: targetSchema, snapshot: snapshot, schemas: schemas)
-                .accessPath(conjuncts: condition.conjuncts)
+            let targetSource = QuerySource(snapshot: snapshot, registry: source.registry, entry: targetEntry)
+            let target = QueryPlanner(source: targetSource).accessPath(conjuncts: condition.conjuncts)
             let join = AccessPath(source: .linked(LinkJoin(linkIndex: linkIndex, targetType: condition.targetType,
                                                            target: target, targetConjuncts: condition.conjuncts)),
                                   isExact: false, rangeText: nil, property: nil)

@@ -38,9 +38,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     init(source: QuerySource) {
         self.source = source
-        state = ResultsState(
-            conditions: [], rows: .all,
-            plan: QueryPlan(access: .scan(typeName: source.plan.typeName), filter: .none, order: .primaryKey), steps: [])
+        state = source.everyObject
     }
 
     private init(source: QuerySource, state: ResultsState) {
@@ -116,9 +114,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     private var keysInKeyOrder: [StorageKey] {
         state.keysInKeyOrder {
             switch rows {
-            case .range(let range): range.keysInIndexOrder.sorted(by: StorageKey.precedes)
+            case .range(let range):
+                // Most often one key, for an equality on a unique value: nothing to sort.
+                let keys = range.keysInIndexOrder
+                return keys.count < 2 ? keys : keys.sorted(by: StorageKey.precedes)
             // Rows that keep their keys never ask.
-            case .all, .keys, .index: source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
+            case .all, .keys, .index: return source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
             }
         }
     }

@@ -19,15 +19,6 @@ struct TypeIndexes: Sendable {
         self.byPosition = byPosition
     }
 
-    /// Every index `snapshot` holds on a property of `schema`, each looked up by name: for a type
-    /// met through a link, which has no query source.
-    init(schema: ObjectSchema, snapshot: EngineSnapshot) {
-        byPosition = schema.properties.map { property in
-            let name = IndexKeys.indexName(typeName: schema.typeName, property: property.name)
-            return snapshot.index(named: name).map { Index(name: name, snapshot: $0) }
-        }
-    }
-
     /// The index on the property at `position`, if it has one.
     subscript(position: Int) -> Index? {
         byPosition.indices.contains(position) ? byPosition[position] : nil

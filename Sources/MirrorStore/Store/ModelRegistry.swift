@@ -52,6 +52,9 @@ struct ModelRegistry: Sendable {
 
     func schema(named typeName: String) -> ObjectSchema? { plans[typeName]?.schema }
 
+    /// The entry of the registered model stored as `typeName`.
+    func entry(named typeName: String) -> Entry? { plans[typeName].flatMap { entries[$0.typeIdentifier] } }
+
     /// Every registered model's schema, by type name.
     var schemas: [String: ObjectSchema] { plans.mapValues(\.schema) }
 
