@@ -79,6 +79,12 @@ enum QueryNode: Sendable {
         return children.allSatisfy(\.isFullyTranslated)
     }
 
+    /// Whether the node is a chain of `&&`, with more than one conjunct.
+    var isConjunction: Bool {
+        if case .and = self { return true }
+        return false
+    }
+
     /// The conjuncts of a chain of `&&`.
     var conjuncts: [QueryNode] {
         var conjuncts: [QueryNode] = []

@@ -104,6 +104,15 @@ struct QueryPlanner {
     }
 
     func accessPath(for conditions: [QueryCondition]) -> AccessPath {
+        // The common query, one condition that is not a chain of `&&`, is planned without
+        // gathering its conjuncts and constraints into lists, which cost more than planning it.
+        if conditions.count == 1, !conditions[0].node.isConjunction {
+            let (node, root) = (conditions[0].node, conditions[0].root)
+            if let constraint = constraint(from: node, root: root) {
+                if let access = access(using: constraint, alone: true) { return access }
+            }
+            return linkedAccess([(node, root)]) ?? .scan
+        }
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
         for condition in conditions {
             condition.node.forEachConjunct { conjuncts.append(($0, condition.root)) }
@@ -127,11 +136,10 @@ struct QueryPlanner {
                 constraints.append(constraint)
             }
         }
-        let onlyOneProperty = constraints.count == 1 && constrained == conjuncts.count
+        let alone = constraints.count == 1 && constrained == conjuncts.count
         if let constraint = constraints.first(where: { $0.property.index == nil }),
-           let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
-           let key = Self.storageKey(for: lower.key) {
-            return AccessPath(source: .primaryKeys([key]), isExact: onlyOneProperty && constraint.isExact, rangeText: nil, property: nil)
+           let access = access(using: constraint, alone: alone) {
+            return access
         }
         // Equality first, then two-sided ranges, then one-sided ones; by position, so that no
         // constraint is copied on the way.
@@ -140,11 +148,22 @@ struct QueryPlanner {
             if let known = best, !Self.ranksBefore(constraints[position], constraints[known]) { continue }
             best = position
         }
-        guard let best, let index = constraints[best].property.index else { return linkedAccess(conjuncts) ?? .scan }
-        let constraint = constraints[best]
+        if let best, let access = access(using: constraints[best], alone: alone) { return access }
+        return linkedAccess(conjuncts) ?? .scan
+    }
+
+    /// The access `constraint` offers: a primary-key lookup for an equality on the primary key,
+    /// a range of the property's index, or `nil`. `alone`: no other conjunct constrains anything,
+    /// so an exact constraint answers the whole query.
+    private func access(using constraint: Constraint, alone: Bool) -> AccessPath? {
+        guard let index = constraint.property.index else {
+            guard let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
+                  let key = Self.storageKey(for: lower.key) else { return nil }
+            return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, property: nil)
+        }
         return AccessPath(
             source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
-            isExact: onlyOneProperty && constraint.isExact, rangeText: constraint.text,
+            isExact: alone && constraint.isExact, rangeText: constraint.text,
             property: (constraint.property.name, constraint.property.kind))
     }
 
