@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Counts the instructions (callgrind "Ir") one query cell executes per query, on the release build.
+# Only the timed loop is counted (`timedPasses`: its first, untimed pass and the timed passes). The
+# number of passes depends on how long the first one took, so it differs from run to run under
+# valgrind: the count divides by the queries the cell reports, never by an assumed number.
+#
+#   Benchmarks/Scripts/callgrind-query.sh                         # equal/MirrorStore
+#   Benchmarks/Scripts/callgrind-query.sh range/MirrorStore 30    # and the top 30 functions
+#
+# Needs valgrind, and the shared store in $DIRECTORY (default /tmp/mirrorstore-query-profile),
+# made on first use. The per-function list is inclusive: callees count in their callers.
+set -euo pipefail
+cell=${1:-equal/MirrorStore}
+top=${2:-0}
+here=$(cd "$(dirname "$0")/.." && pwd)
+directory=${DIRECTORY:-/tmp/mirrorstore-query-profile}
+out="$here/.build/profile"
+mkdir -p "$out" "$directory"
+swift build -c release --package-path "$here" --product query-benchmarks >/dev/null
+binary="$here/.build/release/query-benchmarks"
+sizes=(--directory "$directory" --objects 100000 --open-objects 1000 --seed 20261123)
+if ! ls "$directory"/customers-100000.* >/dev/null 2>&1; then
+    "$binary" --runs 1 --open-objects 1000 --filter / --directory "$directory" >/dev/null
+fi
+# Valgrind 3.19 cannot read the DWARF 5 the toolchain emits: profile a copy without debug info.
+objcopy --strip-debug "$binary" "$out/query-benchmarks"
+name=$(echo "$cell" | tr -c 'A-Za-z0-9-' '_')
+result=$(valgrind --tool=callgrind --callgrind-out-file="$out/$name.callgrind" --collect-atstart=no \
+    --toggle-collect='*timedPasses*' "$out/query-benchmarks" --child "$cell" "${sizes[@]}" 2>/dev/null | grep '^result:')
+timed=$(echo "$result" | sed 's/.*"operations":\([0-9]*\).*/\1/')
+# The untimed first pass runs the same queries once: as many as one timed pass.
+case "$cell" in equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/*) pass=100 ;; scan/*) pass=10 ;; *) pass=0 ;; esac
+queries=$((timed + pass))
+total=$(callgrind_annotate "$out/$name.callgrind" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+echo "$cell: $total instructions for $queries queries = $((total / queries)) per query"
+if [ "$top" -gt 0 ]; then
+    callgrind_annotate --inclusive=yes "$out/$name.callgrind" 2>/dev/null \
+        | awk -v n="$queries" '/^ *[0-9,]+ \(/ { ir = $1; gsub(",", "", ir); line = $0
+              sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +(\?\?\?:)?/, "", line); sub(/ \[[^]]*\]$/, "", line)
+              printf "%10d  %s\n", ir / n, line }' \
+        | grep -v 'PROGRAM TOTALS\|libc-start\|below main\|query_benchmarks_main\|0x0000' \
+        | swift demangle --simplified | cut -c1-200 | head -n "$top"
+fi
