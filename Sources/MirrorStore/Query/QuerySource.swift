@@ -1,0 +1,69 @@
+import MirrorStoreEngine
+
+/// What a query runs against: one snapshot, the store's models, and the queried type.
+///
+/// A class: every `Results` made from another shares it, and copying the snapshot, the
+/// registry and the entry field by field was a tenth of a lookup by an indexed value.
+final class QuerySource: Sendable {
+    let snapshot: EngineSnapshot
+    /// The snapshot's version, apart from it so that checking it copies nothing.
+    let version: UInt64
+    let registry: ModelRegistry
+    let entry: ModelRegistry.Entry
+    /// The store's observation, for results that can be observed (not those made inside a
+    /// transaction, whose snapshot includes writes not yet committed).
+    let observation: StoreObservation?
+    /// The queried type's stored values, found once for all the reads of a query.
+    private let values: TypeValues
+    /// The queried type's indexes, found once for all the plans made from this source.
+    let indexes: TypeIndexes
+    /// The state of the results holding every object of the type, shared by all of them: they
+    /// are the same rows of the same snapshot, so what one learns (their keys in order, their
+    /// count) serves the others.
+    let everyObject: ResultsState
+
+    init(snapshot: EngineSnapshot, registry: ModelRegistry, entry: ModelRegistry.Entry, observation: StoreObservation? = nil) {
+        self.snapshot = snapshot
+        version = snapshot.version
+        self.registry = registry
+        self.entry = entry
+        self.observation = observation
+        values = snapshot.values(ofType: entry.plan.typeName)
+        indexes = TypeIndexes(entry.indexes, schema: entry.plan.schema, snapshot: snapshot)
+        everyObject = ResultsState(
+            conditions: [], rows: .all,
+            plan: QueryPlan(access: .scan(typeName: entry.plan.typeName), filter: .none, order: .primaryKey), steps: [])
+    }
+
+    var plan: TypePlan { entry.plan }
+    var schema: ObjectSchema { entry.plan.schema }
+
+    /// The stored model under `key`, decoded now, or `nil` when the snapshot does not hold it.
+    func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
+        guard snapshot.contains(type: plan.typeName, key: key) else { return nil }
+        return try listedModel(type, key: key)
+    }
+
+    /// The stored model under `key`, a key the results list, so its absence is damage. Not
+    /// optional: results run unspecialised, and `Model?` would cost a metadata lookup per read.
+    func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
+        if entry.isStandalone {
+            guard let bytes = try values.value(for: key) else { throw missing(key) }
+            return try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key)
+        }
+        return try linkedModel(type, key: key)
+    }
+
+    /// Apart from `listedModel`: its `Model?` would make every read look up that type's metadata.
+    @inline(never)
+    private func linkedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
+        guard let model = try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key) else {
+            throw missing(key)
+        }
+        return model
+    }
+
+    func missing(_ key: StorageKey) -> StoreError {
+        StoreError(.corruptedRecord(typeName: plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
+    }
+}
