@@ -49,9 +49,6 @@ public final class StorageEngine: Sendable {
         var commitSyncs = 0
         var lastAutoCompactionError: StorageError?
         var secondary = SecondaryIndexes()
-        /// Counts the changes of what snapshots see: commits, compactions, index definitions and
-        /// closing. Starts at 1, so that a snapshot made elsewhere (version 0) is never current.
-        var version: UInt64 = 1
     }
 
     /// The store's path as given, or nil for an in-memory engine.
@@ -67,7 +64,9 @@ public final class StorageEngine: Sendable {
     let faults: FaultInjection?
     private let writer: Lock<Writer>
     private let published: Lock<Published>
-    /// `published.version`, readable without the lock.
+    /// Counts the changes of what snapshots see: commits, compactions, index definitions and
+    /// closing. Changed only under `published`'s lock, with the change; read without it. Starts
+    /// at 1, so that a snapshot made elsewhere (version 0) is never current.
     private let publishedVersion = Atomic<UInt64>(1)
 
     /// Opens the store at `path`, creating it if missing: takes the lock, recovers the log
@@ -349,7 +348,7 @@ public final class StorageEngine: Sendable {
             state.secondary.provideChunkStarts()
             return EngineSnapshot(
                 index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary,
-                version: state.version)
+                version: publishedVersion.load(ordering: .relaxed))
         }
     }
 
@@ -362,8 +361,7 @@ public final class StorageEngine: Sendable {
     private func publish(_ change: (inout Published) -> Void) {
         published.withLock { state in
             change(&state)
-            state.version &+= 1
-            publishedVersion.store(state.version, ordering: .releasing)
+            publishedVersion.wrappingAdd(1, ordering: .releasing)
         }
     }
 

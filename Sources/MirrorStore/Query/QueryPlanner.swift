@@ -100,7 +100,7 @@ struct QueryPlanner {
     private struct IndexedProperty {
         let name: String
         let kind: PropertyKind
-        let index: (name: String, snapshot: IndexSnapshot)?
+        let index: TypeIndexes.Index?
     }
 
     func accessPath(for conditions: [QueryCondition]) -> AccessPath {
@@ -287,7 +287,7 @@ struct QueryPlanner {
         let property = schema.properties[position]
         if property.isPrimaryKey { return IndexedProperty(name: name, kind: property.kind, index: nil) }
         guard let index = indexes[position] else { return nil }
-        return IndexedProperty(name: name, kind: property.kind, index: (index.name, index.snapshot))
+        return IndexedProperty(name: name, kind: property.kind, index: index)
     }
 
     private static func isString(_ kind: PropertyKind) -> Bool {

@@ -1,4 +1,3 @@
-import Foundation
 import MirrorStoreEngine
 
 /// The newest query source of each model type, made once per state of the store rather than once
@@ -6,18 +5,14 @@ import MirrorStoreEngine
 /// tenth of an indexed lookup.
 ///
 /// A source is reused while its snapshot shows the engine's current version. The store empties the cache
-/// before it commits or compacts: a snapshot still held when a commit applies its changes would
+/// before it commits, compacts or closes: a snapshot still held when a commit applies its changes would
 /// make the commit copy the type's key table instead of changing it in place. Owned by the store,
 /// not by its observation, which every source refers to.
-final class QuerySources: @unchecked Sendable {
-    // @unchecked: `sources` is only read or written while `lock` is held.
+final class QuerySources: Sendable {
     private let engine: StorageEngine
-    // `NSLock`, not the engine's generic `Lock`: called from this module, that one runs
-    // unspecialised, which cost as much as the rest of the lookup.
-    private let lock = NSLock()
     /// A list, not a dictionary: a store has a few types, and hashing the key cost more than
     /// comparing it with each.
-    private var sources: [Cached] = []
+    private let sources = Lock<[Cached]>([])
 
     private struct Cached {
         let type: ObjectIdentifier
@@ -31,22 +26,18 @@ final class QuerySources: @unchecked Sendable {
     /// A source showing the newest state of `entry`'s type.
     func source(for entry: ModelRegistry.Entry, observation: StoreObservation) -> QuerySource {
         let type = ObjectIdentifier(entry.plan)
-        lock.lock()
-        let cached = sources.first { $0.type == type }?.source
-        lock.unlock()
+        let cached = sources.withLock { sources in sources.first { $0.type == type }?.source }
         if let cached, cached.version == engine.version { return cached }
         let source = observation.source(for: entry)
-        lock.lock()
-        sources.removeAll { $0.type == type }
-        sources.append(Cached(type: type, source: source))
-        lock.unlock()
+        sources.withLock { sources in
+            sources.removeAll { $0.type == type }
+            sources.append(Cached(type: type, source: source))
+        }
         return source
     }
 
     /// Drops every source, so that no snapshot outlives the state it shows because of the cache.
     func removeAll() {
-        lock.lock()
-        sources.removeAll(keepingCapacity: true)
-        lock.unlock()
+        sources.withLock { $0.removeAll(keepingCapacity: true) }
     }
 }

@@ -75,13 +75,8 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
         positions[name].map { properties[$0] }
     }
 
-    /// The property at `position` when it is named `name`, else the one named `name`: a query
-    /// node knows both, and the position spares a search by name.
-    func property(named name: String, at position: Int) -> Property? {
-        self.position(ofProperty: name, near: position).map { properties[$0] }
-    }
-
-    /// `position` when the property there is named `name`, else the position of the one named `name`.
+    /// `position` when the property there is named `name`, else the position of the one named
+    /// `name`: a query node knows both, and the position spares a search by name.
     func position(ofProperty name: String, near position: Int) -> Int? {
         if properties.indices.contains(position), properties[position].name == name { return position }
         return positions[name]
