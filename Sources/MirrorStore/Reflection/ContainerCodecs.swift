@@ -78,7 +78,9 @@ struct SetCodec<Element: Hashable>: ValueCodec {
         var result = Set<Element>(minimumCapacity: list.count)
         for index in list.indices {
             do throws(MappingError) {
-                result.insert(try element.decode(list[index], in: &context))
+                let decoded = try element.decode(list[index], in: &context)
+                // A duplicate is dropped by the set, but the identity map may refer to it.
+                if !result.insert(decoded).inserted { context.keep(discarded: decoded) }
             } catch {
                 throw error.nested(under: "[\(index)]")
             }

@@ -45,6 +45,9 @@ struct ModelArrayCodec<Model: Persistable>: ValueCodec {
 
     func decode(_ record: RecordValue, in context: inout DecodingContext) throws(MappingError) -> [Model] {
         guard case .list(let list) = record else { throw mismatch(record) }
+        if let initializeObject = element.plan.initializeObject {
+            return try objects(from: list.elements, initializeObject: initializeObject, in: &context)
+        }
         var result: [Model] = []
         result.reserveCapacity(list.count)
         for index in list.indices {
@@ -54,6 +57,43 @@ struct ModelArrayCodec<Model: Persistable>: ValueCodec {
                 throw error.nested(under: "[\(index)]")
             }
         }
+        return result
+    }
+
+    /// A list of class models: each made by the non-generic conversion right in the array's
+    /// storage, with no unspecialised call, cast or append per element. A class model's storage
+    /// is one reference, so the array's memory is filled as `AnyObject`.
+    private func objects(
+        from records: [RecordValue], initializeObject: (UnsafeMutableRawPointer) -> Void, in context: inout DecodingContext
+    ) throws(MappingError) -> [Model] {
+        let plan = element.plan
+        var failure: MappingError?
+        let result = [Model](unsafeUninitializedCapacity: records.count) { buffer, count in
+            buffer.withMemoryRebound(to: AnyObject.self) { objects in
+                guard let start = objects.baseAddress else { return }
+                for index in records.indices {
+                    // Not retained: `records` holds the linked record throughout.
+                    let linked: Unmanaged<ManagedObject>
+                    if case .object(let record) = records[index] {
+                        linked = Unmanaged.passUnretained(record)
+                    } else {
+                        failure = element.mismatch(records[index]).nested(under: "[\(index)]")
+                        return
+                    }
+                    do throws(ModelMapping.ObjectFailure) {
+                        try ModelMapping.object(
+                            from: linked, plan: plan, initializeObject: initializeObject, into: start + index, context: &context)
+                        count += 1
+                    } catch {
+                        // The array releases the elements counted as initialised.
+                        if error.initializedSlot { count += 1 }
+                        failure = error.error.nested(under: "[\(index)]")
+                        return
+                    }
+                }
+            }
+        }
+        if let failure { throw failure }
         return result
     }
 }

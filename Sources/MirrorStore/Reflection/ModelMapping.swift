@@ -59,7 +59,7 @@ enum ModelMapping {
         if isFlatRecord(record, of: plan) {
             var instance = Model._autoMalloc()
             try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
-                try fillSingleValues(base, from: record.values, plan: plan)
+                try fillSingleValues(base, from: record, plan: plan)
             }
             return instance
         }
@@ -77,9 +77,10 @@ enum ModelMapping {
     /// nothing to track inside, since such a model links to nothing. Out of line: it also serves
     /// linked models inside a conversion, whose frame sits on the stack once per link.
     @inline(never)
-    private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from values: [RecordValue], plan: TypePlan) throws(MappingError) {
+    private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan) throws(MappingError) {
         let slots = plan.slots
-        try values.withUnsafeBufferPointer { values throws(MappingError) in
+        // The record's values in place: passed as an array, they would be retained and released.
+        try record.values.withUnsafeBufferPointer { values throws(MappingError) in
             for index in slots.indices {
                 let slot = slots[index]
                 guard let primitive = slot.primitive,
@@ -124,6 +125,78 @@ enum ModelMapping {
         return instance
     }
 
+    /// `model(_:from:plan:context:)` for a class plan, with no generic parameter: containers of
+    /// linked class models call it once per element, with the element's uninitialised storage,
+    /// where the generic conversion costs an unspecialised call, and its caller an unspecialised
+    /// append. When a field of the new instance fails, the slot holds the instance and the error
+    /// says so, for the caller to release it.
+    static func object(
+        from linked: Unmanaged<ManagedObject>, plan: TypePlan, initializeObject: (UnsafeMutableRawPointer) -> Void,
+        into slot: UnsafeMutablePointer<AnyObject>, context: inout DecodingContext
+    ) throws(ObjectFailure) {
+        var failure: ObjectFailure?
+        // Borrowed: the caller's container holds the record for the whole conversion.
+        linked._withUnsafeGuaranteedRef { record in
+            do throws(ObjectFailure) {
+                try object(from: record, plan: plan, initializeObject: initializeObject, into: slot, context: &context)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    @inline(__always)
+    private static func object(
+        from record: ManagedObject, plan: TypePlan, initializeObject: (UnsafeMutableRawPointer) -> Void,
+        into slot: UnsafeMutablePointer<AnyObject>, context: inout DecodingContext
+    ) throws(ObjectFailure) {
+        context.depth += 1
+        defer { context.depth -= 1 }
+        if context.depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+            throw ObjectFailure(error: MappingError(.nestingTooDeep(levels: context.depth), modelType: plan.typeName), initializedSlot: false)
+        }
+        let recordIdentifier = FieldMemory.address(of: record)
+        if let existing = context.instances[recordIdentifier] {
+            guard ObjectIdentifier(type(of: existing)) == plan.typeIdentifier || isInstance(existing, of: plan.modelType) else {
+                throw ObjectFailure(
+                    error: MappingError(.wrongRecordType(expected: plan.typeName, found: "\(Swift.type(of: existing))"), modelType: plan.typeName),
+                    initializedSlot: false)
+            }
+            slot.initialize(to: existing)
+            return
+        }
+        let schema = record.objectSchema
+        guard schema === plan.schema || schema.typeName == plan.typeName else {
+            throw ObjectFailure(
+                error: MappingError(.wrongRecordType(expected: plan.typeName, found: schema.typeName), modelType: plan.typeName),
+                initializedSlot: false)
+        }
+        initializeObject(UnsafeMutableRawPointer(slot))
+        // Not retained: the slot owns the new instance.
+        let instance = UnsafeRawPointer(slot).load(as: Unmanaged<AnyObject>.self)
+        instance._withUnsafeGuaranteedRef { context.instances.insert($0, for: recordIdentifier) }
+        do throws(MappingError) {
+            try fillInstance(instance.toOpaque(), from: record, plan: plan, context: &context)
+        } catch {
+            throw ObjectFailure(error: error, initializedSlot: true)
+        }
+    }
+
+    /// Why `object(from:plan:initializeObject:into:context:)` failed, and whether the slot holds
+    /// an instance its caller must release.
+    struct ObjectFailure: Error {
+        let error: MappingError
+        let initializedSlot: Bool
+    }
+
+    /// Whether `object` is a `type`, subclasses included: what the generic conversion's cast allows.
+    @inline(never)
+    private static func isInstance(_ object: AnyObject, of type: any Persistable.Type) -> Bool {
+        func check<Model: Persistable>(_: Model.Type) -> Bool { object is Model }
+        return check(type)
+    }
+
     /// A new instance whose fields `decode` fills through the sink it is given: for readers that
     /// decode stored bytes straight into the model, with no record in between. Nothing else can
     /// refer to the instance, so it is not identity-tracked.
@@ -159,7 +232,7 @@ enum ModelMapping {
         _ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan, context: inout DecodingContext
     ) throws(MappingError) {
         if isFlatRecord(record, of: plan) {
-            try fillSingleValues(base, from: record.values, plan: plan)
+            try fillSingleValues(base, from: record, plan: plan)
             return
         }
         try fill(base, from: record, plan: plan, context: &context)

@@ -9,6 +9,11 @@ final class TypePlan: @unchecked Sendable {
     let modelType: any Persistable.Type
     let typeIdentifier: ObjectIdentifier
     let isClass: Bool
+    /// For a class model: initialises the reference at an address with a new instance from the
+    /// model's `init()`. Lets linked class models be made without a generic parameter (see
+    /// `ModelMapping.object(from:plan:into:context:)`); storing in place moves the new reference
+    /// where a returned `AnyObject` would be a copy of it.
+    let initializeObject: ((UnsafeMutableRawPointer) -> Void)?
     // Unchecked exclusivity: set only while building, read-only afterwards, so no two accesses can
     // overlap, and the dynamic check cost as much as a field conversion.
     @exclusivity(unchecked) private(set) var fields: [any FieldAccessor] = []
@@ -33,7 +38,12 @@ final class TypePlan: @unchecked Sendable {
         modelType = type
         typeIdentifier = ObjectIdentifier(type)
         isClass = type is AnyClass
+        initializeObject = isClass ? Self.objectInitializer(type) : nil
         schema = ObjectSchema(typeName: typeName, properties: [])
+    }
+
+    private static func objectInitializer<Model: Persistable>(_ type: Model.Type) -> (UnsafeMutableRawPointer) -> Void {
+        { $0.initializeMemory(as: Model.self, to: Model._autoMalloc()) }
     }
 
     /// This plan and the plans of every model it links to, at any depth, each once.

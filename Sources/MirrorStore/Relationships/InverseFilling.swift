@@ -27,7 +27,7 @@ enum InverseFilling {
             guard started else { continue }
             let value: Any
             let outerInstances = context.instances
-            context.instances = IdentityMap()
+            context.instances = IdentityMap(holdsValues: outerInstances.holdsValues)
             defer { context.instances = outerInstances }
             do {
                 value = try field.value(linkingTo: record, resolver: resolver, context: &context)

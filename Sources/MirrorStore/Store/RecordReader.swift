@@ -9,7 +9,7 @@ final class RecordReader {
     let pending: PendingWrites?
     private var records: [String: [StorageKey: ManagedObject]] = [:]
     /// One context for the reader's lifetime: a record reached from two objects becomes one model.
-    private var context = DecodingContext()
+    private var context = DecodingContext(spansConversions: true)
     /// How many records are being decoded one inside the other, through links.
     private var depth = 0
     private lazy var decoder = RecordDecoder(
