@@ -124,7 +124,8 @@ enum FieldMemory {
         base.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
     }
 
-    static func store<Value>(_ value: Value, to base: UnsafeMutableRawPointer, at offset: Int) {
+    /// `value` is consumed, so a value just made moves into the field instead of being copied.
+    static func store<Value>(_ value: consuming Value, to base: UnsafeMutableRawPointer, at offset: Int) {
         base.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee = value
     }
 

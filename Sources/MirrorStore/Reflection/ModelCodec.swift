@@ -61,39 +61,41 @@ struct ModelArrayCodec<Model: Persistable>: ValueCodec {
     }
 
     /// A list of class models: each made by the non-generic conversion right in the array's
-    /// storage, with no unspecialised call, cast or append per element. A class model's storage
-    /// is one reference, so the array's memory is filled as `AnyObject`.
+    /// storage, with no unspecialised call, cast or append per element.
+    ///
+    /// The array is built as `[AnyObject]` and reinterpreted as `[Model]`: an array of a class has
+    /// the representation of an array of `AnyObject` (the standard library's own array casts
+    /// between class types reuse the storage the same way), and building a `[Model]` here, in
+    /// unspecialised code, would look the type of its storage up at run time on every call.
     private func objects(
         from records: [RecordValue], initializeObject: (UnsafeMutableRawPointer) -> Void, in context: inout DecodingContext
     ) throws(MappingError) -> [Model] {
         let plan = element.plan
         var failure: MappingError?
-        let result = [Model](unsafeUninitializedCapacity: records.count) { buffer, count in
-            buffer.withMemoryRebound(to: AnyObject.self) { objects in
-                guard let start = objects.baseAddress else { return }
-                for index in records.indices {
-                    // Not retained: `records` holds the linked record throughout.
-                    let linked: Unmanaged<ManagedObject>
-                    if case .object(let record) = records[index] {
-                        linked = Unmanaged.passUnretained(record)
-                    } else {
-                        failure = element.mismatch(records[index]).nested(under: "[\(index)]")
-                        return
-                    }
-                    do throws(ModelMapping.ObjectFailure) {
-                        try ModelMapping.object(
-                            from: linked, plan: plan, initializeObject: initializeObject, into: start + index, context: &context)
-                        count += 1
-                    } catch {
-                        // The array releases the elements counted as initialised.
-                        if error.initializedSlot { count += 1 }
-                        failure = error.error.nested(under: "[\(index)]")
-                        return
-                    }
+        let objects = [AnyObject](unsafeUninitializedCapacity: records.count) { buffer, count in
+            guard let start = buffer.baseAddress else { return }
+            for index in records.indices {
+                // Not retained: `records` holds the linked record throughout.
+                let linked: Unmanaged<ManagedObject>
+                if case .object(let record) = records[index] {
+                    linked = Unmanaged.passUnretained(record)
+                } else {
+                    failure = element.mismatch(records[index]).nested(under: "[\(index)]")
+                    return
+                }
+                do throws(ModelMapping.ObjectFailure) {
+                    try ModelMapping.object(
+                        from: linked, plan: plan, initializeObject: initializeObject, into: start + index, context: &context)
+                    count += 1
+                } catch {
+                    // The array releases the elements counted as initialised.
+                    if error.initializedSlot { count += 1 }
+                    failure = error.error.nested(under: "[\(index)]")
+                    return
                 }
             }
         }
         if let failure { throw failure }
-        return result
+        return unsafeBitCast(objects, to: [Model].self)
     }
 }
