@@ -6,8 +6,8 @@
 ///
 /// Within one conversion every object the map is given stays reachable from the conversion's
 /// result (or from the context, see `DecodingContext.discarded`) until the conversion ends, so a
-/// map that serves one conversion refers to its objects without holding them: the two atomic
-/// reference count operations per object that holding costs were a tenth of decoding a nested
+/// map that serves one conversion refers to its objects without holding them: holding costs two
+/// atomic reference count operations per object, which measured about 8% of nested record →
 /// model. A map that serves several conversions, whose callers may drop one result before a later
 /// conversion meets the same key, holds its objects.
 struct IdentityMap<Value: AnyObject> {

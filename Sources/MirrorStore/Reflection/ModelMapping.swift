@@ -79,7 +79,6 @@ enum ModelMapping {
     @inline(never)
     private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan) throws(MappingError) {
         let slots = plan.slots
-        // The record's values in place: passed as an array, they would be retained and released.
         try record.values.withUnsafeBufferPointer { values throws(MappingError) in
             for index in slots.indices {
                 let slot = slots[index]
