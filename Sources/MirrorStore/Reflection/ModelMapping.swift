@@ -24,9 +24,7 @@ enum ModelMapping {
     ) throws(MappingError) -> ManagedObject {
         context.depth += 1
         defer { context.depth -= 1 }
-        if context.depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
-            throw MappingError(.nestingTooDeep(levels: context.depth), modelType: plan.typeName)
-        }
+        if let failure = nestingFailure(depth: context.depth, plan: plan) { throw failure }
         let record = ManagedObject(objectSchema: plan.schema, values: [])
         if plan.isClass && tracksIdentity {
             if let existing = context.records[base] { return existing }
@@ -97,17 +95,12 @@ enum ModelMapping {
     ) throws(MappingError) -> Model {
         context.depth += 1
         defer { context.depth -= 1 }
-        if context.depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
-            throw MappingError(.nestingTooDeep(levels: context.depth), modelType: plan.typeName)
-        }
+        if let failure = nestingFailure(depth: context.depth, plan: plan) { throw failure }
         let recordIdentifier = FieldMemory.address(of: record)
         if plan.isClass && tracksIdentity, let existing = context.instances[recordIdentifier] {
             return try instance(existing, as: type, plan: plan)
         }
-        let schema = record.objectSchema
-        guard schema === plan.schema || schema.typeName == plan.typeName else {
-            throw MappingError(.wrongRecordType(expected: plan.typeName, found: schema.typeName), modelType: plan.typeName)
-        }
+        if let failure = recordTypeFailure(record, plan: plan) { throw failure }
         if let recipe = plan.freshRecipe {
             // Such a plan has no inverses and is a struct, which nothing can reach twice.
             return try EmptyInstance.construct(type, recipe: recipe) { base throws(MappingError) in
@@ -152,24 +145,19 @@ enum ModelMapping {
     ) throws(ObjectFailure) {
         context.depth += 1
         defer { context.depth -= 1 }
-        if context.depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
-            throw ObjectFailure(error: MappingError(.nestingTooDeep(levels: context.depth), modelType: plan.typeName), initializedSlot: false)
+        if let failure = nestingFailure(depth: context.depth, plan: plan) {
+            throw ObjectFailure(error: failure, initializedSlot: false)
         }
         let recordIdentifier = FieldMemory.address(of: record)
         if let existing = context.instances[recordIdentifier] {
             guard ObjectIdentifier(type(of: existing)) == plan.typeIdentifier || isInstance(existing, of: plan.modelType) else {
-                throw ObjectFailure(
-                    error: MappingError(.wrongRecordType(expected: plan.typeName, found: "\(Swift.type(of: existing))"), modelType: plan.typeName),
-                    initializedSlot: false)
+                throw ObjectFailure(error: wrongInstance(existing, plan: plan), initializedSlot: false)
             }
             slot.initialize(to: existing)
             return
         }
-        let schema = record.objectSchema
-        guard schema === plan.schema || schema.typeName == plan.typeName else {
-            throw ObjectFailure(
-                error: MappingError(.wrongRecordType(expected: plan.typeName, found: schema.typeName), modelType: plan.typeName),
-                initializedSlot: false)
+        if let failure = recordTypeFailure(record, plan: plan) {
+            throw ObjectFailure(error: failure, initializedSlot: false)
         }
         initializeObject(UnsafeMutableRawPointer(slot))
         // Not retained: the slot owns the new instance.
@@ -245,11 +233,28 @@ enum ModelMapping {
     /// code would otherwise look up on every call.
     @inline(never)
     private static func instance<Model>(_ existing: AnyObject, as type: Model.Type, plan: TypePlan) throws(MappingError) -> Model {
-        guard let instance = existing as? Model else {
-            throw MappingError(
-                .wrongRecordType(expected: plan.typeName, found: "\(Swift.type(of: existing))"), modelType: plan.typeName)
-        }
+        guard let instance = existing as? Model else { throw wrongInstance(existing, plan: plan) }
         return instance
+    }
+
+    /// The error for a conversion nested `depth` links deep when the thread's stack runs low.
+    @inline(__always)
+    private static func nestingFailure(depth: Int, plan: TypePlan) -> MappingError? {
+        guard depth >= StackRoom.checkedFromDepth, StackRoom.isLow else { return nil }
+        return MappingError(.nestingTooDeep(levels: depth), modelType: plan.typeName)
+    }
+
+    /// The error for a record of another type than `plan`'s.
+    @inline(__always)
+    private static func recordTypeFailure(_ record: ManagedObject, plan: TypePlan) -> MappingError? {
+        let schema = record.objectSchema
+        if schema === plan.schema || schema.typeName == plan.typeName { return nil }
+        return MappingError(.wrongRecordType(expected: plan.typeName, found: schema.typeName), modelType: plan.typeName)
+    }
+
+    /// The error for an instance, already made from a record, that is not of `plan`'s type.
+    private static func wrongInstance(_ existing: AnyObject, plan: TypePlan) -> MappingError {
+        MappingError(.wrongRecordType(expected: plan.typeName, found: "\(Swift.type(of: existing))"), modelType: plan.typeName)
     }
 
     /// Writes the record's values into the instance at `base`; non-generic, like `record(at:…)`.

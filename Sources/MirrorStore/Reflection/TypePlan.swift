@@ -11,7 +11,7 @@ final class TypePlan: @unchecked Sendable {
     let isClass: Bool
     /// For a class model: initialises the reference at an address with a new instance from the
     /// model's `init()`. Lets linked class models be made without a generic parameter (see
-    /// `ModelMapping.object(from:plan:into:context:)`); storing in place moves the new reference
+    /// `ModelMapping.object(from:plan:initializeObject:into:context:)`); storing in place moves the new reference
     /// where a returned `AnyObject` would be a copy of it.
     let initializeObject: ((UnsafeMutableRawPointer) -> Void)?
     // Unchecked exclusivity: set only while building, read-only afterwards, so no two accesses can
