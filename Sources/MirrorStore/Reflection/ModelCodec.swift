@@ -70,6 +70,9 @@ struct ModelArrayCodec<Model: Persistable>: ValueCodec {
     private func objects(
         from records: [RecordValue], initializeObject: (UnsafeMutableRawPointer) -> Void, in context: inout DecodingContext
     ) throws(MappingError) -> [Model] {
+        // Made for no element, the array is the shared empty one, and the initializer would
+        // still write its count there: a data race between threads converting empty lists.
+        if records.isEmpty { return [] }
         let plan = element.plan
         var failure: MappingError?
         let objects = [AnyObject](unsafeUninitializedCapacity: records.count) { buffer, count in
