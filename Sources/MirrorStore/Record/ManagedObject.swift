@@ -22,6 +22,14 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     // could touch it again, and the dynamic check was a visible share of each conversion.
     @exclusivity(unchecked) var values: [RecordValue]
 
+    /// The values in place, with no retain of their array: for the conversions' loops, where
+    /// `values.withUnsafeBufferPointer` retains and releases the array once per record, a visible
+    /// share of a linked record's conversion. Valid while the record lives and `values` is not
+    /// assigned, which nothing does during a conversion.
+    var valuesInPlace: UnsafeBufferPointer<RecordValue> {
+        UnsafeBufferPointer(start: values._baseAddressIfContiguous, count: values.count)
+    }
+
     /// Creates a record whose properties all hold ``RecordValue/null``.
     public init(objectSchema: ObjectSchema) {
         self.objectSchema = objectSchema

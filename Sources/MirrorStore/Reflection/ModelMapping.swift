@@ -77,14 +77,13 @@ enum ModelMapping {
     @inline(never)
     private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan) throws(MappingError) {
         let slots = plan.slots
-        try record.values.withUnsafeBufferPointer { values throws(MappingError) in
-            for index in slots.indices {
-                let slot = slots[index]
-                guard let primitive = slot.primitive,
-                      primitive.assignInline(values[index], to: base + slot.offset, optional: slot.isOptional) else {
-                    let field = plan.fields[index]
-                    throw MappingError.mismatch(expected: field.kind, found: values[index]).nested(under: field.name).reported(from: plan.typeName)
-                }
+        let values = record.valuesInPlace
+        for index in slots.indices {
+            let slot = slots[index]
+            guard let primitive = slot.primitive,
+                  primitive.assignInline(values[index], to: base + slot.offset, optional: slot.isOptional) else {
+                let field = plan.fields[index]
+                throw MappingError.mismatch(expected: field.kind, found: values[index]).nested(under: field.name).reported(from: plan.typeName)
             }
         }
     }
@@ -262,7 +261,7 @@ enum ModelMapping {
         _ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan, context: inout DecodingContext
     ) throws(MappingError) {
         let schema = record.objectSchema
-        let values = record.values
+        let values = record.valuesInPlace
         let fields = plan.fields
         // Records made from this plan line up with its fields; others are matched by name.
         if schema === plan.schema || schema == plan.schema, values.count == fields.count {
