@@ -5,6 +5,14 @@
 public protocol _AutoMallocObjectProtocol {
     /// Creates an instance with default values, ready to be filled from a record.
     init()
+
+    /// Initialises the uninitialised memory at `address`, bound to `Self`, with a new instance
+    /// from ``init()``.
+    ///
+    /// Models do not implement this: the default below is compiled into each model's conformance,
+    /// where the model's type is known, so the mapping makes linked instances with one call and no
+    /// generic code.
+    static func _autoMalloc(into address: UnsafeMutableRawPointer)
 }
 
 extension _AutoMallocObjectProtocol {
@@ -24,6 +32,13 @@ extension _AutoMallocObjectProtocol {
 
     /// A new, default-initialised instance.
     public static func _autoMalloc() -> Self { Self() }
+
+    /// Initialises the memory at `address` with a new instance from ``init()``; inlinable so that
+    /// it is specialised for each model.
+    @inlinable
+    public static func _autoMalloc(into address: UnsafeMutableRawPointer) {
+        address.initializeMemory(as: Self.self, to: Self())
+    }
 }
 
 /// A container whose content MirrorStore creates element by element: `Optional`, `Array`, `Set`

@@ -43,7 +43,7 @@ final class TypePlan: @unchecked Sendable {
     }
 
     private static func objectInitializer<Model: Persistable>(_ type: Model.Type) -> (UnsafeMutableRawPointer) -> Void {
-        { $0.initializeMemory(as: Model.self, to: Model._autoMalloc()) }
+        Model._autoMalloc(into:)
     }
 
     /// This plan and the plans of every model it links to, at any depth, each once.
