@@ -1,8 +1,9 @@
 /// Object identity → object, for the identity tracking of conversions.
 ///
-/// Most graphs hold a handful of class instances, so entries live in one array searched from the
-/// end; a `Dictionary` index (SipHash on every key, which was a tenth of nested decoding) is built
-/// only once a graph grows past `linearLimit` instances.
+/// Most graphs hold a handful of class instances, so the first ``inlineCapacity`` entries live in
+/// the map itself, searched from the end: a conversion that stays under it allocates nothing for
+/// its identities. Further entries go to a `Dictionary`, whose hashing costs more per key but not
+/// per entry held.
 ///
 /// Within one conversion every object the map is given stays reachable from the conversion's
 /// result (or from the context, see `DecodingContext.discarded`) until the conversion ends, so a
@@ -11,22 +12,23 @@
 /// model. A map that serves several conversions, whose callers may drop one result before a later
 /// conversion meets the same key, holds its objects.
 struct IdentityMap<Value: AnyObject> {
-    /// A struct, not a tuple: an array of tuples is destroyed by the runtime's generic tuple code.
-    private struct Entry {
-        let key: UInt
-        unowned(unsafe) let value: Value
-    }
+    /// Sixteen words: keys, and the addresses of their objects, side by side in two of these.
+    private typealias InlineWords = (UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt)
 
-    private var entries: [Entry] = []
-    private var index: [UInt: Int]?
+    private static var inlineCapacity: Int { 16 }
+
+    private var inlineKeys: InlineWords = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// The objects' addresses: referred to, not held (see `held`).
+    private var inlineObjects: InlineWords = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private var inlineCount = 0
+    /// Entries past the inline ones: key → the object's address.
+    private var overflow: [UInt: UInt] = [:]
     /// One bit per key held, chosen by a few bits of its address: most lookups are of keys not
     /// held (each new object is looked up before it is made), and a clear bit answers them
-    /// without a scan.
+    /// without a search.
     private var keyBits: UInt64 = 0
     /// The objects, for a map that holds them; `nil` for a map that serves one conversion.
     private var held: [Value]?
-
-    private static var linearLimit: Int { 32 }
 
     /// `holdsValues`: whether the map keeps its objects alive, which a map serving more than one
     /// conversion must.
@@ -37,33 +39,48 @@ struct IdentityMap<Value: AnyObject> {
     /// Whether the map keeps its objects alive.
     var holdsValues: Bool { held != nil }
 
+    /// Mutating only to read the inline words in place, where a borrowed read would copy them.
     subscript(key: UnsafeRawPointer) -> Value? {
-        let wanted = UInt(bitPattern: key)
-        guard keyBits & Self.bit(of: wanted) != 0 else { return nil }
-        if let index { return index[wanted].map { entries[$0].value } }
-        // Backwards by position: the latest entries are the likeliest, and `reversed()` would
-        // copy each entry out as a tuple.
-        var position = entries.count
-        while position > 0 {
-            position -= 1
-            if entries[position].key == wanted { return entries[position].value }
+        mutating get {
+            let wanted = UInt(bitPattern: key)
+            guard keyBits & Self.bit(of: wanted) != 0 else { return nil }
+            let count = inlineCount
+            let position: Int? = withUnsafeBytes(of: &inlineKeys) { keys in
+                // Backwards: the latest entries are the likeliest.
+                var position = count
+                while position > 0 {
+                    position -= 1
+                    if keys.load(fromByteOffset: position * MemoryLayout<UInt>.stride, as: UInt.self) == wanted { return position }
+                }
+                return nil
+            }
+            let address: UInt? =
+                if let position {
+                    withUnsafeBytes(of: &inlineObjects) { $0.load(fromByteOffset: position * MemoryLayout<UInt>.stride, as: UInt.self) }
+                } else {
+                    overflow[wanted]
+                }
+            guard let address, let object = UnsafeRawPointer(bitPattern: address) else { return nil }
+            return Unmanaged<Value>.fromOpaque(object).takeUnretainedValue()
         }
-        return nil
     }
 
     /// Adds `value` under `key`, which the map does not hold: callers look a key up first, so
     /// the insertion does not search again.
     mutating func insert(_ value: Value, for key: UnsafeRawPointer) {
         let key = UInt(bitPattern: key)
+        let address = UInt(bitPattern: Unmanaged.passUnretained(value).toOpaque())
         keyBits |= Self.bit(of: key)
-        if entries.isEmpty { entries.reserveCapacity(16) }
-        entries.append(Entry(key: key, value: value))
-        held?.append(value)
-        if index != nil {
-            index?[key] = entries.count - 1
-        } else if entries.count > Self.linearLimit {
-            index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
+        let count = inlineCount
+        if count < Self.inlineCapacity {
+            let offset = count * MemoryLayout<UInt>.stride
+            withUnsafeMutableBytes(of: &inlineKeys) { $0.storeBytes(of: key, toByteOffset: offset, as: UInt.self) }
+            withUnsafeMutableBytes(of: &inlineObjects) { $0.storeBytes(of: address, toByteOffset: offset, as: UInt.self) }
+            inlineCount = count + 1
+        } else {
+            overflow[key] = address
         }
+        held?.append(value)
     }
 
     /// Objects are at least 16-byte aligned, so the bits above the lowest four vary between them.
