@@ -5,13 +5,11 @@ import CMirrorStoreSupport
 /// overflow the stack and kill the process, it asks here and stops with a typed error while
 /// enough stack remains to unwind and report it.
 ///
-/// Walks count their depth and ask only past ``checkedFromDepth``, so ordinary conversions never
-/// pay for the question, and the answer adapts to the thread: the main thread's 8 MiB, a
-/// worker's smaller stack, or a sanitizer build's larger frames.
+/// Walks count their depth and ask only past a depth no stack is too small for (see MirrorStore's
+/// `StackRoom.runsOut(atDepth:)`), so ordinary conversions never pay for the question, and the
+/// answer adapts to the thread: the main thread's 8 MiB, a worker's smaller stack, or a sanitizer
+/// build's larger frames.
 package enum StackRoom {
-    /// Depth below which a walk does not ask: no stack is that small. A constant the caller
-    /// compiles in: a stored global would be reached through its lazy initialiser on every visit.
-    @inlinable package static var checkedFromDepth: Int { 16 }
     /// Bytes to keep free: one more level of the deepest walk in a sanitizer build, plus the
     /// error's unwinding.
     package static let reserve = 512 * 1024

@@ -75,7 +75,7 @@ struct RecordDecoder {
 
     /// `depth` counts the embedded records and containers this value is inside of.
     private func read(_ kind: PropertyKind, from reader: inout ByteReader, depth: Int) throws -> RecordValue {
-        if depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+        if StackRoom.runsOut(atDepth: depth) {
             throw RecordCodingFailure(.nestingTooDeep(levels: depth))
         }
         let tagByte = try reader.byte()

@@ -93,7 +93,7 @@ struct RecordEncoder {
         guard !embedding.contains(identifier) else {
             throw StoreError(.embeddedCycle(typeName: linked.objectSchema.typeName))
         }
-        if embedding.count >= StackRoom.checkedFromDepth, StackRoom.isLow {
+        if StackRoom.runsOut(atDepth: embedding.count) {
             throw StoreError(.nestingTooDeep(typeName: linked.objectSchema.typeName, levels: embedding.count))
         }
         embedding.append(identifier)

@@ -85,7 +85,7 @@ struct TypeEvolution {
         _ value: RecordValue, to kind: PropertyKind, depth: Int, embedded: (ManagedObject, Int) throws -> ManagedObject
     ) throws -> RecordValue? {
         let target = kind.unwrapped
-        if depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+        if StackRoom.runsOut(atDepth: depth) {
             throw StoreError(.nestingTooDeep(typeName: kind.description, levels: depth))
         }
         switch value {

@@ -239,7 +239,7 @@ enum ModelMapping {
     /// The error for a conversion nested `depth` links deep when the thread's stack runs low.
     @inline(__always)
     private static func nestingFailure(depth: Int, plan: TypePlan) -> MappingError? {
-        guard depth >= StackRoom.checkedFromDepth, StackRoom.isLow else { return nil }
+        guard StackRoom.runsOut(atDepth: depth) else { return nil }
         return MappingError(.nestingTooDeep(levels: depth), modelType: plan.typeName)
     }
 

@@ -62,7 +62,7 @@ final class RecordReader {
     private func decode(_ bytes: [UInt8], key: StorageKey, as facts: ReadingFacts) throws -> ManagedObject {
         depth += 1
         defer { depth -= 1 }
-        if depth >= StackRoom.checkedFromDepth, StackRoom.isLow {
+        if StackRoom.runsOut(atDepth: depth) {
             throw StoreError(.nestingTooDeep(typeName: facts.typeName, levels: depth))
         }
         let record = ManagedObject(objectSchema: facts.schema, values: [])
