@@ -4,8 +4,9 @@ import MirrorStoreEngine
 enum ModelMapping {
     static func record<Model: Persistable>(for model: Model) throws(MappingError) -> ManagedObject {
         let plan = try PlanCache.shared.plan(for: type(of: model))
-        if plan.isFlat {
-            return FieldMemory.withFields(of: model, isClass: plan.isClass) { base in singleValuesRecord(at: base, plan: plan) }
+        if plan.isFlat,
+           let record = FieldMemory.withFields(of: model, isClass: plan.isClass, { base in singleValuesRecord(at: base, plan: plan) }) {
+            return record
         }
         var context = EncodingContext()
         return try record(for: model, plan: plan, context: &context, tracksIdentity: plan.hasLinks)
@@ -13,13 +14,13 @@ enum ModelMapping {
 
     /// A flat plan's record: one `switch` per field and no conversion context, which a model
     /// without links or containers never needs (and which costs a visible share of its record).
-    private static func singleValuesRecord(at base: UnsafeRawPointer, plan: TypePlan) -> ManagedObject {
+    /// `nil` for a field that is not a single value, which a flat plan does not have.
+    private static func singleValuesRecord(at base: UnsafeRawPointer, plan: TypePlan) -> ManagedObject? {
         var values: [RecordValue] = []
         values.reserveCapacity(plan.slots.count)
         for slot in plan.slots {
-            if let primitive = slot.primitive {
-                values.append(primitive.recordValue(at: base + slot.offset, optional: slot.isOptional))
-            }
+            guard let primitive = slot.primitive else { return nil }
+            values.append(primitive.recordValue(at: base + slot.offset, optional: slot.isOptional))
         }
         return ManagedObject(objectSchema: plan.schema, values: values)
     }
