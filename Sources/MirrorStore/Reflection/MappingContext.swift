@@ -9,8 +9,12 @@ struct EncodingContext {
 
 /// What a record → model conversion has built: each record becomes exactly one class instance.
 struct DecodingContext {
-    /// Keyed by the record's address.
-    var instances: IdentityMap<AnyObject>
+    /// Keyed by the record's address, which identifies the record only while it lives: see
+    /// ``remember(_:madeFrom:)``.
+    private(set) var instances: IdentityMap<AnyObject>
+    /// The records `instances` is keyed by, for a context whose records may end before it does;
+    /// `nil` when the caller's record graph holds them all.
+    private var heldRecords: [ManagedObject]?
     /// How many conversions are running one inside the other, through links.
     var depth = 0
     /// Reads inverse relationships during a store read; `nil` elsewhere, where they stay empty.
@@ -25,8 +29,36 @@ struct DecodingContext {
 
     /// `spansConversions`: whether the context serves more than one conversion (a store reader's
     /// does), so its identity map must hold the instances it made.
-    init(spansConversions: Bool = false) {
+    ///
+    /// `holdsRecords`: whether records may be released before the context ends, so it must hold
+    /// them: a store reader's are, and so is every record a decoder hands a ``ModelFieldSink``,
+    /// dropped once its field is written. Another record could then be made at a released one's
+    /// address and be taken for it (two embedded values of one type read as the first).
+    init(spansConversions: Bool = false, holdsRecords: Bool = false) {
         instances = IdentityMap(holdsValues: spansConversions)
+        heldRecords = spansConversions || holdsRecords ? [] : nil
+    }
+
+    /// The instance made from `record`, should the conversion meet it again.
+    mutating func remember(_ instance: AnyObject, madeFrom record: ManagedObject) {
+        instances.insert(instance, for: FieldMemory.address(of: record))
+        heldRecords?.append(record)
+    }
+
+    /// Starts a scope in which no instance made before it is found again (see ``InverseFilling``);
+    /// returns what ``endIdentityScope(restoring:)`` needs to end it.
+    mutating func startIdentityScope() -> IdentityMap<AnyObject> {
+        defer { instances = IdentityMap(holdsValues: instances.holdsValues) }
+        return instances
+    }
+
+    mutating func endIdentityScope(restoring outer: IdentityMap<AnyObject>) {
+        instances = outer
+    }
+
+    /// The instance already made from `record`, if any.
+    mutating func instance(madeFrom record: ManagedObject) -> AnyObject? {
+        instances[FieldMemory.address(of: record)]
     }
 
     /// Keeps a decoded value that its container dropped alive for the rest of the context.

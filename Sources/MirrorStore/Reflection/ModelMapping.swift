@@ -112,8 +112,7 @@ enum ModelMapping {
         context.depth += 1
         defer { context.depth -= 1 }
         if let failure = nestingFailure(depth: context.depth, plan: plan) { throw failure }
-        let recordIdentifier = FieldMemory.address(of: record)
-        if plan.isClass && tracksIdentity, let existing = context.instances[recordIdentifier] {
+        if plan.isClass && tracksIdentity, let existing = context.instance(madeFrom: record) {
             return try instance(existing, as: type, plan: plan)
         }
         if let failure = recordTypeFailure(record, plan: plan) { throw failure }
@@ -125,7 +124,7 @@ enum ModelMapping {
         }
         var instance = Model._autoMalloc()
         if plan.isClass && tracksIdentity {
-            context.instances.insert(FieldMemory.object(instance), for: recordIdentifier)
+            context.remember(FieldMemory.object(instance), madeFrom: record)
         }
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
             try fillInstance(base, from: record, plan: plan, context: &context)
@@ -164,8 +163,7 @@ enum ModelMapping {
         if let failure = nestingFailure(depth: context.depth, plan: plan) {
             throw ObjectFailure(error: failure, initializedSlot: false)
         }
-        let recordIdentifier = FieldMemory.address(of: record)
-        if let existing = context.instances[recordIdentifier] {
+        if let existing = context.instance(madeFrom: record) {
             guard ObjectIdentifier(type(of: existing)) == plan.typeIdentifier || isInstance(existing, of: plan.modelType) else {
                 throw ObjectFailure(error: wrongInstance(existing, plan: plan), initializedSlot: false)
             }
@@ -178,7 +176,7 @@ enum ModelMapping {
         initializeObject(UnsafeMutableRawPointer(slot))
         // Not retained: the slot owns the new instance.
         let instance = UnsafeRawPointer(slot).load(as: Unmanaged<AnyObject>.self)
-        instance._withUnsafeGuaranteedRef { context.instances.insert($0, for: recordIdentifier) }
+        instance._withUnsafeGuaranteedRef { context.remember($0, madeFrom: record) }
         do throws(MappingError) {
             try fillInstance(instance.toOpaque(), from: record, plan: plan, context: &context)
         } catch {

@@ -26,9 +26,8 @@ enum InverseFilling {
             }
             guard started else { continue }
             let value: Any
-            let outerInstances = context.instances
-            context.instances = IdentityMap(holdsValues: outerInstances.holdsValues)
-            defer { context.instances = outerInstances }
+            let outerScope = context.startIdentityScope()
+            defer { context.endIdentityScope(restoring: outerScope) }
             do {
                 value = try field.value(linkingTo: record, resolver: resolver, context: &context)
             } catch let error as MappingError {

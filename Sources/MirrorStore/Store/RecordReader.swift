@@ -97,7 +97,7 @@ final class RecordReader {
             var instance = Model._autoMalloc()
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
         }
-        var context = DecodingContext()
+        var context = DecodingContext(holdsRecords: true)
         do {
             return try ModelMapping.model(type, plan: plan, context: &context) { sink in
                 try RecordDecoder.withoutLinks.decode(bytes, schema: plan.schema, into: &sink)
