@@ -86,6 +86,10 @@ final class MigrationRun {
                 try target.setSchema(type: typeName, schema: SchemaCoding.encode(schema))
             }
         }
+        // A link to an object the file did not hold was dangling before the migration: it stays so.
+        let existedBefore = { (typeName: String, key: StorageKey) in
+            source.contains(type: migration.storedName(of: typeName) ?? typeName, key: key)
+        }
         let decoder = RecordDecoder(
             schema: { [stored] in stored.schema(named: $0) },
             resolve: { [self] typeName, key in linkStub(typeName: typeName, key: key, renamedTypes: renamedTypes) })
@@ -142,7 +146,7 @@ final class MigrationRun {
                 } else if changedKeys.contains(newKey) {
                     throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
                 }
-                try put(new, key: newKey, into: &target, references: &references)
+                try put(new, key: newKey, into: &target, references: &references, existedBefore: existedBefore)
             }
         }
         for object in migration.created {
@@ -151,16 +155,19 @@ final class MigrationRun {
             guard !target.contains(type: typeName, key: key) else {
                 throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
             }
-            try put(object, key: key, into: &target, references: &references)
+            try put(object, key: key, into: &target, references: &references, existedBefore: existedBefore)
         }
     }
 
     /// Writes `record` under `key`; the caller has made sure no other object has the key.
-    private func put(_ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences) throws {
+    private func put(
+        _ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences,
+        existedBefore: (String, StorageKey) -> Bool
+    ) throws {
         let typeName = record.objectSchema.typeName
         var encoder = RecordEncoder()
         try target.put(type: typeName, key: key, value: try encoder.encode(record))
-        try references.collect(from: record)
+        try references.collect(from: record, existedBefore: existedBefore)
         // Objects without a primary key get the next integer key, as a transaction gives them.
         if case .integer(let number) = key, number > highestKeys[typeName] ?? 0 {
             highestKeys[typeName] = number
@@ -185,13 +192,20 @@ final class MigrationRun {
 }
 
 /// The objects migrated records link to, checked to exist once the new state is complete.
+///
+/// Only links to objects that existed before the migration are checked: a link whose object was
+/// already deleted reads as `nil` in the store, and the migration keeps it as the store does.
+/// A migration that deletes an object others still link to is refused.
 struct LinkReferences {
     /// Per linked type, each key linked to and the type of one object linking to it.
     private var keys: [String: [StorageKey: String]] = [:]
 
-    mutating func collect(from record: ManagedObject) throws {
+    /// `existedBefore`: whether the stored file held the object of a (new) type name and key.
+    mutating func collect(from record: ManagedObject, existedBefore: (String, StorageKey) -> Bool) throws {
         let source = record.objectSchema.typeName
-        try PrimaryKey.forEachLink(in: record) { typeName, key in keys[typeName, default: [:]][key] = source }
+        try PrimaryKey.forEachLink(in: record) { typeName, key in
+            if existedBefore(typeName, key) { keys[typeName, default: [:]][key] = source }
+        }
     }
 
     func check(in snapshot: EngineSnapshot) throws {

@@ -8,6 +8,19 @@ protocol FieldAccessor: AnyObject {
     var slot: FieldSlot { get }
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue
     func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError)
+    /// The record value of `value`, a value of the field's type given on its own (a partial
+    /// update sets one field of a stored record this way).
+    func recordValue(of value: Any) throws(MappingError) -> RecordValue
+}
+
+extension FieldAccessor {
+    /// `value` as the field's type, or the error saying it is not.
+    fileprivate func cast<Value>(_ value: Any, to type: Value.Type) throws(MappingError) -> Value {
+        guard let value = value as? Value else {
+            throw MappingError(.unsupportedModel("a \(Swift.type(of: value)) is not a \(Value.self)"), modelType: "", path: [name])
+        }
+        return value
+    }
 }
 
 /// The common case, a property holding a single value: no codec call in between.
@@ -30,6 +43,10 @@ final class PrimitiveFieldAccessor<Value: FieldPrimitive>: FieldAccessor {
 
     func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError) {
         guard Value.assign(record, to: base + offset) else { throw PrimitiveCodec<Value>().mismatch(record) }
+    }
+
+    func recordValue(of value: Any) throws(MappingError) -> RecordValue {
+        withUnsafePointer(to: try cast(value, to: Value.self)) { Value.recordValue(at: UnsafeRawPointer($0)) }
     }
 }
 
@@ -56,6 +73,10 @@ final class OptionalPrimitiveFieldAccessor<Wrapped: FieldPrimitive>: FieldAccess
             throw PrimitiveCodec<Wrapped?>().mismatch(record)
         }
     }
+
+    func recordValue(of value: Any) throws(MappingError) -> RecordValue {
+        withUnsafePointer(to: try cast(value, to: Wrapped?.self)) { Wrapped.recordValue(atOptional: UnsafeRawPointer($0)) }
+    }
 }
 
 /// Any other property: enums, containers and links, through their codec.
@@ -80,6 +101,11 @@ final class CodecFieldAccessor<Value>: FieldAccessor {
 
     func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError) {
         FieldMemory.store(try codec.decode(record, in: &context), to: base, at: offset)
+    }
+
+    func recordValue(of value: Any) throws(MappingError) -> RecordValue {
+        var context = EncodingContext()
+        return try codec.encode(try cast(value, to: Value.self), in: &context)
     }
 }
 

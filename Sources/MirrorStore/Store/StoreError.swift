@@ -48,6 +48,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         /// ``Results/changes`` was asked of results made inside a write transaction, which see
         /// writes not yet committed and so cannot follow later commits.
         case notObservable(typeName: String)
+        /// A key path given to ``WriteTransaction/update(_:primaryKey:set:to:)-(_,_,KeyPath<Model,Value>,_)``
+        /// does not name one stored property of the model.
+        case notAStoredProperty(typeName: String, keyPath: String)
     }
 
     /// What went wrong.
@@ -88,6 +91,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "\(operation) was called inside a write block of the same store, where it would wait forever for that block to end; use the block's transaction, or call it after the block returns."
         case .notObservable(let typeName):
             return "These \(typeName) results were made inside a write transaction and cannot be observed; observe results made with store.objects(_:) instead."
+        case .notAStoredProperty(let typeName, let keyPath):
+            return "\(keyPath) does not name a stored property of \(typeName), so update(_:primaryKey:set:to:) cannot set it; use update(_:primaryKey:_:) with a closure."
         }
     }
 }

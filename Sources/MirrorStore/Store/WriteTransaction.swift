@@ -133,34 +133,70 @@ public final class WriteTransaction {
         return model
     }
 
-    /// Sets one property of the stored model with `primaryKey`.
+    /// Sets one property of the stored model with `primaryKey`, by writing its stored record: the
+    /// property may be a `let` of an immutable struct, since no instance is changed.
+    ///
+    /// ```swift
+    /// try transaction.update(Character.self, primaryKey: 1455, set: \.realName, to: "Anthony Edward Stark")
+    /// ```
     ///
     /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
+    /// - Throws: ``StoreError`` when the key path does not name a stored property of the model
+    ///   (a computed or ignored property, or a path through another value); ``MappingError`` for a
+    ///   value that cannot be stored.
     @discardableResult
     public func update<Model: Persistable, Value>(
-        _ type: Model.Type, primaryKey: some RecordPrimitive, set property: WritableKeyPath<Model, Value>, to value: Value
+        _ type: Model.Type, primaryKey: some RecordPrimitive, set property: KeyPath<Model, Value>, to value: Value
     ) throws -> Model? {
-        try update(type, primaryKey: primaryKey) { $0[keyPath: property] = value }
+        try checkOpen()
+        let entry = try registry.entry(for: type)
+        let plan = entry.plan
+        guard let name = KeyPathNames.propertyName(of: property, rootType: Model.self),
+              let position = plan.schema.index(ofProperty: name) else {
+            throw StoreError(.notAStoredProperty(typeName: plan.typeName, keyPath: "\(property)"))
+        }
+        let key = try registry.key(primaryKey, for: entry)
+        let reader = reader()
+        guard let record = try reader.record(type: plan.typeName, key: key) else { return nil }
+        let stored = ManagedObject(objectSchema: record.objectSchema, values: record.values)
+        do throws(MappingError) {
+            stored.values[position] = try plan.fields[position].recordValue(of: value)
+        } catch {
+            throw error.nested(under: name).reported(from: plan.typeName)
+        }
+        try save(stored, linkedObjects: .save)
+        return try object(type, primaryKey: primaryKey)
     }
 
     /// Deletes the model stored under `primaryKey`, if any. Models linking to it read the link as
     /// `nil` (to-one) or without it (to-many).
-    public func delete<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws {
+    ///
+    /// - Returns: Whether a model had that key, as this transaction sees the store.
+    @discardableResult
+    public func delete<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Bool {
         try checkOpen()
         let entry = try registry.entry(for: type)
-        pending.delete(type: entry.plan.typeName, key: try registry.key(primaryKey, for: entry))
+        return delete(type: entry.plan.typeName, key: try registry.key(primaryKey, for: entry))
     }
 
     /// Deletes the stored model with the same primary key as `model`.
-    public func delete<Model: Persistable>(_ model: Model) throws {
+    ///
+    /// - Returns: Whether a model had that key, as this transaction sees the store.
+    @discardableResult
+    public func delete<Model: Persistable>(_ model: Model) throws -> Bool {
         try checkOpen()
         let plan = try registry.plan(for: Model.self)
         guard plan.schema.primaryKey != nil else { throw StoreError(.noPrimaryKey(typeName: plan.typeName)) }
         let record = try model.managedObject()
         defer { record.releaseGraph() }
-        if let key = try PrimaryKey.storageKey(of: record) {
-            pending.delete(type: plan.typeName, key: key)
-        }
+        guard let key = try PrimaryKey.storageKey(of: record) else { return false }
+        return delete(type: plan.typeName, key: key)
+    }
+
+    private func delete(type typeName: String, key: StorageKey) -> Bool {
+        let existed = isStored(type: typeName, key: key)
+        if existed { pending.delete(type: typeName, key: key) }
+        return existed
     }
 
     /// Deletes every stored model of a type.
