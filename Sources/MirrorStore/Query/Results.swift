@@ -26,10 +26,11 @@ import MirrorStoreEngine
 /// Reading an element cannot throw, so a record that cannot become a model is caught before:
 /// ``Store/objects(_:)`` decodes every stored object of a type the first time a store makes
 /// results of it, and throws ``StoreError`` or ``MappingError`` naming the record that fails.
-/// The store's own writes come from models, so what was checked stays readable. What is left is
-/// a read the operating system fails (an I/O error): the subscript then returns the model's
-/// `init()` value and records the error in ``readFailure``, never trapping. Code that must not
-/// see such a placeholder reads with the throwing ``object(at:)`` or ``all()``.
+/// The store's own writes come from models, so what was checked stays readable, and a subscript
+/// read returns the stored object. A subscript never makes up a model: a position outside the
+/// results traps, as an array's does, and so would a read that failed all the same (a defect of
+/// the store, not of the file, which the check has read). The throwing ``object(at:)`` and
+/// ``all()`` report every failure as an error.
 public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     let source: QuerySource
     /// Everything else, behind one reference: results are made, copied and dropped several
@@ -69,20 +70,20 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     /// The object at `position`, decoded now.
     ///
-    /// When the read fails (see the type's discussion) this is the model's `init()` value and
-    /// ``readFailure`` says why; ``object(at:)`` throws instead.
+    /// `position` must be in `indices`: outside them the subscript traps, as an array's does
+    /// (``object(at:)`` throws instead). See the type's discussion for why a read here succeeds.
     public subscript(position: Int) -> Model {
+        guard let key = key(at: position) else {
+            fatalError("Index out of range: position \(position) of \(count) \(source.plan.typeName) results")
+        }
         do {
-            return try object(at: position)
+            return try source.listedModel(Model.self, key: key)
         } catch {
-            state.record(error)
-            return Model()
+            // Unreachable for a record the type's first check read; a model made up here would
+            // reach the app as stored data.
+            fatalError("The \(source.plan.typeName) at position \(position) could not be read after the store checked it: \(error)")
         }
     }
-
-    /// The first error a subscript read met, if any: `nil` when every element read so far is
-    /// the stored object. Slices share it; results made by filtering or sorting have their own.
-    public var readFailure: (any Error)? { state.failure }
 
     /// The key of the object at `position`.
     private func key(at position: Int) -> StorageKey? {

@@ -27,8 +27,6 @@ final class ResultsState: Sendable {
     private let learned = Mutex<Learned>(Learned())
 
     private struct Learned {
-        /// The first error a subscript read met.
-        var failure: (any Error)?
         /// The rows' keys in key order, for rows that are not kept in that order.
         var keysInKeyOrder: [StorageKey]?
         /// The number of rows, for rows that are counted rather than kept.
@@ -42,11 +40,6 @@ final class ResultsState: Sendable {
         self.steps = steps
     }
 
-    var failure: (any Error)? { learned.withLock { $0.failure } }
-
-    func record(_ error: any Error) {
-        learned.withLock { if $0.failure == nil { $0.failure = error } }
-    }
 
     /// The rows' keys in key order: `sorted()` once, then kept.
     func keysInKeyOrder(_ sorted: () -> [StorageKey]) -> [StorageKey] {

@@ -15,3 +15,11 @@ extension StackRoom {
     /// Depth below which a walk does not ask: no stack is that small.
     static var checkedFromDepth: Int { 16 }
 }
+
+/// How deep conversions recurse through models nested in models (links, and embedded class
+/// models). A model deeper than ``recursionLimit`` is made and registered at once but filled
+/// later, by a loop in the conversion at the limit: a linked list of any length converts on any
+/// thread's stack, a `Task`'s too, without recursing once per link.
+enum NestedConversion {
+    static var recursionLimit: Int { 32 }
+}

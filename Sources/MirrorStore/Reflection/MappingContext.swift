@@ -5,6 +5,9 @@ struct EncodingContext {
     var records = IdentityMap<ManagedObject>(holdsValues: false)
     /// How many conversions are running one inside the other, through links.
     var depth = 0
+    /// Records made past ``NestedConversion/recursionLimit`` and not yet filled, with the
+    /// instances they are made from (which the model being converted holds).
+    var unfilled: [(record: ManagedObject, instance: UnsafeRawPointer, plan: TypePlan)] = []
 }
 
 /// What a record → model conversion has built: each record becomes exactly one class instance.
@@ -22,6 +25,8 @@ struct DecodingContext {
     weak var inverseResolver: (any InverseResolver)?
     /// The inverses this conversion has read so far.
     var inverses = InverseState()
+    /// Class instances made past ``NestedConversion/recursionLimit`` and not yet filled.
+    var unfilled: [(instance: AnyObject, record: ManagedObject, plan: TypePlan)] = []
     /// Values a container decoded and then dropped (a `Set` keeps one of equal elements): kept
     /// until the context ends, since `instances` may refer to the objects in them without holding
     /// them.
@@ -45,15 +50,25 @@ struct DecodingContext {
         heldRecords?.append(record)
     }
 
-    /// Starts a scope in which no instance made before it is found again (see ``InverseFilling``);
-    /// returns what ``endIdentityScope(restoring:)`` needs to end it.
-    mutating func startIdentityScope() -> IdentityMap<AnyObject> {
-        defer { instances = IdentityMap(holdsValues: instances.holdsValues) }
-        return instances
+    /// What ``startIdentityScope()`` set aside, for ``endIdentityScope(restoring:)`` to put back.
+    struct OuterScope {
+        fileprivate let instances: IdentityMap<AnyObject>
+        fileprivate let unfilled: [(instance: AnyObject, record: ManagedObject, plan: TypePlan)]
     }
 
-    mutating func endIdentityScope(restoring outer: IdentityMap<AnyObject>) {
-        instances = outer
+    /// Starts a scope in which no instance made before it is found again (see ``InverseFilling``).
+    /// Instances made in the scope must be filled before it ends (``ModelMapping/fillUnfilled(_:)``),
+    /// with the scope's identities; those made before it are filled after it.
+    mutating func startIdentityScope() -> OuterScope {
+        let outer = OuterScope(instances: instances, unfilled: unfilled)
+        instances = IdentityMap(holdsValues: instances.holdsValues)
+        unfilled = []
+        return outer
+    }
+
+    mutating func endIdentityScope(restoring outer: OuterScope) {
+        instances = outer.instances
+        unfilled = outer.unfilled
     }
 
     /// The instance already made from `record`, if any.

@@ -47,6 +47,30 @@ enum ModelMapping {
             if let existing = context.records[base] { return existing }
             context.records.insert(record, for: base)
         }
+        if plan.isClass && context.depth > NestedConversion.recursionLimit {
+            context.unfilled.append((record, base, plan))
+            return record
+        }
+        try fill(record, at: base, plan: plan, context: &context)
+        if context.depth == NestedConversion.recursionLimit { try fillUnfilled(&context) }
+        return record
+    }
+
+    /// Fills the records made past ``NestedConversion/recursionLimit``, as
+    /// `fillUnfilled(_: inout DecodingContext)` fills instances.
+    private static func fillUnfilled(_ context: inout EncodingContext) throws(MappingError) {
+        let depth = context.depth
+        context.depth = NestedConversion.recursionLimit
+        defer { context.depth = depth }
+        while let (record, base, plan) = context.unfilled.popLast() {
+            try fill(record, at: base, plan: plan, context: &context)
+        }
+    }
+
+    /// Reads the fields of the instance at `base` into `record`.
+    private static func fill(
+        _ record: ManagedObject, at base: UnsafeRawPointer, plan: TypePlan, context: inout EncodingContext
+    ) throws(MappingError) {
         var values: [RecordValue] = []
         values.reserveCapacity(plan.fields.count)
         // Through a buffer, so no accessor is retained and released per field.
@@ -66,7 +90,6 @@ enum ModelMapping {
             }
         }
         record.values = values
-        return record
     }
 
     static func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws(MappingError) -> Model {
@@ -126,10 +149,27 @@ enum ModelMapping {
         if plan.isClass && tracksIdentity {
             context.remember(FieldMemory.object(instance), madeFrom: record)
         }
+        if plan.isClass && context.depth > NestedConversion.recursionLimit {
+            context.unfilled.append((FieldMemory.object(instance), record, plan))
+            return instance
+        }
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
             try fillInstance(base, from: record, plan: plan, context: &context)
         }
+        if context.depth == NestedConversion.recursionLimit { try fillUnfilled(&context) }
         return instance
+    }
+
+    /// Fills the instances made past ``NestedConversion/recursionLimit``, in a loop at the
+    /// limit: what they link to past it is made and queued in turn, so the stack stays as deep
+    /// as the limit whatever the length of the chain.
+    static func fillUnfilled(_ context: inout DecodingContext) throws(MappingError) {
+        let depth = context.depth
+        context.depth = NestedConversion.recursionLimit
+        defer { context.depth = depth }
+        while let (instance, record, plan) = context.unfilled.popLast() {
+            try fillInstance(Unmanaged.passUnretained(instance).toOpaque(), from: record, plan: plan, context: &context)
+        }
     }
 
     /// `model(_:from:plan:context:)` for a class plan, with no generic parameter: containers of
@@ -177,8 +217,13 @@ enum ModelMapping {
         // Not retained: the slot owns the new instance.
         let instance = UnsafeRawPointer(slot).load(as: Unmanaged<AnyObject>.self)
         instance._withUnsafeGuaranteedRef { context.remember($0, madeFrom: record) }
+        if context.depth > NestedConversion.recursionLimit {
+            context.unfilled.append((instance.takeUnretainedValue(), record, plan))
+            return
+        }
         do throws(MappingError) {
             try fillInstance(instance.toOpaque(), from: record, plan: plan, context: &context)
+            if context.depth == NestedConversion.recursionLimit { try fillUnfilled(&context) }
         } catch {
             throw ObjectFailure(error: error, initializedSlot: true)
         }

@@ -30,6 +30,7 @@ enum InverseFilling {
             defer { context.endIdentityScope(restoring: outerScope) }
             do {
                 value = try field.value(linkingTo: record, resolver: resolver, context: &context)
+                try ModelMapping.fillUnfilled(&context)
             } catch let error as MappingError {
                 throw error.nested(under: field.name).reported(from: plan.typeName)
             } catch {

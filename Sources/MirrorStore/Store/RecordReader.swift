@@ -12,6 +12,8 @@ final class RecordReader {
     private var context = DecodingContext(spansConversions: true)
     /// How many records are being decoded one inside the other, through links.
     private var depth = 0
+    /// Records past ``NestedConversion/recursionLimit`` that are still empty.
+    private var unread: [UnreadRecord] = []
     private lazy var decoder = RecordDecoder(
         schema: { [schemas] in schemas.schema(named: $0) },
         resolve: { [unowned self] in try self.record(type: $0, key: $1) })
@@ -62,19 +64,42 @@ final class RecordReader {
     private func decode(_ bytes: [UInt8], key: StorageKey, as facts: ReadingFacts) throws -> ManagedObject {
         depth += 1
         defer { depth -= 1 }
-        if StackRoom.runsOut(atDepth: depth) {
-            throw StoreError(.nestingTooDeep(typeName: facts.typeName, levels: depth))
-        }
         let record = ManagedObject(objectSchema: facts.schema, values: [])
         if facts.isLinkTarget {
             records[facts.typeName, default: [:]][key] = record
         }
+        // Past the limit a record is found again through `records` at once and read later, by
+        // the loop at the limit: chains of links of any length are read without recursion.
+        if depth > NestedConversion.recursionLimit {
+            unread.append(UnreadRecord(record: record, bytes: bytes, key: key, facts: facts))
+            return record
+        }
+        try fill(record, from: bytes, key: key, as: facts)
+        if depth == NestedConversion.recursionLimit {
+            let outer = depth
+            defer { depth = outer }
+            while let next = unread.popLast() {
+                depth = NestedConversion.recursionLimit
+                try fill(next.record, from: next.bytes, key: next.key, as: next.facts)
+            }
+        }
+        return record
+    }
+
+    private func fill(_ record: ManagedObject, from bytes: [UInt8], key: StorageKey, as facts: ReadingFacts) throws {
         do {
             try decoder.decode(bytes, into: record)
         } catch let failure as RecordCodingFailure {
             throw StoreError(failure, typeName: facts.typeName, key: key.description)
         }
-        return record
+    }
+
+    /// A record made past ``NestedConversion/recursionLimit`` and not yet read.
+    private struct UnreadRecord {
+        let record: ManagedObject
+        let bytes: [UInt8]
+        let key: StorageKey
+        let facts: ReadingFacts
     }
 
     func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, key: StorageKey) throws -> Model? {

@@ -46,7 +46,6 @@ struct ResultsReadingTests {
             try reopened.write { try $0.delete(MoodyAfter.self, primaryKey: 2) }
             let results = try reopened.objects(MoodyAfter.self)
             #expect(results.map(\.identifier) == [1])
-            #expect(results.readFailure == nil)
             try reopened.close()
         }
     }
@@ -59,5 +58,19 @@ struct ResultsReadingTests {
         #expect(try results.object(at: 0).identifier == 1)
         #expect(throws: StoreError.self) { try results.object(at: 1) }
         #expect(throws: StoreError.self) { try results.object(at: -1) }
+    }
+
+    @Test("A position outside the results traps, as an array's does, rather than make up a model")
+    func subscriptOutsideResultsTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let store = try Store.inMemory(models: [MoodyBefore.self])
+            let results = try store.objects(MoodyBefore.self)
+            _ = results[5]
+        }
+        await #expect(processExitsWith: .failure) {
+            let store = try Store.inMemory(models: [MoodyBefore.self])
+            try store.write { try $0.add(MoodyBefore(identifier: 1)) }
+            _ = try store.objects(MoodyBefore.self)[1]
+        }
     }
 }
