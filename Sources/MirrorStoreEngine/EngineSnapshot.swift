@@ -45,6 +45,14 @@ public struct EngineSnapshot: Sendable {
         TypeValues(objects: index.types[type], snapshot: self)
     }
 
+    /// What identifies the bytes stored for `key` of `type` in this snapshot, without reading
+    /// them, or nil when the key is not stored. Two snapshots of one engine give equal identities
+    /// only for equal bytes: the log never writes two values at one place of one file, and a
+    /// compaction's new file is another generation.
+    public func storedValueIdentity(type: String, key: StorageKey) -> StoredValueIdentity? {
+        index.types[type]?[key].map { StoredValueIdentity(generation: generation, location: $0) }
+    }
+
     /// Whether `key` of `type` exists, without reading its value.
     public func contains(type: String, key: StorageKey) -> Bool {
         index.types[type]?[key] != nil
@@ -177,5 +185,22 @@ public struct TypeValues: Sendable {
         guard let packed = objects?[key] else { return nil }
         let (offset, length) = snapshot.index.resolve(packed)
         return try snapshot.generation.read(at: offset, count: length)
+    }
+}
+
+/// Where a value is stored: its log generation and its place there. See
+/// ``EngineSnapshot/storedValueIdentity(type:key:)``.
+public struct StoredValueIdentity: Hashable, Sendable {
+    /// Held, so that no later generation can be made at its address while the identity lives.
+    let generation: any LogStorage
+    let location: UInt64
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.location == rhs.location && lhs.generation === rhs.generation
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(generation))
+        hasher.combine(location)
     }
 }

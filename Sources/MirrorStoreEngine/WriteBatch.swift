@@ -48,21 +48,16 @@ public struct WriteBatch: Sendable {
         operations.append(.setMetadata(key: key, value: value))
     }
 
-    /// The keys the batch puts or deletes, by type; `nil` for a type it deletes every object of.
-    public var writtenKeys: [String: Set<StorageKey>?] {
-        var written: [String: Set<StorageKey>?] = [:]
+    /// The types whose objects the batch writes or deletes.
+    public var writtenTypes: Set<String> {
+        var types = Set<String>()
         for operation in operations {
             switch operation {
-            case .put(let type, let key, _), .delete(let type, let key):
-                if case .some(.none) = written[type] { continue }
-                written[type, default: []]?.insert(key)
-            case .deleteAll(let type):
-                written[type] = .some(nil)
-            case .setSchema, .setMetadata, .reserveCapacity:
-                continue
+            case .put(let type, _, _), .delete(let type, _), .deleteAll(let type): types.insert(type)
+            case .setSchema, .setMetadata, .reserveCapacity: continue
             }
         }
-        return written
+        return types
     }
 
     /// Whether the batch holds no operations; committing it writes nothing.

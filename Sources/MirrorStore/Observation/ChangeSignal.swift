@@ -1,43 +1,19 @@
 import Foundation
 import MirrorStoreEngine
 
-/// Wakes one waiting observer when a commit may have changed what it watches, and gathers the
-/// keys of the observed type that commits wrote since the observer last asked.
+/// Wakes one waiting observer when a commit may have changed what it watches.
 ///
 /// Signals coalesce: however many arrive before the observer waits again, it wakes once and
-/// then reads the newest state, so a slow consumer never queues anything (the gathered keys are
-/// a set: at most every key of the type). Waiting ends early, returning `false`, when the
-/// waiting task is cancelled.
+/// then reads the newest state, so a slow consumer never queues anything. A signal says nothing
+/// of what changed: the engine publishes a commit before its observers are signalled, so a
+/// snapshot taken on waking may hold commits whose signals are still to come, and only the
+/// snapshot can say what it holds. Waiting ends early, returning `false`, when the waiting task
+/// is cancelled.
 final class ChangeSignal: @unchecked Sendable {
     // `NSLock`: ThreadSanitizer on Linux reports false races inside `Synchronization.Mutex`.
     private let lock = NSLock()
     private var pending = false
     private var waiter: CheckedContinuation<Bool, Never>?
-    /// Keys of the observed type written since the last `takeWrittenKeys()`; `nil` for "any".
-    private var written: Set<StorageKey>? = []
-
-    /// Wakes the observer; `keys` are the observed type's keys the commit wrote (`nil`: it may
-    /// have changed any of them).
-    func signal(writtenKeys keys: Set<StorageKey>?) {
-        lock.lock()
-        if let keys {
-            written?.formUnion(keys)
-        } else {
-            written = nil
-        }
-        lock.unlock()
-        signal()
-    }
-
-    /// The keys written since the last call (`nil`: any key may have changed), and forgets them.
-    func takeWrittenKeys() -> Set<StorageKey>? {
-        lock.lock()
-        defer { lock.unlock() }
-        let keys = written
-        written = []
-        return keys
-    }
-
     func signal() {
         lock.lock()
         if let waiter {

@@ -5,23 +5,17 @@ import MirrorStoreEngine
 /// whose types it wrote; with none registered it costs one lock.
 final class CommitObservers: @unchecked Sendable {
     private let lock = NSLock()
-    private var byType: [String: [Int: Observer]] = [:]
+    private var byType: [String: [Int: ChangeSignal]] = [:]
     private var nextIdentifier = 0
 
-    private struct Observer {
-        let signal: ChangeSignal
-        /// The type whose written keys the observer is told, if it wants them.
-        let keyedType: String?
-    }
-
-    /// Registers `signal` for commits that write any of `types`, telling it the keys written of
-    /// `keyedType` (if any); keep the registration to stay registered.
-    func register(_ signal: ChangeSignal, forTypes types: Set<String>, keyedType: String?) -> ObserverRegistration {
+    /// Registers `signal` for commits that write any of `types`; keep the registration to stay
+    /// registered.
+    func register(_ signal: ChangeSignal, forTypes types: Set<String>) -> ObserverRegistration {
         lock.lock()
         defer { lock.unlock() }
         nextIdentifier += 1
         let identifier = nextIdentifier
-        for type in types { byType[type, default: [:]][identifier] = Observer(signal: signal, keyedType: keyedType) }
+        for type in types { byType[type, default: [:]][identifier] = signal }
         return ObserverRegistration(observers: self, identifier: identifier, types: types)
     }
 
@@ -34,30 +28,22 @@ final class CommitObservers: @unchecked Sendable {
         }
     }
 
-    /// Signals every observer of a type a commit wrote, once each, with the keys it wrote of the
-    /// observer's keyed type (`written` as `WriteBatch.writtenKeys` gives them).
-    func notify(written: [String: Set<StorageKey>?]) {
+    /// Signals every observer of a type a commit wrote, once each.
+    func notify(written types: Set<String>) {
         lock.lock()
-        var woken: [Int: Observer] = [:]
-        for type in written.keys {
+        var woken: [Int: ChangeSignal] = [:]
+        for type in types {
             guard let observers = byType[type] else { continue }
             woken.merge(observers) { first, _ in first }
         }
         lock.unlock()
-        for observer in woken.values {
-            guard let keyedType = observer.keyedType else {
-                observer.signal.signal()
-                continue
-            }
-            // A type the commit did not write gives no keys: none of its objects changed.
-            observer.signal.signal(writtenKeys: written[keyedType] ?? .some([]))
-        }
+        for signal in woken.values { signal.signal() }
     }
 
-    /// Signals every observer, whatever it watches, as if every key had changed.
+    /// Signals every observer, whatever it watches.
     func notifyAll() {
-        let observers = lock.withLock { byType.values.flatMap(\.values) }
-        for observer in observers { observer.signal.signal(writtenKeys: nil) }
+        let signals = lock.withLock { byType.values.flatMap(\.values) }
+        for signal in signals { signal.signal() }
     }
 
     /// How many observers are registered, for tests that check cancellation frees them.

@@ -59,6 +59,9 @@ final class ResultsObserver<Model: Persistable> {
     private let signal = ChangeSignal()
     private var registration: ObserverRegistration?
     private var previous: [(key: StorageKey, fingerprint: Int)]?
+    /// Where each result of the last element was stored, with its fingerprint: a result still
+    /// stored there has the same bytes, and its fingerprint is not read again.
+    private var known: [StorageKey: (identity: StoredValueIdentity, fingerprint: Int)] = [:]
 
     init(results: Results<Model>) {
         self.results = results
@@ -71,11 +74,9 @@ final class ResultsObserver<Model: Persistable> {
         let plan = results.source.plan
         guard let previous else {
             // Registered before the first read, so no commit falls between the two.
-            registration = observation.observers.register(
-                signal, forTypes: observation.watchedTypes(of: plan), keyedType: plan.typeName)
-            _ = signal.takeWrittenKeys()
+            registration = observation.observers.register(signal, forTypes: observation.watchedTypes(of: plan))
             let current = try results.rerun(on: observation.source(for: results.source.entry))
-            self.previous = try Self.fingerprints(of: current, reusing: [:], except: nil)
+            self.previous = try fingerprints(of: current)
             return ResultsChange(results: current, deletions: [], insertions: [], modifications: [])
         }
         var last = previous
@@ -84,12 +85,8 @@ final class ResultsObserver<Model: Persistable> {
                 registration = nil
                 return nil
             }
-            // Taken before the snapshot, so every key taken was written by a commit the
-            // snapshot includes; a key written later is signalled again and looked at then.
-            let written = signal.takeWrittenKeys()
             let current = try results.rerun(on: observation.source(for: results.source.entry))
-            let known = Dictionary(last.map { ($0.key, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
-            let fingerprints = try Self.fingerprints(of: current, reusing: known, except: written)
+            let fingerprints = try fingerprints(of: current)
             let diff = ResultsDiff(old: last, new: fingerprints)
             last = fingerprints
             self.previous = fingerprints
@@ -98,18 +95,29 @@ final class ResultsObserver<Model: Persistable> {
         }
     }
 
-    /// Each result's key with a hash of its stored bytes: the one in `known` for a key no commit
-    /// wrote since (`written`; `nil` means any may have been), otherwise read now.
-    private static func fingerprints(
-        of results: Results<Model>, reusing known: [StorageKey: Int], except written: Set<StorageKey>?
-    ) throws -> [(key: StorageKey, fingerprint: Int)] {
+    /// Each result's key with a hash of its stored bytes, read only for a result stored
+    /// elsewhere than in the last element: what the snapshot holds decides, whichever commits'
+    /// signals have arrived.
+    private func fingerprints(of results: Results<Model>) throws -> [(key: StorageKey, fingerprint: Int)] {
         let snapshot = results.source.snapshot
         let typeName = results.source.plan.typeName
-        return try results.allKeys.map { key in
-            if let written, !written.contains(key), let fingerprint = known[key] { return (key, fingerprint) }
+        var next: [StorageKey: (identity: StoredValueIdentity, fingerprint: Int)] = [:]
+        next.reserveCapacity(known.count)
+        let fingerprints = try results.allKeys.map { key in
+            guard let identity = snapshot.storedValueIdentity(type: typeName, key: key) else {
+                throw results.source.missing(key)
+            }
+            if let old = known[key], old.identity == identity {
+                next[key] = old
+                return (key, old.fingerprint)
+            }
             var hasher = Hasher()
             hasher.combine(try snapshot.value(type: typeName, key: key))
-            return (key, hasher.finalize())
+            let fingerprint = hasher.finalize()
+            next[key] = (identity, fingerprint)
+            return (key, fingerprint)
         }
+        known = next
+        return fingerprints
     }
 }

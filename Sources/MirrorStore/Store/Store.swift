@@ -185,7 +185,7 @@ public final class Store: Sendable {
         guard !batch.isEmpty else {
             return StagedWrite(result: result, commit: earlier.newest.map(PendingCommit.readFrom))
         }
-        let written = batch.writtenKeys
+        let written = batch.writtenTypes
         let observers = observation.observers
         sources.removeAll()
         let ticket = engine.submit(batch, after: earlier.newest) { observers.notify(written: written) }

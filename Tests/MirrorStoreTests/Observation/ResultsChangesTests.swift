@@ -43,6 +43,19 @@ private func highScores(_ store: Store) throws -> Results<Score> {
         .sorted(using: [SortDescriptor(\Score.points), SortDescriptor(\Score.identifier)])
 }
 
+/// A score as the consumer of changes holds it.
+private struct Row: Equatable {
+    let identifier: Int
+    let points: Int
+    let label: String
+
+    init(_ score: Score) {
+        identifier = score.identifier
+        points = score.points
+        label = score.label
+    }
+}
+
 private func keys(_ identifiers: [Int]) -> [StorageKey] {
     identifiers.map { .integer(Int64($0)) }
 }
@@ -134,6 +147,75 @@ struct ResultsChangesTests {
             previous = newKeys
         }
         #expect(elements > 200, "the sequence should see most transactions")
+    }
+
+    /// 8 writers commit at once while one consumer applies every element to the results it
+    /// held: deletions and insertions must turn the old rows into the new ones, every row that
+    /// stayed and changed must be in modifications, no other row may be, and no element may
+    /// repeat the one before. The engine publishes a commit before it signals its observers, so
+    /// a consumer can see a commit before its signal arrives (issue 31).
+    @Test("Change sets are exact under 8 concurrent writers", arguments: [false, true])
+    func concurrentWriters(onFile: Bool) async throws {
+        let directory = TemporaryDirectory()
+        var configuration = Store.Configuration()
+        configuration.durability = .none
+        let store = onFile
+            ? try Store(path: directory.file("scores.store"), models: [Score.self], configuration: configuration)
+            : try Store.inMemory(models: [Score.self])
+        defer { try? store.close() }
+        let seed = SeededRandom.seed(default: 0x5EED_3101)
+        let marker = 1_000
+        let consumer = Task {
+            var iterator = try highScores(store).changes.makeAsyncIterator()
+            var rows = try #require(try await iterator.next()).results.map(Row.init)
+            var elements = 0
+            var problems: [String] = []
+            while let change = try await iterator.next() {
+                elements += 1
+                let new = change.results.map(Row.init)
+                if new == rows { problems.append("element \(elements) repeats the one before") }
+                var applied = rows
+                for index in change.deletions.reversed() { applied.remove(at: index) }
+                for index in change.insertions { applied.insert(new[index], at: index) }
+                if applied.map(\.identifier) != new.map(\.identifier) {
+                    problems.append("element \(elements): deletions and insertions do not give the new rows")
+                } else {
+                    for index in new.indices where !change.insertions.contains(index) {
+                        let changed = applied[index] != new[index]
+                        if changed != change.modifications.contains(index) {
+                            problems.append("element \(elements): row \(new[index].identifier) \(changed ? "changed but is not" : "did not change but is") in modifications")
+                        }
+                    }
+                }
+                rows = new
+                if new.contains(where: { $0.identifier == marker }) { break }
+            }
+            return (elements, problems)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    var random = SeededRandom(seed: seed &+ UInt64(writer))
+                    for step in 0..<60 {
+                        let identifier = Int.random(in: 0..<24, using: &random)
+                        let points = Int.random(in: 0..<100, using: &random)
+                        let deletes = random.chance(15)
+                        try await store.write { transaction in
+                            if deletes {
+                                try transaction.delete(Score.self, primaryKey: identifier)
+                            } else {
+                                try transaction.add(Score.make(identifier, points: points, label: "w\(writer) s\(step)"))
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await store.write { try $0.add(Score.make(marker, points: 99)) }
+        let (elements, problems) = try await consumer.value
+        #expect(problems == [], "seed \(seed)")
+        #expect(elements > 0)
     }
 
     @Test("Commits while the consumer is busy coalesce into one element")
