@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MirrorStore
+import MirrorStoreEngine
+
+/// The fast routes from stored bytes to a model against the general one, on random models, intact
+/// and damaged: the store's reads of a standalone type (single values read straight from the
+/// bytes for a flat model, a field sink for the others) against decoding a record and mapping
+/// it, both with the plan's own schema (the flat-record route) and with an equal copy of it (the
+/// general route, which matches fields by position). On intact bytes every route gives the model
+/// written; on damaged bytes every route fails, or every route gives the same model.
+@Suite("Read route differentials")
+struct ReadRouteDifferentialTests {
+    static let seed = SeededRandom.seed(default: 0x200_2402)
+
+    /// A flat class: every field a single value.
+    final class FlatClass: Persistable {
+        var id = 0
+        var name = ""
+        var score: Double?
+        var flag = false
+        var stamp = Date(timeIntervalSinceReferenceDate: 0)
+        var code: UInt16 = 0
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    /// A flat struct.
+    struct FlatStruct: Persistable {
+        var id = 0
+        var label: String?
+        var ratio: Float = 0
+        var uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var blob = Data()
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    /// An immutable struct, made fresh from its record.
+    struct Frozen: Persistable {
+        let id: Int
+        let name: String
+        let values: [Int]
+        let weight: Double?
+        static var primaryKey: String? { "id" }
+    }
+
+    @Test("every route gives the model written, and damaged bytes the same answer on every route")
+    func routesAgree() throws {
+        var random = SeededRandom(seed: Self.seed)
+        var compared = 0
+        for index in 0..<400 {
+            let flatClass = FlatClass()
+            flatClass.id = index
+            flatClass.name = random.string()
+            flatClass.score = random.optional { $0.double() }
+            flatClass.flag = random.chance(50)
+            flatClass.stamp = Date(timeIntervalSinceReferenceDate: Double(random.integer(Int32.self)))
+            flatClass.code = random.integer()
+            compared += try check(flatClass, index: index, random: &random)
+
+            var flatStruct = FlatStruct()
+            flatStruct.id = index
+            flatStruct.label = random.optional { $0.string() }
+            flatStruct.ratio = random.float()
+            flatStruct.uuid = random.uuid()
+            flatStruct.blob = random.data()
+            compared += try check(flatStruct, index: index, random: &random)
+
+            let frozen = Frozen(
+                id: index, name: random.string(), values: (0..<random.count()).map { _ in random.integer() },
+                weight: random.optional { $0.double() })
+            compared += try check(frozen, index: index, random: &random)
+
+            var all = PropertyBasedMappingTests.randomModel(&random)
+            all.int = index
+            compared += try check(all, index: index, random: &random)
+        }
+        #expect(compared > 10_000)
+    }
+
+    /// Reads `model`'s bytes, then 8 damaged copies of them, by every route; returns how many
+    /// readings were compared.
+    private func check<Model: Persistable>(_ model: Model, index: Int, random: inout SeededRandom) throws -> Int {
+        let plan = try PlanCache.shared.plan(for: Model.self)
+        var encoder = RecordEncoder()
+        let record = try model.managedObject()
+        let bytes = try encoder.encode(record)
+        let context = "seed \(Self.seed), \(Model.self) #\(index)"
+        let intact = readings(of: bytes, as: Model.self, plan: plan)
+        for (route, reading) in intact {
+            switch reading {
+            case .success(let read):
+                if let difference = firstDifference(model, read) { Issue.record("\(context), \(route): \(difference)") }
+            case .failure(let error):
+                Issue.record("\(context), \(route): intact bytes failed: \(error)")
+            }
+        }
+        for damage in 0..<8 {
+            var damaged = bytes
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0 where !damaged.isEmpty:
+                damaged[Int.random(in: 0..<damaged.count, using: &random)] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))
+            case 1 where !damaged.isEmpty:
+                damaged.removeLast(Int.random(in: 1...damaged.count, using: &random))
+            default:
+                damaged.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...damaged.count, using: &random))
+            }
+            let outcomes = readings(of: damaged, as: Model.self, plan: plan)
+            let models = outcomes.compactMap { try? $0.reading.get() }
+            let place = "\(context), damage \(damage)"
+            if !models.isEmpty && models.count != outcomes.count {
+                let answers = outcomes.map { "\($0.route): \((try? $0.reading.get()) == nil ? "failed" : "read")" }
+                Issue.record("\(place): the routes disagree: \(answers.joined(separator: ", "))")
+            }
+            for model in models.dropFirst() {
+                if let difference = firstDifference(models[0], model) { Issue.record("\(place): \(difference)") }
+            }
+        }
+        return 9 * 3
+    }
+
+    private func readings<Model: Persistable>(
+        of bytes: [UInt8], as type: Model.Type, plan: TypePlan
+    ) -> [(route: String, reading: Result<Model, any Error>)] {
+        let key = StorageKey.integer(0)
+        let generalSchema = ObjectSchema(typeName: plan.schema.typeName, properties: plan.schema.properties)
+        return [
+            ("store read (flat bytes or field sink)", Result { try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key) }),
+            ("record with the plan's schema", Result {
+                let record = ManagedObject(objectSchema: plan.schema, values: [])
+                try RecordDecoder.withoutLinks.decode(bytes, into: record)
+                return try Model.modelInstance(managedObject: record)
+            }),
+            ("record matched by position (general)", Result {
+                let record = ManagedObject(objectSchema: generalSchema, values: [])
+                try RecordDecoder.withoutLinks.decode(bytes, into: record)
+                return try Model.modelInstance(managedObject: record)
+            }),
+        ]
+    }
+}
