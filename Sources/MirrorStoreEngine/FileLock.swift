@@ -40,7 +40,8 @@ final class FileLock: Sendable {
                 return FileLock(path: lockPath, descriptor: -1)
             }
         }
-        guard descriptor >= 0 else { throw FileSystem.ioError("create the lock file", lockPath) }
+        // Named by the store: the lock file is the store's business, not the user's.
+        guard descriptor >= 0 else { throw FileSystem.ioError("create the lock file of the store", displayPath) }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         while flock(descriptor, operation) != 0 {
             let code = errno

@@ -107,6 +107,8 @@ public final class StorageEngine: Sendable {
 
     /// Opens a file store whose system calls can be made to fail (tests only).
     convenience init(path: String, configuration: EngineConfiguration, faults: FaultInjection?) throws {
+        // Before anything is made: "" would name a lock file ".lock" in the working directory.
+        guard !path.isEmpty else { throw StorageError(.emptyPath) }
         let filePath = try FileSystem.resolvedPath(path)
         let registration = try OpenPathRegistration.register(filePath, as: path)
         let lock = try FileLock.acquire(storePath: filePath, exclusive: !configuration.readOnly, as: path)

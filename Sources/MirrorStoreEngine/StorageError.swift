@@ -59,6 +59,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         /// The commit was computed from an earlier one that was still being written, and that
         /// one failed; nothing of this commit was written.
         case precedingCommitFailed
+        /// The store was given an empty path.
+        case emptyPath
     }
 
     /// What went wrong.
@@ -88,7 +90,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case .alreadyOpenInProcess(let path):
             return "The store at '\(path)' is already open in this process; share the instance that has it open instead of opening it twice."
         case .io(let operation, let path, let code):
-            return "Could not \(operation) '\(path)': \(Self.systemMessage(code)) (errno \(code))."
+            return "Could not \(operation) '\(path)': \(Self.systemMessage(code)) (errno \(code))\(Self.advice(code))."
         case .diskFull(let path):
             return "The disk holding '\(path)' is full, so the write that needed the space failed and left the store as it was."
         case .syncFailed(let path):
@@ -107,6 +109,20 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "The keys of object \(object) for the index \(index) cannot be read: \(reason)."
         case .precedingCommitFailed:
             return "This transaction read the changes of an earlier one that was still being committed, and that commit failed, so nothing of this one was written; run it again."
+        case .emptyPath:
+            return "The store path is empty; give the store a file name, such as 'app.store'."
+        }
+    }
+
+    /// What to do about a failed system call, for the errors a user can mend.
+    private static func advice(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: "; check the path: the file or its folder does not exist"
+        case EACCES, EPERM: "; check the permissions of the file and of its folder"
+        case EROFS: "; the volume is read-only: open the store read-only, or move it"
+        case ENOTDIR: "; a part of the path that should be a folder is a file"
+        case ENAMETOOLONG: "; use a shorter path"
+        default: ""
         }
     }
 

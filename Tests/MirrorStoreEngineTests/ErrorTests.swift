@@ -51,17 +51,15 @@ import TestSupport
             path = locked + "/x.store"
         }
         let error = try #require(throws: StorageError.self) { try StorageEngine(path: path) }
-        // The lock file is named after the resolved path (on Apple platforms the temporary
-        // directory lies behind the /var symbolic link).
-        let lockPath = try FileSystem.resolvedPath(path) + ".lock"
-        #expect(error.description == "Could not create the lock file '\(lockPath)': Permission denied (errno 13).")
+        // Named by the store, as the app gave it, not by its lock file.
+        #expect(error.description == "Could not create the lock file of the store '\(path)': Permission denied (errno 13); check the permissions of the file and of its folder.")
         if !isRoot { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.file("locked")) }
     }
 
     @Test func aMissingDirectory() throws {
         let path = "/nonexistent-mirrorstore-dir/x.store"
         let error = try #require(throws: StorageError.self) { try StorageEngine(path: path) }
-        #expect(error.description == "Could not create the lock file '\(path).lock': No such file or directory (errno 2).")
+        #expect(error.description == "Could not create the lock file of the store '\(path)': No such file or directory (errno 2); check the path: the file or its folder does not exist.")
     }
 
     @Test func readOnlyOnAMissingFile() throws {
@@ -70,7 +68,7 @@ import TestSupport
         let error = try #require(throws: StorageError.self) {
             try StorageEngine(path: path, configuration: EngineConfiguration(readOnly: true))
         }
-        #expect(error.description == "Could not open the store file '\(path)': No such file or directory (errno 2).")
+        #expect(error.description == "Could not open the store file '\(path)': No such file or directory (errno 2); check the path: the file or its folder does not exist.")
     }
 
     @Test func closedEngine() throws {
