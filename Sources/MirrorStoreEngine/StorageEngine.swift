@@ -271,6 +271,10 @@ public final class StorageEngine: Sendable {
                 request.finish(.failure(StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))))
                 continue
             }
+            guard sequence < LogFrame.maximumSequence else {
+                request.finish(.failure(StorageError(.sequenceExhausted(path: displayPath, last: sequence))))
+                continue
+            }
             sequence += 1
             types = unitTypes
             if !secondary.isEmpty { groupValues.record(request.batch.operations) }
@@ -417,6 +421,9 @@ public final class StorageEngine: Sendable {
     ) throws {
         try writer.withLock { writer in
             try checkWritable(writer)
+            guard writer.lastSequence < LogFrame.maximumSequence else {
+                throw StorageError(.sequenceExhausted(path: displayPath, last: writer.lastSequence))
+            }
             let source = snapshot()
             let sequence = writer.lastSequence + 1
             func write(_ target: any LogStorage) throws -> Compaction.Result {

@@ -34,6 +34,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case hardLinked(path: String, links: Int)
         /// Another process holds the store's lock.
         case lockedElsewhere(path: String, pid: Int32?)
+        /// The store has used every sequence number a commit can take, so it takes no more commits.
+        case sequenceExhausted(path: String, last: UInt64)
         /// This process already has the store open; share that `StorageEngine` instead.
         case alreadyOpenInProcess(path: String)
         /// A system call failed.
@@ -85,6 +87,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case .lockedElsewhere(let path, let pid):
             let owner = pid.map { "process \($0)" } ?? "another process"
             return "The store at '\(path)' is open in \(owner); close it there first."
+        case .sequenceExhausted(let path, let last):
+            return "The store at '\(path)' has reached sequence number \(last), the highest a commit can take, so it takes no more commits."
         case .alreadyOpenInProcess(let path):
             return "The store at '\(path)' is already open in this process; share the instance that has it open instead of opening it twice."
         case .io(let operation, let path, let code):
