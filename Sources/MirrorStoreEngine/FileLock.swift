@@ -32,10 +32,10 @@ final class FileLock: Sendable {
     /// spelling of one store meets one lock), creating it if needed. Errors name `displayPath`.
     static func acquire(storePath: String, exclusive: Bool, as displayPath: String) throws -> FileLock {
         let lockPath = storePath + ".lock"
-        var descriptor = FileSystem.open(lockPath, flags: O_RDWR | O_CREAT)
+        var descriptor = try FileSystem.openRegularFile(lockPath, flags: O_RDWR | O_CREAT)
         if descriptor < 0, !exclusive, errno == EACCES || errno == EROFS {
             // A reader on a read-only directory may still find an existing lock file to share.
-            descriptor = FileSystem.open(lockPath, flags: O_RDONLY)
+            descriptor = try FileSystem.openRegularFile(lockPath, flags: O_RDONLY)
             if descriptor < 0, errno == ENOENT {
                 return FileLock(path: lockPath, descriptor: -1)
             }

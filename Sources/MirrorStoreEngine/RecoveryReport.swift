@@ -171,8 +171,8 @@ public func keptRecoveries(ofStoreAt path: String) throws -> [RecoveryReport] {
     let storePath = try FileSystem.resolvedPath(path)
     return DroppedBytesFile.numbers(of: storePath).sorted().compactMap { number in
         let sidecar = DroppedBytesFile.prefix(for: storePath) + String(number)
-        let descriptor = FileSystem.open(sidecar, flags: O_RDONLY)
-        guard descriptor >= 0 else { return nil }
+        // A FIFO of that name would block an open without O_NONBLOCK; it is no sidecar.
+        guard let descriptor = try? FileSystem.openRegularFile(sidecar, flags: O_RDONLY), descriptor >= 0 else { return nil }
         let log = FileLog(path: sidecar, descriptor: descriptor, faults: nil)
         guard let size = try? log.size(),
               let head = try? log.read(at: 0, count: Int(min(size, 64 << 10))) else { return nil }

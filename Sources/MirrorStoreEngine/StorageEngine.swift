@@ -114,7 +114,13 @@ public final class StorageEngine: Sendable {
             _ = FileSystem.remove(Compaction.temporaryPath(for: filePath))
         }
         let flags = configuration.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
-        let descriptor = FileSystem.open(filePath, flags: flags)
+        let descriptor: Int32
+        do {
+            descriptor = try FileSystem.openRegularFile(filePath, flags: flags)
+        } catch let error as StorageError {
+            if case .notARegularFile(_, let fileType) = error.kind { throw StorageError(.notARegularFile(path: path, fileType: fileType)) }
+            throw error
+        }
         guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
         let log = FileLog(path: path, descriptor: descriptor, faults: faults)
         try FileSystem.requireSingleLink(descriptor, path: path)

@@ -34,6 +34,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case hardLinked(path: String, links: Int)
         /// Another process holds the store's lock.
         case lockedElsewhere(path: String, pid: Int32?)
+        /// The path names something other than a regular file (a FIFO, a device, a directory), which
+        /// is never a store; `fileType` says what it is.
+        case notARegularFile(path: String, fileType: String)
         /// The store has used every sequence number a commit can take, so it takes no more commits.
         case sequenceExhausted(path: String, last: UInt64)
         /// This process already has the store open; share that `StorageEngine` instead.
@@ -87,6 +90,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case .lockedElsewhere(let path, let pid):
             let owner = pid.map { "process \($0)" } ?? "another process"
             return "The store at '\(path)' is open in \(owner); close it there first."
+        case .notARegularFile(let path, let fileType):
+            return "The path '\(path)' names \(fileType), not a regular file, so it is not a store."
         case .sequenceExhausted(let path, let last):
             return "The store at '\(path)' has reached sequence number \(last), the highest a commit can take, so it takes no more commits."
         case .alreadyOpenInProcess(let path):

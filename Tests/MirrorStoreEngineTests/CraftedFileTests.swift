@@ -167,4 +167,75 @@ import TestSupport
         let zeros = [UInt8](repeating: 0, count: LogFrame.headerSize)
         #expect(LogFrame.checksum(zeros, frameStart: 0, payloadLength: 0) != CRC32C.unmask(0))
     }
+
+    // MARK: Files that are not regular files (probe item 5)
+
+    /// Runs `body` while a watchdog unblocks, after three seconds, an open that blocked on the
+    /// FIFO at `path` (by opening its other end), so that a regression fails instead of hanging.
+    static func withWatchdog(on path: String, _ body: () throws -> Void) throws {
+        let done = Atomic(false)
+        let watchdog = Thread {
+            for _ in 0..<300 where !done.value { usleep(10_000) }
+            guard !done.value else { return }
+            let descriptor = open(path, O_RDWR | O_NONBLOCK)
+            usleep(500_000)
+            if descriptor >= 0 { close(descriptor) }
+        }
+        watchdog.start()
+        defer { done.value = true }
+        try body()
+    }
+
+    @Test func aFIFOIsRefusedAtOnceInEveryMode() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("pipe.store")
+        #expect(mkfifo(path, 0o644) == 0)
+        let refused = StorageError(.notARegularFile(path: path, fileType: "a FIFO"))
+        #expect(refused.description == "The path '\(path)' names a FIFO, not a regular file, so it is not a store.")
+        try Self.withWatchdog(on: path) {
+            let start = ContinuousClock.now
+            #expect(throws: refused) { try StorageEngine(path: path, configuration: EngineConfiguration(readOnly: true)) }
+            #expect(throws: refused) { try StorageEngine(path: path) }
+            #expect(throws: refused) { try verifyStoreFile(at: path) }
+            #expect(Self.seconds(since: start) < 1)
+        }
+        // A directory is refused the same way.
+        let folder = directory.file("folder.store")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(throws: StorageError(.notARegularFile(path: folder, fileType: "a directory"))) { try verifyStoreFile(at: folder) }
+        #expect(throws: StorageError(.notARegularFile(path: folder, fileType: "a directory"))) {
+            try StorageEngine(path: folder, configuration: EngineConfiguration(readOnly: true))
+        }
+    }
+
+    @Test func aFIFOBesideTheStoreIsNeitherOpenedNorWaitedFor() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try Self.threeCommits(in: directory)
+        let path = directory.file("beside.store")
+        try writeFile(path, recorded.bytes)
+        let sidecar = path + ".dropped-1"
+        #expect(mkfifo(sidecar, 0o644) == 0)
+        try Self.withWatchdog(on: sidecar) { () throws -> Void in
+            let report = try verifyStoreFile(at: path)
+            #expect(report.keptRecoveries.isEmpty)
+        }
+        let lock = path + ".lock"
+        #expect(mkfifo(lock, 0o644) == 0)
+        try Self.withWatchdog(on: lock) {
+            #expect(throws: StorageError(.notARegularFile(path: lock, fileType: "a FIFO"))) {
+                try StorageEngine(path: path, configuration: EngineConfiguration(readOnly: true))
+            }
+        }
+    }
+}
+
+/// A flag two threads share.
+private final class Atomic<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 }

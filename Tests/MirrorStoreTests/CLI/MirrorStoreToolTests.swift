@@ -29,6 +29,29 @@ struct MirrorStoreToolTests {
                        output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }
 
+    /// Runs the tool, but stops it after `seconds`: nil when it had not finished by then.
+    private func mirrorstore(within seconds: Double, _ arguments: [String]) throws -> Outcome? {
+        let tool = try #require(Self.toolURL(), "the mirrorstore executable must be built next to the tests")
+        let process = Process()
+        let output = Pipe()
+        let errors = Pipe()
+        process.executableURL = tool
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        let finished = !process.isRunning
+        if !finished { process.terminate() }
+        process.waitUntilExit()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        guard finished else { return nil }
+        return Outcome(status: process.terminationStatus,
+                       output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+
     static func toolURL() -> URL? {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<6 {
@@ -271,6 +294,20 @@ struct MirrorStoreToolTests {
             #expect(outcome.errors.contains("\(getpid())"), "\(outcome.errors)")
             try store.close()
             #expect(try mirrorstore("inspect", path).status == 0)
+        }
+    }
+
+    @Test("verify, inspect and dump refuse a FIFO at once instead of waiting for a writer")
+    func fifo() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/pipe.store"
+            #expect(mkfifo(path, 0o644) == 0)
+            for command in [["verify", path], ["inspect", path], ["dump", "--type", "Hero", path]] {
+                let outcome = try mirrorstore(within: 10, command)
+                let finished = try #require(outcome, "\(command[0]) hung on a FIFO")
+                #expect(finished.status == 1, "\(command[0])")
+                #expect(finished.errors.contains("names a FIFO, not a regular file, so it is not a store"), "\(command[0]): \(finished.errors)")
+            }
         }
     }
 
