@@ -23,7 +23,19 @@ final class FileLog: LogStorage {
     }
 
     deinit {
+        // Unlock explicitly (see `FileLock`): a forked child shares the description until it execs.
+        flock(descriptor, LOCK_UN)
         close(descriptor)
+    }
+
+    /// Takes the store file's own lock (see `FileLock.lockStoreFile`).
+    func lock(exclusive: Bool) throws {
+        try FileLock.lockStoreFile(descriptor, exclusive: exclusive, path: path)
+    }
+
+    /// Releases the store file's own lock, when the engine closes while snapshots still read.
+    func unlock() {
+        flock(descriptor, LOCK_UN)
     }
 
     func dataStart(from offset: UInt64) -> UInt64? {

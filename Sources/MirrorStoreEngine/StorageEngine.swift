@@ -123,6 +123,8 @@ public final class StorageEngine: Sendable {
         }
         guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
         let log = FileLog(path: path, descriptor: descriptor, faults: faults)
+        // The lock file is found by name; this lock stays with the file when it is renamed.
+        try log.lock(exclusive: !configuration.readOnly)
         try FileSystem.requireSingleLink(descriptor, path: path)
         var recovered = try Recovery.scan(log)
         var report: RecoveryReport?
@@ -480,6 +482,8 @@ public final class StorageEngine: Sendable {
             writeQueued(writer: &writer)
             writer.isClosed = true
             defer {
+                // Snapshots may keep the file open for reading; its lock goes now.
+                (writer.generation as? FileLog)?.unlock()
                 let closedLog = ClosedLog(path: displayPath)
                 writer.generation = closedLog
                 writer.lock = nil
