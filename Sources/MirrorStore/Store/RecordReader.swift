@@ -65,6 +65,7 @@ final class RecordReader {
         if StackRoom.runsOut(atDepth: depth) {
             throw StoreError(.nestingTooDeep(typeName: facts.typeName, levels: depth))
         }
+        try PrimaryKey.checkStored(bytes, under: key, schema: facts.schema)
         let record = ManagedObject(objectSchema: facts.schema, values: [])
         if facts.isLinkTarget {
             records[facts.typeName, default: [:]][key] = record
@@ -92,6 +93,7 @@ final class RecordReader {
     static func standaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
     ) throws -> Model {
+        try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
         // Only a flat plan: others may be structs that must not be made by `init()`.
         if plan.isFlat {
             var instance = Model._autoMalloc()
@@ -126,6 +128,7 @@ final class RecordReader {
     private func model<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey, facts: ReadingFacts
     ) throws -> Model {
+        try PrimaryKey.checkStored(bytes, under: key, schema: facts.schema)
         if plan.isFlat, facts.schema === plan.schema {
             var instance = Model._autoMalloc()
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
