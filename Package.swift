@@ -9,7 +9,7 @@ let package = Package(
         .executable(name: "mirrorstore", targets: ["MirrorStoreCLI"]),
     ],
     targets: [
-        // C helpers the engine needs: hardware CRC32C and lock constants Glibc does not export.
+        // C helpers the engine needs: hardware CRC32C, the stack left, and the SEEK_DATA/SEEK_HOLE calls Glibc does not export.
         .target(name: "CMirrorStoreSupport"),
         // The storage engine: framed append-only log, index, recovery, compaction, locking.
         // It deals in type names, keys and bytes only, and knows nothing of reflection.

@@ -81,6 +81,36 @@ enum CRC32C {
         return crc
     }
 
+    /// `crc` extended over `count` zero bytes, in time logarithmic in `count` (zlib's
+    /// `crc32_combine` method): a hole in a file reads as zeros, and a unit declaring a gigabyte
+    /// over one is checked without reading or hashing a gigabyte.
+    static func extendWithZeros(_ crc: UInt32, count: UInt64) -> UInt32 {
+        // Appending a zero byte multiplies the register by x^8 modulo the polynomial; the
+        // powers x^(2^k) are squared up one bit of `count` at a time.
+        var power: UInt32 = 1 << 23   // x^8, bit-reflected
+        var factor: UInt32 = 1 << 31  // x^0
+        var rest = count
+        while rest != 0 {
+            if rest & 1 != 0 { factor = multiplyModulo(power, factor) }
+            power = multiplyModulo(power, power)
+            rest >>= 1
+        }
+        return ~multiplyModulo(factor, ~crc)
+    }
+
+    /// `a * b` modulo the CRC polynomial, both bit-reflected.
+    private static func multiplyModulo(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        var product: UInt32 = 0
+        var multiplier = b
+        var bit: UInt32 = 1 << 31
+        while bit != 0 {
+            if a & bit != 0 { product ^= multiplier }
+            multiplier = multiplier & 1 != 0 ? (multiplier >> 1) ^ polynomial : multiplier >> 1
+            bit >>= 1
+        }
+        return product
+    }
+
     /// LevelDB's mask: a CRC stored inside data that is itself checksummed
     /// (a value holding a log image) must not look like a valid CRC of that data.
     static func mask(_ crc: UInt32) -> UInt32 {

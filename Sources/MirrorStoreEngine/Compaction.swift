@@ -51,6 +51,8 @@ enum Compaction {
         let target = FileLog(path: path, descriptor: descriptor, faults: faults)
         var result: Result
         do {
+            // Locked before the rename makes it the store, so no other opener can take it first.
+            try target.lock(exclusive: true)
             result = try write(target)
             // Always synced, whatever the durability: the rename must never expose unsynced data.
             try target.sync()

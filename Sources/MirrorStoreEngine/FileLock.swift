@@ -4,13 +4,18 @@ import Glibc
 import Darwin
 #endif
 
-/// The inter-process lock of a store: `flock` on the sidecar file `<store>.lock`.
+/// The inter-process lock of a store: `flock` on the sidecar file `<store>.lock`, and on the
+/// store file itself.
 ///
 /// The sidecar is never renamed or replaced, so compaction's rename of the store file cannot
 /// drop the lock, and `flock` locks belong to the open file description, so they do not vanish
 /// when some other descriptor of the file closes (as classic `fcntl` locks do). A writer holds
 /// `LOCK_EX` and writes its pid into the file so a second process can name it; a read-only
 /// opener holds `LOCK_SH`. The lock is released when this object goes away.
+///
+/// The sidecar is found by name, so a store renamed while open, or whose sidecar was deleted,
+/// would meet a new one. The store file's own lock follows the file whatever its name
+/// (`lockStoreFile`): compaction takes it on its new file before renaming it over the store.
 final class FileLock: Sendable {
     let path: String
     private let descriptor: Int32
@@ -32,10 +37,10 @@ final class FileLock: Sendable {
     /// spelling of one store meets one lock), creating it if needed. Errors name `displayPath`.
     static func acquire(storePath: String, exclusive: Bool, as displayPath: String) throws -> FileLock {
         let lockPath = storePath + ".lock"
-        var descriptor = FileSystem.open(lockPath, flags: O_RDWR | O_CREAT)
+        var descriptor = try FileSystem.openRegularFile(lockPath, flags: O_RDWR | O_CREAT)
         if descriptor < 0, !exclusive, errno == EACCES || errno == EROFS {
             // A reader on a read-only directory may still find an existing lock file to share.
-            descriptor = FileSystem.open(lockPath, flags: O_RDONLY)
+            descriptor = try FileSystem.openRegularFile(lockPath, flags: O_RDONLY)
             if descriptor < 0, errno == ENOENT {
                 return FileLock(path: lockPath, descriptor: -1)
             }
@@ -62,6 +67,18 @@ final class FileLock: Sendable {
             }
         }
         return lock
+    }
+
+    /// Takes `flock` on an open store file, `LOCK_EX` for a writer and `LOCK_SH` for a reader.
+    /// Throws `storeFileLocked` when another open of the file holds it, in this process or
+    /// another (`flock` treats two opens of one file in one process as two owners).
+    static func lockStoreFile(_ descriptor: Int32, exclusive: Bool, path: String) throws {
+        while flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK || code == EAGAIN { throw StorageError(.storeFileLocked(path: path)) }
+            throw FileSystem.ioError("lock", path, code)
+        }
     }
 
     private static func readOwner(_ descriptor: Int32) -> Int32? {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CMirrorStoreSupport
 
 /// A log generation backed by an open file. It owns the descriptor and closes it when the
 /// last holder (the engine or a snapshot) lets go, which keeps reads of a compacted-away
@@ -22,7 +23,32 @@ final class FileLog: LogStorage {
     }
 
     deinit {
+        // Unlock explicitly (see `FileLock`): a forked child shares the description until it execs.
+        flock(descriptor, LOCK_UN)
         close(descriptor)
+    }
+
+    /// Takes the store file's own lock (see `FileLock.lockStoreFile`).
+    func lock(exclusive: Bool) throws {
+        try FileLock.lockStoreFile(descriptor, exclusive: exclusive, path: path)
+    }
+
+    /// Releases the store file's own lock, when the engine closes while snapshots still read.
+    func unlock() {
+        flock(descriptor, LOCK_UN)
+    }
+
+    func dataStart(from offset: UInt64) -> UInt64? {
+        guard offset <= UInt64(Int64.max) else { return nil }
+        let found = mirrorstore_next_data(descriptor, Int64(offset))
+        if found >= 0 { return UInt64(found) }
+        return errno == ENXIO ? nil : offset
+    }
+
+    func holeStart(from offset: UInt64) -> UInt64 {
+        guard offset <= UInt64(Int64.max) else { return .max }
+        let found = mirrorstore_next_hole(descriptor, Int64(offset))
+        return found >= 0 ? UInt64(found) : .max
     }
 
     func size() throws -> UInt64 {

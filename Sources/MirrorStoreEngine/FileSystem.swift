@@ -23,6 +23,43 @@ enum FileSystem {
         }
     }
 
+    /// `open` for a file that must be a regular one: anything else (a FIFO, a device, a
+    /// directory, a socket) throws `notARegularFile`, checked before it is opened and again on
+    /// what was opened, with `O_NONBLOCK`, so that a FIFO never blocks the open. Returns -1 with
+    /// `errno` set when the open itself fails.
+    static func openRegularFile(_ path: String, flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw StorageError(.notARegularFile(path: path, fileType: fileType(info.st_mode)))
+        }
+        let descriptor = open(path, flags: flags | O_NONBLOCK, mode: mode)
+        guard descriptor >= 0 else { return descriptor }
+        guard fstat(descriptor, &info) == 0 else {
+            let error = ioError("read the status of", path)
+            close(descriptor)
+            throw error
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw StorageError(.notARegularFile(path: path, fileType: fileType(info.st_mode)))
+        }
+        // Nothing blocks on a regular file anyway; the flag is cleared so that nothing depends on it.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return descriptor
+    }
+
+    /// What a file that is not a regular one is, in words.
+    private static func fileType(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFDIR: "a directory"
+        case S_IFSOCK: "a socket"
+        default: "a file of an unknown type"
+        }
+    }
+
     static func fileSize(_ descriptor: Int32, path: String) throws -> UInt64 {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw ioError("read the size of", path) }

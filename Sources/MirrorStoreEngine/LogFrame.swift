@@ -6,6 +6,9 @@ enum LogFrame {
     static let headerSize = 16
     /// The largest payload one unit may carry; larger declared lengths are damage.
     static let maximumPayload = 1 << 30
+    /// The highest sequence number a store writes: a unit above it is damage, and a commit that
+    /// would pass it is refused, so that counting up never overflows.
+    static let maximumSequence = UInt64(Int64.max)
 
     /// The complete unit for `payload`.
     static func encode(sequence: UInt64, payload: [UInt8]) -> [UInt8] {

@@ -8,9 +8,13 @@ struct LogHeader: Equatable {
     static let magic: [UInt8] = [0x89, 0x4D, 0x53, 0x54, 0x4F, 0x52, 0x45, 0x0A]
     /// The format this code writes and the newest it reads.
     static let currentVersion: UInt32 = 1
+    /// Flag bit 0: the file was created numbering its units from 1, so unless the header records a
+    /// compacted run, a first unit with another number means the units before it are missing.
+    /// Files from before the flag may start with a compacted run their header does not record.
+    static let numberedFromOne: UInt32 = 1
 
     var version: UInt32 = LogHeader.currentVersion
-    var flags: UInt32 = 0
+    var flags: UInt32 = LogHeader.numberedFromOne
     /// In a file written by compaction, the end of the units compaction wrote (0 otherwise).
     /// Those units form one state only together, so recovery accepts them all or none.
     /// Readers that predate the field ignore it, as they ignore any reserved bytes.

@@ -15,12 +15,23 @@ protocol LogStorage: AnyObject, Sendable {
     /// Calls `body` with the log's bytes in place, when it can give them without copying (a file
     /// mapped in memory), or with nil. The bytes stay valid while the log lives.
     func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result
+    /// The first byte at or after `offset` that holds data rather than lying in a hole (a range
+    /// of a sparse file never written, which reads as zeros); nil when only a hole follows.
+    /// `offset` itself when the storage cannot tell.
+    func dataStart(from offset: UInt64) -> UInt64?
+    /// Where the data at `offset` ends: the first hole at or after it, or the end of the file.
+    /// `UInt64.max` when the storage cannot tell.
+    func holeStart(from offset: UInt64) -> UInt64
 }
 
 extension LogStorage {
     func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         try body(nil)
     }
+
+    func dataStart(from offset: UInt64) -> UInt64? { offset }
+
+    func holeStart(from offset: UInt64) -> UInt64 { .max }
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

@@ -43,9 +43,10 @@ struct RecoveredLog: Sendable {
 /// last good unit.
 ///
 /// A unit is bad when its header is cut short, its declared length runs past the end of the
-/// file, its checksum fails, or its sequence number goes backwards. A crash can tear only the
-/// last append, and a torn append ends at or before the end its header declares (the file was
-/// cut short, or extended with pages that never reached the disk). So a bad unit is a torn tail
+/// file, its checksum fails, or its sequence number does not follow its predecessor's
+/// (`Numbering`). A crash can tear only the last append, and a torn append ends at or before the
+/// end its header declares (the file was cut short, or extended with pages that never reached
+/// the disk). So a bad unit is a torn tail
 /// only if its header is cut short, or its checksum fails and its declared end reaches the end of
 /// the file, and no valid unit (checksum good, sequence plausible) starts at any byte after it.
 /// Anything else is damage: a valid unit after it, or bytes past the end it declares (a zeroed
@@ -84,10 +85,12 @@ struct Recovery {
         let header = try LogHeader.decode(headerBytes, path: storage.path)
         result.formatVersion = header.version
         result.compactedEnd = header.compactedEnd
+        var numbering = Numbering(
+            compactedEnd: header.compactedEnd, startsAtOne: header.flags & LogHeader.numberedFromOne != 0)
         var offset = UInt64(LogHeader.size)
         while offset < size {
             let unit: (buffer: [UInt8], payload: Range<Int>, sequence: UInt64)
-            switch try readUnit(at: offset, previousSequence: result.lastSequence) {
+            switch try readUnit(at: offset, numbering: numbering) {
             case .success(let found):
                 unit = found
             case .failure(let bad):
@@ -114,6 +117,7 @@ struct Recovery {
                 result.problem = damage(at: at, "a unit with a valid checksum holds a bad operation: \(error.reason)", compactedEnd: result.compactedEnd)
                 return result
             }
+            numbering.accept(unit.sequence)
             result.lastSequence = unit.sequence
             result.unitsChecked += 1
             result.validEnd = unitEnd
@@ -138,12 +142,15 @@ struct Recovery {
     private mutating func classify(_ bad: BadUnit, at offset: UInt64, lastSequence: UInt64, compactedEnd: UInt64) throws -> LogProblem {
         let later = try highestSequenceOfLaterUnits(after: offset, lastSequence: lastSequence)
         if let later {
-            let dropped = later > lastSequence ? Int(clamping: later - lastSequence) : 1
+            let highest = max(later, bad.sequenceAfterGap ?? later)
+            let dropped = highest > lastSequence ? Int(clamping: highest - lastSequence) : 1
             return damage(at: offset, bad.reason + ", and a valid unit follows it", compactedEnd: compactedEnd, commitsDropped: dropped)
         }
         if let end = bad.declaredEnd {
             if bad.checksumMatched {
-                return damage(at: offset, bad.reason, compactedEnd: compactedEnd)
+                // A gap hides the commits numbered between the last kept one and the bad unit's.
+                let dropped = bad.sequenceAfterGap.map { Int(clamping: $0 - lastSequence) } ?? 1
+                return damage(at: offset, bad.reason, compactedEnd: compactedEnd, commitsDropped: dropped)
             }
             if end < size {
                 return damage(
@@ -164,6 +171,53 @@ struct Recovery {
         var declaredEnd: UInt64?
         /// The checksum matched, so the unit is intact and bad for another reason.
         var checksumMatched = false
+        /// The sequence number of an intact unit that skips numbers after its predecessor's.
+        var sequenceAfterGap: UInt64?
+    }
+
+    /// Which sequence numbers may follow one another (docs/FILE_FORMAT.md, "Units"): each commit
+    /// takes the next number, so a gap is a unit missing; the units of one compacted run share
+    /// one number; a file starts at 1 unless it starts with such a run.
+    struct Numbering {
+        /// Where the compacted run the header records ends (0 for none).
+        let compactedEnd: UInt64
+        /// The header says the file numbered its units from 1 (`LogHeader.numberedFromOne`).
+        let startsAtOne: Bool
+        var previous: UInt64?
+        /// Every unit so far carried the first one's number: in a file from before the header
+        /// recorded compacted runs, they may be one.
+        var inFirstRun = true
+
+        mutating func accept(_ sequence: UInt64) {
+            if let previous, sequence != previous { inFirstRun = false }
+            previous = sequence
+        }
+
+        /// Why an intact unit numbered `sequence` at `offset` cannot come next, or nil when it can.
+        func problem(with sequence: UInt64, at offset: UInt64) -> String? {
+            guard sequence <= LogFrame.maximumSequence else {
+                return "the unit's sequence number \(sequence) is above \(LogFrame.maximumSequence), the highest a store writes"
+            }
+            guard let previous else {
+                guard offset >= compactedEnd, startsAtOne, sequence != 1 else { return nil }
+                return "the first unit's sequence number is \(sequence), but a store's first commit takes 1, so the units before it are missing"
+            }
+            if offset < compactedEnd {
+                guard sequence != previous else { return nil }
+                return "the unit's sequence number \(sequence) differs from \(previous), which every unit of the compacted run carries"
+            }
+            if sequence < previous {
+                return "the unit's sequence number \(sequence) is below its predecessor's \(previous)"
+            }
+            if sequence == previous {
+                if inFirstRun, compactedEnd == 0, !startsAtOne { return nil }
+                return "the unit's sequence number \(sequence) repeats its predecessor's, as only the units of one compaction do"
+            }
+            guard sequence - previous == 1 else {
+                return "the unit's sequence number \(sequence) does not follow its predecessor's \(previous): each commit takes the next number, so the units between them are missing"
+            }
+            return nil
+        }
     }
 
     /// The bytes `offset..<offset+count` as (buffer, start index), refilling the window if needed.
@@ -179,7 +233,7 @@ struct Recovery {
     }
 
     private mutating func readUnit(
-        at offset: UInt64, previousSequence: UInt64
+        at offset: UInt64, numbering: Numbering
     ) throws -> Result<(buffer: [UInt8], payload: Range<Int>, sequence: UInt64), BadUnit> {
         guard let (head, start) = try bytes(at: offset, count: LogFrame.headerSize) else {
             return .failure(BadUnit(reason: "the unit header is cut short by the end of the file"))
@@ -192,19 +246,54 @@ struct Recovery {
         guard Int(length) <= LogFrame.maximumPayload else {
             return .failure(BadUnit(reason: "the unit declares \(length) payload bytes, more than any unit holds", declaredEnd: declaredEnd))
         }
-        guard let (buffer, frameStart) = try bytes(at: offset, count: LogFrame.headerSize + Int(length)) else {
+        // Compared with the file's size before anything is read or allocated.
+        guard declaredEnd <= size else {
             return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
         }
-        guard LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked) else {
+        let frameLength = LogFrame.headerSize + Int(length)
+        // A unit larger than the window is first checked a window at a time, so that a length
+        // no commit wrote (over a hole, say) costs no more memory than the window.
+        if frameLength > Self.windowSize, try checksumInPieces(at: offset, payloadLength: Int(length)) != CRC32C.unmask(masked) {
             return .failure(BadUnit(reason: "the unit's checksum does not match its contents", declaredEnd: declaredEnd))
         }
-        guard sequence >= previousSequence else {
-            return .failure(BadUnit(
-                reason: "the unit's sequence number \(sequence) is below its predecessor's \(previousSequence)",
-                declaredEnd: declaredEnd, checksumMatched: true))
+        guard let (buffer, frameStart) = try bytes(at: offset, count: frameLength) else {
+            return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
+        }
+        guard frameLength > Self.windowSize
+            || LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked) else {
+            return .failure(BadUnit(reason: "the unit's checksum does not match its contents", declaredEnd: declaredEnd))
+        }
+        if let problem = numbering.problem(with: sequence, at: offset) {
+            let gap = numbering.previous.flatMap { sequence > $0 + 1 && sequence <= LogFrame.maximumSequence ? sequence : nil }
+            return .failure(BadUnit(reason: problem, declaredEnd: declaredEnd, checksumMatched: true, sequenceAfterGap: gap))
         }
         let payloadStart = frameStart + LogFrame.headerSize
         return .success((buffer, payloadStart..<(payloadStart + Int(length)), sequence))
+    }
+
+    /// The checksum of the unit at `offset`, read at most a window at a time. Holes in the file
+    /// read as zeros, so they are hashed as zeros without being read: a unit declaring a gigabyte
+    /// over a sparse file costs a few system calls.
+    private func checksumInPieces(at offset: UInt64, payloadLength: Int) throws -> UInt32 {
+        let head = try storage.read(at: offset, count: LogFrame.headerSize)
+        var crc = head.withUnsafeBytes { raw in
+            CRC32C.update(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<4])), UnsafeRawBufferPointer(rebasing: raw[8..<16]))
+        }
+        var position = offset + UInt64(LogFrame.headerSize)
+        let end = position + UInt64(payloadLength)
+        while position < end {
+            let data = min(storage.dataStart(from: position) ?? end, end)
+            if data > position {
+                crc = CRC32C.extendWithZeros(crc, count: data - position)
+                position = data
+                continue
+            }
+            let stop = max(position + 1, min(storage.holeStart(from: position), end, position + UInt64(Self.windowSize)))
+            let piece = try storage.read(at: position, count: Int(stop - position))
+            crc = piece.withUnsafeBytes { CRC32C.update(crc, $0) }
+            position = stop
+        }
+        return crc
     }
 
     /// The highest sequence number of the valid units that start after `offset`, or nil when
@@ -218,26 +307,44 @@ struct Recovery {
         var base = lastSequence
         var baseOffset = offset
         var candidate = offset + 1
+        // Where the data `candidate` lies in ends. A header lying wholly in a hole is sixteen zero
+        // bytes, which never make a valid unit, so holes are skipped instead of searched.
+        var dataEnd = storage.holeStart(from: candidate)
         while candidate + UInt64(LogFrame.headerSize) <= size {
+            if candidate >= dataEnd {
+                guard let data = storage.dataStart(from: candidate) else { break }
+                candidate = max(candidate, data - min(data, UInt64(LogFrame.headerSize - 1)))
+                dataEnd = max(storage.holeStart(from: data), data + 1)
+                continue
+            }
             guard let (head, start) = try bytes(at: candidate, count: LogFrame.headerSize) else { break }
             var reader = ByteReader(head, from: start, to: start + LogFrame.headerSize)
             guard let length = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64() else {
                 break
             }
             let distance = candidate - baseOffset
+            let frameLength = LogFrame.headerSize + Int(length)
             guard sequence >= base, sequence - base <= 2 + distance / UInt64(LogFrame.headerSize),
-                  Int(length) <= LogFrame.maximumPayload,
-                  let (buffer, frameStart) = try bytes(at: candidate, count: LogFrame.headerSize + Int(length)),
-                  LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked)
+                  Int(length) <= LogFrame.maximumPayload, candidate + UInt64(frameLength) <= size,
+                  try frameChecksumMatches(at: candidate, length: Int(length), masked: masked)
             else {
                 candidate += 1
                 continue
             }
             highest = max(highest ?? sequence, sequence)
             base = sequence
-            candidate += UInt64(LogFrame.headerSize) + UInt64(length)
+            candidate += UInt64(frameLength)
             baseOffset = candidate
         }
         return highest
+    }
+
+    /// Whether the unit at `offset` with a `length`-byte payload has the checksum `masked`.
+    private mutating func frameChecksumMatches(at offset: UInt64, length: Int, masked: UInt32) throws -> Bool {
+        if LogFrame.headerSize + length > Self.windowSize {
+            return try checksumInPieces(at: offset, payloadLength: length) == CRC32C.unmask(masked)
+        }
+        guard let (buffer, frameStart) = try bytes(at: offset, count: LogFrame.headerSize + length) else { return false }
+        return LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: length) == CRC32C.unmask(masked)
     }
 }

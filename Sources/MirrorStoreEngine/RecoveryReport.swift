@@ -97,12 +97,15 @@ enum DroppedBytesFile {
         do {
             let header = encodeHeader(report)
             try sidecar.write(header, at: 0)
-            var done: UInt64 = 0
-            while done < report.droppedBytes {
-                let count = Int(min(UInt64(copyChunk), report.droppedBytes - done))
-                try sidecar.write(try source.read(at: report.offset + done, count: count), at: UInt64(header.count) + done)
-                done += UInt64(count)
+            // Holes in the source stay holes: a sidecar never holds bytes that were never written.
+            let end = report.offset + report.droppedBytes
+            var position = report.offset
+            while position < end, let data = source.dataStart(from: position), data < end {
+                let stop = min(end, data + UInt64(copyChunk), max(data + 1, source.holeStart(from: data)))
+                try sidecar.write(try source.read(at: data, count: Int(stop - data)), at: UInt64(header.count) + data - report.offset)
+                position = stop
             }
+            try sidecar.truncate(to: UInt64(header.count) + report.droppedBytes)
             try sidecar.sync()
             try FileSystem.syncDirectory(containing: path)
         } catch {
@@ -168,8 +171,8 @@ public func keptRecoveries(ofStoreAt path: String) throws -> [RecoveryReport] {
     let storePath = try FileSystem.resolvedPath(path)
     return DroppedBytesFile.numbers(of: storePath).sorted().compactMap { number in
         let sidecar = DroppedBytesFile.prefix(for: storePath) + String(number)
-        let descriptor = FileSystem.open(sidecar, flags: O_RDONLY)
-        guard descriptor >= 0 else { return nil }
+        // A FIFO of that name would block an open without O_NONBLOCK; it is no sidecar.
+        guard let descriptor = try? FileSystem.openRegularFile(sidecar, flags: O_RDONLY), descriptor >= 0 else { return nil }
         let log = FileLog(path: sidecar, descriptor: descriptor, faults: nil)
         guard let size = try? log.size(),
               let head = try? log.read(at: 0, count: Int(min(size, 64 << 10))) else { return nil }

@@ -116,9 +116,17 @@ public final class StorageEngine: Sendable {
             _ = FileSystem.remove(Compaction.temporaryPath(for: filePath))
         }
         let flags = configuration.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
-        let descriptor = FileSystem.open(filePath, flags: flags)
+        let descriptor: Int32
+        do {
+            descriptor = try FileSystem.openRegularFile(filePath, flags: flags)
+        } catch let error as StorageError {
+            if case .notARegularFile(_, let fileType) = error.kind { throw StorageError(.notARegularFile(path: path, fileType: fileType)) }
+            throw error
+        }
         guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
         let log = FileLog(path: path, descriptor: descriptor, faults: faults)
+        // The lock file is found by name; this lock stays with the file when it is renamed.
+        try log.lock(exclusive: !configuration.readOnly)
         try FileSystem.requireSingleLink(descriptor, path: path)
         var recovered = try Recovery.scan(log)
         var report: RecoveryReport?
@@ -273,6 +281,10 @@ public final class StorageEngine: Sendable {
                 request.finish(.failure(StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))))
                 continue
             }
+            guard sequence < LogFrame.maximumSequence else {
+                request.finish(.failure(StorageError(.sequenceExhausted(path: displayPath, last: sequence))))
+                continue
+            }
             sequence += 1
             types = unitTypes
             if !secondary.isEmpty { groupValues.record(request.batch.operations) }
@@ -419,6 +431,9 @@ public final class StorageEngine: Sendable {
     ) throws {
         try writer.withLock { writer in
             try checkWritable(writer)
+            guard writer.lastSequence < LogFrame.maximumSequence else {
+                throw StorageError(.sequenceExhausted(path: displayPath, last: writer.lastSequence))
+            }
             let source = snapshot()
             let sequence = writer.lastSequence + 1
             func write(_ target: any LogStorage) throws -> Compaction.Result {
@@ -469,6 +484,8 @@ public final class StorageEngine: Sendable {
             writeQueued(writer: &writer)
             writer.isClosed = true
             defer {
+                // Snapshots may keep the file open for reading; its lock goes now.
+                (writer.generation as? FileLog)?.unlock()
                 let closedLog = ClosedLog(path: displayPath)
                 writer.generation = closedLog
                 writer.lock = nil

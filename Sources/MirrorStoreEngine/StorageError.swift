@@ -34,6 +34,15 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case hardLinked(path: String, links: Int)
         /// Another process holds the store's lock.
         case lockedElsewhere(path: String, pid: Int32?)
+        /// Another open of the store file holds its lock, in this process or another, perhaps
+        /// under the name the file had when it was opened (it was renamed since, or its lock file
+        /// deleted).
+        case storeFileLocked(path: String)
+        /// The path names something other than a regular file (a FIFO, a device, a directory), which
+        /// is never a store; `fileType` says what it is.
+        case notARegularFile(path: String, fileType: String)
+        /// The store has used every sequence number a commit can take, so it takes no more commits.
+        case sequenceExhausted(path: String, last: UInt64)
         /// This process already has the store open; share that `StorageEngine` instead.
         case alreadyOpenInProcess(path: String)
         /// A system call failed.
@@ -87,6 +96,12 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case .lockedElsewhere(let path, let pid):
             let owner = pid.map { "process \($0)" } ?? "another process"
             return "The store at '\(path)' is open in \(owner); close it there first."
+        case .storeFileLocked(let path):
+            return "The store file at '\(path)' is locked by another open of it, in this process or another, which may know it by the name it had before it was renamed; close that first."
+        case .notARegularFile(let path, let fileType):
+            return "The path '\(path)' names \(fileType), not a regular file, so it is not a store."
+        case .sequenceExhausted(let path, let last):
+            return "The store at '\(path)' has reached sequence number \(last), the highest a commit can take, so it takes no more commits."
         case .alreadyOpenInProcess(let path):
             return "The store at '\(path)' is already open in this process; share the instance that has it open instead of opening it twice."
         case .io(let operation, let path, let code):

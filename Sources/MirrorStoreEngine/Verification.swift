@@ -70,7 +70,7 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// Throws `notAStore`, `newerFormat`, `corrupted` (for a damaged header) or `io`. A writer
 /// appending at the same time may make the last unit look torn.
 public func verifyStoreFile(at path: String) throws -> VerificationReport {
-    let descriptor = FileSystem.open(path, flags: O_RDONLY)
+    let descriptor = try FileSystem.openRegularFile(path, flags: O_RDONLY)
     guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
     let log = FileLog(path: path, descriptor: descriptor, faults: nil)
     let recovered = try Recovery.scan(log)

@@ -26,6 +26,16 @@ import TestSupport
         }
     }
 
+    /// Extending over zeros without reading them is what hashing the zeros gives.
+    @Test func extendingOverZerosEqualsHashingThem() {
+        let prefix = Array("a unit header".utf8)
+        for count in [0, 1, 7, 8, 100, 4_096, 65_537, 1 << 20] {
+            let zeros = [UInt8](repeating: 0, count: count)
+            #expect(CRC32C.extendWithZeros(CRC32C.checksum(prefix), count: UInt64(count)) == CRC32C.checksum(prefix + zeros), "\(count)")
+            #expect(CRC32C.extendWithZeros(0, count: UInt64(count)) == CRC32C.checksum(zeros), "\(count)")
+        }
+    }
+
     @Test func hardwareAndSoftwareAgreeOnEveryLengthAndAlignment() {
         let seed = SeededRandom.seed(default: 0xC0FFEE)
         var generator = SeededRandom(seed: seed)

@@ -337,3 +337,130 @@ extension RecordedStore {
         return starts
     }
 }
+
+/// A whole unit cut out, checksums untouched: each commit takes the next sequence number, so
+/// the gap is damage like any other (the probe found such a file opened in strict mode, with no
+/// report, as a state no commit made).
+@Suite struct RemovedUnitTests {
+    typealias Verdict = DamageTests.Verdict
+
+    /// Opens the file with the unit at `start..<end` cut out, in `mode`, and classifies the outcome.
+    static func classify(
+        removing start: Int, _ end: Int, recorded: RecordedStore, compactedEnd: Int,
+        mode: EngineConfiguration.RecoveryMode, at path: String
+    ) throws -> Verdict {
+        let damaged = Array(recorded.bytes[..<start] + recorded.bytes[end...])
+        try writeFile(path, damaged)
+        defer { for sidecar in droppedSidecars(of: path) { try? FileManager.default.removeItem(atPath: sidecar) } }
+        let opened: (state: StoreState, report: RecoveryReport?)
+        do {
+            opened = try openStateAndReport(path, fastConfiguration(mode))
+        } catch let error as StorageError {
+            switch error.kind {
+            case .compactionDamaged(_, let offset, let runEnd, _, _) where start < compactedEnd:
+                return offset >= UInt64(start) && runEnd == UInt64(compactedEnd) ? .typedError : .wrong("compaction damage at \(offset)")
+            case .corrupted(_, let offset, _) where mode == .strict && start >= compactedEnd:
+                return offset == UInt64(start) ? .typedError : .wrong("damage reported at \(offset), not at the gap \(start)")
+            default:
+                return .wrong("unexpected error: \(error)")
+            }
+        } catch {
+            return .wrong("untyped error \(error)")
+        }
+        guard start >= compactedEnd, let units = recorded.unitEnds.lastIndex(where: { $0 <= start }) else {
+            return .wrong("a compacted run missing a unit opened: \(opened.state)")
+        }
+        guard opened.state == recorded.states[units] else { return .wrong("a state no commit made: \(opened.state)") }
+        if end == recorded.bytes.count {
+            // The last unit cut off is a committed prefix, whole: nothing to report.
+            return opened.report == nil ? .committedPrefix : .wrong("an intact prefix reported \(String(describing: opened.report))")
+        }
+        guard mode == .recoverValidPrefix, let report = opened.report, report.cause == .damage,
+              report.offset == UInt64(start), report.droppedBytes == UInt64(damaged.count - start),
+              let sidecar = report.keptAt, try keptBytes(sidecar) == Array(damaged[start...]) else {
+            return .wrong("\(mode) dropped the units after the gap without a report that keeps them: \(String(describing: opened.report))")
+        }
+        return .committedPrefix
+    }
+
+    @Test(arguments: DamageTests.Layout.allCases)
+    func removingAWholeUnitGivesACommittedPrefixOrATypedError(layout: DamageTests.Layout) throws {
+        let directory = TemporaryDirectory()
+        let seed = SeededRandom.seed(default: 0xC07)
+        let recorded = try layout.record(at: directory.file("source.store"), seed: seed)
+        let compactedEnd = layout == .compacted ? recorded.unitEnds[0] : 0
+        let starts = RecordedStore.unitStarts(in: recorded.bytes, until: recorded.bytes.count)
+        let ends = Array(starts.dropFirst()) + [recorded.bytes.count]
+        var tally: [Verdict: Int] = [:]
+        for (index, (start, end)) in zip(starts, ends).enumerated() {
+            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+                let verdict = try Self.classify(
+                    removing: start, end, recorded: recorded, compactedEnd: compactedEnd, mode: mode, at: directory.file("cut.store"))
+                tally[verdict, default: 0] += 1
+                if case .wrong(let why) = verdict {
+                    Issue.record("seed \(seed), \(layout), unit \(index + 1) of \(starts.count) at \(start)..<\(end), \(mode): \(why)")
+                }
+            }
+        }
+        print("removed units, \(layout), seed \(seed): \(DamageTests.summary(tally))")
+        #expect(tally[.committedPrefix, default: 0] > 0 && tally[.typedError, default: 0] > 0)
+        #expect(tally.keys.allSatisfy { if case .wrong = $0 { false } else { true } })
+    }
+
+    /// The gap is reported where it is found, with the commits it hides, by open and by verify.
+    @Test func aGapInTheSequenceIsReportedByOpenAndVerify() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 10, seed: 0x6A9)
+        let path = directory.file("gap.store")
+        // Units 5 and 6 cut out: unit 7 follows unit 4.
+        let start = recorded.unitEnds[4]
+        let damaged = Array(recorded.bytes[..<start] + recorded.bytes[recorded.unitEnds[6]...])
+        try writeFile(path, damaged)
+        let reason = "the unit's sequence number 7 does not follow its predecessor's 4: each commit takes the next number, so the units between them are missing, and a valid unit follows it"
+        #expect(throws: StorageError(.corrupted(path: path, offset: UInt64(start), reason: reason))) {
+            try StorageEngine(path: path, configuration: fastConfiguration())
+        }
+        let report = try verifyStoreFile(at: path)
+        #expect(!report.isIntact && !report.isTornTail)
+        #expect(report.firstDamageOffset == UInt64(start))
+        #expect(report.damageReason == reason)
+        #expect(report.commitsDropped == 6, "commits 5 to 10")
+        let (state, recovery) = try openStateAndReport(path, fastConfiguration(.recoverValidPrefix))
+        #expect(state == recorded.states[4])
+        #expect(recovery?.offset == UInt64(start) && recovery?.cause == .damage && recovery?.commitsDropped == 6)
+        #expect(try keptBytes(path + ".dropped-1") == Array(damaged[start...]))
+    }
+
+    /// A file created numbering from 1 must start there unless its header records a compacted
+    /// run, so a missing first unit is damage. A file from before that flag may start anywhere,
+    /// with a compacted run its header does not record.
+    @Test func aMissingFirstUnitIsDamageUnlessTheFileIsOlderThanTheFlag() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 3, seed: 0xF1)
+        let path = directory.file("first.store")
+        let starts = RecordedStore.unitStarts(in: recorded.bytes, until: recorded.bytes.count) + [recorded.bytes.count]
+        /// The units of `recorded`, renumbered.
+        func units(_ sequences: UInt64...) -> [UInt8] {
+            sequences.enumerated().flatMap { index, sequence in
+                LogFrame.encode(sequence: sequence, payload: Array(recorded.bytes[(starts[index] + LogFrame.headerSize)..<starts[index + 1]]))
+            }
+        }
+        try writeFile(path, LogHeader().encoded() + units(5, 6, 7))
+        let report = try verifyStoreFile(at: path)
+        #expect(report.firstDamageOffset == UInt64(LogHeader.size))
+        #expect(report.damageReason == "the first unit's sequence number is 5, but a store's first commit takes 1, so the units before it are missing, and a valid unit follows it")
+        #expect(throws: StorageError.self) { try StorageEngine(path: path, configuration: fastConfiguration()) }
+
+        let older = LogHeader(flags: 0)
+        try writeFile(path, older.encoded() + units(5, 6, 7))
+        #expect(try verifyStoreFile(at: path).isIntact)
+        // Older compactions numbered every unit of their run alike, and only there.
+        try writeFile(path, older.encoded() + units(5, 5, 6))
+        #expect(try verifyStoreFile(at: path).isIntact)
+        try writeFile(path, older.encoded() + units(5, 6, 6))
+        #expect(try verifyStoreFile(at: path).damageReason == "the unit's sequence number 6 repeats its predecessor's, as only the units of one compaction do")
+        #expect(try verifyStoreFile(at: path).commitsDropped == 1)
+        try writeFile(path, older.encoded() + units(5, 6, 8))
+        #expect(try verifyStoreFile(at: path).firstDamageOffset == UInt64(starts[2]))
+    }
+}

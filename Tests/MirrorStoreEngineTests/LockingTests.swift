@@ -52,6 +52,62 @@ import TestSupport
         try again.close()
     }
 
+    /// The lock file is found by name, so a store renamed while open, or whose lock file was
+    /// deleted, would meet a new one: the store file's own lock keeps a second opener out.
+    @Test func aRenamedStoreOrADeletedLockFileStillKeepsASecondProcessOut() throws {
+        let child = try #require(crashChildURL(), "EngineCrashChild must be built next to the tests")
+        let directory = TemporaryDirectory()
+        let path = directory.file("held.store")
+        let moved = directory.file("moved.store")
+        let holder = try ChildProcess(executable: child, mode: "hold", store: path)
+        _ = try #require(holder.waitForLine(startingWith: "ready"))
+        #expect(rename(path, moved) == 0)
+        for readOnly in [false, true] {
+            #expect(throws: StorageError(.storeFileLocked(path: moved)), "read-only: \(readOnly)") {
+                try StorageEngine(path: moved, configuration: EngineConfiguration(readOnly: readOnly))
+            }
+            // The old name keeps its lock file, still held.
+            #expect(throws: StorageError(.lockedElsewhere(path: path, pid: holder.pid)), "read-only: \(readOnly)") {
+                try StorageEngine(path: path, configuration: EngineConfiguration(readOnly: readOnly))
+            }
+        }
+        #expect(rename(moved, path) == 0)
+        #expect(unlink(path + ".lock") == 0)
+        #expect(throws: StorageError(.storeFileLocked(path: path))) { try StorageEngine(path: path) }
+        #expect(throws: StorageError(.storeFileLocked(path: path))) {
+            try StorageEngine(path: path, configuration: EngineConfiguration(readOnly: true))
+        }
+        #expect(StorageError(.storeFileLocked(path: path)).description
+            == "The store file at '\(path)' is locked by another open of it, in this process or another, which may know it by the name it had before it was renamed; close that first.")
+        holder.finish()
+        #expect(holder.process.terminationStatus == 0)
+        try StorageEngine(path: path).close()
+    }
+
+    /// In one process too, and after compaction has replaced the file: the lock moves with it.
+    @Test func aRenamedStoreKeepsOneWriterInOneProcessAcrossCompaction() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("mine.store")
+        let moved = directory.file("renamed.store")
+        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        var batch = WriteBatch()
+        batch.put(type: "Hero", key: .integer(1), value: [1])
+        try engine.commit(batch)
+        try engine.compact()
+        #expect(rename(path, moved) == 0)
+        #expect(throws: StorageError(.storeFileLocked(path: moved))) { try StorageEngine(path: moved) }
+        #expect(throws: StorageError(.alreadyOpenInProcess(path: path))) { try StorageEngine(path: path) }
+        #expect(unlink(moved + ".lock") == 0 || errno == ENOENT)
+        #expect(throws: StorageError(.storeFileLocked(path: moved))) { try StorageEngine(path: moved) }
+        // A snapshot outliving the engine keeps reading, but not the lock.
+        let snapshot = engine.snapshot()
+        try engine.close()
+        let reopened = try StorageEngine(path: moved, configuration: fastConfiguration())
+        #expect(try snapshot.value(type: "Hero", key: .integer(1)) == [1])
+        #expect(try reopened.snapshot().value(type: "Hero", key: .integer(1)) == [1])
+        try reopened.close()
+    }
+
     @Test func readOnlyNeverWrites() throws {
         let directory = TemporaryDirectory()
         let recorded = try RecordedStore.make(at: directory.file("source.store"), units: 5, seed: 9)

@@ -24,6 +24,16 @@ uint32_t mirrorstore_crc32c_hardware_update(uint32_t crc, const void *data, size
 /// on the real stack even when AddressSanitizer moves locals to fake frames.
 int mirrorstore_stack_remaining(size_t *remaining);
 
+/// The offset of the first byte at or after `offset` that lies in data, not in
+/// a hole (`lseek` with `SEEK_DATA`), or -1 with `errno` set: `ENXIO` when only
+/// a hole follows. Where the system cannot tell, returns `offset`: all data.
+int64_t mirrorstore_next_data(int descriptor, int64_t offset);
+
+/// The offset of the first hole at or after `offset` (`lseek` with `SEEK_HOLE`;
+/// the end of the file counts as one), or -1 with `errno` set. Both move the
+/// descriptor's file offset, which the engine never uses (it reads with `pread`).
+int64_t mirrorstore_next_hole(int descriptor, int64_t offset);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,3 +77,47 @@ enum PrimaryKey {
         }
     }
 }
+
+extension PrimaryKey {
+    /// Throws ``StoreError/Kind/corruptedRecord`` when the primary-key value inside `bytes`, a
+    /// record of `schema`, is not `key`, the key they are stored under: a record read by key must
+    /// be the object with that key, and only a crafted file stores another. Skips the values before
+    /// the key without decoding them; bytes that go wrong before it are left to the decoder, which
+    /// says where.
+    static func checkStored(_ bytes: [UInt8], under key: StorageKey, schema: ObjectSchema) throws(StoreError) {
+        guard let position = schema.primaryKeyPosition else { return }
+        var reader = ByteReader(bytes)
+        let found: String
+        do throws(DecodeFailure) {
+            _ = try reader.varint()
+            for _ in 0..<position { try RecordProjection.skip(from: &reader) }
+            let tag = try reader.byte()
+            switch (tag, key) {
+            case (ValueTag.int.rawValue, .integer(let expected)):
+                let value = ByteWriter.unzigzag(try reader.varint())
+                if value == expected { return }
+                found = String(value)
+            case (ValueTag.uint.rawValue, .integer(let expected)):
+                // Unsigned keys keep their bits (`storageKey(for:)`).
+                let value = try reader.varint()
+                if Int64(bitPattern: value) == expected { return }
+                found = String(value)
+            case (ValueTag.string.rawValue, .string(let expected)):
+                let value = try reader.lengthPrefixedString()
+                if value == expected { return }
+                found = value.debugDescription
+            case (ValueTag.uuid.rawValue, .bytes(let expected)):
+                let value = try reader.fixedBytes(16)
+                if value == expected { return }
+                found = UUID(storedBytes: value).uuidString
+            default:
+                found = ValueTag(rawValue: tag).map { "a value tagged \($0)" } ?? "a value with the unknown tag \(tag)"
+            }
+        } catch {
+            return
+        }
+        throw StoreError(.corruptedRecord(
+            typeName: schema.typeName, key: key.description,
+            reason: "its primary key \(schema.properties[position].name) holds \(found), not the key it is stored under"))
+    }
+}

@@ -78,6 +78,7 @@ struct RecordDecoder {
         if StackRoom.runsOut(atDepth: depth) {
             throw RecordCodingFailure(.nestingTooDeep(levels: depth))
         }
+        let start = reader.position
         let tagByte = try reader.byte()
         guard let tag = ValueTag(rawValue: tagByte) else {
             throw RecordCodingFailure.malformed(reader, "unknown value tag \(tagByte)")
@@ -96,13 +97,17 @@ struct RecordDecoder {
         case (.double, .double): return .double(Double(bitPattern: try reader.uint64()))
         case (.string, .string): return .string(try reader.lengthPrefixedString())
         case (.data, .data): return .data(Data(try reader.lengthPrefixedBytes()))
-        case (.date, .date): return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64())))
+        case (.date, .date):
+            guard let value = StoredValues.date(try reader.uint64()) else {
+                throw RecordCodingFailure(.malformed(offset: start, reason: "a date that is not a number (NaN), which no store writes"))
+            }
+            return .date(value)
         case (.uuid, .uuid):
             return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
         case (.decimal, .decimal):
             let text = try reader.lengthPrefixedString()
-            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw RecordCodingFailure.malformed(reader, "\(text.debugDescription) is not a decimal number")
+            guard let value = StoredValues.decimal(text) else {
+                throw RecordCodingFailure(.malformed(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one"))
             }
             return .decimal(value)
         case (.url, .url):

@@ -23,8 +23,12 @@ struct RecordEncoder {
 
     private mutating func writeFields(of record: ManagedObject, into writer: inout ByteWriter) throws(StoreError) {
         writer.varint(UInt64(record.values.count))
-        for value in record.values {
-            try write(value, into: &writer)
+        for (position, value) in record.values.enumerated() {
+            do throws(StoreError) {
+                try write(value, into: &writer)
+            } catch {
+                throw error.naming(record.objectSchema, position)
+            }
         }
     }
 
@@ -53,6 +57,10 @@ struct RecordEncoder {
             writer.byte(ValueTag.data.rawValue)
             writer.lengthPrefixed([UInt8](value))
         case .date(let value):
+            // A NaN date never equals itself, so no query could find it; readers refuse it too.
+            guard !value.timeIntervalSinceReferenceDate.isNaN else {
+                throw StoreError(.unstorableValue(typeName: "", property: "", reason: "a date that is not a number (NaN)"))
+            }
             writer.byte(ValueTag.date.rawValue)
             writer.uint64(value.timeIntervalSinceReferenceDate.bitPattern)
         case .uuid(let value):
@@ -100,5 +108,15 @@ struct RecordEncoder {
         defer { embedding.removeLast() }
         writer.byte(ValueTag.embedded.rawValue)
         try writeFields(of: linked, into: &writer)
+    }
+}
+
+private extension StoreError {
+    /// The same error, naming the property at `position` of `schema` when it is an
+    /// `unstorableValue` that names none yet (`write` knows the value, not where it lies).
+    func naming(_ schema: ObjectSchema, _ position: Int) -> StoreError {
+        guard case .unstorableValue(let typeName, _, let reason) = kind, typeName.isEmpty,
+              schema.properties.indices.contains(position) else { return self }
+        return StoreError(.unstorableValue(typeName: schema.typeName, property: schema.properties[position].name, reason: reason))
     }
 }

@@ -106,13 +106,17 @@ struct RecordProjection: Sendable {
         case .double: return .double(Double(bitPattern: try reader.uint64()))
         case .string: return .string(try reader.lengthPrefixedString())
         case .data: return .data(try reader.lengthPrefixedBytes())
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64())))
+        case .date:
+            guard let value = StoredValues.date(try reader.uint64()) else {
+                throw DecodeFailure(offset: start, reason: "a date that is not a number (NaN), which no store writes")
+            }
+            return .date(value)
         case .uuid:
             return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
         case .decimal:
             let text = try reader.lengthPrefixedString()
-            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw DecodeFailure(offset: start, reason: "\(text.debugDescription) is not a decimal number")
+            guard let value = StoredValues.decimal(text) else {
+                throw DecodeFailure(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one")
             }
             return .decimal(value)
         case .url: return .url(try reader.lengthPrefixedString())

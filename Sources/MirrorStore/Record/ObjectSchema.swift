@@ -49,6 +49,8 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     public let ignoredProperties: [String]
     /// The name of the primary-key property, if the model has one.
     public let primaryKey: String?
+    /// The position of the primary-key property in ``properties``.
+    let primaryKeyPosition: Int?
     let positions: [String: Int]
     /// Whether any property links to another model, at any depth.
     let hasLinks: Bool
@@ -58,7 +60,8 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
         self.typeName = typeName
         self.properties = properties
         self.ignoredProperties = ignoredProperties
-        primaryKey = properties.first(where: \.isPrimaryKey)?.name
+        primaryKeyPosition = properties.firstIndex(where: \.isPrimaryKey)
+        primaryKey = primaryKeyPosition.map { properties[$0].name }
         var positions: [String: Int] = [:]
         for (index, property) in properties.enumerated() where positions[property.name] == nil {
             positions[property.name] = index

@@ -6,7 +6,7 @@ extension PrimitiveSlot {
     /// with no `RecordValue` in between, and returns `true`. Returns `false` for anything this fast
     /// path leaves to the general one, which then reads the same bytes again and reports them as
     /// it always does: a tag that does not fit, a number the field cannot hold, `null` in a
-    /// required field, decimals and URLs (parsed from text).
+    /// required field, a NaN date, decimals and URLs (parsed from text).
     @inline(never)
     func decode(from reader: inout ByteReader, into field: UnsafeMutableRawPointer, optional: Bool) throws(DecodeFailure) -> Bool {
         let tag = try reader.byte()
@@ -41,8 +41,8 @@ extension PrimitiveSlot {
             guard tag == ValueTag.data.rawValue else { return false }
             return Self.store(Data(try reader.lengthPrefixedBytes()), field, optional)
         case .date:
-            guard tag == ValueTag.date.rawValue else { return false }
-            return Self.store(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64())), field, optional)
+            guard tag == ValueTag.date.rawValue, let value = StoredValues.date(try reader.uint64()) else { return false }
+            return Self.store(value, field, optional)
         case .uuid:
             guard tag == ValueTag.uuid.rawValue else { return false }
             return Self.store(UUID(storedBytes: try reader.fixedBytes(16)), field, optional)

@@ -87,6 +87,7 @@ final class RecordReader {
     }
 
     private func fill(_ record: ManagedObject, from bytes: [UInt8], key: StorageKey, as facts: ReadingFacts) throws {
+        try PrimaryKey.checkStored(bytes, under: key, schema: facts.schema)
         do {
             try decoder.decode(bytes, into: record)
         } catch let failure as RecordCodingFailure {
@@ -117,6 +118,7 @@ final class RecordReader {
     static func standaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
     ) throws -> Model {
+        try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
         // Only a flat plan: others may be structs that must not be made by `init()`.
         if plan.isFlat {
             var instance = Model._autoMalloc()
@@ -151,6 +153,7 @@ final class RecordReader {
     private func model<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey, facts: ReadingFacts
     ) throws -> Model {
+        try PrimaryKey.checkStored(bytes, under: key, schema: facts.schema)
         if plan.isFlat, facts.schema === plan.schema {
             var instance = Model._autoMalloc()
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }

@@ -34,6 +34,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case nestingTooDeep(typeName: String, levels: Int)
         /// A cycle through models without a primary key, which are embedded in their parent.
         case embeddedCycle(typeName: String)
+        /// A property holds a value no stored form keeps (a NaN date); nothing was written.
+        case unstorableValue(typeName: String, property: String, reason: String)
         /// A transaction was used after its `write` block returned.
         case transactionEnded
         /// A position outside a ``Results``.
@@ -79,6 +81,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "\(typeName) records link or embed one another \(levels) levels deep, more than this thread's stack can follow; nothing was read or written. Use a thread with a larger stack, or split the chain."
         case .embeddedCycle(let typeName):
             return "A cycle runs through \(typeName), which has no primary key and is embedded in its parent; give it a primary key to link it in cycles."
+        case .unstorableValue(let typeName, let property, let reason):
+            return "\(typeName).\(property) holds \(reason), which a store cannot keep; nothing was written."
         case .transactionEnded:
             return "The write transaction was used after its write block returned."
         case .positionOutOfRange(let typeName, let position, let count):

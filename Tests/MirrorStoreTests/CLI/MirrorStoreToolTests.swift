@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import MirrorStore
+@testable import MirrorStoreEngine
 
 /// Runs the built `mirrorstore` executable against real store files.
 @Suite("mirrorstore tool")
@@ -25,6 +26,29 @@ struct MirrorStoreToolTests {
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        return Outcome(status: process.terminationStatus,
+                       output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Runs the tool, but stops it after `seconds`: nil when it had not finished by then.
+    private func mirrorstore(within seconds: Double, _ arguments: [String]) throws -> Outcome? {
+        let tool = try #require(Self.toolURL(), "the mirrorstore executable must be built next to the tests")
+        let process = Process()
+        let output = Pipe()
+        let errors = Pipe()
+        process.executableURL = tool
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        let finished = !process.isRunning
+        if !finished { process.terminate() }
+        process.waitUntilExit()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        guard finished else { return nil }
         return Outcome(status: process.terminationStatus,
                        output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }
@@ -271,6 +295,74 @@ struct MirrorStoreToolTests {
             #expect(outcome.errors.contains("\(getpid())"), "\(outcome.errors)")
             try store.close()
             #expect(try mirrorstore("inspect", path).status == 0)
+        }
+    }
+
+    @Test("verify, inspect and dump refuse a FIFO at once instead of waiting for a writer")
+    func fifo() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/pipe.store"
+            #expect(mkfifo(path, 0o644) == 0)
+            for command in [["verify", path], ["inspect", path], ["dump", "--type", "Hero", path]] {
+                let outcome = try mirrorstore(within: 10, command)
+                let finished = try #require(outcome, "\(command[0]) hung on a FIFO")
+                #expect(finished.status == 1, "\(command[0])")
+                #expect(finished.errors.contains("names a FIFO, not a regular file, so it is not a store"), "\(command[0]): \(finished.errors)")
+            }
+        }
+    }
+
+    @Test("verify, inspect and dump end crafted store files in a typed error at once")
+    func craftedFiles() throws {
+        try withTemporaryDirectory { directory in
+            let ends = try makeStore(at: directory + "/heroes.store").map(Int.init)
+            let intact = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/heroes.store")))
+            var gigabyte = ByteWriter()
+            gigabyte.uint32(UInt32(LogFrame.maximumPayload))
+            gigabyte.uint32(0xDEAD_BEEF)
+            gigabyte.uint64(4)
+            let cases: [(name: String, bytes: [UInt8], size: Int?, says: String)] = [
+                ("a unit numbered UInt64.max", intact + LogFrame.encode(sequence: .max, payload: []), nil,
+                 "the unit's sequence number 18446744073709551615 is above 9223372036854775807, the highest a store writes"),
+                ("a unit cut out of the middle", Array(intact[..<ends[1]] + intact[ends[2]...]), nil,
+                 "the unit's sequence number 4 does not follow its predecessor's 2"),
+                ("a gigabyte declared over a 4 GiB sparse file", intact + gigabyte.bytes, 4 << 30,
+                 "more bytes follow the end it declares, so it is not an interrupted last append"),
+            ]
+            for crafted in cases {
+                let path = directory + "/crafted.store"
+                try Data(crafted.bytes).write(to: URL(fileURLWithPath: path))
+                if let size = crafted.size { #expect(truncate(path, off_t(size)) == 0) }
+                #expect(throws: StorageError.self, "\(crafted.name)") { try Store(path: path, models: [Hero.self, AllTypes.self]) }
+                for command in [["verify", path], ["inspect", path], ["dump", "--type", "Hero", path]] {
+                    let start = Date()
+                    let outcome = try #require(try mirrorstore(within: 10, command), "\(crafted.name), \(command[0]) hung")
+                    #expect(Date().timeIntervalSince(start) < 5, "\(crafted.name), \(command[0])")
+                    #expect(outcome.status == 1, "\(crafted.name), \(command[0])")
+                    #expect(outcome.errors.contains(crafted.says), "\(crafted.name), \(command[0]): \(outcome.errors)")
+                }
+                try FileManager.default.removeItem(atPath: path)
+            }
+
+            // Records a crafted file smuggles in: verify decodes every record, dump prints them.
+            let receipts = directory + "/receipts.store"
+            try CraftedRecordTests.craft(at: receipts, receipts: [
+                5: CraftedRecordTests.receipt(identifier: 5, amount: "12abc%%", when: 0),
+            ])
+            for command in [["verify", receipts], ["dump", "--type", "Receipt", receipts]] {
+                let outcome = try #require(try mirrorstore(within: 10, command))
+                #expect(outcome.status == 1, "\(command[0])")
+                #expect(outcome.errors.contains("The stored Receipt with key 5 cannot be read: byte 3 of the record: \"12abc%%\" is not a decimal number as a store writes one."), "\(command[0]): \(outcome.errors)")
+            }
+            try FileManager.default.removeItem(atPath: receipts)
+            try CraftedRecordTests.craft(at: receipts, receipts: [
+                5: CraftedRecordTests.receipt(identifier: 6, amount: "1", when: 0),
+            ])
+            for command in [["verify", receipts], ["dump", "--type", "Receipt", receipts]] {
+                let outcome = try #require(try mirrorstore(within: 10, command))
+                #expect(outcome.status == 1, "\(command[0])")
+                #expect(outcome.errors.contains("its primary key identifier holds 6, not the key it is stored under"), "\(command[0]): \(outcome.errors)")
+            }
         }
     }
 

@@ -9,7 +9,8 @@ import MirrorStoreEngine
 /// bytes for a flat model, a field sink for the others) against decoding a record and mapping
 /// it, both with the plan's own schema (the flat-record route) and with an equal copy of it (the
 /// general route, which matches fields by position). On intact bytes every route gives the model
-/// written; on damaged bytes every route fails, or every route gives the same model.
+/// written; on damaged bytes every route fails, or every route gives the same model. Every route
+/// checks, as the store does, that the record holds the key it is stored under.
 @Suite("Read route differentials")
 struct ReadRouteDifferentialTests {
     static let seed = SeededRandom.seed(default: 0x200_2402)
@@ -88,7 +89,8 @@ struct ReadRouteDifferentialTests {
         let record = try model.managedObject()
         let bytes = try encoder.encode(record)
         let context = "seed \(Self.seed), \(Model.self) #\(index)"
-        let intact = readings(of: bytes, as: Model.self, plan: plan)
+        let key = try PrimaryKey.storageKey(of: record) ?? .integer(0)
+        let intact = readings(of: bytes, as: Model.self, plan: plan, key: key)
         for (route, reading) in intact {
             switch reading {
             case .success(let read):
@@ -107,7 +109,7 @@ struct ReadRouteDifferentialTests {
             default:
                 damaged.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...damaged.count, using: &random))
             }
-            let outcomes = readings(of: damaged, as: Model.self, plan: plan)
+            let outcomes = readings(of: damaged, as: Model.self, plan: plan, key: key)
             let models = outcomes.compactMap { try? $0.reading.get() }
             let place = "\(context), damage \(damage)"
             if !models.isEmpty && models.count != outcomes.count {
@@ -122,18 +124,19 @@ struct ReadRouteDifferentialTests {
     }
 
     private func readings<Model: Persistable>(
-        of bytes: [UInt8], as type: Model.Type, plan: TypePlan
+        of bytes: [UInt8], as type: Model.Type, plan: TypePlan, key: StorageKey
     ) -> [(route: String, reading: Result<Model, any Error>)] {
-        let key = StorageKey.integer(0)
         let generalSchema = ObjectSchema(typeName: plan.schema.typeName, properties: plan.schema.properties)
         return [
             ("store read (flat bytes or field sink)", Result { try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key) }),
             ("record with the plan's schema", Result {
+                try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
                 let record = ManagedObject(objectSchema: plan.schema, values: [])
                 try RecordDecoder.withoutLinks.decode(bytes, into: record)
                 return try Model.modelInstance(managedObject: record)
             }),
             ("record matched by position (general)", Result {
+                try PrimaryKey.checkStored(bytes, under: key, schema: generalSchema)
                 let record = ManagedObject(objectSchema: generalSchema, values: [])
                 try RecordDecoder.withoutLinks.decode(bytes, into: record)
                 return try Model.modelInstance(managedObject: record)
