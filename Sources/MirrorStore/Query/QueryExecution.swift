@@ -19,12 +19,7 @@ final class LinkedRecords {
         if let known = records[typeName]?[key] { return known }
         guard let schema = schemas.schema(named: typeName) else { throw StoreError(.unknownModel(typeName: typeName)) }
         var value = QueryValue.null
-        let stored: [UInt8]? = switch pending?.state(type: typeName, key: key) {
-        case .written(let bytes): bytes
-        case .deleted: nil
-        case nil: try snapshot.value(type: typeName, key: key)
-        }
-        if let bytes = stored {
+        if let bytes = try StoredView(snapshot: snapshot, pending: pending).value(type: typeName, key: key) {
             var reader = ByteReader(bytes)
             do throws(DecodeFailure) {
                 value = .embedded(schema, try RecordProjection.allValues(of: schema, from: &reader, schemaNamed: schemas.schema(named:)))

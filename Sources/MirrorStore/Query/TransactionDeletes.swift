@@ -51,14 +51,7 @@ extension WriteTransaction {
         try checkOpen()
         let typeName = try registry.plan(for: Model.self).typeName
         var deleted = 0
-        for key in results.storageKeys {
-            let exists = switch pending.state(type: typeName, key: key) {
-            case .written: true
-            case .deleted: false
-            case nil: snapshot.contains(type: typeName, key: key)
-            }
-            guard exists else { continue }
-            pending.delete(type: typeName, key: key)
+        for key in results.storageKeys where delete(type: typeName, key: key) {
             deleted += 1
         }
         return deleted

@@ -25,14 +25,10 @@ struct TransactionMatches<Model: Persistable> {
         candidates += pending.writtenKeys(type: typeName)
         candidates.sort(by: StorageKey.precedes)
         let tester = try ConditionTester<Model>(source: source, conditions: conditions, pending: pending)
+        let view = StoredView(snapshot: snapshot, pending: pending)
         var matches: [StorageKey] = []
         for key in candidates where matches.last != key {
-            let bytes: [UInt8]? = switch pending.state(type: typeName, key: key) {
-            case .written(let written): written
-            case .deleted: nil
-            case nil: try snapshot.value(type: typeName, key: key)
-            }
-            if let bytes, try tester.matches(bytes, key: key) { matches.append(key) }
+            if let bytes = try view.value(type: typeName, key: key), try tester.matches(bytes, key: key) { matches.append(key) }
         }
         return matches
     }

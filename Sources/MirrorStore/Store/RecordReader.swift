@@ -33,11 +33,7 @@ final class RecordReader {
 
     /// The stored bytes under a key, as the pending writes (if any) have left them.
     private func bytes(type typeName: String, key: StorageKey) throws -> [UInt8]? {
-        switch pending?.state(type: typeName, key: key) {
-        case .written(let written): written
-        case .deleted: nil
-        case nil: try snapshot.value(type: typeName, key: key)
-        }
+        try StoredView(snapshot: snapshot, pending: pending).value(type: typeName, key: key)
     }
 
     /// The record stored as `bytes` under `key`, when the caller already read them.

@@ -98,11 +98,7 @@ public final class WriteTransaction {
 
     /// Whether the object exists as this transaction has left it.
     private func isStored(type typeName: String, key: StorageKey) -> Bool {
-        switch pending.state(type: typeName, key: key) {
-        case .written?: true
-        case .deleted?: false
-        case nil: snapshot.contains(type: typeName, key: key)
-        }
+        StoredView(snapshot: snapshot, pending: pending).contains(type: typeName, key: key)
     }
 
     private func generatedKey(for typeName: String) -> StorageKey {
@@ -193,7 +189,8 @@ public final class WriteTransaction {
         return delete(type: plan.typeName, key: key)
     }
 
-    private func delete(type typeName: String, key: StorageKey) -> Bool {
+    /// Deletes the object under `key` of `typeName` if this transaction sees one; returns whether it did.
+    func delete(type typeName: String, key: StorageKey) -> Bool {
         let existed = isStored(type: typeName, key: key)
         if existed { pending.delete(type: typeName, key: key) }
         return existed

@@ -1,0 +1,28 @@
+import MirrorStoreEngine
+
+/// The stored objects as a read sees them: a snapshot, with a write transaction's pending writes
+/// (and those of the transactions beneath it) over it when the read is inside one. Every read
+/// that may run inside a transaction asks here, so "written, deleted, or as committed" is
+/// decided in one place.
+struct StoredView {
+    let snapshot: EngineSnapshot
+    let pending: PendingWrites?
+
+    /// The bytes stored under `key` of `type`, or `nil` when there are none.
+    func value(type: String, key: StorageKey) throws -> [UInt8]? {
+        switch pending?.state(type: type, key: key) {
+        case .written(let bytes): bytes
+        case .deleted: nil
+        case nil: try snapshot.value(type: type, key: key)
+        }
+    }
+
+    /// Whether an object is stored under `key` of `type`, without reading it.
+    func contains(type: String, key: StorageKey) -> Bool {
+        switch pending?.state(type: type, key: key) {
+        case .written: true
+        case .deleted: false
+        case nil: snapshot.contains(type: type, key: key)
+        }
+    }
+}
