@@ -170,16 +170,17 @@ import TestSupport
 
     // MARK: Files that are not regular files (probe item 5)
 
-    /// Runs `body` while a watchdog unblocks, after three seconds, an open that blocked on the
-    /// FIFO at `path` (by opening its other end), so that a regression fails instead of hanging.
+    /// Runs `body` while a watchdog unblocks, from three seconds on, every open that blocked on
+    /// the FIFO at `path` (by opening its other end), so that a regression fails instead of hanging.
     static func withWatchdog(on path: String, _ body: () throws -> Void) throws {
         let done = Atomic(false)
         let watchdog = Thread {
             for _ in 0..<300 where !done.value { usleep(10_000) }
-            guard !done.value else { return }
-            let descriptor = open(path, O_RDWR | O_NONBLOCK)
-            usleep(500_000)
-            if descriptor >= 0 { close(descriptor) }
+            while !done.value {
+                let descriptor = open(path, O_RDWR | O_NONBLOCK)
+                usleep(100_000)
+                if descriptor >= 0 { close(descriptor) }
+            }
         }
         watchdog.start()
         defer { done.value = true }

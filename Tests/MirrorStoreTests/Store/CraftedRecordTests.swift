@@ -49,6 +49,45 @@ import TestSupport
         ]
     }
 
+    struct Label: Persistable, Equatable {
+        var name = ""
+        var identifier = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        init() {}
+        static var primaryKey: String? { "name" }
+    }
+
+    @Test func stringKeysCompareAsStringsAndMismatchesAreNamed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/labels.store"
+            let store = try Store(path: path, models: [Label.self])
+            var label = Label()
+            label.name = "caf\u{E9}"
+            try store.write { try $0.add(label) }
+            // Another spelling of the same string finds the same object, and passes the check.
+            #expect(try store.object(Label.self, primaryKey: "cafe\u{301}") == label)
+            try store.close()
+
+            var crafted = ByteWriter()
+            crafted.varint(2)
+            crafted.byte(7)
+            crafted.lengthPrefixed("a label stored under another name")
+            crafted.byte(10)
+            crafted.bytes += [UInt8](repeating: 0, count: 16)
+            let engine = try StorageEngine(path: path)
+            var batch = WriteBatch()
+            batch.put(type: "Label", key: .string("tea"), value: crafted.bytes)
+            try engine.commit(batch)
+            try engine.close()
+            let reopened = try Store(path: path, models: [Label.self])
+            defer { try? reopened.close() }
+            #expect(throws: StoreError(.corruptedRecord(
+                typeName: "Label", key: "\"tea\"",
+                reason: "its primary key name holds \"a label stored under another name\", not the key it is stored under"))) {
+                try reopened.object(Label.self, primaryKey: "tea")
+            }
+        }
+    }
+
     @Test func aDecimalWithTrailingTextIsDamageNotTwelve() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/receipts.store"
