@@ -46,9 +46,9 @@ struct RecoveredLog: Sendable {
 /// file, its checksum fails, or its sequence number does not follow its predecessor's
 /// (`Numbering`). A crash can tear only the last append, and a torn append ends at or before the
 /// end its header declares (the file was cut short, or extended with pages that never reached
-/// the disk). So a bad unit is a torn tail
-/// only if its header is cut short, or its checksum fails and its declared end reaches the end of
-/// the file, and no valid unit (checksum good, sequence plausible) starts at any byte after it.
+/// the disk). So a bad unit is a torn tail only if its header is cut short, or its checksum
+/// fails and its declared end reaches the end of the file, and no valid unit (checksum good,
+/// sequence plausible) starts at any byte after it.
 /// Anything else is damage: a valid unit after it, or bytes past the end it declares (a zeroed
 /// span over several commits reads as a unit of length 0 followed by more bytes), or a good
 /// checksum over a bad sequence or payload. Damage before `compactedEnd` is damage to the output
@@ -250,18 +250,11 @@ struct Recovery {
         guard declaredEnd <= size else {
             return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
         }
-        let frameLength = LogFrame.headerSize + Int(length)
-        // A unit larger than the window is first checked a window at a time, so that a length
-        // no commit wrote (over a hole, say) costs no more memory than the window.
-        if frameLength > Self.windowSize, try checksumInPieces(at: offset, payloadLength: Int(length)) != CRC32C.unmask(masked) {
+        guard try frameChecksumMatches(at: offset, length: Int(length), masked: masked) else {
             return .failure(BadUnit(reason: "the unit's checksum does not match its contents", declaredEnd: declaredEnd))
         }
-        guard let (buffer, frameStart) = try bytes(at: offset, count: frameLength) else {
+        guard let (buffer, frameStart) = try bytes(at: offset, count: LogFrame.headerSize + Int(length)) else {
             return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
-        }
-        guard frameLength > Self.windowSize
-            || LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked) else {
-            return .failure(BadUnit(reason: "the unit's checksum does not match its contents", declaredEnd: declaredEnd))
         }
         if let problem = numbering.problem(with: sequence, at: offset) {
             let gap = numbering.previous.flatMap { sequence > $0 + 1 && sequence <= LogFrame.maximumSequence ? sequence : nil }
@@ -339,7 +332,9 @@ struct Recovery {
         return highest
     }
 
-    /// Whether the unit at `offset` with a `length`-byte payload has the checksum `masked`.
+    /// Whether the unit at `offset` with a `length`-byte payload has the checksum `masked`. A
+    /// unit larger than the window is checked a window at a time before anything reads it whole,
+    /// so that a length no commit wrote (over a hole, say) costs no more memory than the window.
     private mutating func frameChecksumMatches(at offset: UInt64, length: Int, masked: UInt32) throws -> Bool {
         if LogFrame.headerSize + length > Self.windowSize {
             return try checksumInPieces(at: offset, payloadLength: length) == CRC32C.unmask(masked)
