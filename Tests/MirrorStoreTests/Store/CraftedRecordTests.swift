@@ -1,5 +1,5 @@
 import Foundation
-import MirrorStoreEngine
+@testable import MirrorStoreEngine
 import Testing
 import TestSupport
 @testable import MirrorStore
@@ -84,6 +84,21 @@ import TestSupport
                 typeName: "Label", key: "\"tea\"",
                 reason: "its primary key name holds \"a label stored under another name\", not the key it is stored under"))) {
                 try reopened.object(Label.self, primaryKey: "tea")
+            }
+        }
+    }
+
+    /// A store whose last commit took the highest sequence number opens, and its first commit
+    /// (here the schema of a model the file does not have yet) is refused, not a trap.
+    @Test func aStoreAtTheLastSequenceRefusesItsNextCommit() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/last.store"
+            var types = TypeTable()
+            let (payload, _) = OperationCodec.encode([.setMetadata(key: "crafted", value: [1])], types: &types, fileOffset: 0)
+            try Data(LogHeader(flags: 0).encoded() + LogFrame.encode(sequence: LogFrame.maximumSequence, payload: payload))
+                .write(to: URL(fileURLWithPath: path))
+            #expect(throws: StorageError(.sequenceExhausted(path: path, last: LogFrame.maximumSequence))) {
+                try Store(path: path, models: [Receipt.self])
             }
         }
     }
