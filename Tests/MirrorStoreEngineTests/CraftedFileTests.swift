@@ -162,6 +162,32 @@ import TestSupport
         #expect(report.damageReason == "the unit's declared length of 1073741824 bytes runs past the end of the file")
     }
 
+    /// Behind a bad unit, a header every 16 bytes that passes the cheap tests and declares a
+    /// window's worth: each would be hashed to its end, hundreds of gigabytes in all for 4 MiB.
+    @Test func aFileDenseWithPlausibleHeadersStopsTheSearchForLaterUnits() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try Self.threeCommits(in: directory)
+        let path = directory.file("dense.store")
+        let tail = 4 << 20
+        var bytes = ByteWriter()
+        bytes.uint32(UInt32(tail - LogFrame.headerSize))
+        bytes.uint32(0xDEAD_BEEF)
+        bytes.uint64(4)
+        while bytes.bytes.count < tail {
+            bytes.uint32(UInt32(Recovery.windowSize - 2 * LogFrame.headerSize))
+            bytes.uint32(0xBAD_C0DE)
+            bytes.uint64(4)
+        }
+        try writeFile(path, recorded.bytes + bytes.bytes)
+        let start = ContinuousClock.now
+        let report = try verifyStoreFile(at: path)
+        #expect(Self.seconds(since: start) < 1)
+        #expect(!report.isTornTail && report.firstDamageOffset == UInt64(recorded.bytes.count))
+        #expect(report.damageReason?.contains("and the search for a valid unit after it checked") == true, "\(report)")
+        #expect(throws: StorageError.self) { try StorageEngine(path: path, configuration: fastConfiguration()) }
+        #expect(try openState(path, fastConfiguration(.recoverValidPrefix)) == recorded.states[3])
+    }
+
     /// A search for valid units after a bad one skips holes: a zero header is never a valid unit.
     @Test func sixteenZeroBytesAreNeverAValidUnit() {
         let zeros = [UInt8](repeating: 0, count: LogFrame.headerSize)
