@@ -199,7 +199,7 @@ import TestSupport
     /// Runs `body` while a watchdog unblocks, from three seconds on, every open that blocked on
     /// the FIFO at `path` (by opening its other end), so that a regression fails instead of hanging.
     static func withWatchdog(on path: String, _ body: () throws -> Void) throws {
-        let done = Atomic(false)
+        let done = SharedFlag()
         let watchdog = Thread {
             for _ in 0..<300 where !done.value { usleep(10_000) }
             while !done.value {
@@ -256,12 +256,11 @@ import TestSupport
     }
 }
 
-/// A flag two threads share.
-private final class Atomic<Value: Sendable>: @unchecked Sendable {
+/// A flag two threads share (the watchdog reads it, the test sets it).
+private final class SharedFlag: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
+    private var stored = false
+    var value: Bool {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
