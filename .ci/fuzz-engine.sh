@@ -12,15 +12,20 @@ toolchain_bin="$(dirname "$(command -v swiftc)")"
 clang="${CC:-$toolchain_bin/clang}"
 mkdir -p "$out" "$corpus"
 
-"$clang" -c -O1 -g -fsanitize=fuzzer-no-link,address \
-    -I Sources/CMirrorStoreSupport/include \
-    Sources/CMirrorStoreSupport/crc32c.c -o "$out/crc32c.o"
+# Every C helper the engine calls (CRC32C, the stack left, holes).
+support_objects=()
+for source in Sources/CMirrorStoreSupport/*.c; do
+    object="$out/$(basename "$source" .c).o"
+    "$clang" -c -O1 -g -fsanitize=fuzzer-no-link,address \
+        -I Sources/CMirrorStoreSupport/include "$source" -o "$object"
+    support_objects+=("$object")
+done
 
 # One module: the engine's sources plus the entry point, so it can call the internal reader.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
     -module-name MirrorStoreEngine -package-name MirrorStore \
     -I Sources/CMirrorStoreSupport/include \
-    Sources/MirrorStoreEngine/*.swift Tests/Fuzz/*.swift "$out/crc32c.o" \
+    Sources/MirrorStoreEngine/*.swift Tests/Fuzz/*.swift "${support_objects[@]}" \
     -o "$out/fuzz-engine"
 
 "$out/fuzz-engine" -max_total_time="$seconds" -max_len=8192 -timeout=10 \

@@ -32,15 +32,17 @@ enum Compaction {
         path: String, index: KeyIndex, from source: any LogStorage, lastSequence: UInt64,
         faults: FaultInjection?, poison: inout StorageError?
     ) throws -> Result {
-        try replaceFile(path: path, faults: faults, poison: &poison, validate: { _ in }) { target in
+        try replaceFile(path: path, replacing: source, faults: faults, poison: &poison, validate: { _ in }) { target in
             try rewrite(index: index, from: source, into: target, lastSequence: lastSequence)
         }
     }
 
     /// Writes a new log with `write` into the temp file, syncs it, lets `validate` refuse it, then
     /// renames it over the store: the store is the old file or the complete new one, never a mix.
+    /// `current` is the store's open file: when `path` no longer names it (the store was renamed
+    /// or replaced while open), nothing is renamed over whatever is there now.
     static func replaceFile(
-        path: String, faults: FaultInjection?, poison: inout StorageError?,
+        path: String, replacing current: any LogStorage, faults: FaultInjection?, poison: inout StorageError?,
         validate: (Result) throws -> Void, write: (any LogStorage) throws -> Result
     ) throws -> Result {
         let temporary = temporaryPath(for: path)
@@ -57,6 +59,7 @@ enum Compaction {
             // Always synced, whatever the durability: the rename must never expose unsynced data.
             try target.sync()
             try validate(result)
+            try requireStillAt(path, current)
             guard rename(temporary, path) == 0 else { throw FileSystem.ioError("rename the compacted file over", path) }
         } catch {
             _ = FileSystem.remove(temporary)
@@ -70,6 +73,17 @@ enum Compaction {
             throw poison ?? error
         }
         return result
+    }
+
+    /// Throws `storeFileMoved` when `path` names another file than `current` has open.
+    private static func requireStillAt(_ path: String, _ current: any LogStorage) throws {
+        guard let file = current as? FileLog else { return }
+        var opened = stat()
+        guard fstat(file.descriptor, &opened) == 0 else { throw FileSystem.ioError("read the status of", path) }
+        var named = stat()
+        guard stat(path, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
+            throw StorageError(.storeFileMoved(path: path))
+        }
     }
 
     static func compactMemory(index: KeyIndex, from source: any LogStorage, lastSequence: UInt64) throws -> Result {

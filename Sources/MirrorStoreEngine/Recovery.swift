@@ -46,9 +46,9 @@ struct RecoveredLog: Sendable {
 /// file, its checksum fails, or its sequence number does not follow its predecessor's
 /// (`Numbering`). A crash can tear only the last append, and a torn append ends at or before the
 /// end its header declares (the file was cut short, or extended with pages that never reached
-/// the disk). So a bad unit is a torn tail
-/// only if its header is cut short, or its checksum fails and its declared end reaches the end of
-/// the file, and no valid unit (checksum good, sequence plausible) starts at any byte after it.
+/// the disk). So a bad unit is a torn tail only if its header is cut short, or its checksum
+/// fails and its declared end reaches the end of the file, and no valid unit (checksum good,
+/// sequence plausible) starts at any byte after it.
 /// Anything else is damage: a valid unit after it, or bytes past the end it declares (a zeroed
 /// span over several commits reads as a unit of length 0 followed by more bytes), or a good
 /// checksum over a bad sequence or payload. Damage before `compactedEnd` is damage to the output
@@ -140,8 +140,8 @@ struct Recovery {
 
     /// Decides whether the bad unit at `offset` is a torn final append or damage (see the type's comment).
     private mutating func classify(_ bad: BadUnit, at offset: UInt64, lastSequence: UInt64, compactedEnd: UInt64) throws -> LogProblem {
-        let later = try highestSequenceOfLaterUnits(after: offset, lastSequence: lastSequence)
-        if let later {
+        let search = try laterUnits(after: offset, lastSequence: lastSequence)
+        if let later = search.highest {
             let highest = max(later, bad.sequenceAfterGap ?? later)
             let dropped = highest > lastSequence ? Int(clamping: highest - lastSequence) : 1
             return damage(at: offset, bad.reason + ", and a valid unit follows it", compactedEnd: compactedEnd, commitsDropped: dropped)
@@ -151,6 +151,11 @@ struct Recovery {
                 // A gap hides the commits numbered between the last kept one and the bad unit's.
                 let dropped = bad.sequenceAfterGap.map { Int(clamping: $0 - lastSequence) } ?? 1
                 return damage(at: offset, bad.reason, compactedEnd: compactedEnd, commitsDropped: dropped)
+            }
+            if search.gaveUp {
+                return damage(
+                    at: offset, bad.reason + ", and the search for a valid unit after it checked \(search.checked) bytes, more than the rest of the file holds several times over, without finding one, so it is not an interrupted last append",
+                    compactedEnd: compactedEnd)
             }
             if end < size {
                 return damage(
@@ -250,18 +255,11 @@ struct Recovery {
         guard declaredEnd <= size else {
             return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
         }
-        let frameLength = LogFrame.headerSize + Int(length)
-        // A unit larger than the window is first checked a window at a time, so that a length
-        // no commit wrote (over a hole, say) costs no more memory than the window.
-        if frameLength > Self.windowSize, try checksumInPieces(at: offset, payloadLength: Int(length)) != CRC32C.unmask(masked) {
+        guard try frameChecksumMatches(at: offset, length: Int(length), masked: masked) else {
             return .failure(BadUnit(reason: "the unit's checksum does not match its contents", declaredEnd: declaredEnd))
         }
-        guard let (buffer, frameStart) = try bytes(at: offset, count: frameLength) else {
+        guard let (buffer, frameStart) = try bytes(at: offset, count: LogFrame.headerSize + Int(length)) else {
             return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
-        }
-        guard frameLength > Self.windowSize
-            || LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: Int(length)) == CRC32C.unmask(masked) else {
-            return .failure(BadUnit(reason: "the unit's checksum does not match its contents", declaredEnd: declaredEnd))
         }
         if let problem = numbering.problem(with: sequence, at: offset) {
             let gap = numbering.previous.flatMap { sequence > $0 + 1 && sequence <= LogFrame.maximumSequence ? sequence : nil }
@@ -296,14 +294,26 @@ struct Recovery {
         return crc
     }
 
-    /// The highest sequence number of the valid units that start after `offset`, or nil when
-    /// there are none. A unit is valid here when its checksum matches and its sequence lies
-    /// within `last ... last + 2 + distance/16` of the last one found (every commit adds one
-    /// and every unit is at least 16 bytes), which rejects almost every candidate position
-    /// before its checksum is computed. Each valid unit found is skipped whole, so the search
-    /// stays linear in the bytes after `offset`.
-    private mutating func highestSequenceOfLaterUnits(after offset: UInt64, lastSequence: UInt64) throws -> UInt64? {
+    /// What the search for valid units after a bad one found.
+    struct LaterUnits {
+        /// The highest sequence number of the valid units found, nil when none was.
         var highest: UInt64?
+        /// The bytes whose checksums the search computed.
+        var checked: UInt64 = 0
+        /// The search stopped at its budget before the end of the file.
+        var gaveUp = false
+    }
+
+    /// The valid units that start after `offset`. A unit is valid here when its checksum matches
+    /// and its sequence lies within `last ... last + 2 + distance/16` of the last one found (every
+    /// commit adds one and every unit is at least 16 bytes), which rejects almost every candidate
+    /// position before its checksum is computed. Each valid unit found is skipped whole. Bytes
+    /// crafted so that every 16th position passes that test would still make each one hash up to
+    /// the end of the file, so the search stops once it has hashed four times the rest of the file
+    /// (and 64 MiB): no torn tail holds that many plausible headers.
+    private mutating func laterUnits(after offset: UInt64, lastSequence: UInt64) throws -> LaterUnits {
+        var found = LaterUnits()
+        let budget = 4 * (size - offset) + (64 << 20)
         var base = lastSequence
         var baseOffset = offset
         var candidate = offset + 1
@@ -325,21 +335,31 @@ struct Recovery {
             let distance = candidate - baseOffset
             let frameLength = LogFrame.headerSize + Int(length)
             guard sequence >= base, sequence - base <= 2 + distance / UInt64(LogFrame.headerSize),
-                  Int(length) <= LogFrame.maximumPayload, candidate + UInt64(frameLength) <= size,
-                  try frameChecksumMatches(at: candidate, length: Int(length), masked: masked)
+                  Int(length) <= LogFrame.maximumPayload, candidate + UInt64(frameLength) <= size
             else {
                 candidate += 1
                 continue
             }
-            highest = max(highest ?? sequence, sequence)
+            found.checked += UInt64(frameLength)
+            if found.checked > budget {
+                found.gaveUp = true
+                break
+            }
+            guard try frameChecksumMatches(at: candidate, length: Int(length), masked: masked) else {
+                candidate += 1
+                continue
+            }
+            found.highest = max(found.highest ?? sequence, sequence)
             base = sequence
             candidate += UInt64(frameLength)
             baseOffset = candidate
         }
-        return highest
+        return found
     }
 
-    /// Whether the unit at `offset` with a `length`-byte payload has the checksum `masked`.
+    /// Whether the unit at `offset` with a `length`-byte payload has the checksum `masked`. A
+    /// unit larger than the window is checked a window at a time before anything reads it whole,
+    /// so that a length no commit wrote (over a hole, say) costs no more memory than the window.
     private mutating func frameChecksumMatches(at offset: UInt64, length: Int, masked: UInt32) throws -> Bool {
         if LogFrame.headerSize + length > Self.windowSize {
             return try checksumInPieces(at: offset, payloadLength: length) == CRC32C.unmask(masked)

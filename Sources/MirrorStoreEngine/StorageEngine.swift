@@ -447,7 +447,8 @@ public final class StorageEngine: Sendable {
             }
             let result: Compaction.Result
             if let filePath {
-                result = try Compaction.replaceFile(path: filePath, faults: faults, poison: &writer.poison, validate: check, write: write)
+                result = try Compaction.replaceFile(
+                    path: filePath, replacing: writer.generation, faults: faults, poison: &writer.poison, validate: check, write: write)
             } else {
                 result = try write(MemoryLog())
                 try check(result)

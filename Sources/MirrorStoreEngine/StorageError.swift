@@ -38,6 +38,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         /// under the name the file had when it was opened (it was renamed since, or its lock file
         /// deleted).
         case storeFileLocked(path: String)
+        /// The store file is no longer at the path it was opened under (renamed or replaced while
+        /// open), so compaction or a rewrite did not rename its new file over whatever is there.
+        case storeFileMoved(path: String)
         /// The path names something other than a regular file (a FIFO, a device, a directory), which
         /// is never a store; `fileType` says what it is.
         case notARegularFile(path: String, fileType: String)
@@ -98,6 +101,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "The store at '\(path)' is open in \(owner); close it there first."
         case .storeFileLocked(let path):
             return "The store file at '\(path)' is locked by another open of it, in this process or another, which may know it by the name it had before it was renamed; close that first."
+        case .storeFileMoved(let path):
+            return "The store file opened as '\(path)' is no longer at that path (it was renamed or replaced while open), so its new compacted file was not renamed over whatever is there now; the store is as it was. Reopen it under its new name to compact it."
         case .notARegularFile(let path, let fileType):
             return "The path '\(path)' names \(fileType), not a regular file, so it is not a store."
         case .sequenceExhausted(let path, let last):

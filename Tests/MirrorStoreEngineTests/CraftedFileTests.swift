@@ -162,6 +162,32 @@ import TestSupport
         #expect(report.damageReason == "the unit's declared length of 1073741824 bytes runs past the end of the file")
     }
 
+    /// Behind a bad unit, a header every 16 bytes that passes the cheap tests and declares a
+    /// window's worth: each would be hashed to its end, hundreds of gigabytes in all for 4 MiB.
+    @Test func aFileDenseWithPlausibleHeadersStopsTheSearchForLaterUnits() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try Self.threeCommits(in: directory)
+        let path = directory.file("dense.store")
+        let tail = 4 << 20
+        var bytes = ByteWriter()
+        bytes.uint32(UInt32(tail - LogFrame.headerSize))
+        bytes.uint32(0xDEAD_BEEF)
+        bytes.uint64(4)
+        while bytes.bytes.count < tail {
+            bytes.uint32(UInt32(Recovery.windowSize - 2 * LogFrame.headerSize))
+            bytes.uint32(0xBAD_C0DE)
+            bytes.uint64(4)
+        }
+        try writeFile(path, recorded.bytes + bytes.bytes)
+        let start = ContinuousClock.now
+        let report = try verifyStoreFile(at: path)
+        #expect(Self.seconds(since: start) < 1)
+        #expect(!report.isTornTail && report.firstDamageOffset == UInt64(recorded.bytes.count))
+        #expect(report.damageReason?.contains("and the search for a valid unit after it checked") == true, "\(report)")
+        #expect(throws: StorageError.self) { try StorageEngine(path: path, configuration: fastConfiguration()) }
+        #expect(try openState(path, fastConfiguration(.recoverValidPrefix)) == recorded.states[3])
+    }
+
     /// A search for valid units after a bad one skips holes: a zero header is never a valid unit.
     @Test func sixteenZeroBytesAreNeverAValidUnit() {
         let zeros = [UInt8](repeating: 0, count: LogFrame.headerSize)
@@ -170,16 +196,17 @@ import TestSupport
 
     // MARK: Files that are not regular files (probe item 5)
 
-    /// Runs `body` while a watchdog unblocks, after three seconds, an open that blocked on the
-    /// FIFO at `path` (by opening its other end), so that a regression fails instead of hanging.
+    /// Runs `body` while a watchdog unblocks, from three seconds on, every open that blocked on
+    /// the FIFO at `path` (by opening its other end), so that a regression fails instead of hanging.
     static func withWatchdog(on path: String, _ body: () throws -> Void) throws {
-        let done = Atomic(false)
+        let done = SharedFlag()
         let watchdog = Thread {
             for _ in 0..<300 where !done.value { usleep(10_000) }
-            guard !done.value else { return }
-            let descriptor = open(path, O_RDWR | O_NONBLOCK)
-            usleep(500_000)
-            if descriptor >= 0 { close(descriptor) }
+            while !done.value {
+                let descriptor = open(path, O_RDWR | O_NONBLOCK)
+                usleep(100_000)
+                if descriptor >= 0 { close(descriptor) }
+            }
         }
         watchdog.start()
         defer { done.value = true }
@@ -229,12 +256,11 @@ import TestSupport
     }
 }
 
-/// A flag two threads share.
-private final class Atomic<Value: Sendable>: @unchecked Sendable {
+/// A flag two threads share (the watchdog reads it, the test sets it).
+private final class SharedFlag: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
+    private var stored = false
+    var value: Bool {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }

@@ -95,6 +95,12 @@ import TestSupport
         try engine.commit(batch)
         try engine.compact()
         #expect(rename(path, moved) == 0)
+        // Compacting now would rename the new file over the old name, leaving the renamed file
+        // behind unlocked: refused, and the store keeps taking commits in the renamed file.
+        #expect(throws: StorageError(.storeFileMoved(path: path))) { try engine.compact() }
+        #expect(!FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + ".compact-tmp"))
+        batch.put(type: "Hero", key: .integer(2), value: [2])
+        try engine.commit(batch)
         #expect(throws: StorageError(.storeFileLocked(path: moved))) { try StorageEngine(path: moved) }
         #expect(throws: StorageError(.alreadyOpenInProcess(path: path))) { try StorageEngine(path: path) }
         #expect(unlink(moved + ".lock") == 0 || errno == ENOENT)
@@ -105,6 +111,7 @@ import TestSupport
         let reopened = try StorageEngine(path: moved, configuration: fastConfiguration())
         #expect(try snapshot.value(type: "Hero", key: .integer(1)) == [1])
         #expect(try reopened.snapshot().value(type: "Hero", key: .integer(1)) == [1])
+        #expect(try reopened.snapshot().value(type: "Hero", key: .integer(2)) == [2])
         try reopened.close()
     }
 

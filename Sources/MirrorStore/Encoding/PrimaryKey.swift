@@ -103,13 +103,21 @@ extension PrimaryKey {
                 if Int64(bitPattern: value) == expected { return }
                 found = String(value)
             case (ValueTag.string.rawValue, .string(let expected)):
+                let start = reader.position
+                let range = try reader.lengthPrefixedRange()
+                // The same bytes, without making a string; else a string equal to the key in
+                // another spelling (`String` compares canonical equivalents as equal).
+                var text = expected
+                if text.withUTF8({ $0.elementsEqual(bytes[range]) }) { return }
+                reader.rewind(to: start)
                 let value = try reader.lengthPrefixedString()
                 if value == expected { return }
                 found = value.debugDescription
             case (ValueTag.uuid.rawValue, .bytes(let expected)):
-                let value = try reader.fixedBytes(16)
-                if value == expected { return }
-                found = UUID(storedBytes: value).uuidString
+                let start = reader.position
+                try reader.skipBytes(16)
+                if bytes[start..<(start + 16)].elementsEqual(expected) { return }
+                found = UUID(storedBytes: Array(bytes[start..<(start + 16)])).uuidString
             default:
                 found = ValueTag(rawValue: tag).map { "a value tagged \($0)" } ?? "a value with the unknown tag \(tag)"
             }

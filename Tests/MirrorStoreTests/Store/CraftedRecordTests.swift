@@ -1,5 +1,5 @@
 import Foundation
-import MirrorStoreEngine
+@testable import MirrorStoreEngine
 import Testing
 import TestSupport
 @testable import MirrorStore
@@ -47,6 +47,60 @@ import TestSupport
             #expect(throws: StoreError.self) { try store.object(Receipt.self, primaryKey: key) },
             #expect(throws: StoreError.self) { try store.objects(Receipt.self).all() },
         ]
+    }
+
+    struct Label: Persistable, Equatable {
+        var name = ""
+        var identifier = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        init() {}
+        static var primaryKey: String? { "name" }
+    }
+
+    @Test func stringKeysCompareAsStringsAndMismatchesAreNamed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/labels.store"
+            let store = try Store(path: path, models: [Label.self])
+            var label = Label()
+            label.name = "caf\u{E9}"
+            try store.write { try $0.add(label) }
+            // Another spelling of the same string finds the same object, and passes the check.
+            #expect(try store.object(Label.self, primaryKey: "cafe\u{301}") == label)
+            try store.close()
+
+            var crafted = ByteWriter()
+            crafted.varint(2)
+            crafted.byte(7)
+            crafted.lengthPrefixed("a label stored under another name")
+            crafted.byte(10)
+            crafted.bytes += [UInt8](repeating: 0, count: 16)
+            let engine = try StorageEngine(path: path)
+            var batch = WriteBatch()
+            batch.put(type: "Label", key: .string("tea"), value: crafted.bytes)
+            try engine.commit(batch)
+            try engine.close()
+            let reopened = try Store(path: path, models: [Label.self])
+            defer { try? reopened.close() }
+            #expect(throws: StoreError(.corruptedRecord(
+                typeName: "Label", key: "\"tea\"",
+                reason: "its primary key name holds \"a label stored under another name\", not the key it is stored under"))) {
+                try reopened.object(Label.self, primaryKey: "tea")
+            }
+        }
+    }
+
+    /// A store whose last commit took the highest sequence number opens, and its first commit
+    /// (here the schema of a model the file does not have yet) is refused, not a trap.
+    @Test func aStoreAtTheLastSequenceRefusesItsNextCommit() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/last.store"
+            var types = TypeTable()
+            let (payload, _) = OperationCodec.encode([.setMetadata(key: "crafted", value: [1])], types: &types, fileOffset: 0)
+            try Data(LogHeader(flags: 0).encoded() + LogFrame.encode(sequence: LogFrame.maximumSequence, payload: payload))
+                .write(to: URL(fileURLWithPath: path))
+            #expect(throws: StorageError(.sequenceExhausted(path: path, last: LogFrame.maximumSequence))) {
+                try Store(path: path, models: [Receipt.self])
+            }
+        }
     }
 
     @Test func aDecimalWithTrailingTextIsDamageNotTwelve() throws {
