@@ -81,13 +81,19 @@ struct ReadRouteTests {
 
     private func mappingAlone(_ written: Written) throws {
         for (id, model) in written.classRoots {
-            try compare(model, try ZooClassRoot.modelInstance(managedObject: model.managedObject()), "mapping alone", id)
+            let record = try model.managedObject()
+            defer { record.releaseGraph() }
+            try compare(model, try ZooClassRoot.modelInstance(managedObject: record), "mapping alone", id)
         }
         for (id, model) in written.structRoots {
-            try compare(model, try ZooStructRoot.modelInstance(managedObject: model.managedObject()), "mapping alone", id)
+            let record = try model.managedObject()
+            defer { record.releaseGraph() }
+            try compare(model, try ZooStructRoot.modelInstance(managedObject: record), "mapping alone", id)
         }
         for (id, model) in written.frozen {
-            try compare(model, try ZooFrozen.modelInstance(managedObject: model.managedObject()), "mapping alone", id)
+            let record = try model.managedObject()
+            defer { record.releaseGraph() }
+            try compare(model, try ZooFrozen.modelInstance(managedObject: record), "mapping alone", id)
         }
     }
 
@@ -114,8 +120,11 @@ struct ReadRouteTests {
         }
         let results = try store.objects(Model.self)
         try #require(results.count == keys.count, "seed \(Self.seed), \(route): \(results.count) results for \(keys.count) objects")
-        for (model, key) in zip(try results.all(), keys) {
-            try compare(written[key], model, "\(route), all()", key)
+        // Models read together share the instances they link to: unlinked once all are compared.
+        let all = try results.all()
+        defer { for model in all { Self.breakChains(in: model) } }
+        for (model, key) in zip(all, keys) {
+            try compare(written[key], model, "\(route), all()", key, unlinking: false)
         }
         try compareSampled(written, Array(results.indices.lazy.map { results[$0] }), keys, "\(route), subscript")
         try compareSampled(written, Array(results), keys, "\(route), iteration")
@@ -139,7 +148,7 @@ struct ReadRouteTests {
             throw ReadRouteFailure()
         }
         for position in stride(from: 0, to: read.count, by: 7) {
-            try compare(written[keys[position]], read[position], route, keys[position])
+            try compare(written[keys[position]], read[position], route, keys[position], unlinking: false)
         }
     }
 
@@ -151,15 +160,17 @@ struct ReadRouteTests {
             defer { Self.breakChains(in: read) }
             #expect(read.previous.map(\.id) == expected, "seed \(Self.seed), \(context), inverse of chain \(id)")
             for source in read.previous {
-                try compare(chains[source.id], source, "\(context), inverse of chain \(id)", source.id)
+                try compare(chains[source.id], source, "\(context), inverse of chain \(id)", source.id, unlinking: false)
             }
         }
     }
 
-    private func compare<Model>(_ expected: Model?, _ actual: Model?, _ route: String, _ key: Int) throws {
+    /// `unlinking`: whether `actual` was read alone, so its chain nodes are unlinked once compared;
+    /// models read together are unlinked by their caller once all are compared.
+    private func compare<Model>(_ expected: Model?, _ actual: Model?, _ route: String, _ key: Int, unlinking: Bool = true) throws {
         let expected = try #require(expected, "seed \(Self.seed), \(route): nothing was written under \(key)")
         let actual = try #require(actual, "seed \(Self.seed), \(route): nothing read under \(key)")
-        defer { Self.breakChains(in: actual) }
+        defer { if unlinking { Self.breakChains(in: actual) } }
         if let difference = firstDifference(expected, actual, skip: Self.isInverse) {
             Issue.record("seed \(Self.seed), \(route), key \(key): \(difference)")
             throw ReadRouteFailure()
