@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Testing) import MirrorStore
+
+/// A raw-value enum with an order of its own: Swift synthesizes no `Comparable` for raw-value
+/// enums, so apps write `<`, and raw-value order (high < low < medium < urgent) is not it.
+enum AnswerPriority: String, Codable, Comparable, Sendable {
+    case low, medium, high, urgent
+
+    private var rank: Int {
+        switch self {
+        case .low: 0
+        case .medium: 1
+        case .high: 2
+        case .urgent: 3
+        }
+    }
+
+    static func < (lhs: AnswerPriority, rhs: AnswerPriority) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A model for the cases where the store's answer used to differ from `Array.filter`: strings
+/// both unindexed (`name`) and indexed (`title`), a set, an array, enums with their own order.
+final class AnswerItem: Persistable {
+    var identifier = 0
+    var name = ""
+    var title = ""
+    var labels: Set<String> = []
+    var numbers: [Int] = []
+    var priority = AnswerPriority.low
+    var rankedPriority = AnswerPriority.low
+    init() {}
+    static var primaryKey: String? { "identifier" }
+    static var indexedProperties: [String] { ["title", "rankedPriority"] }
+
+    convenience init(_ identifier: Int, name: String, labels: Set<String> = [], numbers: [Int] = [],
+                     priority: AnswerPriority = .low) {
+        self.init()
+        self.identifier = identifier
+        self.name = name
+        title = name
+        self.labels = labels
+        self.numbers = numbers
+        self.priority = priority
+        rankedPriority = priority
+    }
+}
+
+/// Each case the README promises and the store once answered otherwise: the store's answer is
+/// the one `filter` and `sorted(using:)` give on an array of the same models.
+@Suite("Answers equal to Array.filter")
+struct PredicateAnswerTests {
+    static func store(_ items: [AnswerItem]) throws -> Store {
+        let store = try Store.inMemory(models: [AnswerItem.self])
+        try store.write { try $0.add(contentsOf: items) }
+        return store
+    }
+
+    static func expectSame(
+        _ store: Store, _ items: [AnswerItem], _ predicate: Predicate<AnswerItem>,
+        sortedBy sort: [SortDescriptor<AnswerItem>] = [], _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let expected = try items.filter { try predicate.evaluate($0) }.sorted(using: sort).map(\.identifier)
+        let results = try store.objects(AnswerItem.self).filter(predicate).sorted(using: sort)
+        #expect(results.map(\.identifier) == expected, "\(label); plan: \(results.plan)", sourceLocation: sourceLocation)
+    }
+
+    static let names = ["E\u{301}lodie", "\u{C9}lodie", "Foo", "M", "Zed", "Ant", "e\u{301}", "\u{E9}", "Eve", "", "An\u{10FFFF}x", "An"]
+
+    @Test("strings compare as Swift's String does: a decomposed name is after M and Foo, indexed or not")
+    func unicodeStrings() throws {
+        let items = Self.names.enumerated().map { AnswerItem($0.offset + 1, name: $0.element) }
+        let store = try Self.store(items)
+        for bound in ["M", "Foo", "E", "\u{C9}lodie", "E\u{301}lodie", "e", "\u{E9}", "Ez"] {
+            try Self.expectSame(store, items, #Predicate { $0.name < bound }, "name < \(bound)")
+            try Self.expectSame(store, items, #Predicate { $0.name >= bound }, "name >= \(bound)")
+            try Self.expectSame(store, items, #Predicate { $0.name == bound }, "name == \(bound)")
+            try Self.expectSame(store, items, #Predicate { !($0.name < bound) }, "!(name < \(bound))")
+            try Self.expectSame(store, items, #Predicate { $0.title < bound }, "title < \(bound)")
+            try Self.expectSame(store, items, #Predicate { $0.title > bound }, "title > \(bound)")
+            try Self.expectSame(store, items, #Predicate { $0.title == bound }, "title == \(bound)")
+            try Self.expectSame(store, items, #Predicate { !($0.title < bound) }, "!(title < \(bound))")
+            try Self.expectSame(store, items, #Predicate { $0.title != bound }, "title != \(bound)")
+        }
+        try Self.expectSame(store, items, #Predicate { _ in true }, sortedBy: [SortDescriptor(\.title)], "sorted by title")
+        try Self.expectSame(store, items, #Predicate { _ in true }, sortedBy: [SortDescriptor(\.name, order: .reverse)], "sorted by name")
+        try Self.expectSame(store, items, #Predicate { $0.title >= "E" }, sortedBy: [SortDescriptor(\.title)], "title >= E, sorted")
+    }
+}
