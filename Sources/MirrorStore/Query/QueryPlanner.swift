@@ -247,11 +247,12 @@ struct QueryPlanner {
                               isExact: true, text: text)
         case .startsWith(let base, .constant(.string(let prefix))):
             guard let property = indexedProperty(base, root), Self.isString(property.kind), !prefix.isEmpty else { return nil }
-            // Strings starting with `prefix` sort between its NFC key and that followed by the
-            // last scalar; the condition is tested again on each candidate.
+            // A string starts with `prefix`'s characters only if its NFC form starts with the
+            // scalars of `prefix`'s: those sort from that form up to the end of its prefix range.
+            // `starts(with:)` compares characters, not scalars, so each candidate is tested again.
             let start = TextOrder.normalized(prefix)
             return Constraint(property: property, lower: IndexBound(.string(start), inclusive: true),
-                              upper: IndexBound(.string(start + "\u{10FFFF}"), inclusive: true),
+                              upper: TextOrder.end(ofPrefix: start).map { IndexBound(.string($0), inclusive: false) },
                               isExact: false, text: RangeText(.startsWith(prefix)))
         case .contains(let sequence, .constant(let value)):
             guard let property = indexedProperty(sequence, root), Self.isContainer(property.kind), let key = IndexKeys.key(for: value) else { return nil }

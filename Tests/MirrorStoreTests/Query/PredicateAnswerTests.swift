@@ -87,4 +87,14 @@ struct PredicateAnswerTests {
         try Self.expectSame(store, items, #Predicate { _ in true }, sortedBy: [SortDescriptor(\.name, order: .reverse)], "sorted by name")
         try Self.expectSame(store, items, #Predicate { $0.title >= "E" }, sortedBy: [SortDescriptor(\.title)], "title >= E, sorted")
     }
+
+    @Test("a prefix range reaches strings whose next scalar is U+10FFFF, and agrees with Character prefixes")
+    func prefixesAtTheTopOfUnicode() throws {
+        let items = Self.names.enumerated().map { AnswerItem($0.offset + 1, name: $0.element) }
+        let store = try Self.store(items)
+        for prefix in ["An", "A", "E", "\u{C9}", "E\u{301}", "e", "e\u{301}", "An\u{10FFFF}", "\u{10FFFF}", "Z"] {
+            try Self.expectSame(store, items, #Predicate { $0.title.starts(with: prefix) }, "title starts with \(prefix.debugDescription)")
+            try Self.expectSame(store, items, #Predicate { $0.name.starts(with: prefix) }, "name starts with \(prefix.debugDescription)")
+        }
+    }
 }

@@ -52,4 +52,23 @@ struct TextOrderTests {
         #expect(departures > 0)
         #expect(!("E\u{301}" < "\u{C9}x") && !("\u{C9}x" < "E\u{301}") && "E\u{301}" != "\u{C9}x")
     }
+
+    @Test("a prefix's range holds every string that starts with its characters")
+    func prefixRanges() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x7E48))
+        let texts = (0..<400).map { _ in Self.text(&random) }
+        for prefix in texts where !prefix.isEmpty {
+            let start = TextOrder.normalized(prefix)
+            let end = TextOrder.end(ofPrefix: start)
+            for text in texts where text.starts(with: prefix) {
+                let key = TextOrder.normalized(text)
+                #expect(!key.utf8.lexicographicallyPrecedes(start.utf8) && (end.map { key.utf8.lexicographicallyPrecedes($0.utf8) } ?? true),
+                        "\(text.debugDescription) starts with \(prefix.debugDescription)")
+            }
+        }
+        #expect(TextOrder.end(ofPrefix: "An") == "Ao")
+        #expect(TextOrder.end(ofPrefix: "A\u{10FFFF}") == "B")
+        #expect(TextOrder.end(ofPrefix: "\u{D7FF}") == "\u{E000}")
+        #expect(TextOrder.end(ofPrefix: "\u{10FFFF}") == nil)
+    }
 }
