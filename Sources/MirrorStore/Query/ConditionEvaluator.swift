@@ -37,6 +37,9 @@ struct ConditionEvaluator {
                   let equal = try present(left, comparedWith: right).isEqual(to: present(right, comparedWith: left)) else { return nil }
             if case .notEqual = node { return .bool(!equal) }
             return .bool(equal)
+        case .sameElements(let lhs, let rhs):
+            guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
+            return Self.sameElements(left, right).map(QueryValue.bool)
         case .compare(let lhs, let comparison, let rhs):
             guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
             return Self.compare(left, comparison, right)
@@ -135,6 +138,43 @@ struct ConditionEvaluator {
         default: break
         }
         return lhs.compare(to: rhs).map { .bool(comparison.holds($0)) }
+    }
+
+    /// `==` of two sets: each element of one is in the other, and they count as many (a set's
+    /// elements are distinct). Sets of models are left to the models: a link to a deleted
+    /// object is no element of the model's set.
+    private static func sameElements(_ lhs: QueryValue, _ rhs: QueryValue) -> Bool? {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.list(let left), .list(let right)):
+            func isModel(_ value: QueryValue) -> Bool {
+                switch value {
+                case .link, .embedded: true
+                default: false
+                }
+            }
+            if left.contains(where: isModel) || right.contains(where: isModel) { return nil }
+            guard left.count == right.count else { return false }
+            for element in left {
+                var found: Bool? = false
+                for candidate in right {
+                    guard let equal = element.isEqual(to: candidate) else {
+                        found = nil
+                        continue
+                    }
+                    if equal {
+                        found = true
+                        break
+                    }
+                }
+                guard let found else { return nil }
+                if !found { return false }
+            }
+            return true
+        default:
+            return nil
+        }
     }
 
     /// The generic `Collection.contains(_:)` the predicate's own evaluation calls.

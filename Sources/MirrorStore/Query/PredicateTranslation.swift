@@ -173,6 +173,15 @@ extension Set: CountedContainer {
     }
 }
 
+/// Collections whose `==` ignores the order they list their elements in. Their values reach a
+/// query as lists in that order (a set's depends on its capacity and history), so `==` on them
+/// becomes ``QueryNode/sameElements(_:_:)``.
+protocol UnorderedCollection {}
+
+extension Set: UnorderedCollection {}
+
+extension Optional: UnorderedCollection where Wrapped: UnorderedCollection {}
+
 /// An expression the store can translate.
 protocol QueryTranslatable {
     /// How to translate any value of this type, made once (``Translations``): it finds its
@@ -259,6 +268,9 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
 extension PredicateExpressions.Equal: QueryTranslatable {
     static func makeTranslation() -> Translation {
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        if LHS.Output.self is any UnorderedCollection.Type {
+            return { expression, translator in .sameElements(try lhs(expression, translator), try rhs(expression, translator)) }
+        }
         return { expression, translator in .equal(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
@@ -266,6 +278,9 @@ extension PredicateExpressions.Equal: QueryTranslatable {
 extension PredicateExpressions.NotEqual: QueryTranslatable {
     static func makeTranslation() -> Translation {
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        if LHS.Output.self is any UnorderedCollection.Type {
+            return { expression, translator in .not(.sameElements(try lhs(expression, translator), try rhs(expression, translator))) }
+        }
         return { expression, translator in .notEqual(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }

@@ -17,6 +17,8 @@ enum QueryNode: Sendable {
     indirect case count(QueryNode)
     indirect case isEmpty(QueryNode)
     indirect case equal(QueryNode, QueryNode)
+    /// `==` of two sets (or optional sets): the same elements, whatever order each lists them in.
+    indirect case sameElements(QueryNode, QueryNode)
     indirect case notEqual(QueryNode, QueryNode)
     indirect case compare(QueryNode, QueryComparison, QueryNode)
     indirect case and(QueryNode, QueryNode)
@@ -64,7 +66,7 @@ enum QueryNode: Sendable {
         switch self {
         case .constant, .variable, .unknown: []
         case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base): [base]
-        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
+        case .equal(let a, let b), .sameElements(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
              .nilCoalesce(let a, let b), .contains(let a, let b), .startsWith(let a, let b), .containsText(let a, let b),
              .inRange(let a, let b), .flatMap(let a, _, let b), .containsWhere(let a, _, let b), .allSatisfy(let a, _, let b):
             [a, b]

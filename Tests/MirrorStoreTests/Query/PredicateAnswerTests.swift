@@ -97,4 +97,20 @@ struct PredicateAnswerTests {
             try Self.expectSame(store, items, #Predicate { $0.name.starts(with: prefix) }, "name starts with \(prefix.debugDescription)")
         }
     }
+
+    @Test("set equality does not depend on the order a set lists its elements in")
+    func setEquality() throws {
+        let words = (0..<12).map { "label\($0)" }
+        var wide = Set<String>(minimumCapacity: 256)
+        wide.formUnion(words)
+        let narrow = Set(words)
+        try #require(Array(wide) != Array(narrow), "the two sets must list their elements in different orders")
+        let items = [AnswerItem(1, name: "a", labels: narrow), AnswerItem(2, name: "b", labels: wide),
+                     AnswerItem(3, name: "c", labels: Set(words.dropLast())), AnswerItem(4, name: "d")]
+        let store = try Self.store(items)
+        for wanted in [wide, narrow, Set(words.dropLast()), []] {
+            try Self.expectSame(store, items, #Predicate { $0.labels == wanted }, "labels == \(wanted.count) words")
+            try Self.expectSame(store, items, #Predicate { $0.labels != wanted }, "labels != \(wanted.count) words")
+        }
+    }
 }
