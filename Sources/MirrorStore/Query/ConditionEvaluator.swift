@@ -43,20 +43,14 @@ struct ConditionEvaluator {
         case .compare(let lhs, let comparison, let rhs):
             guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
             return Self.compare(left, comparison, right)
+        // Left side first, as Swift evaluates `&&` and `||`: a left side only the model decides
+        // may throw there, so what the right side says cannot settle the outcome.
         case .and(let lhs, let rhs):
-            let left = try isTrue(lhs, bindings: &bindings)
-            if left == false { return .bool(false) }
-            let right = try isTrue(rhs, bindings: &bindings)
-            if right == false { return .bool(false) }
-            guard left != nil, right != nil else { return nil }
-            return .bool(true)
+            guard let left = try isTrue(lhs, bindings: &bindings) else { return nil }
+            return left ? try isTrue(rhs, bindings: &bindings).map(QueryValue.bool) : .bool(false)
         case .or(let lhs, let rhs):
-            let left = try isTrue(lhs, bindings: &bindings)
-            if left == true { return .bool(true) }
-            let right = try isTrue(rhs, bindings: &bindings)
-            if right == true { return .bool(true) }
-            guard left != nil, right != nil else { return nil }
-            return .bool(false)
+            guard let left = try isTrue(lhs, bindings: &bindings) else { return nil }
+            return left ? .bool(true) : try isTrue(rhs, bindings: &bindings).map(QueryValue.bool)
         case .not(let wrapped):
             return try isTrue(wrapped, bindings: &bindings).map { .bool(!$0) }
         case .flatMap(let wrapped, let variable, let transform):
@@ -89,17 +83,16 @@ struct ConditionEvaluator {
         case .containsWhere(let sequence, let variable, let test), .allSatisfy(let sequence, let variable, let test):
             let wantsAll = if case .allSatisfy = node { true } else { false }
             guard let elements = try elements(of: sequence, bindings: &bindings) else { return nil }
-            var undecided = false
+            // Element by element, stopping at the first that decides, as Swift does: an element
+            // only the model decides may throw before a later one would decide.
             for candidate in elements {
                 bindings.append((variable, candidate))
                 let outcome = try isTrue(test, bindings: &bindings)
                 bindings.removeLast()
-                switch outcome {
-                case nil: undecided = true
-                case let truth?: if truth != wantsAll { return .bool(truth) }
-                }
+                guard let truth = outcome else { return nil }
+                if truth != wantsAll { return .bool(truth) }
             }
-            return undecided ? nil : .bool(wantsAll)
+            return .bool(wantsAll)
         case .startsWith(let base, let prefix):
             guard case .string(let text)? = try evaluate(base, bindings: &bindings),
                   case .string(let start)? = try evaluate(prefix, bindings: &bindings) else { return nil }

@@ -81,6 +81,15 @@ enum QueryNode: Sendable {
         return children.allSatisfy(\.isFullyTranslated)
     }
 
+    /// Whether Swift's evaluation of the node may throw: it holds a part only the model answers
+    /// (a subscript, say) or a force unwrap. Objects must then reach it as they would in Swift.
+    var mayThrow: Bool {
+        switch self {
+        case .unknown, .forceUnwrap: true
+        default: children.contains(where: \.mayThrow)
+        }
+    }
+
     /// Whether the node is a chain of `&&`, with more than one conjunct.
     var isConjunction: Bool {
         if case .and = self { return true }

@@ -111,7 +111,7 @@ struct QueryPlanner {
             if let constraint = constraint(from: node, root: root) {
                 if let access = access(using: constraint, alone: true) { return access }
             }
-            return linkedAccess([(node, root)]) ?? .scan
+            return node.mayThrow ? .scan : linkedAccess([(node, root)]) ?? .scan
         }
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
         for condition in conditions {
@@ -122,7 +122,10 @@ struct QueryPlanner {
 
     /// The access path for conjuncts that must all hold, each with the variable that stands for
     /// an object of the planned type.
-    func accessPath(conjuncts: [(QueryNode, PredicateExpressions.VariableID)]) -> AccessPath {
+    func accessPath(conjuncts all: [(QueryNode, PredicateExpressions.VariableID)]) -> AccessPath {
+        // Swift tests conjuncts in order, so every object reaches those before the first that
+        // may throw: only these may narrow the candidates.
+        let conjuncts = all.prefix { !$0.0.mayThrow }
         // One per property, in the order first met: a query has a few conjuncts, so a list
         // searched in turn costs less than a dictionary.
         var constraints: [Constraint] = []
@@ -136,7 +139,7 @@ struct QueryPlanner {
                 constraints.append(constraint)
             }
         }
-        let alone = constraints.count == 1 && constrained == conjuncts.count
+        let alone = constraints.count == 1 && constrained == all.count
         if let constraint = constraints.first(where: { $0.property.index == nil }),
            let access = access(using: constraint, alone: alone) {
             return access
@@ -149,7 +152,7 @@ struct QueryPlanner {
             best = position
         }
         if let best, let access = access(using: constraints[best], alone: alone) { return access }
-        return linkedAccess(conjuncts) ?? .scan
+        return linkedAccess(Array(conjuncts)) ?? .scan
     }
 
     /// The access `constraint` offers: a primary-key lookup for an equality on the primary key,

@@ -113,4 +113,36 @@ struct PredicateAnswerTests {
             try Self.expectSame(store, items, #Predicate { $0.labels != wanted }, "labels != \(wanted.count) words")
         }
     }
+
+    @Test("a part that throws throws from the store too, in Swift's evaluation order")
+    func throwingParts() throws {
+        let items = [AnswerItem(1, name: "a", numbers: [7]), AnswerItem(2, name: "b", numbers: []), AnswerItem(3, name: "c", numbers: [1])]
+        let store = try Self.store(items)
+        let throwing = #Predicate<AnswerItem> { $0.numbers[0] == 7 || $0.identifier > 0 }
+        #expect(throws: (any Error).self) { try items.filter { try throwing.evaluate($0) } }
+        #expect(throws: (any Error).self) { try store.objects(AnswerItem.self).filter(throwing) }
+
+        // `||` evaluates its left side first: no element reaches the subscript here.
+        try Self.expectSame(store, items, #Predicate { $0.identifier > 0 || $0.numbers[0] == 7 }, "identifier > 0 || numbers[0] == 7")
+        // `&&` stops at a false left side, so only objects 1 and 3 reach the subscript.
+        try Self.expectSame(store, items, #Predicate { $0.name != "b" && $0.numbers[0] == 7 }, "name != b && numbers[0] == 7")
+        // The other way round, object 2 reaches it: an index on the right must not skip it.
+        let late = #Predicate<AnswerItem> { $0.numbers[0] == 7 && $0.title == "a" }
+        #expect(throws: (any Error).self) { try items.filter { try late.evaluate($0) } }
+        #expect(throws: (any Error).self) { try store.objects(AnswerItem.self).filter(late) }
+        // A filter applied after another sees only what the first kept, as on arrays.
+        let kept = try store.objects(AnswerItem.self).filter(#Predicate { $0.title != "b" })
+            .filter(#Predicate { $0.numbers[0] >= 1 })
+        #expect(kept.map(\.identifier) == [1, 3])
+        #expect(throws: (any Error).self) {
+            try store.objects(AnswerItem.self).filter(#Predicate { $0.numbers[0] >= 1 }).filter(#Predicate { $0.title != "b" })
+        }
+        // A closure over elements stops at the first that decides, and throws at one before.
+        let nested = #Predicate<AnswerItem> { $0.labels.contains { $0.count > 100 } || $0.numbers.contains { $0 == 1 } }
+        try Self.expectSame(store, items, nested, "contains where, no throw")
+        // A force unwrap of nil throws.
+        let unwrap = #Predicate<AnswerItem> { $0.numbers.first! == 7 || $0.identifier > 0 }
+        #expect(throws: (any Error).self) { try items.filter { try unwrap.evaluate($0) } }
+        #expect(throws: (any Error).self) { try store.objects(AnswerItem.self).filter(unwrap) }
+    }
 }
