@@ -182,6 +182,25 @@ extension Set: UnorderedCollection {}
 
 extension Optional: UnorderedCollection where Wrapped: UnorderedCollection {}
 
+/// Types a query cannot order by what the store keeps of them: a type stored by its raw value
+/// (an enum) that is `Comparable`. Swift synthesizes no `Comparable` for raw-value enums, so the
+/// app wrote its `<` (`low < medium < high`), which raw values need not follow. Comparisons and
+/// sorts of such values are decided on the models, with that `<`.
+enum OwnOrder {
+    static func applies(to type: Any.Type) -> Bool {
+        if let optional = type as? any OptionalType.Type { return applies(to: optional.wrappedType) }
+        return type is any RawRepresentable.Type && !(type is any RecordPrimitive.Type)
+    }
+}
+
+private protocol OptionalType {
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: OptionalType {
+    fileprivate static var wrappedType: Any.Type { Wrapped.self }
+}
+
 /// An expression the store can translate.
 protocol QueryTranslatable {
     /// How to translate any value of this type, made once (``Translations``): it finds its
@@ -287,6 +306,7 @@ extension PredicateExpressions.NotEqual: QueryTranslatable {
 
 extension PredicateExpressions.Comparison: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        guard !OwnOrder.applies(to: LHS.Output.self) else { return { _, _ in .unknown } }
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs), op = Translations.reader(\Self.op)
         return { expression, translator in
             let comparison: QueryComparison = switch op(expression) {
@@ -389,6 +409,7 @@ extension PredicateExpressions.CollectionContainsCollection: QueryTranslatable {
 
 extension PredicateExpressions.ClosedRange: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        guard !OwnOrder.applies(to: LHS.Output.self) else { return { _, _ in .unknown } }
         let lower = Translations.operand(\Self.lower), upper = Translations.operand(\Self.upper)
         return { expression, translator in
             .range(lower: try lower(expression, translator), upper: try upper(expression, translator), isClosed: true)
@@ -398,6 +419,7 @@ extension PredicateExpressions.ClosedRange: QueryTranslatable {
 
 extension PredicateExpressions.Range: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        guard !OwnOrder.applies(to: LHS.Output.self) else { return { _, _ in .unknown } }
         let lower = Translations.operand(\Self.lower), upper = Translations.operand(\Self.upper)
         return { expression, translator in
             .range(lower: try lower(expression, translator), upper: try upper(expression, translator), isClosed: false)

@@ -51,6 +51,8 @@ enum SortResolution: Sendable {
             if schema.ignoredProperties.contains(name) {
                 throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name))
             }
+            // Stored by raw value, ordered by the model's own `<`.
+            if OwnOrder.applies(to: type(of: keyPath).valueType) { return .models }
             guard let position = schema.index(ofProperty: name), let kind = schema.property(named: name)?.kind else { return .models }
             // A descriptor on any other kind compiled because the model's type makes it comparable:
             // only the model can compare it.

@@ -114,6 +114,28 @@ struct PredicateAnswerTests {
         }
     }
 
+    @Test("enums with their own < are compared and sorted by it, not by raw value")
+    func enumOrder() throws {
+        let all: [AnswerPriority] = [.low, .medium, .high, .urgent]
+        let items = (1...16).map { AnswerItem($0, name: "item \($0)", priority: all[($0 * 7) % 4]) }
+        let store = try Self.store(items)
+        let medium = AnswerPriority.medium
+        for bound in all {
+            try Self.expectSame(store, items, #Predicate { $0.priority < bound }, "priority < \(bound)")
+            try Self.expectSame(store, items, #Predicate { $0.priority >= bound }, "priority >= \(bound)")
+            try Self.expectSame(store, items, #Predicate { $0.rankedPriority > bound }, "indexed priority > \(bound)")
+            try Self.expectSame(store, items, #Predicate { $0.rankedPriority == bound }, "indexed priority == \(bound)")
+        }
+        // A closed range whose lower bound is above its upper one traps, in Swift as in the store.
+        for bound in all where bound >= medium {
+            try Self.expectSame(store, items, #Predicate { (medium...bound).contains($0.rankedPriority) },
+                                "indexed priority in medium...\(bound)")
+        }
+        try Self.expectSame(store, items, #Predicate { _ in true }, sortedBy: [SortDescriptor(\.priority)], "sorted by priority")
+        try Self.expectSame(store, items, #Predicate { _ in true },
+                            sortedBy: [SortDescriptor(\.rankedPriority, order: .reverse)], "sorted by indexed priority")
+    }
+
     @Test("a part that throws throws from the store too, in Swift's evaluation order")
     func throwingParts() throws {
         let items = [AnswerItem(1, name: "a", numbers: [7]), AnswerItem(2, name: "b", numbers: []), AnswerItem(3, name: "c", numbers: [1])]
