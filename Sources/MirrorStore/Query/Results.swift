@@ -185,7 +185,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// gives the same answer as `filter` on an array of the models.
     ///
     /// - Throws: ``QueryError`` for a predicate on an ignored property; ``StoreError`` or
-    ///   ``MappingError`` when a record cannot be read; what the predicate itself throws.
+    ///   ``MappingError`` when a record cannot be read; what the predicate itself throws for an
+    ///   object, as `Predicate.evaluate` throws it on an array of the models.
     @inlinable
     public func filter(_ predicate: Predicate<Model>) throws -> Results<Model> {
         // Inlined where `Model` is known, so that taking the predicate apart and keeping it look
