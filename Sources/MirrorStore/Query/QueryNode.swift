@@ -82,10 +82,14 @@ enum QueryNode: Sendable {
     }
 
     /// Whether Swift's evaluation of the node may throw: it holds a part only the model answers
-    /// (a subscript, say) or a force unwrap. Objects must then reach it as they would in Swift.
+    /// (a subscript, say), a force unwrap, or a half-open range whose bounds may be the wrong
+    /// way round. Objects must then reach it as they would in Swift.
     var mayThrow: Bool {
         switch self {
         case .unknown, .forceUnwrap: true
+        case .range(.constant(let lower), .constant(let upper), let isClosed):
+            ConditionEvaluator.isEmptyingBounds(lower, upper, isClosed: isClosed)
+        case .range(_, _, isClosed: false): true
         default: children.contains(where: \.mayThrow)
         }
     }

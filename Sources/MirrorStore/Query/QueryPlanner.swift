@@ -108,10 +108,11 @@ struct QueryPlanner {
         // gathering its conjuncts and constraints into lists, which cost more than planning it.
         if conditions.count == 1, !conditions[0].node.isConjunction {
             let (node, root) = (conditions[0].node, conditions[0].root)
+            if node.mayThrow { return .scan }
             if let constraint = constraint(from: node, root: root) {
                 if let access = access(using: constraint, alone: true) { return access }
             }
-            return node.mayThrow ? .scan : linkedAccess([(node, root)]) ?? .scan
+            return linkedAccess([(node, root)]) ?? .scan
         }
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
         for condition in conditions {

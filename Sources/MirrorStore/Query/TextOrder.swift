@@ -44,7 +44,8 @@ enum TextOrder {
     /// sorts before it (`"Ω\u{301}"` is `"Ώ"`). ASCII letters only combine into later scalars.
     static func comparisonBounds(of text: String) -> (lower: String, upper: String?) {
         let scalars = Array(text.unicodeScalars)
-        guard let first = scalars.first else { return ("", "") }
+        // Only the empty string is not above the empty string; "\u{0}" is the least after it.
+        guard let first = scalars.first else { return ("", "\u{0}") }
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return (String(first), end(ofPrefix: text)) }
         let stable = scalars.lastIndex { $0.properties.canonicalCombiningClass == .notReordered } ?? 0
         guard stable > 0 else { return ("", nil) }

@@ -72,7 +72,8 @@ struct PredicateAnswerTests {
     func unicodeStrings() throws {
         let items = Self.names.enumerated().map { AnswerItem($0.offset + 1, name: $0.element) }
         let store = try Self.store(items)
-        for bound in ["M", "Foo", "E", "\u{C9}lodie", "E\u{301}lodie", "e", "\u{E9}", "Ez"] {
+        for bound in ["M", "Foo", "E", "\u{C9}lodie", "E\u{301}lodie", "e", "\u{E9}", "Ez", ""] {
+            try Self.expectSame(store, items, #Predicate { $0.title <= bound }, "title <= \(bound)")
             try Self.expectSame(store, items, #Predicate { $0.name < bound }, "name < \(bound)")
             try Self.expectSame(store, items, #Predicate { $0.name >= bound }, "name >= \(bound)")
             try Self.expectSame(store, items, #Predicate { $0.name == bound }, "name == \(bound)")
@@ -162,6 +163,15 @@ struct PredicateAnswerTests {
         // A closure over elements stops at the first that decides, and throws at one before.
         let nested = #Predicate<AnswerItem> { $0.labels.contains { $0.count > 100 } || $0.numbers.contains { $0 == 1 } }
         try Self.expectSame(store, items, nested, "contains where, no throw")
+        // A half-open range whose bounds are the wrong way round throws, an index or not.
+        let (high, low) = ("M", "A")
+        let backwards = #Predicate<AnswerItem> { (high..<low).contains($0.title) }
+        #expect(throws: (any Error).self) { try items.filter { try backwards.evaluate($0) } }
+        #expect(throws: (any Error).self) { try store.objects(AnswerItem.self).filter(backwards) }
+        let (big, small) = (3, 1)
+        let numeric = #Predicate<AnswerItem> { (big..<small).contains($0.identifier) }
+        #expect(throws: (any Error).self) { try items.filter { try numeric.evaluate($0) } }
+        #expect(throws: (any Error).self) { try store.objects(AnswerItem.self).filter(numeric) }
         // A force unwrap of nil throws.
         let unwrap = #Predicate<AnswerItem> { $0.numbers.first! == 7 || $0.identifier > 0 }
         #expect(throws: (any Error).self) { try items.filter { try unwrap.evaluate($0) } }
