@@ -135,6 +135,14 @@ struct PredicateAnswerTests {
         try Self.expectSame(store, items, #Predicate { _ in true }, sortedBy: [SortDescriptor(\.priority)], "sorted by priority")
         try Self.expectSame(store, items, #Predicate { _ in true },
                             sortedBy: [SortDescriptor(\.rankedPriority, order: .reverse)], "sorted by indexed priority")
+        // Named at run time, too: the property's type is looked up on the model.
+        let byName = try store.objects(AnswerItem.self).sorted(byProperty: "priority")
+        #expect(byName.map(\.identifier) == items.sorted(using: SortDescriptor(\.priority)).map(\.identifier))
+        let descending = try store.objects(AnswerItem.self).filter(#Predicate { $0.identifier > 3 })
+            .sorted(byProperty: "rankedPriority", ascending: false)
+        #expect(descending.map(\.identifier)
+            == items.filter { $0.identifier > 3 }.sorted(using: SortDescriptor(\.rankedPriority, order: .reverse)).map(\.identifier))
+        #expect(descending.plan.order == .models)
     }
 
     @Test("a part that throws throws from the store too, in Swift's evaluation order")
