@@ -105,7 +105,7 @@ struct ConditionEvaluator {
             guard let value = try evaluate(element, bindings: &bindings),
                   let lower = try evaluate(lowerNode, bindings: &bindings),
                   let upper = try evaluate(upperNode, bindings: &bindings),
-                  !Self.isEmptyingBounds(lower, upper, isClosed: isClosed),
+                  !Self.isBackwardsRange(lower, upper, isClosed: isClosed),
                   let aboveLower = Self.compare(value, .greaterThanOrEqual, lower),
                   let belowUpper = Self.compare(value, isClosed ? .lessThanOrEqual : .lessThan, upper) else { return nil }
             if case .bool(true) = aboveLower, case .bool(true) = belowUpper { return .bool(true) }
@@ -120,7 +120,7 @@ struct ConditionEvaluator {
 
     /// Whether `lower..<upper` has its bounds the wrong way round, which Foundation's evaluation
     /// of the range throws for (the model reports it). (`lower...upper` traps there instead.)
-    static func isEmptyingBounds(_ lower: QueryValue, _ upper: QueryValue, isClosed: Bool) -> Bool {
+    static func isBackwardsRange(_ lower: QueryValue, _ upper: QueryValue, isClosed: Bool) -> Bool {
         guard !isClosed, case .bool(true)? = compare(lower, .greaterThan, upper) else { return false }
         return true
     }

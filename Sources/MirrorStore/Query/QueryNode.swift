@@ -88,7 +88,7 @@ enum QueryNode: Sendable {
         switch self {
         case .unknown, .forceUnwrap: true
         case .range(.constant(let lower), .constant(let upper), let isClosed):
-            ConditionEvaluator.isEmptyingBounds(lower, upper, isClosed: isClosed)
+            ConditionEvaluator.isBackwardsRange(lower, upper, isClosed: isClosed)
         case .range(_, _, isClosed: false): true
         default: children.contains(where: \.mayThrow)
         }
