@@ -189,7 +189,7 @@ extension Optional: UnorderedCollection where Wrapped: UnorderedCollection {}
 enum OwnOrder {
     static func applies(to type: Any.Type) -> Bool {
         if let optional = type as? any OptionalType.Type { return applies(to: optional.wrappedType) }
-        return type is any RawRepresentable.Type && !(type is any RecordPrimitive.Type)
+        return type is any RawRepresentable.Type && type is any Comparable.Type && !(type is any RecordPrimitive.Type)
     }
 }
 

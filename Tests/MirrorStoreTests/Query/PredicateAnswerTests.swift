@@ -143,6 +143,14 @@ struct PredicateAnswerTests {
         #expect(descending.map(\.identifier)
             == items.filter { $0.identifier > 3 }.sorted(using: SortDescriptor(\.rankedPriority, order: .reverse)).map(\.identifier))
         #expect(descending.plan.order == .models)
+        // A raw-value enum with no order of its own keeps sorting by its raw values, on records.
+        let heroes = try Store.inMemory(models: [QueryHero.self])
+        var world = QueryWorld(seed: 0xE7)
+        let cast = (1...30).map { world.hero($0) }
+        try heroes.write { try $0.add(contentsOf: cast) }
+        let bySide = try heroes.objects(QueryHero.self).sorted(byProperty: "side")
+        #expect(bySide.map(\.identifier) == cast.sorted(using: SortDescriptor(\.side.rawValue)).map(\.identifier))
+        #expect(bySide.plan.order == .records(properties: ["side"]))
     }
 
     @Test("a part that throws throws from the store too, in Swift's evaluation order")
