@@ -2,8 +2,12 @@
 /// into an `IndexKey`; the engine only orders and compares them.
 ///
 /// The order: `null` first, then booleans, then numbers (integers, unsigned integers and doubles
-/// compared by value, NaN after every other number), then strings (in Swift's `String` order),
-/// then byte strings (lexicographically).
+/// compared by value, NaN after every other number), then strings (by their UTF-8 bytes, which is
+/// the order of their Unicode scalars), then byte strings (lexicographically).
+///
+/// Strings are compared and found equal by their bytes, not as `String` compares them
+/// (canonical equivalence): the layer above gives them in one normal form (NFC), where the two
+/// agree, so the engine does not normalize every string it compares.
 ///
 /// ```swift
 /// let keys: [IndexKey] = [.string("b"), .integer(3), .null, .double(2.5)]
@@ -36,7 +40,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case (.integer(let a), .integer(let b)): a == b
         case (.unsigned(let a), .unsigned(let b)): a == b
         case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
-        case (.string(let a), .string(let b)): a == b
+        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
         case (.bytes(let a), .bytes(let b)): a == b
         default: false
         }
@@ -50,6 +54,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .integer(let value): hasher.combine(value)
         case .unsigned(let value): hasher.combine(value)
         case .double(let value): hasher.combine(value.isNaN ? Double.nan : value)
+        // Canonically equivalent strings hash alike, so strings equal by their bytes do too.
         case .string(let value): hasher.combine(value)
         case .bytes(let value): hasher.combine(value)
         }
@@ -60,7 +65,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         if left != right { return left < right }
         switch (lhs, rhs) {
         case (.bool(let a), .bool(let b)): return !a && b
-        case (.string(let a), .string(let b)): return a < b
+        case (.string(let a), .string(let b)): return a.utf8.lexicographicallyPrecedes(b.utf8)
         case (.bytes(let a), .bytes(let b)): return a.lexicographicallyPrecedes(b)
         case (.integer(let a), .integer(let b)): return a < b
         case (.unsigned(let a), .unsigned(let b)): return a < b

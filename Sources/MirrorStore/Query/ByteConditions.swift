@@ -265,13 +265,20 @@ final class ByteConditions {
 
         /// Byte order, which is `String` order for ASCII text; nil when the stored text is not
         /// ASCII (the constant is), where bytes and `String` may disagree.
+        ///
+        /// Text is ASCII only as far as the answer goes: at the first differing byte, the next
+        /// stored byte must be ASCII too, since a combining mark there (`"E\u{301}"`) makes the
+        /// differing letter another one (`"É"`), which `String` orders after every ASCII letter.
         private static func asciiOrder(_ stored: UnsafeRawBufferPointer, _ constant: UnsafeRawBufferPointer) -> ComparisonResult? {
             let common = min(stored.count, constant.count)
             var index = 0
             while index < common {
                 let (a, b) = (stored[index], constant[index])
                 if a >= 0x80 { return nil }
-                if a != b { return a < b ? .orderedAscending : .orderedDescending }
+                if a != b {
+                    if index + 1 < stored.count, stored[index + 1] >= 0x80 { return nil }
+                    return a < b ? .orderedAscending : .orderedDescending
+                }
                 index += 1
             }
             while index < stored.count {

@@ -37,23 +37,20 @@ struct ConditionEvaluator {
                   let equal = try present(left, comparedWith: right).isEqual(to: present(right, comparedWith: left)) else { return nil }
             if case .notEqual = node { return .bool(!equal) }
             return .bool(equal)
+        case .sameElements(let lhs, let rhs):
+            guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
+            return Self.sameElements(left, right).map(QueryValue.bool)
         case .compare(let lhs, let comparison, let rhs):
             guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
             return Self.compare(left, comparison, right)
+        // Left side first, as Swift evaluates `&&` and `||`: a left side only the model decides
+        // may throw there, so what the right side says cannot settle the outcome.
         case .and(let lhs, let rhs):
-            let left = try isTrue(lhs, bindings: &bindings)
-            if left == false { return .bool(false) }
-            let right = try isTrue(rhs, bindings: &bindings)
-            if right == false { return .bool(false) }
-            guard left != nil, right != nil else { return nil }
-            return .bool(true)
+            guard let left = try isTrue(lhs, bindings: &bindings) else { return nil }
+            return left ? try isTrue(rhs, bindings: &bindings).map(QueryValue.bool) : .bool(false)
         case .or(let lhs, let rhs):
-            let left = try isTrue(lhs, bindings: &bindings)
-            if left == true { return .bool(true) }
-            let right = try isTrue(rhs, bindings: &bindings)
-            if right == true { return .bool(true) }
-            guard left != nil, right != nil else { return nil }
-            return .bool(false)
+            guard let left = try isTrue(lhs, bindings: &bindings) else { return nil }
+            return left ? .bool(true) : try isTrue(rhs, bindings: &bindings).map(QueryValue.bool)
         case .not(let wrapped):
             return try isTrue(wrapped, bindings: &bindings).map { .bool(!$0) }
         case .flatMap(let wrapped, let variable, let transform):
@@ -86,17 +83,16 @@ struct ConditionEvaluator {
         case .containsWhere(let sequence, let variable, let test), .allSatisfy(let sequence, let variable, let test):
             let wantsAll = if case .allSatisfy = node { true } else { false }
             guard let elements = try elements(of: sequence, bindings: &bindings) else { return nil }
-            var undecided = false
+            // Element by element, stopping at the first that decides, as Swift does: an element
+            // only the model decides may throw before a later one would decide.
             for candidate in elements {
                 bindings.append((variable, candidate))
                 let outcome = try isTrue(test, bindings: &bindings)
                 bindings.removeLast()
-                switch outcome {
-                case nil: undecided = true
-                case let truth?: if truth != wantsAll { return .bool(truth) }
-                }
+                guard let truth = outcome else { return nil }
+                if truth != wantsAll { return .bool(truth) }
             }
-            return undecided ? nil : .bool(wantsAll)
+            return .bool(wantsAll)
         case .startsWith(let base, let prefix):
             guard case .string(let text)? = try evaluate(base, bindings: &bindings),
                   case .string(let start)? = try evaluate(prefix, bindings: &bindings) else { return nil }
@@ -109,6 +105,7 @@ struct ConditionEvaluator {
             guard let value = try evaluate(element, bindings: &bindings),
                   let lower = try evaluate(lowerNode, bindings: &bindings),
                   let upper = try evaluate(upperNode, bindings: &bindings),
+                  !Self.isBackwardsRange(lower, upper, isClosed: isClosed),
                   let aboveLower = Self.compare(value, .greaterThanOrEqual, lower),
                   let belowUpper = Self.compare(value, isClosed ? .lessThanOrEqual : .lessThan, upper) else { return nil }
             if case .bool(true) = aboveLower, case .bool(true) = belowUpper { return .bool(true) }
@@ -119,6 +116,13 @@ struct ConditionEvaluator {
         case .inRange, .range, .unknown:
             return nil
         }
+    }
+
+    /// Whether `lower..<upper` has its bounds the wrong way round, which Foundation's evaluation
+    /// of the range throws for (the model reports it). (`lower...upper` traps there instead.)
+    static func isBackwardsRange(_ lower: QueryValue, _ upper: QueryValue, isClosed: Bool) -> Bool {
+        guard !isClosed, case .bool(true)? = compare(lower, .greaterThan, upper) else { return false }
+        return true
     }
 
     /// A link compared with `nil` as the model reads it: `nil` when its object was deleted.
@@ -135,6 +139,43 @@ struct ConditionEvaluator {
         default: break
         }
         return lhs.compare(to: rhs).map { .bool(comparison.holds($0)) }
+    }
+
+    /// `==` of two sets: each element of one is in the other, and they count as many (a set's
+    /// elements are distinct). Sets of models are left to the models: a link to a deleted
+    /// object is no element of the model's set.
+    private static func sameElements(_ lhs: QueryValue, _ rhs: QueryValue) -> Bool? {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.list(let left), .list(let right)):
+            func isModel(_ value: QueryValue) -> Bool {
+                switch value {
+                case .link, .embedded: true
+                default: false
+                }
+            }
+            if left.contains(where: isModel) || right.contains(where: isModel) { return nil }
+            guard left.count == right.count else { return false }
+            for element in left {
+                var found: Bool? = false
+                for candidate in right {
+                    guard let equal = element.isEqual(to: candidate) else {
+                        found = nil
+                        continue
+                    }
+                    if equal {
+                        found = true
+                        break
+                    }
+                }
+                guard let found else { return nil }
+                if !found { return false }
+            }
+            return true
+        default:
+            return nil
+        }
     }
 
     /// The generic `Collection.contains(_:)` the predicate's own evaluation calls.

@@ -5,7 +5,8 @@ import MirrorStoreEngine
 /// with the same function the index used for the stored values, so the two always agree.
 enum IndexKeys {
     /// The key of one scalar value, or `nil` for values no index orders (decimals, embedded
-    /// records, containers).
+    /// records, containers). Strings are keyed by their NFC form (see ``TextOrder``), URLs by
+    /// their text as it is, since two URLs are equal only when their text is.
     static func key(for value: QueryValue) -> IndexKey? {
         switch value {
         case .null: .null
@@ -14,7 +15,7 @@ enum IndexKeys {
         case .uint(let value): .unsigned(value)
         case .float(let value): .double(Double(value))
         case .double(let value): .double(value)
-        case .string(let value): .string(value)
+        case .string(let value): .string(TextOrder.normalized(value))
         case .data(let value): .bytes(value)
         case .date(let value): .double(value.timeIntervalSinceReferenceDate)
         case .uuid(let value): .bytes(withUnsafeBytes(of: value.uuid) { Array($0) })

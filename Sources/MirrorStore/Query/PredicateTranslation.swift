@@ -173,6 +173,34 @@ extension Set: CountedContainer {
     }
 }
 
+/// Collections whose `==` ignores the order they list their elements in. Their values reach a
+/// query as lists in that order (a set's depends on its capacity and history), so `==` on them
+/// becomes ``QueryNode/sameElements(_:_:)``.
+protocol UnorderedCollection {}
+
+extension Set: UnorderedCollection {}
+
+extension Optional: UnorderedCollection where Wrapped: UnorderedCollection {}
+
+/// Types a query cannot order by what the store keeps of them: a type stored by its raw value
+/// (an enum) that is `Comparable`. Swift synthesizes no `Comparable` for raw-value enums, so the
+/// app wrote its `<` (`low < medium < high`), which raw values need not follow. Comparisons and
+/// sorts of such values are decided on the models, with that `<`.
+enum OwnOrder {
+    static func applies(to type: Any.Type) -> Bool {
+        if let optional = type as? any OptionalType.Type { return applies(to: optional.wrappedType) }
+        return type is any RawRepresentable.Type && type is any Comparable.Type && !(type is any RecordPrimitive.Type)
+    }
+}
+
+private protocol OptionalType {
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: OptionalType {
+    fileprivate static var wrappedType: Any.Type { Wrapped.self }
+}
+
 /// An expression the store can translate.
 protocol QueryTranslatable {
     /// How to translate any value of this type, made once (``Translations``): it finds its
@@ -259,6 +287,9 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
 extension PredicateExpressions.Equal: QueryTranslatable {
     static func makeTranslation() -> Translation {
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        if LHS.Output.self is any UnorderedCollection.Type {
+            return { expression, translator in .sameElements(try lhs(expression, translator), try rhs(expression, translator)) }
+        }
         return { expression, translator in .equal(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
@@ -266,12 +297,16 @@ extension PredicateExpressions.Equal: QueryTranslatable {
 extension PredicateExpressions.NotEqual: QueryTranslatable {
     static func makeTranslation() -> Translation {
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs)
+        if LHS.Output.self is any UnorderedCollection.Type {
+            return { expression, translator in .not(.sameElements(try lhs(expression, translator), try rhs(expression, translator))) }
+        }
         return { expression, translator in .notEqual(try lhs(expression, translator), try rhs(expression, translator)) }
     }
 }
 
 extension PredicateExpressions.Comparison: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        guard !OwnOrder.applies(to: LHS.Output.self) else { return { _, _ in .unknown } }
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs), op = Translations.reader(\Self.op)
         return { expression, translator in
             let comparison: QueryComparison = switch op(expression) {
@@ -374,6 +409,7 @@ extension PredicateExpressions.CollectionContainsCollection: QueryTranslatable {
 
 extension PredicateExpressions.ClosedRange: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        guard !OwnOrder.applies(to: LHS.Output.self) else { return { _, _ in .unknown } }
         let lower = Translations.operand(\Self.lower), upper = Translations.operand(\Self.upper)
         return { expression, translator in
             .range(lower: try lower(expression, translator), upper: try upper(expression, translator), isClosed: true)
@@ -383,6 +419,7 @@ extension PredicateExpressions.ClosedRange: QueryTranslatable {
 
 extension PredicateExpressions.Range: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        guard !OwnOrder.applies(to: LHS.Output.self) else { return { _, _ in .unknown } }
         let lower = Translations.operand(\Self.lower), upper = Translations.operand(\Self.upper)
         return { expression, translator in
             .range(lower: try lower(expression, translator), upper: try upper(expression, translator), isClosed: false)

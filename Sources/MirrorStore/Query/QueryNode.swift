@@ -17,6 +17,8 @@ enum QueryNode: Sendable {
     indirect case count(QueryNode)
     indirect case isEmpty(QueryNode)
     indirect case equal(QueryNode, QueryNode)
+    /// `==` of two sets (or optional sets): the same elements, whatever order each lists them in.
+    indirect case sameElements(QueryNode, QueryNode)
     indirect case notEqual(QueryNode, QueryNode)
     indirect case compare(QueryNode, QueryComparison, QueryNode)
     indirect case and(QueryNode, QueryNode)
@@ -64,7 +66,7 @@ enum QueryNode: Sendable {
         switch self {
         case .constant, .variable, .unknown: []
         case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base): [base]
-        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
+        case .equal(let a, let b), .sameElements(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
              .nilCoalesce(let a, let b), .contains(let a, let b), .startsWith(let a, let b), .containsText(let a, let b),
              .inRange(let a, let b), .flatMap(let a, _, let b), .containsWhere(let a, _, let b), .allSatisfy(let a, _, let b):
             [a, b]
@@ -77,6 +79,19 @@ enum QueryNode: Sendable {
     var isFullyTranslated: Bool {
         if case .unknown = self { return false }
         return children.allSatisfy(\.isFullyTranslated)
+    }
+
+    /// Whether Swift's evaluation of the node may throw: it holds a part only the model answers
+    /// (a subscript, say), a force unwrap, or a half-open range whose bounds may be the wrong
+    /// way round. Objects must then reach it as they would in Swift.
+    var mayThrow: Bool {
+        switch self {
+        case .unknown, .forceUnwrap: true
+        case .range(.constant(let lower), .constant(let upper), let isClosed):
+            ConditionEvaluator.isBackwardsRange(lower, upper, isClosed: isClosed)
+        case .range(_, _, isClosed: false): true
+        default: children.contains(where: \.mayThrow)
+        }
     }
 
     /// Whether the node is a chain of `&&`, with more than one conjunct.

@@ -108,6 +108,7 @@ struct QueryPlanner {
         // gathering its conjuncts and constraints into lists, which cost more than planning it.
         if conditions.count == 1, !conditions[0].node.isConjunction {
             let (node, root) = (conditions[0].node, conditions[0].root)
+            if node.mayThrow { return .scan }
             if let constraint = constraint(from: node, root: root) {
                 if let access = access(using: constraint, alone: true) { return access }
             }
@@ -122,7 +123,10 @@ struct QueryPlanner {
 
     /// The access path for conjuncts that must all hold, each with the variable that stands for
     /// an object of the planned type.
-    func accessPath(conjuncts: [(QueryNode, PredicateExpressions.VariableID)]) -> AccessPath {
+    func accessPath(conjuncts all: [(QueryNode, PredicateExpressions.VariableID)]) -> AccessPath {
+        // Swift tests conjuncts in order, so every object reaches those before the first that
+        // may throw: only these may narrow the candidates.
+        let conjuncts = all.prefix { !$0.0.mayThrow }
         // One per property, in the order first met: a query has a few conjuncts, so a list
         // searched in turn costs less than a dictionary.
         var constraints: [Constraint] = []
@@ -136,7 +140,7 @@ struct QueryPlanner {
                 constraints.append(constraint)
             }
         }
-        let alone = constraints.count == 1 && constrained == conjuncts.count
+        let alone = constraints.count == 1 && constrained == all.count
         if let constraint = constraints.first(where: { $0.property.index == nil }),
            let access = access(using: constraint, alone: alone) {
             return access
@@ -149,7 +153,7 @@ struct QueryPlanner {
             best = position
         }
         if let best, let access = access(using: constraints[best], alone: alone) { return access }
-        return linkedAccess(conjuncts) ?? .scan
+        return linkedAccess(Array(conjuncts)) ?? .scan
     }
 
     /// The access `constraint` offers: a primary-key lookup for an equality on the primary key,
@@ -237,14 +241,22 @@ struct QueryPlanner {
         case .inRange(.range(.constant(let lowerValue), .constant(let upperValue), let isClosed), let element):
             guard let property = indexedProperty(element, root), IndexKeys.ordersExactly(property.kind),
                   let lower = IndexKeys.key(for: lowerValue), let upper = IndexKeys.key(for: upperValue) else { return nil }
+            let text = RangeText(.within(lower, upper, isClosed: isClosed))
+            if case .string(let from) = lowerValue, case .string(let to) = upperValue {
+                return Constraint(property: property, lower: IndexBound(.string(TextOrder.comparisonBounds(of: from).lower), inclusive: true),
+                                  upper: TextOrder.comparisonBounds(of: to).upper.map { IndexBound(.string($0), inclusive: false) },
+                                  isExact: false, text: text)
+            }
             return Constraint(property: property, lower: IndexBound(lower, inclusive: true), upper: IndexBound(upper, inclusive: isClosed),
-                              isExact: true, text: RangeText(.within(lower, upper, isClosed: isClosed)))
+                              isExact: true, text: text)
         case .startsWith(let base, .constant(.string(let prefix))):
             guard let property = indexedProperty(base, root), Self.isString(property.kind), !prefix.isEmpty else { return nil }
-            // Strings starting with `prefix` sort between it and it followed by the last scalar;
-            // the condition is tested again on each candidate.
-            return Constraint(property: property, lower: IndexBound(.string(prefix), inclusive: true),
-                              upper: IndexBound(.string(prefix + "\u{10FFFF}"), inclusive: true),
+            // A string starts with `prefix`'s characters only if its NFC form starts with the
+            // scalars of `prefix`'s: those sort from that form up to the end of its prefix range.
+            // `starts(with:)` compares characters, not scalars, so each candidate is tested again.
+            let start = TextOrder.normalized(prefix)
+            return Constraint(property: property, lower: IndexBound(.string(start), inclusive: true),
+                              upper: TextOrder.end(ofPrefix: start).map { IndexBound(.string($0), inclusive: false) },
                               isExact: false, text: RangeText(.startsWith(prefix)))
         case .contains(let sequence, .constant(let value)):
             guard let property = indexedProperty(sequence, root), Self.isContainer(property.kind), let key = IndexKeys.key(for: value) else { return nil }
@@ -259,7 +271,9 @@ struct QueryPlanner {
     private func equality(_ property: IndexedProperty, _ value: QueryValue) -> Constraint? {
         let kind = property.kind
         guard IndexKeys.ordersExactly(kind) || property.index == nil || Self.isLink(kind),
-              let key = IndexKeys.key(for: value) else { return nil }
+              var key = IndexKeys.key(for: value) else { return nil }
+        // Primary keys are stored as given, not normalized as index keys are.
+        if property.index == nil, case .string(let text) = value { key = .string(text) }
         // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
         if Self.isLink(kind), key == .null { return nil }
         return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
@@ -271,12 +285,23 @@ struct QueryPlanner {
         guard IndexKeys.ordersExactly(kind), let key = IndexKeys.key(for: value), key != .null else { return nil }
         // An optional property's nil sorts first in the index but fails every comparison.
         let afterNil = kind.isOptional ? IndexBound(.null, inclusive: false) : nil
-        switch comparison {
-        case .lessThan: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: false), isExact: true, text: RangeText(.lessThan(key)))
-        case .lessThanOrEqual: return Constraint(property: property, lower: afterNil, upper: IndexBound(key, inclusive: true), isExact: true, text: RangeText(.lessThanOrEqual(key)))
-        case .greaterThan: return Constraint(property: property, lower: IndexBound(key, inclusive: false), upper: nil, isExact: true, text: RangeText(.greaterThan(key)))
-        case .greaterThanOrEqual: return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: nil, isExact: true, text: RangeText(.greaterThanOrEqual(key)))
+        let text = switch comparison {
+        case .lessThan: RangeText(.lessThan(key))
+        case .lessThanOrEqual: RangeText(.lessThanOrEqual(key))
+        case .greaterThan: RangeText(.greaterThan(key))
+        case .greaterThanOrEqual: RangeText(.greaterThanOrEqual(key))
         }
+        let isBelow = comparison == .lessThan || comparison == .lessThanOrEqual
+        if case .string(let string) = value {
+            // Swift orders a few pairs otherwise than their NFC keys do (see `TextOrder`): the
+            // range takes them in, and each candidate is tested with Swift's own operators.
+            let (lower, upper) = TextOrder.comparisonBounds(of: string)
+            return Constraint(property: property, lower: isBelow ? afterNil : IndexBound(.string(lower), inclusive: true),
+                              upper: isBelow ? upper.map { IndexBound(.string($0), inclusive: false) } : nil, isExact: false, text: text)
+        }
+        let inclusive = comparison == .lessThanOrEqual || comparison == .greaterThanOrEqual
+        return Constraint(property: property, lower: isBelow ? afterNil : IndexBound(key, inclusive: inclusive),
+                          upper: isBelow ? IndexBound(key, inclusive: inclusive) : nil, isExact: true, text: text)
     }
 
     /// The property a node reads directly from the model, when the model's type has an index on

@@ -51,6 +51,8 @@ enum SortResolution: Sendable {
             if schema.ignoredProperties.contains(name) {
                 throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name))
             }
+            // Stored by raw value, ordered by the model's own `<`.
+            if OwnOrder.applies(to: type(of: keyPath).valueType) { return .models }
             guard let position = schema.index(ofProperty: name), let kind = schema.property(named: name)?.kind else { return .models }
             // A descriptor on any other kind compiled because the model's type makes it comparable:
             // only the model can compare it.
@@ -86,5 +88,53 @@ enum SortResolution: Sendable {
              .float, .double, .string, .date, .decimal: true
         case .uuid, .url, .data, .object, .list, .set, .dictionary: false
         }
+    }
+}
+
+/// How a stored property named at run time orders models when its type has an order of its own
+/// (``OwnOrder``): its values are read from decoded models and compared with the type's `<`.
+struct PropertyOrder {
+    private let property: String
+
+    /// The order of `property` of `Model`, or `nil` when its stored values order as Swift does.
+    init?<Model: Persistable>(of model: Model.Type, property: String) {
+        guard let value = Self.value(of: Model(), property: property), OwnOrder.applies(to: type(of: value)) else { return nil }
+        self.property = property
+    }
+
+    /// `nil` first, then by the type's `<`.
+    func compare(_ lhs: Any, _ rhs: Any) -> ComparisonResult {
+        switch (Self.unwrapped(Self.value(of: lhs, property: property)), Self.unwrapped(Self.value(of: rhs, property: property))) {
+        case (nil, nil): return .orderedSame
+        case (nil, _): return .orderedAscending
+        case (_, nil): return .orderedDescending
+        case (let left?, let right?):
+            guard let left = left as? any Comparable else { return .orderedSame }
+            return Self.order(left, right)
+        }
+    }
+
+    private static func order<Value: Comparable>(_ lhs: Value, _ rhs: Any) -> ComparisonResult {
+        guard let rhs = rhs as? Value else { return .orderedSame }
+        return lhs < rhs ? .orderedAscending : (rhs < lhs ? .orderedDescending : .orderedSame)
+    }
+
+    /// The stored property `property` of `model`, found as `Mirror` lists it (a class's
+    /// superclasses too).
+    private static func value(of model: Any, property: String) -> Any? {
+        var mirror: Mirror? = Mirror(reflecting: model)
+        while let current = mirror {
+            if let child = current.children.first(where: { $0.label == property }) { return child.value }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+
+    /// The value inside an optional, `nil` for an empty one.
+    private static func unwrapped(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return unwrapped(mirror.children.first?.value)
     }
 }

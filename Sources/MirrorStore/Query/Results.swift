@@ -186,7 +186,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// gives the same answer as `filter` on an array of the models.
     ///
     /// - Throws: ``QueryError`` for a predicate on an ignored property; ``StoreError`` or
-    ///   ``MappingError`` when a record cannot be read; what the predicate itself throws.
+    ///   ``MappingError`` when a record cannot be read; what the predicate itself throws for an
+    ///   object, as `Predicate.evaluate` throws it on an array of the models.
     @inlinable
     public func filter(_ predicate: Predicate<Model>) throws -> Results<Model> {
         // Inlined where `Model` is known, so that taking the predicate apart and keeping it look
@@ -271,14 +272,22 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     /// The results sorted by a stored property named at run time, for code that does not know
-    /// the model's key paths: values in Swift's `<` order (strings too), `nil` first; equal
+    /// the model's key paths: values in Swift's `<` order (strings too, and an enum that is
+    /// `Comparable` by its own `<`; one that is not, by its raw values), `nil` first; equal
     /// objects keep the order they had.
     ///
     /// - Throws: ``QueryError`` for a property the model does not store, an ignored property, or
     ///   values with no order (links, containers, data).
     public func sorted(byProperty name: String, ascending: Bool = true) throws -> Results<Model> {
-        recording(.sortByProperty(name, ascending: ascending),
-                  in: try sorted(onRecords: [SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)]))
+        let key = try SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)
+        guard let order = PropertyOrder(of: Model.self, property: name) else {
+            return recording(.sortByProperty(name, ascending: ascending), in: try sorted(onRecords: [key]))
+        }
+        let keys = try sortModels(allKeys) { lhs, rhs in
+            let forward = order.compare(lhs, rhs)
+            return ascending ? forward : (forward == .orderedSame ? forward : (forward == .orderedAscending ? .orderedDescending : .orderedAscending))
+        }
+        return recording(.sortByProperty(name, ascending: ascending), in: Found(conditions: conditions, rows: .keys(keys), plan: plan.ordered(.models)))
     }
 
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
@@ -361,15 +370,19 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     private func sortModels(_ keys: [StorageKey], by descriptors: [SortDescriptor<Model>]) throws -> [StorageKey] {
+        let comparator = SortDescriptorChain(descriptors: descriptors)
+        return try sortModels(keys, by: comparator.compare)
+    }
+
+    private func sortModels(_ keys: [StorageKey], by compare: (Model, Model) -> ComparisonResult) throws -> [StorageKey] {
         let reader = RecordReader(snapshot: source.snapshot, schemas: source.registry)
         var rows: [(key: StorageKey, model: Model)] = []
         for key in keys {
             if let model = try reader.model(Model.self, plan: source.plan, key: key) { rows.append((key, model)) }
         }
-        let comparator = SortDescriptorChain(descriptors: descriptors)
         // Equal models keep the order they had, as `Array.sorted(using:)` keeps it.
         return rows.enumerated().sorted { lhs, rhs in
-            switch comparator.compare(lhs.element.model, rhs.element.model) {
+            switch compare(lhs.element.model, rhs.element.model) {
             case .orderedAscending: true
             case .orderedDescending: false
             case .orderedSame: lhs.offset < rhs.offset
