@@ -6,12 +6,12 @@
 /// plain byte order is that order, and whose byte equality is canonical equivalence. The engine
 /// compares string keys by their bytes; this is where they become NFC.
 ///
-/// The one place the standard library departs from NFC order is a pair whose NFC forms are a
-/// prefix of one another while their UTF-8 is not (`"E\u{301}"` and `"Éx"`): it then decides by
-/// the raw UTF-8 length, which leaves some such pairs neither equal nor ordered either way. No
-/// sorted index can follow that, so the planner re-tests string comparisons it reads from an
-/// index on the records, with Swift's own operators, over a range widened to hold those pairs
-/// (``comparisonBounds(of:)``).
+/// The standard library departs from NFC order only for pairs that are prefixes of one another,
+/// in NFC or in UTF-8 (`"E\u{301}"` and `"Éx"`): it then decides by UTF-8 length, which leaves
+/// some such pairs neither equal nor ordered either way (`TextOrderTests` checks this against
+/// it). No sorted index can follow that, so the planner re-tests string comparisons it reads
+/// from an index on the records, with Swift's own operators, over a range widened to hold those
+/// pairs (``comparisonBounds(of:)``).
 enum TextOrder {
     /// `text` in NFC; ASCII text, which is always NFC, as it is.
     static func normalized(_ text: String) -> String {
@@ -41,14 +41,16 @@ enum TextOrder {
     /// bound). Such a string is a prefix of `text`, in NFC or in UTF-8, or extends it: then its
     /// NFC form starts with that of `text` up to its last starter (a scalar that combining marks
     /// cannot move past), since marks that follow may combine with that starter into one that
-    /// sorts before it (`"Ω\u{301}"` is `"Ώ"`). ASCII letters only combine into later scalars.
+    /// sorts before it (`"Ω\u{301}"` is `"Ώ"`). ASCII only combines into scalars above ASCII.
     static func comparisonBounds(of text: String) -> (lower: String, upper: String?) {
         let scalars = Array(text.unicodeScalars)
         // Only the empty string is not above the empty string; "\u{0}" is the least after it.
         guard let first = scalars.first else { return ("", "\u{0}") }
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return (String(first), end(ofPrefix: text)) }
-        let stable = scalars.lastIndex { $0.properties.canonicalCombiningClass == .notReordered } ?? 0
-        guard stable > 0 else { return ("", nil) }
+        // With no starter after the first scalar, a string extending `text` may change even that
+        // one: it can sort anywhere.
+        let lastStarter = scalars.lastIndex { $0.properties.canonicalCombiningClass == .notReordered } ?? 0
+        guard lastStarter > 0 else { return ("", nil) }
         var lower = normalized(text).unicodeScalars.first.map { String($0) } ?? ""
         var upper: String? = ""
         var view = String.UnicodeScalarView()

@@ -175,8 +175,9 @@ struct DiffConstants {
 
 /// Many predicate shapes over every value type, links, embedded models and collections, with
 /// edge values, answered by the store (scans and indexes; fresh, reopened, changed and in
-/// memory; with sorts) and by `Array.filter` and `sorted(using:)` on the same models: the same
-/// keys in the same order, or an error from both. `MIRRORSTORE_SEED` replays another seed.
+/// memory; with sorts; as deletions inside a write block) and by `Array.filter` and
+/// `sorted(using:)` on the same models: the same keys in the same order, or an error from both.
+/// `MIRRORSTORE_SEED` replays another seed.
 @Suite("Predicates against Array.filter, shape by shape")
 struct PredicateDifferentialTests {
     static func shapes(_ k: DiffConstants) -> [(String, Predicate<DiffRecord>)] {
@@ -601,7 +602,39 @@ struct PredicateDifferentialTests {
         return shapes.count
     }
 
-    @Test("every shape answers as Array.filter does, fresh, reopened, changed and in memory (seeded)")
+    private struct RollBack: Error {}
+
+    /// Every shape as a `delete(_:where:)` inside a write block, on top of changes the block
+    /// made first: it removes exactly the objects `Array.filter` selects from the changed
+    /// models, or throws where that throws. Each block is rolled back.
+    static func checkDeletes(_ store: Store, _ records: [DiffRecord], owners: [DiffOwner], random: inout SeededRandom, phase: String) throws {
+        let changes = (0..<12).map { _ in record(random.pick(records).identifier, owners: owners, &random) }
+        var changed = records
+        for change in changes {
+            if let position = changed.firstIndex(where: { $0.identifier == change.identifier }) { changed[position] = change }
+        }
+        let k = DiffConstants(&random)
+        for (label, predicate) in shapes(k) {
+            let expected = outcome { try changed.filter { try predicate.evaluate($0) }.map(\.identifier) }
+            var found: [Int]?
+            do {
+                try store.write { transaction in
+                    try transaction.add(contentsOf: changes)
+                    let count = try transaction.delete(DiffRecord.self, where: predicate)
+                    // The count, and each object that should be gone is: nothing else went.
+                    found = try (expected ?? []).filter { try transaction.object(DiffRecord.self, primaryKey: $0) == nil }
+                    if found?.count != count { found = [count] }
+                    throw RollBack()
+                }
+            } catch is RollBack {
+            } catch {
+                found = nil
+            }
+            #expect(found == expected, "\(phase): delete where \(label) (t: \(k.text.debugDescription)) (nil: threw)")
+        }
+    }
+
+    @Test("every shape answers as Array.filter does: fresh, reopened, changed, in memory, and deleting in a write block (seeded)")
     func shapesMatchArrays() throws {
         let seed = SeededRandom.seed(default: 0xD1FF)
         var random = SeededRandom(seed: seed)
@@ -642,5 +675,6 @@ struct PredicateDifferentialTests {
         let memory = try Store.inMemory(models: [DiffRecord.self])
         try memory.write { try $0.add(contentsOf: records) }
         _ = try Self.check(memory, records, random: &random, phase: "seed \(seed), in memory")
+        try Self.checkDeletes(memory, records, owners: owners, random: &random, phase: "seed \(seed), in a write block")
     }
 }

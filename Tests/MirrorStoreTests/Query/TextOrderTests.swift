@@ -5,8 +5,8 @@ import TestSupport
 
 /// What index keys of strings rest on, checked against the standard library itself: `String`'s
 /// `==` is equality of NFC forms, its `<` is the order of NFC scalars (which is the order of
-/// their UTF-8 bytes) except for pairs whose NFC forms are prefixes of one another, and those
-/// fall inside the range the planner reads for a comparison with either.
+/// their UTF-8 bytes) except for pairs that are prefixes of one another (in NFC or in UTF-8),
+/// and those fall inside the range the planner reads for a comparison with either.
 @Suite("String order and NFC keys")
 struct TextOrderTests {
     /// Scalars that normalization treats specially: combining marks of several classes,
