@@ -46,8 +46,9 @@ public struct MappingError: Error, CustomStringConvertible, Equatable, Sendable 
         case unsupportedPrimaryKey(String)
         /// The model cannot be mapped at all.
         case unsupportedModel(String)
-        /// Links or embedded models nest `levels` deep, more than the converting thread's stack
-        /// can follow; nothing was converted.
+        /// Embedded models (or struct models in arrays) nest `levels` deep, more than the
+        /// converting thread's stack can follow; nothing was converted. Class models, linked or
+        /// embedded, are followed to any depth.
         case nestingTooDeep(levels: Int)
         /// A ``LinkingObjects`` property is declared by a model without a primary key, which links
         /// cannot point at.

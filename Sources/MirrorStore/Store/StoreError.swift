@@ -29,8 +29,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case primaryKeyMismatch(typeName: String, expected: String, found: String)
         /// A stored record does not decode.
         case corruptedRecord(typeName: String, key: String, reason: String)
-        /// Records link or embed one another `levels` deep, more than the reading or writing
-        /// thread's stack can follow; nothing was read or written.
+        /// Records embed one another `levels` deep, more than the reading or writing thread's
+        /// stack can follow; nothing was read or written. Links of any length are followed.
         case nestingTooDeep(typeName: String, levels: Int)
         /// A cycle through models without a primary key, which are embedded in their parent.
         case embeddedCycle(typeName: String)
