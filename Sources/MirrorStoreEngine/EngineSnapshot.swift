@@ -29,6 +29,11 @@ public struct EngineSnapshot: Sendable {
         self.version = version
     }
 
+    /// Throws `closed` when the snapshot was taken after its engine closed: it reads nothing.
+    public func checkOpen() throws(StorageError) {
+        if generation is ClosedLog { throw StorageError(.closed) }
+    }
+
     /// The secondary index called `name` as of this snapshot, or nil when none is defined.
     public func index(named name: String) -> IndexSnapshot? {
         secondary.snapshot(named: name)

@@ -13,6 +13,10 @@ final class MigrationRun {
     let block: Store.Configuration.MigrationBlock?
     /// The highest integer key written per type.
     private var highestKeys: [String: Int64] = [:]
+    /// The enum raw values of the objects written, recorded anew: the old record may hold values
+    /// the migration replaced.
+    private let enumValues: StoredEnumValues
+    private var enumValueKeys = Set<String>()
 
     init(engine: StorageEngine, registry: ModelRegistry, stored: StoredSchemas, fromVersion: Int, toVersion: Int,
          block: Store.Configuration.MigrationBlock?) {
@@ -22,6 +26,7 @@ final class MigrationRun {
         self.fromVersion = fromVersion
         self.toVersion = toVersion
         self.block = block
+        enumValues = StoredEnumValues(registry: registry)
     }
 
     func run() throws {
@@ -77,7 +82,7 @@ final class MigrationRun {
         from source: EngineSnapshot, into target: inout LogRewriter, migration: Migration,
         renamedTypes: [String: String], evolutions: [String: TypeEvolution], references: inout LinkReferences
     ) throws {
-        for key in source.metadataKeys.sorted() where key != Store.schemaVersionKey {
+        for key in source.metadataKeys.sorted() where key != Store.schemaVersionKey && !key.hasPrefix(StoredEnumValues.prefix) {
             if let value = source.metadata(key: key) { try target.setMetadata(key: key, value: value) }
         }
         try target.setMetadata(key: Store.schemaVersionKey, value: Store.encodeVersion(toVersion))
@@ -157,6 +162,12 @@ final class MigrationRun {
             }
             try put(object, key: key, into: &target, references: &references, existedBefore: existedBefore)
         }
+        // Checked here, before the new file replaces the old: a raw value the models' enums no
+        // longer have would keep the migrated store from opening.
+        try enumValues.check(enumValueKeys)
+        for key in enumValueKeys.union(enumValues.completeKeys).sorted() {
+            try target.setMetadata(key: key, value: [])
+        }
     }
 
     /// Writes `record` under `key`; the caller has made sure no other object has the key.
@@ -167,6 +178,7 @@ final class MigrationRun {
         let typeName = record.objectSchema.typeName
         var encoder = RecordEncoder()
         try target.put(type: typeName, key: key, value: try encoder.encode(record))
+        enumValues.keys(in: record, into: &enumValueKeys)
         try references.collect(from: record, existedBefore: existedBefore)
         // Objects without a primary key get the next integer key, as a transaction gives them.
         if case .integer(let number) = key, number > highestKeys[typeName] ?? 0 {

@@ -23,14 +23,16 @@ import MirrorStoreEngine
 /// part of a predicate the store cannot read from records (a computed property, say) is decided
 /// by evaluating the predicate on the decoded model.
 ///
-/// Reading an element cannot throw, so a record that cannot become a model is caught before:
-/// ``Store/objects(_:)`` decodes every stored object of a type the first time a store makes
-/// results of it, and throws ``StoreError`` or ``MappingError`` naming the record that fails.
-/// The store's own writes come from models, so what was checked stays readable, and a subscript
-/// read returns the stored object. A subscript never makes up a model: a position outside the
-/// results traps, as an array's does, and so would a read that failed all the same (a defect of
-/// the store, not of the file, which the check has read). The throwing ``object(at:)`` and
-/// ``all()`` report every failure as an error.
+/// Reading an element cannot throw, so what would keep a stored record from becoming a model is
+/// checked when the store opens, not when results are made (which reads no object): the file's
+/// checksums, its schemas against the models', and the raw values its enums hold, which the
+/// file records as they are written (a case the app dropped is
+/// ``StoreError/Kind-swift.enum/unknownEnumValue(property:enumType:rawValue:)``). A record the
+/// store wrote therefore reads back as its model. A subscript never makes up a model: a position
+/// outside the results traps, as an array's does, and so does a record that fails all the same,
+/// which only damage the checksums cannot see leaves (a crafted file, or bytes changed under a
+/// running store). The throwing ``object(at:)`` and ``all()`` report every failure as an error:
+/// read through them where the file may have been tampered with.
 public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     let source: QuerySource
     /// Everything else, behind one reference: results are made, copied and dropped several
@@ -79,9 +81,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         do {
             return try source.listedModel(Model.self, key: key)
         } catch {
-            // Unreachable for a record the type's first check read; a model made up here would
+            // Only damage the open-time checks cannot see gets here; a model made up here would
             // reach the app as stored data.
-            fatalError("The \(source.plan.typeName) at position \(position) could not be read after the store checked it: \(error)")
+            fatalError("The \(source.plan.typeName) at position \(position) could not be read: \(error) Read through object(at:) or all() to get this as an error.")
         }
     }
 

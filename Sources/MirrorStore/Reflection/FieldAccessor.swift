@@ -4,6 +4,8 @@ protocol FieldAccessor: AnyObject {
     var name: String { get }
     var kind: PropertyKind { get }
     var linkedPlans: [TypePlan] { get }
+    /// Where the field's enum raw values lie; `nil` when it holds none.
+    var enumShape: EnumShape? { get }
     /// The field's offset and, for single-value types, its type as a tag.
     var slot: FieldSlot { get }
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue
@@ -14,6 +16,8 @@ protocol FieldAccessor: AnyObject {
 }
 
 extension FieldAccessor {
+    var enumShape: EnumShape? { nil }
+
     /// `value` as the field's type, or the error saying it is not.
     fileprivate func cast<Value>(_ value: Any, to type: Value.Type) throws(MappingError) -> Value {
         guard let value = value as? Value else {
@@ -93,6 +97,7 @@ final class CodecFieldAccessor<Value>: FieldAccessor {
 
     var kind: PropertyKind { codec.kind }
     var linkedPlans: [TypePlan] { codec.linkedPlans }
+    var enumShape: EnumShape? { codec.enumShape }
     var slot: FieldSlot { FieldSlot(offset: offset, primitive: nil, isOptional: false) }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {

@@ -4,6 +4,8 @@ protocol AnyValueCodec {
     var kind: PropertyKind { get }
     /// The plans of the models this codec links to.
     var linkedPlans: [TypePlan] { get }
+    /// Where the value's enum raw values lie; `nil` when it holds none.
+    var enumShape: EnumShape? { get }
 }
 
 extension AnyValueCodec {

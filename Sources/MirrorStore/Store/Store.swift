@@ -27,8 +27,8 @@ public final class Store: Sendable {
     private nonisolated(unsafe) var nextIdentities: [String: Int64] = [:]
     /// Committed transactions not yet durable, which the next one reads through.
     private let inFlight = InFlightWrites()
-    /// Types whose stored objects were all read once; see ``objects(_:)``.
-    private let checkedTypes = CheckedTypes()
+    /// The raw values the file holds for each enum property, checked when it is opened.
+    private let enumValues: StoredEnumValues
     /// The observers of results and objects, woken after the commits that concern them.
     let observation: StoreObservation
     /// The newest query source of each type, reused until the store changes.
@@ -62,6 +62,7 @@ public final class Store: Sendable {
     private init(engine: StorageEngine, registry: ModelRegistry, configuration: Configuration) throws {
         self.engine = engine
         self.registry = registry
+        enumValues = StoredEnumValues(registry: registry)
         observation = StoreObservation(engine: engine, registry: registry)
         sources = QuerySources(engine: engine)
         do {
@@ -88,7 +89,8 @@ public final class Store: Sendable {
     }
 
     /// Checks the file's schemas against the models, migrates a file of a lower schema version,
-    /// and records the models' schemas and version.
+    /// records the models' schemas and version, and checks the enum raw values the file holds
+    /// (recording them first for a file that lacks their record).
     private func prepareSchemas(version: Int, migration: Configuration.MigrationBlock?) throws {
         let snapshot = engine.snapshot()
         let versionBytes = snapshot.metadata(key: Self.schemaVersionKey)
@@ -105,6 +107,9 @@ public final class Store: Sendable {
                 engine: engine, registry: registry, stored: stored, fromVersion: storedVersion, toVersion: version,
                 block: migration
             ).run()
+            var batch = WriteBatch()
+            try enumValues.open(engine.snapshot(), registry: registry, into: &batch)
+            if !batch.isEmpty { try engine.commit(batch) }
             return
         }
         guard differences.isEmpty else { throw StoreError(.schemaChanged(version: storedVersion, differences: differences)) }
@@ -119,6 +124,7 @@ public final class Store: Sendable {
         if storedVersion != version || snapshot.metadata(key: Self.schemaVersionKey) == nil {
             batch.setMetadata(key: Self.schemaVersionKey, value: Self.encodeVersion(version))
         }
+        try enumValues.open(snapshot, registry: registry, into: &batch)
         if !batch.isEmpty { try engine.commit(batch) }
     }
 
@@ -172,7 +178,8 @@ public final class Store: Sendable {
         defer { writeLock.unlock() }
         let earlier = inFlight.current()
         let transaction = WriteTransaction(
-            snapshot: engine.snapshot(), registry: registry, nextIdentities: nextIdentities, beneath: earlier.writes)
+            snapshot: engine.snapshot(), registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
+            beneath: earlier.writes)
         let result: Result
         do {
             result = try ActiveWrites.run(inside: self) { try body(transaction) }
@@ -187,8 +194,13 @@ public final class Store: Sendable {
         }
         let written = batch.writtenTypes
         let observers = observation.observers
+        let enumValues = enumValues
+        let enumValueKeys = transaction.enumValueKeys
         sources.removeAll()
-        let ticket = engine.submit(batch, after: earlier.newest) { observers.notify(written: written) }
+        let ticket = engine.submit(batch, after: earlier.newest) {
+            if !enumValueKeys.isEmpty { enumValues.published(enumValueKeys) }
+            observers.notify(written: written)
+        }
         inFlight.add(ticket, writes: transaction.pending)
         return StagedWrite(result: result, commit: .own(ticket))
     }
@@ -222,18 +234,14 @@ public final class Store: Sendable {
         return try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key)
     }
 
-    /// All stored models of a type, as lazy ``Results`` to filter and sort.
+    /// All stored models of a type, as lazy ``Results`` to filter and sort. Making them reads no
+    /// object: see ``Results`` for what a read can meet.
     ///
-    /// The first call for a type decodes every stored object of it once, so that a record that
-    /// cannot become a model is reported here rather than by a collection read that cannot throw
-    /// (see ``Results``).
-    ///
-    /// - Throws: ``StoreError`` or ``MappingError`` naming the first record that cannot be read.
+    /// - Throws: ``StoreError`` when the type is not one of the store's models, `StorageError`
+    ///   when the store is closed.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
         let source = sources.source(for: try registry.entry(for: type), observation: observation)
-        try checkedTypes.checkOnce(source.plan) {
-            _ = try RecordReader(snapshot: source.snapshot, schemas: registry).allModels(type, plan: source.plan)
-        }
+        try source.snapshot.checkOpen()
         return Results(source: source)
     }
 

@@ -53,6 +53,10 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         /// A key path given to ``WriteTransaction/update(_:primaryKey:set:to:)-(_,_,KeyPath<Model,Value>,_)``
         /// does not name one stored property of the model.
         case notAStoredProperty(typeName: String, keyPath: String)
+        /// The file holds `rawValue` for `property` (`Type.property`), and the model's enum
+        /// `enumType` has no case for it: a case was removed or its raw value changed. The store
+        /// does not open, so no read meets the value.
+        case unknownEnumValue(property: String, enumType: String, rawValue: String)
     }
 
     /// What went wrong.
@@ -97,6 +101,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "These \(typeName) results were made inside a write transaction and cannot be observed; observe results made with store.objects(_:) instead."
         case .notAStoredProperty(let typeName, let keyPath):
             return "\(keyPath) does not name a stored property of \(typeName), so update(_:primaryKey:set:to:) cannot set it; use update(_:primaryKey:_:) with a closure."
+        case .unknownEnumValue(let property, let enumType, let rawValue):
+            return "The store holds \(property) = \(rawValue), but \(enumType) has no case with that raw value; open it with the enum it was written with, or raise Configuration.schemaVersion and give a Configuration.migration that sets such objects' \(property.split(separator: ".").last.map(String.init) ?? property) to a raw value \(enumType) has (migration.enumerateObjects) or deletes them."
         }
     }
 }

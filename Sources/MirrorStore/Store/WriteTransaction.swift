@@ -20,11 +20,18 @@ public final class WriteTransaction {
     private var nextIdentities: [String: Int64]
     let snapshot: EngineSnapshot
     private var isOpen = true
+    private let enumValues: StoredEnumValues
+    /// The records of enum raw values the file lacks, written with the transaction's objects.
+    private(set) var enumValueKeys = Set<String>()
 
     /// `beneath`: the writes of earlier transactions not yet in `snapshot`, oldest first.
-    init(snapshot: EngineSnapshot, registry: ModelRegistry, nextIdentities: [String: Int64], beneath: [PendingWrites] = []) {
+    init(
+        snapshot: EngineSnapshot, registry: ModelRegistry, enumValues: StoredEnumValues, nextIdentities: [String: Int64],
+        beneath: [PendingWrites] = []
+    ) {
         self.snapshot = snapshot
         self.registry = registry
+        self.enumValues = enumValues
         self.nextIdentities = nextIdentities
         let pending = PendingWrites(beneath: beneath)
         self.pending = pending
@@ -32,7 +39,12 @@ public final class WriteTransaction {
     }
 
     /// What the transaction wrote, as one engine batch.
-    func makeBatch() -> WriteBatch { pending.makeBatch() }
+    func makeBatch() -> WriteBatch {
+        var batch = pending.makeBatch()
+        guard !batch.isEmpty else { return batch }
+        for key in enumValueKeys.sorted() { batch.setMetadata(key: key, value: []) }
+        return batch
+    }
 
     /// Ends the transaction; returns the identity counters it advanced.
     func finish() -> [String: Int64] {
@@ -77,6 +89,7 @@ public final class WriteTransaction {
             let linkedBefore = encoder.linkedRecords.count
             let key = try PrimaryKey.storageKey(of: record) ?? generatedKey(for: typeName)
             let bytes = try encoder.encode(record)
+            enumValues.unrecordedKeys(in: record, into: &enumValueKeys)
             let linked = encoder.linkedRecords[linkedBefore...]
             if linkedObjects == .referenceOnly {
                 // Checked before anything is put, so a refused model leaves the transaction as it was.

@@ -26,8 +26,8 @@ struct MoodyAfter: Persistable {
 
 @Suite("Reading results")
 struct ResultsReadingTests {
-    @Test("A stored object the model cannot hold is reported when results are made, not by a read")
-    func undecodableRecordIsReportedWhenResultsAreMade() throws {
+    @Test("A stored raw value the model's enum lost is reported when the store opens, not by a read")
+    func lostEnumCaseIsReportedOnOpen() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/moods.store"
             let store = try Store(path: path, models: [MoodyBefore.self])
@@ -37,16 +37,21 @@ struct ResultsReadingTests {
             }
             try store.close()
 
-            let reopened = try Store(path: path, models: [MoodyAfter.self])
-            #expect(throws: (any Error).self) { try reopened.objects(MoodyAfter.self) }
-            #expect(throws: (any Error).self) { try reopened.object(MoodyAfter.self, primaryKey: 2) }
-            #expect(try reopened.object(MoodyAfter.self, primaryKey: 1)?.mood == .calm)
-
-            // Once the record the model cannot hold is gone, results are made and read normally.
-            try reopened.write { try $0.delete(MoodyAfter.self, primaryKey: 2) }
-            let results = try reopened.objects(MoodyAfter.self)
-            #expect(results.map(\.identifier) == [1])
-            try reopened.close()
+            let error = #expect(throws: StoreError.self) { try Store(path: path, models: [MoodyAfter.self]) }
+            #expect(error?.kind == .unknownEnumValue(property: "Moody.mood", enumType: "MoodAfter", rawValue: "\"furious\""))
+            // The app that wrote it still opens it, and a migration that maps the value opens it
+            // with the new enum.
+            try Store(path: path, models: [MoodyBefore.self]).close()
+            var configuration = Store.Configuration()
+            configuration.schemaVersion = 2
+            configuration.migration = { migration, _ in
+                try migration.enumerateObjects(ofType: "Moody") { _, new in
+                    if new["mood"] == .string("furious") { try new.setValue(.string("calm"), forProperty: "mood") }
+                }
+            }
+            let migrated = try Store(path: path, models: [MoodyAfter.self], configuration: configuration)
+            #expect(try migrated.objects(MoodyAfter.self).map(\.mood) == [.calm, .calm])
+            try migrated.close()
         }
     }
 
