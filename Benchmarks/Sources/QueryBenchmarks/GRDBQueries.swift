@@ -104,7 +104,7 @@ final class GRDBQueries: QuerySystem {
         case .count: (request, expected) = (windowRequest(window), "INDEX customer_createdAt")
         case .first20: (request, expected) = (firstRequest(20), "USING INDEX customer_createdAt")
         case .scan: (request, expected) = (cityRequest(city), "SCAN customer")
-        case .insert, .open, .openPlain: return ""
+        case .insert, .open, .openPlain, .firstQuery: return ""
         }
         let plan = try dbQueue.read { db in
             let statement = try request.makePreparedRequest(db, forSingleResult: false).statement

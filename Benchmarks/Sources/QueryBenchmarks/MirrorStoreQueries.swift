@@ -91,7 +91,7 @@ final class MirrorStoreQueries: QuerySystem {
         case .scan:
             plan = try cityResults(city).plan
             usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
-        case .insert, .open, .openPlain:
+        case .insert, .open, .openPlain, .firstQuery:
             return ""
         }
         guard usesIndex else { throw QueryBenchmarkFailure("\(workload.rawValue)/MirrorStore: unexpected plan: \(plan)") }

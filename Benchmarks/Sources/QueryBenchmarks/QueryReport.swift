@@ -88,6 +88,11 @@ struct QueryReport {
             lines.append("open (file in the page cache): time, and malloc'ed bytes the open left allocated (mallinfo2), per object\n")
             lines.append(markdownTable(["cell", "median time", "bytes per object"], memory))
         }
+        let first = results[QueryCell(.firstQuery, .mirrorStore).name] ?? []
+        if !first.isEmpty {
+            lines.append("\nthe first query of the type after opening \(sizes.openObjects) customers (the open untimed): "
+                + "`email == x`, one customer mapped: median \(Self.format(seconds: Summary(first.map(\.seconds)).median))\n")
+        }
         return lines.joined(separator: "\n")
     }
 }
