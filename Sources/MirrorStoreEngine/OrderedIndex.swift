@@ -13,8 +13,8 @@ public struct IndexEntry: Sendable, Equatable {
 
     /// Entries order by value, then by object key, so equal values come in object-key order.
     static func precedes(_ lhs: IndexEntry, _ rhs: IndexEntry) -> Bool {
-        if lhs.key < rhs.key { return true }
-        if rhs.key < lhs.key { return false }
+        let order = IndexKey.order(lhs.key, rhs.key)
+        if order != 0 { return order < 0 }
         return StorageKey.precedes(lhs.object, rhs.object)
     }
 }

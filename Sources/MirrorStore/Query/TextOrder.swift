@@ -15,8 +15,15 @@
 enum TextOrder {
     /// `text` in NFC; ASCII text, which is always NFC, as it is.
     static func normalized(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        if isASCII(text) { return text }
         return String(decoding: text._nfcCodeUnits, as: UTF8.self)
+    }
+
+    /// Whether every byte of `text` is ASCII: tested on its contiguous UTF-8, since iterating the
+    /// `UTF8View` costs several times more for each string an index keys.
+    static func isASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0x80 } }
+            ?? text.utf8.allSatisfy { $0 < 0x80 }
     }
 
     /// The least string after every string that starts with the scalars of `prefix`, or `nil`
@@ -46,7 +53,7 @@ enum TextOrder {
         let scalars = Array(text.unicodeScalars)
         // Only the empty string is not above the empty string; "\u{0}" is the least after it.
         guard let first = scalars.first else { return ("", "\u{0}") }
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return (String(first), end(ofPrefix: text)) }
+        if isASCII(text) { return (String(first), end(ofPrefix: text)) }
         // With no starter after the first scalar, a string extending `text` may change even that
         // one: it can sort anywhere.
         let lastStarter = scalars.lastIndex { $0.properties.canonicalCombiningClass == .notReordered } ?? 0
