@@ -44,6 +44,7 @@ do {
     print("avengers: \(avengers.prefix(20).map(\.name).joined(separator: ", "))")
     let named = try heroes.filter(#Predicate { $0.name.starts(with: "H") })
     print("names starting with H: \(named.map(\.name)); plan: \(named.plan)")
+    print("last name: \(try heroes.max(\.name) ?? "none"); real names: \(try heroes.distinct(\.realName).count)")
     let statistics = reopened.statistics
     print("file: \(statistics.fileSize) bytes, \(statistics.liveBytes) live, objects \(statistics.objectCounts.sorted { $0.key < $1.key })")
     try reopened.close()

@@ -95,6 +95,18 @@ final class GRDBQueries: QuerySystem {
         try dbQueue.read { db in try Customer.fetchCount(db) }
     }
 
+    func sumOfScores() throws -> Double {
+        try dbQueue.read { db in try Double.fetchOne(db, sql: "SELECT SUM(score) FROM customer") ?? 0 }
+    }
+
+    func averageAge() throws -> Double? {
+        try dbQueue.read { db in try Double.fetchOne(db, sql: "SELECT AVG(age) FROM customer") }
+    }
+
+    func latestCreated() throws -> Date? {
+        try dbQueue.read { db in try Date.fetchOne(db, sql: "SELECT MAX(createdAt) FROM customer") }
+    }
+
     func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String {
         let request: QueryInterfaceRequest<Customer>
         let expected: String
@@ -104,6 +116,8 @@ final class GRDBQueries: QuerySystem {
         case .count: (request, expected) = (windowRequest(window), "INDEX customer_createdAt")
         case .first20: (request, expected) = (firstRequest(20), "USING INDEX customer_createdAt")
         case .scan: (request, expected) = (cityRequest(city), "SCAN customer")
+        case .sum, .average: (request, expected) = (Customer.all(), "SCAN customer")
+        case .max: (request, expected) = (Customer.select(max(Self.createdAt)), "customer_createdAt")
         case .insert, .open, .openPlain, .firstQuery: return ""
         }
         let plan = try dbQueue.read { db in

@@ -72,6 +72,18 @@ final class MirrorStoreQueries: QuerySystem {
         try store.objects(Customer.self).count
     }
 
+    func sumOfScores() throws -> Double {
+        try store.objects(Customer.self).sum(\.score)
+    }
+
+    func averageAge() throws -> Double? {
+        try store.objects(Customer.self).average(\.age)
+    }
+
+    func latestCreated() throws -> Date? {
+        try store.objects(Customer.self).max(\.createdAt)
+    }
+
     func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String {
         let plan: QueryPlan
         let usesIndex: Bool
@@ -91,7 +103,7 @@ final class MirrorStoreQueries: QuerySystem {
         case .scan:
             plan = try cityResults(city).plan
             usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
-        case .insert, .open, .openPlain, .firstQuery:
+        case .sum, .average, .max, .insert, .open, .openPlain, .firstQuery:
             return ""
         }
         guard usesIndex else { throw QueryBenchmarkFailure("\(workload.rawValue)/MirrorStore: unexpected plan: \(plan)") }

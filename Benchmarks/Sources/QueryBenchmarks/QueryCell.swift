@@ -12,6 +12,12 @@ enum QueryWorkload: String, CaseIterable, Codable {
     case scan
     /// The number of customers with `createdAt` in a window holding about 10%.
     case count
+    /// The sum of the unindexed `score` over every customer.
+    case sum
+    /// The mean of the unindexed `age` over every customer.
+    case average
+    /// The greatest `createdAt`, an indexed property, over every customer.
+    case max
     /// 100,000 customers in one transaction into a new store with both indexes.
     case insert
     /// Opening a store of `openObjects` customers with both indexes (rebuilt on open), reading one.

@@ -138,6 +138,34 @@ struct QueryCellRunner<System: QuerySystem> {
                 blackHole(total)
                 return wide.count
             }
+        case .sum:
+            let expected = all.map(\.score).reduce(0, +)
+            let got = try system.sumOfScores()
+            // SQLite sums with extra precision; the store adds in key order, as Swift's reduce does.
+            guard abs(got - expected) <= abs(expected) * 1e-9 else { throw failure("sum \(got), expected \(expected)") }
+            verified = 1
+            pass = {
+                blackHole(try system.sumOfScores())
+                return 1
+            }
+        case .average:
+            let expected = Double(all.map(\.age).reduce(0, +)) / Double(all.count)
+            let got = try system.averageAge() ?? .nan
+            guard abs(got - expected) <= abs(expected) * 1e-9 else { throw failure("average \(got), expected \(expected)") }
+            verified = 1
+            pass = {
+                blackHole(try system.averageAge())
+                return 1
+            }
+        case .max:
+            let expected = all.map(\.createdAt).max()
+            let got = try system.latestCreated()
+            guard got == expected else { throw failure("max \(String(describing: got)), expected \(String(describing: expected))") }
+            verified = 1
+            pass = {
+                for _ in 0..<100 { blackHole(try system.latestCreated()) }
+                return 100
+            }
         case .insert, .open, .openPlain, .firstQuery:
             throw failure("not a query cell")
         }

@@ -59,6 +59,9 @@ struct QueryReport {
             (.scan, "unindexed predicate over 100,000, 1% match, mapped", 2),
             (.count, "count with a predicate on an indexed property (~10,000)", 5),
             (.insert, "insert 100,000 in one transaction, two indexes", 3),
+            (.sum, "sum of an unindexed Double over every customer", 1),
+            (.average, "mean of an unindexed Int over every customer", 1),
+            (.max, "max of an indexed property", 10),
         ]
         var rows: [[String]] = []
         for (workload, text, target) in targets {

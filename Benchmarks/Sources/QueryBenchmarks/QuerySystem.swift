@@ -27,6 +27,12 @@ protocol QuerySystem {
     func count(createdIn window: Range<Date>) throws -> Int
     /// The number of customers.
     func count() throws -> Int
+    /// The sum of every customer's `score`.
+    func sumOfScores() throws -> Double
+    /// The mean of every customer's `age`.
+    func averageAge() throws -> Double?
+    /// The latest `createdAt`.
+    func latestCreated() throws -> Date?
     /// How the system answers `workload`'s query; throws when it does not use the index the
     /// cell is about (or, for the scan, when it does not scan).
     func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String

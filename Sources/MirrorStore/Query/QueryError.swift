@@ -27,6 +27,9 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
         /// A condition written as text nests parentheses, negations or links of a property path
         /// deeper than `limit`.
         case nestingTooDeep(limit: Int)
+        /// A sum of `property` does not fit its integer `type`, where adding the values in Swift
+        /// would trap.
+        case aggregateOverflow(typeName: String, property: String, type: String)
     }
 
     /// What went wrong.
@@ -51,6 +54,8 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
             "The condition has a syntax error at character \(offset): \(message)."
         case .nestingTooDeep(let limit):
             "The condition nests parentheses, negations or linked properties more than \(limit) levels deep."
+        case .aggregateOverflow(let typeName, let property, let type):
+            "The sum of \(typeName).\(property) over these results does not fit in \(type); sum a wider property, or fewer results."
         }
     }
 }

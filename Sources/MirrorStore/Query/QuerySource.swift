@@ -63,6 +63,11 @@ final class QuerySource: Sendable {
         return model
     }
 
+    /// The stored bytes of `key`, or `nil` when the snapshot does not hold it.
+    func storedBytes(of key: StorageKey) throws -> [UInt8]? {
+        try values.value(for: key)
+    }
+
     func missing(_ key: StorageKey) -> StoreError {
         StoreError(.corruptedRecord(typeName: plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
     }

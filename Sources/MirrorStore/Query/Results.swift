@@ -53,6 +53,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     public var plan: QueryPlan { state.plan }
 
     var conditions: [QueryCondition] { state.conditions }
+    /// Whether the results are every object of the type, unfiltered, in primary-key order.
+    var isEveryObject: Bool {
+        if case .all = rows { return true }
+        return false
+    }
     private var rows: ResultsRows { state.rows }
 
     // MARK: Collection
