@@ -18,7 +18,27 @@ extension Results {
     /// (keys, order, or an object's stored values). Commits that arrive while the consumer is
     /// busy coalesce into one element. Ending or cancelling the consuming task ends the sequence
     /// and unregisters it; so does closing the store.
-    public var changes: ResultsChanges<Model> { ResultsChanges(results: self) }
+    public var changes: ResultsChanges<Model> { ResultsChanges(results: self, watched: nil) }
+
+    /// ``changes`` that come only when the results gain or lose an object, change order, or one
+    /// of the properties at `keyPaths` changes in one of them: a list that shows names does not
+    /// redraw when another property changes.
+    ///
+    /// ```swift
+    /// for try await change in try heroes.changes(keyPaths: [\.name, \.publisher?.name]) {
+    ///     tableView.reloadRows(change.modifications)   // only heroes whose name or publisher's name changed
+    /// }
+    /// ```
+    ///
+    /// A key path may go through to-one links and embedded models (`\.publisher?.name`), as in
+    /// a predicate; a change of the linked object's watched property counts as a modification of
+    /// each result that links to it. ``ResultsChange/modifications`` lists only those results.
+    ///
+    /// - Throws: ``QueryError`` naming a key path that is not a stored property (a computed or
+    ///   ignored one), or that goes on from a property that is not a to-one link or embedded model.
+    public func changes(keyPaths: [PartialKeyPath<Model>]) throws -> ResultsChanges<Model> {
+        ResultsChanges(results: self, watched: try WatchedProperties(keyPaths, of: source))
+    }
 }
 
 extension Store {
@@ -33,10 +53,12 @@ public struct ResultsChanges<Model: Persistable>: AsyncSequence, Sendable {
     public typealias Element = ResultsChange<Model>
 
     let results: Results<Model>
+    /// The properties whose changes count, or `nil` for every stored value.
+    let watched: WatchedProperties?
 
     /// A new observation of the results, registered when it is first asked for an element.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(observer: ResultsObserver(results: results))
+        Iterator(observer: ResultsObserver(results: results, watched: watched))
     }
 
     /// Waits for the next change of the results.
@@ -62,9 +84,11 @@ final class ResultsObserver<Model: Persistable> {
     /// Where each result of the last element was stored, with its fingerprint: a result still
     /// stored there has the same bytes, and its fingerprint is not read again.
     private var known: [StorageKey: (identity: StoredValueIdentity, fingerprint: Int)] = [:]
+    private let watched: WatchedProperties?
 
-    init(results: Results<Model>) {
+    init(results: Results<Model>, watched: WatchedProperties?) {
         self.results = results
+        self.watched = watched
     }
 
     func next() async throws -> ResultsChange<Model>? {
@@ -99,6 +123,12 @@ final class ResultsObserver<Model: Persistable> {
     /// elsewhere than in the last element: what the snapshot holds decides, whichever commits'
     /// signals have arrived.
     private func fingerprints(of results: Results<Model>) throws -> [(key: StorageKey, fingerprint: Int)] {
+        if let watched {
+            // Read anew each time: a watched path may go through linked records, which can change
+            // while the result's own bytes stay where they were.
+            let keys = results.allKeys
+            return Array(zip(keys, try watched.fingerprints(of: keys, in: results.source))).map { (key: $0.0, fingerprint: $0.1) }
+        }
         let snapshot = results.source.snapshot
         let typeName = results.source.plan.typeName
         var next: [StorageKey: (identity: StoredValueIdentity, fingerprint: Int)] = [:]

@@ -236,6 +236,15 @@ enum KeyPathNames {
         return name
     }
 
+    /// How an error names a key path that names no stored property: its text after the root
+    /// type, or "a computed property" for one Swift does not name at run time.
+    static func errorName(of keyPath: AnyKeyPath, rootType: Any.Type) -> String {
+        let text = keyPath.debugDescription
+        let prefix = "\\" + String(describing: rootType) + "."
+        let rest = text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
+        return rest.contains("<computed") ? "a computed property" : rest
+    }
+
     private static func describedName(of keyPath: AnyKeyPath, rootType: Any.Type) -> String? {
         let text = keyPath.debugDescription
         let prefix = "\\" + String(describing: rootType) + "."

@@ -161,7 +161,7 @@ struct StoredColumn {
         let schema = source.schema
         typeName = source.plan.typeName
         guard let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else {
-            throw QueryError(.unknownProperty(typeName: typeName, property: "\(keyPath)"))
+            throw QueryError(.unknownProperty(typeName: typeName, property: KeyPathNames.errorName(of: keyPath, rootType: Model.self)))
         }
         if schema.ignoredProperties.contains(name) { throw QueryError(.ignoredProperty(typeName: typeName, property: name)) }
         guard let position = schema.index(ofProperty: name) else {
