@@ -18,7 +18,29 @@ extension Store {
     public func changes<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> ObjectChanges<Model> {
         let registry = observation.registry
         let entry = try registry.entry(for: type)
-        return ObjectChanges(observation: observation, entry: entry, key: try registry.key(primaryKey, for: entry))
+        return ObjectChanges(observation: observation, entry: entry, key: try registry.key(primaryKey, for: entry), watched: nil)
+    }
+
+    /// ``changes(_:primaryKey:)`` that come only when the object appears, disappears, or one of
+    /// the properties at `keyPaths` changes, through to-one links and embedded models too.
+    ///
+    /// ```swift
+    /// for try await hero in try store.changes(Hero.self, primaryKey: 1455, keyPaths: [\.name, \.publisher?.name]) {
+    ///     title = hero?.name ?? ""                          // not for a change of realName
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` when the model is not one of the store's or the key does not fit;
+    ///   ``QueryError`` naming a key path that is not a stored property.
+    public func changes<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, keyPaths: [PartialKeyPath<Model>]
+    ) throws -> ObjectChanges<Model> {
+        let registry = observation.registry
+        let entry = try registry.entry(for: type)
+        let source = QuerySource(snapshot: observation.engine.snapshot(), registry: registry, entry: entry)
+        return ObjectChanges(
+            observation: observation, entry: entry, key: try registry.key(primaryKey, for: entry),
+            watched: try WatchedProperties(keyPaths, of: source))
     }
 }
 
@@ -31,10 +53,12 @@ public struct ObjectChanges<Model: Persistable>: AsyncSequence, Sendable {
     let observation: StoreObservation
     let entry: ModelRegistry.Entry
     let key: StorageKey
+    /// The properties whose changes count, or `nil` for every stored value.
+    let watched: WatchedProperties?
 
     /// A new observation of the object, registered when it is first asked for an element.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(observer: ObjectObserver(observation: observation, entry: entry, key: key))
+        Iterator(observer: ObjectObserver(observation: observation, entry: entry, key: key, watched: watched))
     }
 
     /// Waits for the next change of the object.
@@ -65,11 +89,13 @@ final class ObjectObserver<Model: Persistable> {
     private let signal = ChangeSignal()
     private var registration: ObserverRegistration?
     private var previous: Int?
+    private let watched: WatchedProperties?
 
-    init(observation: StoreObservation, entry: ModelRegistry.Entry, key: StorageKey) {
+    init(observation: StoreObservation, entry: ModelRegistry.Entry, key: StorageKey, watched: WatchedProperties?) {
         self.observation = observation
         self.entry = entry
         self.key = key
+        self.watched = watched
     }
 
     func next() async throws -> Model?? {
@@ -101,9 +127,16 @@ final class ObjectObserver<Model: Persistable> {
         return true
     }
 
-    /// A hash of the stored bytes of the object and of every object it links to, at any depth.
+    /// A hash of the stored bytes of the object and of every object it links to, at any depth;
+    /// or, with watched properties, of whether it exists and of their values.
     private func fingerprint(_ snapshot: EngineSnapshot) throws -> Int {
         var hasher = Hasher()
+        if let watched {
+            guard snapshot.contains(type: entry.plan.typeName, key: key) else { return 0 }
+            let source = QuerySource(snapshot: snapshot, registry: observation.registry, entry: entry)
+            hasher.combine(try watched.fingerprints(of: [key], in: source))
+            return hasher.finalize()
+        }
         let reader = RecordReader(snapshot: snapshot, schemas: observation.registry)
         var pending = [Reached(type: entry.plan.typeName, key: key)]
         var seen = Set<Reached>()

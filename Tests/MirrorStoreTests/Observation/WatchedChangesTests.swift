@@ -83,6 +83,24 @@ private final class Member: Persistable {
         #expect(unlinked.modifications == IndexSet(integer: 1))
     }
 
+    @Test("the object form: an element for a watched change, its deletion, and its return")
+    func objectFormWatchesItsProperties() async throws {
+        let store = try Store.inMemory(models: [Squad.self])
+        try await store.write { try $0.add(Squad.make(1, "S1", captain: Member.make(1, "M1"))) }
+        var iterator = try store.changes(Squad.self, primaryKey: 1, keyPaths: [\.captain?.name]).makeAsyncIterator()
+        #expect(try await iterator.next()??.name == "S1")
+        try await store.write { try $0.update(Squad.self, primaryKey: 1) { $0.name = "renamed" } }
+        try await store.write { try $0.update(Member.self, primaryKey: 1) { $0.age = 3 } }
+        try await store.write { try $0.update(Member.self, primaryKey: 1) { $0.name = "Captain" } }
+        let changed = try #require(try await iterator.next())
+        #expect(changed?.captain?.name == "Captain" && changed?.name == "renamed")
+        try await store.write { try $0.delete(Squad.self, primaryKey: 1) }
+        let deleted = try #require(try await iterator.next())
+        #expect(deleted == nil)
+        let missing = #expect(throws: QueryError.self) { try store.changes(Squad.self, primaryKey: 1, keyPaths: [\.shout]) }
+        #expect(missing?.kind == .unknownProperty(typeName: "Squad", property: "a computed property"))
+    }
+
     @Test("a key path that is not a stored property is a typed error naming it")
     func badKeyPathsAreNamed() throws {
         let store = try Store.inMemory(models: [Squad.self])
