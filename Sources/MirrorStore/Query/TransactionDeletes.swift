@@ -50,10 +50,6 @@ extension WriteTransaction {
     public func delete<Model: Persistable>(_ results: Results<Model>) throws -> Int {
         try checkOpen()
         let typeName = try registry.plan(for: Model.self).typeName
-        var deleted = 0
-        for key in results.storageKeys where delete(type: typeName, key: key) {
-            deleted += 1
-        }
-        return deleted
+        return try delete(type: typeName, keys: results.storageKeys)
     }
 }

@@ -36,6 +36,10 @@ public protocol Persistable: _AutoMallocObjectProtocol {
     /// Stored properties that are not persisted; read back, they keep their `init()` value (their
     /// empty value in a struct with `let` properties).
     static var ignoredProperties: [String] { get }
+    /// What deleting goes on to do, per link property of this model to models with a primary
+    /// key (see ``DeleteRule``); links not listed are ``DeleteRule/nullify``. Not part of the
+    /// schema: a change of rule needs no migration.
+    static var deleteRules: [String: DeleteRule] { get }
     /// The type's name in records and store files. Defaults to the unqualified type name.
     static var persistedTypeName: String { get }
 
@@ -50,6 +54,7 @@ extension Persistable {
     public static var indexedProperties: [String] { [] }
     public static var uniqueProperties: [String] { [] }
     public static var ignoredProperties: [String] { [] }
+    public static var deleteRules: [String: DeleteRule] { [:] }
     public static var persistedTypeName: String { String(describing: Self.self) }
 
     /// Converts the instance by reflection.

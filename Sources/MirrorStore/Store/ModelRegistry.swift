@@ -16,6 +16,8 @@ struct ModelRegistry: Sendable {
     private let plans: [String: TypePlan]
     private let entries: [ObjectIdentifier: Entry]
     private let linkTargets: Set<String>
+    /// What deletes go on to do under the models' rules.
+    let deleteRules: DeleteRules
 
     init(models: [any Persistable.Type]) throws {
         var plans: [String: TypePlan] = [:]
@@ -33,6 +35,7 @@ struct ModelRegistry: Sendable {
             .union(plans.values.flatMap { $0.inverses.map(\.sourcePlan.typeName) })
         self.plans = plans
         self.linkTargets = linkTargets
+        deleteRules = try DeleteRules(plans: plans.keys.sorted().compactMap { plans[$0] }, schemaNamed: { plans[$0]?.schema })
         entries = Dictionary(uniqueKeysWithValues: plans.values.map { plan in
             let schema = plan.schema
             return (plan.typeIdentifier, Entry(

@@ -57,6 +57,11 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         /// `enumType` has no case for it: a case was removed or its raw value changed. The store
         /// does not open, so no read meets the value.
         case unknownEnumValue(property: String, enumType: String, rawValue: String)
+        /// `typeName.property` has a ``DeleteRule`` but is not a link to a model with a primary key.
+        case invalidDeleteRule(typeName: String, property: String, reason: String)
+        /// The `typeName` object under `key` cannot be deleted: the `linkedFrom` object under `sourceKey`
+        /// still links to it through `property`, whose rule is ``DeleteRule/deny``. Nothing was deleted.
+        case deleteDenied(typeName: String, key: String, linkedFrom: String, sourceKey: String, property: String)
     }
 
     /// What went wrong.
@@ -101,6 +106,10 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "These \(typeName) results were made inside a write transaction and cannot be observed; observe results made with store.objects(_:) instead."
         case .notAStoredProperty(let typeName, let keyPath):
             return "\(keyPath) does not name a stored property of \(typeName), so update(_:primaryKey:set:to:) cannot set it; use update(_:primaryKey:_:) with a closure."
+        case .invalidDeleteRule(let typeName, let property, let reason):
+            return "\(typeName).\(property) has a delete rule, but \(reason); delete rules apply to links to models with a primary key."
+        case .deleteDenied(let typeName, let key, let linkedFrom, let sourceKey, let property):
+            return "The \(typeName) with key \(key) cannot be deleted: the \(linkedFrom) with key \(sourceKey) still links to it through \(property), whose delete rule is .deny; nothing was deleted. Remove the link first, or delete that \(linkedFrom) in the same transaction."
         case .unknownEnumValue(let property, let enumType, let rawValue):
             return "The store holds \(property) = \(rawValue), but \(enumType) has no case with that raw value; open it with the enum it was written with, or raise Configuration.schemaVersion and give a Configuration.migration that sets such objects' \(property.split(separator: ".").last.map(String.init) ?? property) to a raw value \(enumType) has (migration.enumerateObjects) or deletes them."
         }

@@ -25,4 +25,15 @@ struct StoredView {
         case nil: snapshot.contains(type: type, key: key)
         }
     }
+
+    /// The keys of `type`'s objects, in key order.
+    func keys(type: String) -> [StorageKey] {
+        guard let pending else { return snapshot.keys(type: type).sorted(by: StorageKey.precedes) }
+        let changes = pending.changes(type: type)
+        var keys = changes.cleared ? Set<StorageKey>() : Set(snapshot.keys(type: type))
+        for (key, bytes) in changes.keys {
+            if bytes == nil { keys.remove(key) } else { keys.insert(key) }
+        }
+        return keys.sorted(by: StorageKey.precedes)
+    }
 }

@@ -185,7 +185,7 @@ public final class WriteTransaction {
     public func delete<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Bool {
         try checkOpen()
         let entry = try registry.entry(for: type)
-        return delete(type: entry.plan.typeName, key: try registry.key(primaryKey, for: entry))
+        return try delete(type: entry.plan.typeName, key: try registry.key(primaryKey, for: entry))
     }
 
     /// Deletes the stored model with the same primary key as `model`.
@@ -199,19 +199,47 @@ public final class WriteTransaction {
         let record = try model.managedObject()
         defer { record.releaseGraph() }
         guard let key = try PrimaryKey.storageKey(of: record) else { return false }
-        return delete(type: plan.typeName, key: key)
+        return try delete(type: plan.typeName, key: key)
     }
 
-    /// Deletes the object under `key` of `typeName` if this transaction sees one; returns whether it did.
-    func delete(type typeName: String, key: StorageKey) -> Bool {
-        let existed = isStored(type: typeName, key: key)
-        if existed { pending.delete(type: typeName, key: key) }
-        return existed
+    /// Deletes the object under `key` of `typeName` if this transaction sees one, and what the
+    /// models' ``DeleteRule``s delete with it; returns whether it did. Throws, deleting nothing,
+    /// when a rule denies it.
+    func delete(type typeName: String, key: StorageKey) throws -> Bool {
+        try delete(type: typeName, keys: [key]) == 1
     }
 
-    /// Deletes every stored model of a type.
+    /// Deletes the objects under `keys` of `typeName` this transaction sees, and what the
+    /// models' ``DeleteRule``s delete with them, all or (when a rule denies one) none; returns how
+    /// many of `keys` it deleted.
+    func delete(type typeName: String, keys: [StorageKey]) throws -> Int {
+        let view = StoredView(snapshot: snapshot, pending: pending)
+        let stored = keys.filter { view.contains(type: typeName, key: $0) }
+        guard registry.deleteRules.apply(toDeleting: typeName) else {
+            for key in stored { pending.delete(type: typeName, key: key) }
+            return stored.count
+        }
+        let deleted = try registry.deleteRules.objects(
+            deleting: stored.map { (typeName, $0) }, view: view, snapshot: snapshot, pending: pending, schemas: registry)
+        for object in deleted { pending.delete(type: object.type, key: object.key) }
+        return stored.count
+    }
+
+    /// Deletes every stored model of a type, and what the models' ``DeleteRule``s delete with
+    /// them.
+    ///
+    /// - Throws: ``StoreError`` when a rule denies deleting one of them; nothing is deleted then.
     public func deleteAll<Model: Persistable>(_ type: Model.Type) throws {
         try checkOpen()
-        pending.deleteAll(type: try registry.plan(for: type).typeName)
+        let typeName = try registry.plan(for: type).typeName
+        guard registry.deleteRules.apply(toDeleting: typeName) else {
+            pending.deleteAll(type: typeName)
+            return
+        }
+        let view = StoredView(snapshot: snapshot, pending: pending)
+        let objects = try registry.deleteRules.objects(
+            deleting: view.keys(type: typeName).map { (typeName, $0) }, view: view, snapshot: snapshot, pending: pending,
+            schemas: registry)
+        for object in objects { pending.delete(type: object.type, key: object.key) }
     }
 }

@@ -1,0 +1,121 @@
+import MirrorStoreEngine
+
+/// The models' delete rules, checked once when a store opens, and what one delete removes under
+/// them.
+struct DeleteRules: Sendable {
+    /// One link property with a rule.
+    struct Link: Sendable {
+        let sourceType: String
+        let property: String
+        let position: Int
+        let targetType: String
+    }
+
+    /// Per type, its links whose targets go with it.
+    private let cascades: [String: [Link]]
+    /// Per linked type, the links that forbid deleting it.
+    private let denials: [String: [Link]]
+
+    /// - Throws: ``StoreError/Kind-swift.enum/invalidDeleteRule(typeName:property:reason:)``
+    ///   for a rule on a property that is not stored or is not a link to a model with a primary key.
+    init(plans: [TypePlan], schemaNamed: (String) -> ObjectSchema?) throws {
+        var cascades: [String: [Link]] = [:]
+        var denials: [String: [Link]] = [:]
+        for plan in plans {
+            let schema = plan.schema
+            for (property, rule) in plan.modelType.deleteRules.sorted(by: { $0.key < $1.key }) {
+                func refuse(_ reason: String) -> StoreError {
+                    StoreError(.invalidDeleteRule(typeName: plan.typeName, property: property, reason: reason))
+                }
+                guard let position = schema.index(ofProperty: property), let kind = schema.property(named: property)?.kind else {
+                    throw refuse(schema.ignoredProperties.contains(property) ? "it is an ignored property" : "the model stores no property of that name")
+                }
+                guard let target = Self.linkedType(kind) else {
+                    throw refuse("it holds \(kind) values, not links to models")
+                }
+                guard schemaNamed(target)?.primaryKey != nil else {
+                    throw refuse("\(target) has no primary key, so it is embedded, not linked, and goes with its parent")
+                }
+                let link = Link(sourceType: plan.typeName, property: property, position: position, targetType: target)
+                switch rule {
+                case .nullify: continue
+                case .cascade: cascades[plan.typeName, default: []].append(link)
+                case .deny: denials[target, default: []].append(link)
+                }
+            }
+        }
+        self.cascades = cascades
+        self.denials = denials
+    }
+
+    private static func linkedType(_ kind: PropertyKind) -> String? {
+        switch kind {
+        case .object(let typeName): typeName
+        case .optional(let wrapped), .list(let wrapped), .set(let wrapped): linkedType(wrapped)
+        default: nil
+        }
+    }
+
+    /// Whether deleting objects of `typeName` may do more than remove them.
+    func apply(toDeleting typeName: String) -> Bool {
+        cascades[typeName] != nil || denials[typeName] != nil
+    }
+
+    /// The objects deleting `roots` removes, roots first: the targets of cascading links, at any
+    /// depth, each once, among those `view` holds.
+    ///
+    /// - Throws: ``StoreError/Kind-swift.enum/deleteDenied(typeName:key:linkedFrom:sourceKey:property:)``
+    ///   when a denying link from an object that stays points at one of them; ``StoreError`` for a
+    ///   record that does not decode.
+    func objects(
+        deleting roots: [(type: String, key: StorageKey)], view: StoredView, snapshot: EngineSnapshot, pending: PendingWrites,
+        schemas: any SchemaSource
+    ) throws -> [(type: String, key: StorageKey)] {
+        var deleted: [(type: String, key: StorageKey)] = []
+        var seen = Set<DeletedObject>()
+        var queue = Array(roots.reversed())
+        while let next = queue.popLast() {
+            guard seen.insert(DeletedObject(type: next.type, key: next.key)).inserted, view.contains(type: next.type, key: next.key) else { continue }
+            deleted.append(next)
+            guard let links = cascades[next.type], let bytes = try view.value(type: next.type, key: next.key),
+                  let schema = schemas.schema(named: next.type) else { continue }
+            let projection = RecordProjection(schema: schema, properties: Set(links.map(\.property)), schemas: schemas)
+            let values: [QueryValue]
+            do {
+                values = try projection.values(of: bytes)
+            } catch {
+                throw StoreError(error, typeName: next.type, key: next.key.description)
+            }
+            for link in links.reversed() {
+                Self.forEachLink(in: values[link.position]) { queue.append(($0, $1)) }
+            }
+        }
+        for object in deleted {
+            for link in denials[object.type] ?? [] {
+                let sources = try LinkingKeys.keys(
+                    of: link.sourceType, property: link.property, linkingTo: object.key,
+                    snapshot: snapshot, pending: pending, schemas: schemas)
+                if let source = sources.first(where: { !seen.contains(DeletedObject(type: link.sourceType, key: $0)) }) {
+                    throw StoreError(.deleteDenied(
+                        typeName: object.type, key: object.key.description, linkedFrom: link.sourceType,
+                        sourceKey: source.description, property: link.property))
+                }
+            }
+        }
+        return deleted
+    }
+
+    private static func forEachLink(in value: QueryValue, _ body: (String, StorageKey) -> Void) {
+        switch value {
+        case .link(let typeName, let key): body(typeName, key)
+        case .list(let elements): for element in elements { forEachLink(in: element, body) }
+        default: break
+        }
+    }
+}
+
+/// An object a delete removes, as a set member.
+private struct DeletedObject: Hashable {
+    let type: String
+    let key: StorageKey
+}
