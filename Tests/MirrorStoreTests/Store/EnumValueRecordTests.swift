@@ -216,3 +216,52 @@ extension EnumValueRecordTests {
         })
     }
 }
+
+/// The text a raw value is recorded as: every value the record writes reads back exactly, and
+/// any other text (a crafted file's) is refused or read as some value, never a trap.
+@Suite struct EnumValueTextTests {
+    @Test("every raw value round-trips through its text, bit for bit")
+    func roundTrip() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xE0_0001))
+        for _ in 0..<2_000 {
+            let value: RecordValue = switch Int.random(in: 0..<8, using: &random) {
+            case 0: .bool(random.chance(50))
+            case 1: .int(random.integer(Int64.self))
+            case 2: .uint(random.integer(UInt64.self))
+            case 3: .double(random.double())
+            case 4: .float(random.float())
+            case 5: .string(random.pick(["", "a", "É", "E\u{301}", "\u{1F}", "s:x", "🙂", "x\u{0}y"]))
+            case 6: .uuid(UUID())
+            default: .data(Data((0..<Int.random(in: 0...4, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }))
+            }
+            let read = EnumValueText.value(EnumValueText.text(value))
+            switch (value, read) {
+            case (.double(let a), .double(let b)?): #expect(a.bitPattern == b.bitPattern)
+            case (.float(let a), .float(let b)?): #expect(a.bitPattern == b.bitPattern)
+            default: #expect(read == value, "\(value)")
+            }
+        }
+    }
+
+    @Test("random and mutated texts are read or refused, never trapped on")
+    func fuzz() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xE0_0002))
+        let seeds = ["b:1", "i:-5", "u:7", "f:3f800000", "d:7ff8000000000000", "s:low", "t:0", "g:00000000-0000-0000-0000-000000000000",
+                     "m:1.5", "l:https://a.b", "x:0.ff", "x:"]
+        let alphabet = Array("biufdstgmlx:.-0123456789abcdefABCDEF\u{1F}é🙂 ")
+        var accepted = 0
+        for _ in 0..<20_000 {
+            var text = Array(random.pick(seeds))
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                let position = Int.random(in: 0...text.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: text.insert(random.pick(alphabet), at: position)
+                case 1: if position < text.count { text.remove(at: position) }
+                default: if position < text.count { text[position] = random.pick(alphabet) }
+                }
+            }
+            if EnumValueText.value(String(text)) != nil { accepted += 1 }
+        }
+        #expect(accepted > 0)
+    }
+}
