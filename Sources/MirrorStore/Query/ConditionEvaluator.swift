@@ -3,7 +3,8 @@ import MirrorStoreEngine
 
 /// Decides a ``QueryNode`` for one record from its encoded values, looking through links by
 /// reading the linked records from the same snapshot. Three outcomes: a value, or `nil` when the
-/// answer depends on a part only the model can decide.
+/// answer depends on a part only the model can decide, or ``ArithmeticTrap`` thrown where
+/// Swift's arithmetic would trap.
 struct ConditionEvaluator {
     /// The linked record as `.embedded(schema, values)`, or `.null` when it no longer exists.
     let resolve: (String, StorageKey) throws -> QueryValue
@@ -113,6 +114,12 @@ struct ConditionEvaluator {
         case .conditional(let test, let then, let otherwise):
             guard let truth = try isTrue(test, bindings: &bindings) else { return nil }
             return try evaluate(truth ? then : otherwise, bindings: &bindings)
+        case .compute(let lhs, let operation, let rhs, let number):
+            guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
+            return try number.apply(operation, left, right)
+        case .negate(let wrapped, let number):
+            guard let value = try evaluate(wrapped, bindings: &bindings) else { return nil }
+            return try number.negate(value)
         case .inRange, .range, .unknown:
             return nil
         }

@@ -443,3 +443,62 @@ extension PredicateExpressions.Conditional: QueryTranslatable {
         }
     }
 }
+
+// Arithmetic in the predicate's own numeric type. `-50` reaches the store as a minus applied to
+// `50`, so a minus or an operation on constants becomes a constant here.
+
+extension PredicateExpressions.UnaryMinus: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped)
+        return { expression, translator in .negation(try wrapped(expression, translator), number) }
+    }
+}
+
+extension PredicateExpressions.Arithmetic: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs), op = Translations.reader(\Self.op)
+        return { expression, translator in
+            let operation: ArithmeticOperation
+            switch op(expression) {
+            case .add: operation = .add
+            case .subtract: operation = .subtract
+            case .multiply: operation = .multiply
+            @unknown default: return .unknown
+            }
+            return .arithmetic(try lhs(expression, translator), operation, try rhs(expression, translator), number)
+        }
+    }
+}
+
+extension PredicateExpressions.IntDivision: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.arithmetic(Output.self, .divide, lhs: \Self.lhs, rhs: \Self.rhs)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.arithmetic(Output.self, .remainder, lhs: \Self.lhs, rhs: \Self.rhs)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.arithmetic(Output.self, .divide, lhs: \Self.lhs, rhs: \Self.rhs)
+    }
+}
+
+extension Translations {
+    /// The translation of a `Parent` expression computing `lhs operation rhs` in `Output`.
+    static func arithmetic<Parent, Output, LHS, RHS>(
+        _ output: Output.Type, _ operation: ArithmeticOperation, lhs: KeyPath<Parent, LHS>, rhs: KeyPath<Parent, RHS>
+    ) -> Translation {
+        guard let number = QueryNumber(type: output) else { return { _, _ in .unknown } }
+        let lhs = operand(lhs), rhs = operand(rhs)
+        return { expression, translator in
+            .arithmetic(try lhs(expression, translator), operation, try rhs(expression, translator), number)
+        }
+    }
+}

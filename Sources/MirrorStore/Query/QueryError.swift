@@ -1,3 +1,5 @@
+import MirrorStoreEngine
+
 /// A query that cannot be answered as written.
 ///
 /// ```swift
@@ -27,12 +29,20 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
         /// A condition written as text nests parentheses, negations or links of a property path
         /// deeper than `limit`.
         case nestingTooDeep(limit: Int)
+        /// Testing the object of `typeName` stored under `key` computes `expression` in `type`,
+        /// which Swift's arithmetic traps on (an overflow, a division by zero): evaluating the
+        /// predicate in Swift would stop the program there, so the query throws instead.
+        case arithmeticTrap(typeName: String, key: String, expression: String, type: String)
     }
 
     /// What went wrong.
     public let kind: Kind
 
     init(_ kind: Kind) { self.kind = kind }
+
+    init(_ trap: ArithmeticTrap, typeName: String, key: StorageKey) {
+        kind = .arithmeticTrap(typeName: typeName, key: key.description, expression: trap.expression, type: trap.type)
+    }
 
     /// One sentence explaining the error.
     public var description: String {
@@ -51,6 +61,8 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
             "The condition has a syntax error at character \(offset): \(message)."
         case .nestingTooDeep(let limit):
             "The condition nests parentheses, negations or linked properties more than \(limit) levels deep."
+        case .arithmeticTrap(let typeName, let key, let expression, let type):
+            "Testing the \(typeName) with key \(key) computes \(expression) in \(type), which traps in Swift (an overflow or a division by zero), so the query throws instead."
         }
     }
 }

@@ -129,7 +129,7 @@ struct ConditionTester<Model: Persistable> {
         let record = try onRecords.record(bytes, key: key)
         var model: Model?
         for (index, predicate) in predicates.enumerated() {
-            switch try onRecords.isTrue(index, for: record) {
+            switch try onRecords.isTrue(index, for: record, key: key) {
             case true?: continue
             case false?: return false
             case nil:
