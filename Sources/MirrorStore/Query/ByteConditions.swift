@@ -2,21 +2,34 @@ import Foundation
 import MirrorStoreEngine
 
 /// Conditions compiled to run on a record's stored bytes where they lie: comparisons of the
-/// record's own single-value properties with constants, joined by `&&`, `||` and `!`.
+/// record's own single-value properties, or of arithmetic on its numeric ones
+/// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants, joined by `&&`, `||` and `!`.
 ///
 /// A scan then tests each record in the file's memory mapping with no copy, no projection and no
 /// value built per record, as SQLite tests a column in its page. Anything else (links, optionals,
 /// containers, text search, a property after a container in the record) keeps the general path:
 /// ``init(conditions:schema:)`` returns nil. The answers are those of the general evaluator:
 /// strings compare as Swift's `String` does (bytes only when both sides are ASCII, where the two
-/// agree), doubles as Swift's operators do (NaN matches no comparison).
+/// agree), doubles as Swift's operators do (NaN matches no comparison), and arithmetic computes
+/// through ``QueryNumber`` as the record evaluator does, throwing where Swift traps.
 final class ByteConditions {
     /// A test tree as the compiler builds it.
     private indirect enum Test {
         case compare(position: Int, Comparison, Constant)
+        /// A value computed in `number` from stored values and constants, compared with a constant.
+        case computed(Term, QueryNumber, Comparison, Constant)
         case and(Test, Test)
         case or(Test, Test)
         case not(Test)
+    }
+
+    /// A computed value as the compiler builds it.
+    private indirect enum Term {
+        case stored(position: Int)
+        /// A constant's bits (see ``QueryNumber``).
+        case constant(UInt64)
+        case compute(Term, ArithmeticOperation, Term)
+        case negate(Term)
     }
 
     private enum Comparison {
@@ -36,15 +49,32 @@ final class ByteConditions {
     /// One node of the flattened tree. Trivial, like everything the per-record loop touches, so
     /// evaluating retains nothing.
     private struct Node {
-        enum Operation { case compare, and, or, not }
+        enum Operation { case compare, computed, and, or, not }
         let operation: Operation
-        /// Children (indices in `nodes`) of `and`, `or` (both) and `not` (`first`).
+        /// Children (indices in `nodes`) of `and`, `or` (both) and `not` (`first`); for
+        /// `computed`, the step (in `steps`) that gives the value compared.
         let first: Int
         let second: Int
         /// For `compare`: which read value, how, and against which constant.
         let slot: Int
         let comparison: Comparison
         let constant: Int
+    }
+
+    /// One step of computing a value, trivially: a stored value read, a constant, or an
+    /// operation on earlier steps.
+    private struct Step {
+        enum Operation { case load, constant, compute, negate }
+        let operation: Operation
+        let arithmetic: ArithmeticOperation
+        let number: QueryNumber
+        /// Operands (indices in `steps`) of `compute` (both) and `negate` (`first`).
+        let first: Int
+        let second: Int
+        /// For `load`: which read value.
+        let slot: Int
+        /// For `constant`: its bits.
+        let bits: UInt64
     }
 
     /// A constant, trivially: numbers as bit patterns, strings as a span of `text`.
@@ -58,6 +88,7 @@ final class ByteConditions {
 
     // Buffers of their own rather than arrays, so that testing a record retains nothing.
     private let nodes: UnsafeMutableBufferPointer<Node>
+    private let steps: UnsafeMutableBufferPointer<Step>
     private let operands: UnsafeMutableBufferPointer<Operand>
     /// The UTF-8 of every string constant, one after another.
     private let text: UnsafeMutableBufferPointer<UInt8>
@@ -85,6 +116,7 @@ final class ByteConditions {
         var flattener = Flattener(slots: Dictionary(uniqueKeysWithValues: positions.enumerated().map { ($1, $0) }))
         _ = flattener.add(combined)
         nodes = Self.buffer(flattener.nodes)
+        steps = Self.buffer(flattener.steps)
         operands = Self.buffer(flattener.operands)
         text = Self.buffer(flattener.text)
         strings = flattener.strings
@@ -95,6 +127,7 @@ final class ByteConditions {
 
     deinit {
         nodes.deallocate()
+        steps.deallocate()
         operands.deallocate()
         text.deallocate()
         positions.deallocate()
@@ -110,6 +143,7 @@ final class ByteConditions {
     private struct Flattener {
         let slots: [Int: Int]
         var nodes: [Node] = []
+        var steps: [Step] = []
         var operands: [Operand] = []
         var text: [UInt8] = []
         var strings: [Int: String] = [:]
@@ -119,6 +153,9 @@ final class ByteConditions {
             case .compare(let position, let comparison, let constant):
                 nodes.append(Node(operation: .compare, first: 0, second: 0, slot: slots[position] ?? 0,
                                   comparison: comparison, constant: operand(constant)))
+            case .computed(let term, let number, let comparison, let constant):
+                let value = add(term, number)
+                nodes.append(Node(operation: .computed, first: value, second: 0, slot: 0, comparison: comparison, constant: operand(constant)))
             case .and(let lhs, let rhs):
                 let (first, second) = (add(lhs), add(rhs))
                 nodes.append(Node(operation: .and, first: first, second: second, slot: 0, comparison: .equal, constant: 0))
@@ -130,6 +167,24 @@ final class ByteConditions {
                 nodes.append(Node(operation: .not, first: first, second: 0, slot: 0, comparison: .equal, constant: 0))
             }
             return nodes.count - 1
+        }
+
+        private mutating func add(_ term: Term, _ number: QueryNumber) -> Int {
+            func step(_ operation: Step.Operation, _ arithmetic: ArithmeticOperation = .add, first: Int = 0, second: Int = 0,
+                      slot: Int = 0, bits: UInt64 = 0) -> Int {
+                steps.append(Step(operation: operation, arithmetic: arithmetic, number: number, first: first, second: second, slot: slot, bits: bits))
+                return steps.count - 1
+            }
+            switch term {
+            case .stored(let position): return step(.load, slot: slots[position] ?? 0)
+            case .constant(let bits): return step(.constant, bits: bits)
+            case .compute(let lhs, let arithmetic, let rhs):
+                let (first, second) = (add(lhs, number), add(rhs, number))
+                return step(.compute, arithmetic, first: first, second: second)
+            case .negate(let wrapped):
+                let first = add(wrapped, number)
+                return step(.negate, first: first)
+            }
         }
 
         private mutating func operand(_ constant: Constant) -> Int {
@@ -172,13 +227,25 @@ final class ByteConditions {
                     try cursor.skipSingleValue()
                     position += 1
                 }
-                let reading = Reading(bytes: bytes, offsets: offsets, nodes: UnsafeBufferPointer(nodes),
+                let reading = Reading(bytes: bytes, offsets: offsets, nodes: UnsafeBufferPointer(nodes), steps: UnsafeBufferPointer(steps),
                                       operands: UnsafeBufferPointer(operands), text: UnsafeRawBufferPointer(text))
                 return try reading.evaluate(nodes.count - 1, strings: strings)
             }
         } catch let failure as DecodeFailure {
             throw StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
+        } catch let failure as TestFailure {
+            switch failure {
+            case .decode(let failure): throw StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
+            case .trap(let trap): throw QueryError(trap, typeName: typeName, key: key)
+            }
         }
+    }
+
+    /// What testing a record can fail with: bytes that do not decode, or arithmetic on which
+    /// Swift traps.
+    private enum TestFailure: Error {
+        case decode(DecodeFailure)
+        case trap(ArithmeticTrap)
     }
 
     /// What evaluating one record reads, as buffers.
@@ -186,10 +253,11 @@ final class ByteConditions {
         let bytes: UnsafeRawBufferPointer
         let offsets: UnsafeMutableBufferPointer<Int>
         let nodes: UnsafeBufferPointer<Node>
+        let steps: UnsafeBufferPointer<Step>
         let operands: UnsafeBufferPointer<Operand>
         let text: UnsafeRawBufferPointer
 
-        func evaluate(_ index: Int, strings: [Int: String]) throws(DecodeFailure) -> Bool {
+        func evaluate(_ index: Int, strings: [Int: String]) throws(TestFailure) -> Bool {
             let node = nodes[index]
             switch node.operation {
             case .and:
@@ -202,8 +270,88 @@ final class ByteConditions {
                 return try !evaluate(node.first, strings: strings)
             case .compare:
                 var cursor = RawCursor(bytes, at: offsets[node.slot])
-                return try compare(&cursor, node.comparison, operands[node.constant], constant: node.constant, strings: strings)
+                do {
+                    return try compare(&cursor, node.comparison, operands[node.constant], constant: node.constant, strings: strings)
+                } catch {
+                    throw .decode(error)
+                }
+            case .computed:
+                return holds(node.comparison, bits: try value(of: node.first), operands[node.constant])
             }
+        }
+
+        /// The value step `index` computes, as bits (see ``QueryNumber``): operands left to
+        /// right, as Swift evaluates them.
+        private func value(of index: Int) throws(TestFailure) -> UInt64 {
+            let step = steps[index]
+            switch step.operation {
+            case .constant:
+                return step.bits
+            case .load:
+                var cursor = RawCursor(bytes, at: offsets[step.slot])
+                do {
+                    return try Self.load(&cursor, step.number)
+                } catch {
+                    throw .decode(error)
+                }
+            case .negate:
+                let value = try value(of: step.first)
+                guard let result = step.number.negate(value) else { throw .trap(step.number.negationTrap(value)) }
+                return result
+            case .compute:
+                let (lhs, rhs) = (try value(of: step.first), try value(of: step.second))
+                guard let result = step.number.apply(step.arithmetic, lhs, rhs) else { throw .trap(step.number.trap(step.arithmetic, lhs, rhs)) }
+                return result
+            }
+        }
+
+        /// A stored value of `number`'s type, as bits.
+        private static func load(_ cursor: inout RawCursor, _ number: QueryNumber) throws(DecodeFailure) -> UInt64 {
+            let start = cursor.position
+            let tag = try cursor.byte()
+            switch number.representation {
+            case .signed(let min, let max):
+                guard tag == ValueTag.int.rawValue else { break }
+                let value = ByteWriter.unzigzag(try cursor.varint())
+                guard value >= min, value <= max else { throw DecodeFailure(offset: start, reason: "\(value) is out of the range of \(number.kind)") }
+                return UInt64(bitPattern: value)
+            case .unsigned(let max):
+                guard tag == ValueTag.uint.rawValue else { break }
+                let value = try cursor.varint()
+                guard value <= max else { throw DecodeFailure(offset: start, reason: "\(value) is out of the range of \(number.kind)") }
+                return value
+            case .float:
+                guard tag == ValueTag.float.rawValue else { break }
+                return Double(Float(bitPattern: try cursor.uint32())).bitPattern
+            case .double:
+                guard tag == ValueTag.double.rawValue else { break }
+                return try cursor.uint64()
+            }
+            throw DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for \(number.kind)")
+        }
+
+        /// Whether a computed value (`bits`) and a constant of its kind are in `comparison`.
+        private func holds(_ comparison: Comparison, bits: UInt64, _ operand: Operand) -> Bool {
+            let order: ComparisonResult
+            switch operand.kind {
+            case .int:
+                let (value, constant) = (Int64(bitPattern: bits), Int64(bitPattern: operand.bits))
+                order = value < constant ? .orderedAscending : (value == constant ? .orderedSame : .orderedDescending)
+            case .uint:
+                order = bits < operand.bits ? .orderedAscending : (bits == operand.bits ? .orderedSame : .orderedDescending)
+            case .bool, .string:
+                // No computed value has these kinds: the compiler makes numbers only.
+                return false
+            case .double:
+                let (value, constant) = (Double(bitPattern: bits), Double(bitPattern: operand.bits))
+                // NaN is neither equal nor ordered: only `!=` holds, as Swift's operators answer.
+                if value.isNaN || constant.isNaN {
+                    if case .notEqual = comparison { return true }
+                    return false
+                }
+                order = value < constant ? .orderedAscending : (value == constant ? .orderedSame : .orderedDescending)
+            }
+            return holds(comparison, order)
         }
 
         private func compare(
@@ -320,14 +468,55 @@ final class ByteConditions {
             _ lhs: QueryNode, _ rhs: QueryNode, root: PredicateExpressions.VariableID, comparison: (_ swapped: Bool) -> Comparison
         ) -> Test? {
             let (member, other, swapped): (QueryNode, QueryNode, Bool) = if case .constant = lhs { (rhs, lhs, true) } else { (lhs, rhs, false) }
-            guard case .member(.variable(let variable), _, let position, let memberType) = member, variable == root,
-                  memberType == schema.typeName, schema.properties.indices.contains(position),
-                  case .constant(let value) = other,
+            guard case .constant(let value) = other else { return nil }
+            if let number = Self.number(computedBy: member) {
+                guard let term = term(member, number, root: root), let bits = number.bits(of: value) else { return nil }
+                let constant: Constant = switch number.representation {
+                case .signed: .int(Int64(bitPattern: bits))
+                case .unsigned: .uint(bits)
+                case .float, .double: .double(Double(bitPattern: bits))
+                }
+                return .computed(term, number, comparison(swapped), constant)
+            }
+            guard let position = storedPosition(member, root: root),
                   let constant = Self.constant(value, for: schema.properties[position].kind) else { return nil }
             let comparison = comparison(swapped)
             if case .bool = constant, case .ordered = comparison { return nil }
             positions.insert(position)
             return .compare(position: position, comparison, constant)
+        }
+
+        /// The schema position of a property the node reads from the record itself.
+        private func storedPosition(_ node: QueryNode, root: PredicateExpressions.VariableID) -> Int? {
+            guard case .member(.variable(let variable), _, let position, let memberType) = node, variable == root,
+                  memberType == schema.typeName, schema.properties.indices.contains(position) else { return nil }
+            return position
+        }
+
+        private static func number(computedBy node: QueryNode) -> QueryNumber? {
+            switch node {
+            case .compute(_, _, _, let number), .negate(_, let number): number
+            default: nil
+            }
+        }
+
+        /// Arithmetic in `number` on the record's own values of that type and constants.
+        private mutating func term(_ node: QueryNode, _ number: QueryNumber, root: PredicateExpressions.VariableID) -> Term? {
+            switch node {
+            case .constant(let value):
+                return number.bits(of: value).map(Term.constant)
+            case .compute(let lhs, let operation, let rhs, let type):
+                guard type == number, let left = term(lhs, number, root: root), let right = term(rhs, number, root: root) else { return nil }
+                return .compute(left, operation, right)
+            case .negate(let wrapped, let type):
+                guard type == number else { return nil }
+                return term(wrapped, number, root: root).map(Term.negate)
+            default:
+                guard let position = storedPosition(node, root: root),
+                      QueryNumber(kind: schema.properties[position].kind) == number else { return nil }
+                positions.insert(position)
+                return .stored(position: position)
+            }
         }
 
         /// The constant as the property's stored values compare with it, when they can.

@@ -95,6 +95,52 @@ struct QueryPlanTests {
         #expect(computed.plan.filter == .recordsThenModels)
     }
 
+    @Test("Negative literals are constants: an index or the stored bytes answer them, not the models")
+    func negativeLiterals() throws {
+        let (store, heroes) = try Self.world()
+        // The macro writes `-50` as a minus applied to 50.
+        let indexed = try Self.compare(store, heroes, #Predicate { $0.age > -50 && $0.age < 30 })
+        #expect(indexed.plan.access == .index(name: "QueryHero.age", range: "> -50 and < 30"))
+        #expect(indexed.plan.filter == .none)
+        let below = try Self.compare(store, heroes, #Predicate { $0.age < -50 })
+        #expect(below.plan.access == .index(name: "QueryHero.age", range: "< -50"))
+        let zero = try Self.compare(store, heroes, #Predicate { $0.rating == -0.0 || $0.rating < -1.5 })
+        #expect(!zero.isEmpty, "-0.0 == 0.0, as Swift answers")
+        #expect(zero.plan.access == .scan(typeName: "QueryHero") && zero.plan.filter == .storedBytes, "\(zero.plan)")
+        let coalesced = try Self.compare(store, heroes, #Predicate { ($0.realName?.count ?? -1) > 3 })
+        #expect(coalesced.plan.filter == .records)
+        let captured = 7.0
+        let negatedCapture = try Self.compare(store, heroes, #Predicate { $0.rating > -captured })
+        #expect(negatedCapture.plan.filter == .storedBytes)
+    }
+
+    @Test("Arithmetic on stored numbers is decided on the stored bytes, or on records through links")
+    func arithmetic() throws {
+        let (store, heroes) = try Self.world()
+        func onBytes(_ results: Results<QueryHero>) -> Bool {
+            results.plan.access == .scan(typeName: "QueryHero") && results.plan.filter == .storedBytes
+        }
+        let doubled = try Self.compare(store, heroes, #Predicate { $0.rating * 2 > 150 })
+        #expect(onBytes(doubled), "\(doubled.plan)")
+        let shifted = try Self.compare(store, heroes, #Predicate { $0.age + 1 == 31 })
+        #expect(onBytes(shifted), "\(shifted.plan)")
+        #expect(!shifted.isEmpty)
+        let difference = try Self.compare(store, heroes, #Predicate { $0.age - $0.identifier > 0 || -$0.rating > -10 })
+        #expect(onBytes(difference), "\(difference.plan)")
+        let divided = try Self.compare(store, heroes, #Predicate { $0.age / 7 == 4 && $0.age % 7 == 1 })
+        #expect(onBytes(divided), "\(divided.plan)")
+        let ratio = try Self.compare(store, heroes, #Predicate { $0.rating / 4 <= 2.5 })
+        #expect(onBytes(ratio), "\(ratio.plan)")
+        let linked = try Self.compare(store, heroes, #Predicate { $0.dogs.contains { $0.age * 3 > 40 } })
+        #expect(linked.plan.filter == .records)
+        // Integer arithmetic may trap in Swift, so a condition after it does not narrow by an index.
+        let after = try Self.compare(store, heroes, #Predicate { $0.age + 1 > 50 && $0.name == "Thor" })
+        #expect(after.plan.access == .scan(typeName: "QueryHero"))
+        let before = try Self.compare(store, heroes, #Predicate { $0.name == "Thor" && $0.age + 1 > 50 })
+        #expect(before.plan.indexName == "QueryHero.name")
+        #expect(before.plan.filter == .records)
+    }
+
     @Test("A sort by an indexed property reads the index in order; others sort")
     func sortsUseTheIndex() throws {
         let (store, heroes) = try Self.world()
