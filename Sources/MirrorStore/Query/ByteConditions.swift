@@ -3,7 +3,8 @@ import MirrorStoreEngine
 
 /// Conditions compiled to run on a record's stored bytes where they lie: comparisons of the
 /// record's own single-value properties, or of arithmetic on its numeric ones
-/// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants, joined by `&&`, `||` and `!`.
+/// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants or constant ranges, joined by `&&`,
+/// `||` and `!`.
 ///
 /// A scan then tests each record in the file's memory mapping with no copy, no projection and no
 /// value built per record, as SQLite tests a column in its page. Anything else (links, optionals,
@@ -458,6 +459,14 @@ final class ByteConditions {
                 return leaf(lhs, rhs, root: root) { _ in .notEqual }
             case .compare(let lhs, let comparison, let rhs):
                 return leaf(lhs, rhs, root: root) { swapped in .ordered(swapped ? comparison.mirrored : comparison) }
+            case .inRange(.range(.constant(let lower), .constant(let upper), let isClosed), let element):
+                // Two comparisons, as the record evaluator decides a range; only for bounds in
+                // order (Swift traps on others, or throws for a half-open range).
+                guard case .bool(true)? = ConditionEvaluator.compare(lower, .lessThanOrEqual, upper),
+                      let above = leaf(element, .constant(lower), root: root, comparison: { _ in .ordered(.greaterThanOrEqual) }),
+                      let below = leaf(element, .constant(upper), root: root, comparison: { _ in .ordered(isClosed ? .lessThanOrEqual : .lessThan) })
+                else { return nil }
+                return .and(above, below)
             default:
                 return nil
             }

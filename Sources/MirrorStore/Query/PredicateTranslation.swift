@@ -173,6 +173,31 @@ extension Set: CountedContainer {
     }
 }
 
+/// Ranges a predicate captures whole (`let adults = 18...64`, then `adults.contains($0.age)`):
+/// their bounds are constants, as in a range the predicate writes out.
+protocol CapturedRange {
+    var translation: QueryNode { get }
+}
+
+extension ClosedRange: CapturedRange {
+    var translation: QueryNode { Self.range(lowerBound, upperBound, isClosed: true) }
+}
+
+extension Range: CapturedRange {
+    var translation: QueryNode { Self.range(lowerBound, upperBound, isClosed: false) }
+}
+
+extension RangeExpression {
+    /// `lower...upper` or `lower..<upper` of constants; ``QueryNode/unknown`` for bounds with no
+    /// record form or an order of their own (see ``OwnOrder``), which the models decide.
+    fileprivate static func range(_ lower: Bound, _ upper: Bound, isClosed: Bool) -> QueryNode {
+        guard !OwnOrder.applies(to: Bound.self), let lower = QueryValue(constant: lower), let upper = QueryValue(constant: upper) else {
+            return .unknown
+        }
+        return .range(lower: .constant(lower), upper: .constant(upper), isClosed: isClosed)
+    }
+}
+
 /// Collections whose `==` ignores the order they list their elements in. Their values reach a
 /// query as lists in that order (a set's depends on its capacity and history), so `==` on them
 /// becomes ``QueryNode/sameElements(_:_:)``.
@@ -248,6 +273,10 @@ enum KeyPathNames {
 
 extension PredicateExpressions.Value: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        if Output.self is any CapturedRange.Type {
+            let range = Translations.reader(\Self.value)
+            return { expression, _ in (range(expression) as? any CapturedRange)?.translation ?? .unknown }
+        }
         let value = Translations.reader(\Self.value), convert = QueryValue.constantConversion(for: Output.self)
         return { expression, _ in convert(value(expression)).map(QueryNode.constant) ?? .unknown }
     }

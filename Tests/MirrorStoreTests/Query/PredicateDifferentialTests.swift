@@ -189,6 +189,8 @@ struct PredicateDifferentialTests {
         let infinity = Double.infinity, zero = 0.0, otherWord = k.otherWord, lowAmount = k.lowAmount, highAmount = k.highAmount
         let spot = k.spot, noWords = Set<String>(), noBytes = Data(), largest = Int.max, smallest = Int.min, top = UInt64.max
         let composed = "\u{C9}lodie", decomposed = "E\u{301}lodie", calm = DiffMood.calm, floatInfinity = Float.infinity
+        let span = low...high, openSpan = low..<high, textSpan = min(text, otherText)...max(text, otherText), momentSpan = moment..<later
+        let prioritySpan = priority...otherPriority
         return [
             // Strings, scanned and indexed.
             ("text == t", #Predicate { $0.text == text }),
@@ -559,6 +561,12 @@ struct PredicateDifferentialTests {
             ("big > 0 && big - 1 >= b", #Predicate { $0.big > 0 && $0.big - 1 >= big }),
             ("small in -64..<64 && small * 2 > s", #Predicate { $0.small >= -64 && $0.small < 64 && $0.small * 2 > small }),
             ("amount * 2 > a (Decimal, on models)", #Predicate { $0.amount * 2 > amount }),
+            // Ranges captured whole.
+            ("captured low...high contains number", #Predicate { span.contains($0.number) }),
+            ("captured low..<high contains indexedNumber", #Predicate { openSpan.contains($0.indexedNumber) }),
+            ("captured t...t contains indexedText", #Predicate { textSpan.contains($0.indexedText) }),
+            ("captured d..<e contains moment", #Predicate { momentSpan.contains($0.moment) }),
+            ("captured p...q contains priority (an order of its own)", #Predicate { prioritySpan.contains($0.priority) }),
         ]
     }
 

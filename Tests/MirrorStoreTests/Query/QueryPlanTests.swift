@@ -141,6 +141,21 @@ struct QueryPlanTests {
         #expect(before.plan.filter == .records)
     }
 
+    @Test("A range captured whole reads the index, or is tested on the stored bytes")
+    func capturedRangesAndRawValues() throws {
+        let (store, heroes) = try Self.world()
+        let adults = 18...64, teens = 13..<20
+        let closed = try Self.compare(store, heroes, #Predicate { adults.contains($0.age) })
+        #expect(closed.plan.access == .index(name: "QueryHero.age", range: "in 18...64"))
+        #expect(closed.plan.filter == .none)
+        let open = try Self.compare(store, heroes, #Predicate { teens.contains($0.age) && $0.rating > 10 })
+        #expect(open.plan.indexName == "QueryHero.age")
+        #expect(open.plan.filter == .records)
+        let ratings = 10.0...20.0
+        let unindexed = try Self.compare(store, heroes, #Predicate { ratings.contains($0.rating) })
+        #expect(unindexed.plan.access == .scan(typeName: "QueryHero") && unindexed.plan.filter == .storedBytes, "\(unindexed.plan)")
+    }
+
     @Test("A sort by an indexed property reads the index in order; others sort")
     func sortsUseTheIndex() throws {
         let (store, heroes) = try Self.world()
