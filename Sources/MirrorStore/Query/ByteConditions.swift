@@ -47,19 +47,53 @@ final class ByteConditions {
         case string(String)
     }
 
-    /// One node of the flattened tree. Trivial, like everything the per-record loop touches, so
-    /// evaluating retains nothing.
+    /// One node of the flattened tree. Trivial and small, like everything the per-record loop
+    /// touches, so evaluating retains nothing and a comparison is a load, a decode and a mask.
     private struct Node {
-        enum Operation { case compare, computed, and, or, not }
+        enum Operation: UInt8 {
+            /// A stored value of the kind named compared with the node's constant.
+            case bool, int, uint, double, string
+            /// A computed value compared with the node's constant (`double` or `int`/`uint` bits).
+            case computedSigned, computedUnsigned, computedDouble
+            case and, or, not
+        }
         let operation: Operation
-        /// Children (indices in `nodes`) of `and`, `or` (both) and `not` (`first`); for
-        /// `computed`, the step (in `steps`) that gives the value compared.
-        let first: Int
-        let second: Int
-        /// For `compare`: which read value, how, and against which constant.
-        let slot: Int
-        let comparison: Comparison
-        let constant: Int
+        /// The orders that satisfy a comparison (``Order``).
+        let accepts: UInt8
+        /// For a string: whether the constant is ASCII.
+        let isASCII: Bool
+        /// For a stored comparison: which read value.
+        let slot: Int32
+        /// Children (indices in `nodes`) of `and`, `or` (both) and `not` (`first`); for a computed
+        /// comparison, the step (in `steps`) that gives the value; for a string, its span of `text`.
+        let first: Int32
+        let second: Int32
+        /// A number's bits (see ``QueryNumber``), a bool as 0 or 1, a string's index in `strings`.
+        let bits: UInt64
+    }
+
+    /// How a value stands to a constant, as one bit each, so a comparison is a mask of them.
+    private enum Order {
+        static let less: UInt8 = 1, equal: UInt8 = 2, greater: UInt8 = 4
+        /// NaN against anything: only `!=` holds, as Swift's operators answer.
+        static let unordered: UInt8 = 8
+
+        static func accepted(by comparison: Comparison) -> UInt8 {
+            switch comparison {
+            case .equal: equal
+            case .notEqual: less | greater | unordered
+            case .ordered(.lessThan): less
+            case .ordered(.lessThanOrEqual): less | equal
+            case .ordered(.greaterThan): greater
+            case .ordered(.greaterThanOrEqual): greater | equal
+            }
+        }
+
+        /// For numbers; NaN is neither less, equal nor greater.
+        @inline(__always)
+        static func of<Value: Comparable>(_ value: Value, _ constant: Value) -> UInt8 {
+            value < constant ? less : (value == constant ? equal : (value > constant ? greater : unordered))
+        }
     }
 
     /// One step of computing a value, trivially: a stored value read, a constant, or an
@@ -78,23 +112,13 @@ final class ByteConditions {
         let bits: UInt64
     }
 
-    /// A constant, trivially: numbers as bit patterns, strings as a span of `text`.
-    private struct Operand {
-        enum Kind { case bool, int, uint, double, string }
-        let kind: Kind
-        let bits: UInt64
-        let text: Range<Int>
-        let isASCII: Bool
-    }
-
     // Buffers of their own rather than arrays, so that testing a record retains nothing.
     private let nodes: UnsafeMutableBufferPointer<Node>
     private let steps: UnsafeMutableBufferPointer<Step>
-    private let operands: UnsafeMutableBufferPointer<Operand>
     /// The UTF-8 of every string constant, one after another.
     private let text: UnsafeMutableBufferPointer<UInt8>
     /// The string constants themselves, for stored text that is not ASCII.
-    private let strings: [Int: String]
+    private let strings: [String]
     /// The schema positions the tests read, ascending; a node's `slot` indexes this.
     private let positions: UnsafeMutableBufferPointer<Int>
     private let propertyCount: Int
@@ -118,7 +142,6 @@ final class ByteConditions {
         _ = flattener.add(combined)
         nodes = Self.buffer(flattener.nodes)
         steps = Self.buffer(flattener.steps)
-        operands = Self.buffer(flattener.operands)
         text = Self.buffer(flattener.text)
         strings = flattener.strings
         self.positions = Self.buffer(positions)
@@ -129,7 +152,6 @@ final class ByteConditions {
     deinit {
         nodes.deallocate()
         steps.deallocate()
-        operands.deallocate()
         text.deallocate()
         positions.deallocate()
     }
@@ -145,29 +167,42 @@ final class ByteConditions {
         let slots: [Int: Int]
         var nodes: [Node] = []
         var steps: [Step] = []
-        var operands: [Operand] = []
         var text: [UInt8] = []
-        var strings: [Int: String] = [:]
+        var strings: [String] = []
 
         mutating func add(_ test: Test) -> Int {
             switch test {
             case .compare(let position, let comparison, let constant):
-                nodes.append(Node(operation: .compare, first: 0, second: 0, slot: slots[position] ?? 0,
-                                  comparison: comparison, constant: operand(constant)))
+                let (operation, bits, span, isASCII) = self.constant(constant)
+                node(operation, accepts: Order.accepted(by: comparison), isASCII: isASCII, slot: slots[position] ?? 0,
+                     first: span.lowerBound, second: span.upperBound, bits: bits)
             case .computed(let term, let number, let comparison, let constant):
                 let value = add(term, number)
-                nodes.append(Node(operation: .computed, first: value, second: 0, slot: 0, comparison: comparison, constant: operand(constant)))
+                let operation: Node.Operation = switch number.representation {
+                case .signed: .computedSigned
+                case .unsigned: .computedUnsigned
+                case .float, .double: .computedDouble
+                }
+                node(operation, accepts: Order.accepted(by: comparison), first: value, bits: self.constant(constant).bits)
             case .and(let lhs, let rhs):
                 let (first, second) = (add(lhs), add(rhs))
-                nodes.append(Node(operation: .and, first: first, second: second, slot: 0, comparison: .equal, constant: 0))
+                node(.and, first: first, second: second)
             case .or(let lhs, let rhs):
                 let (first, second) = (add(lhs), add(rhs))
-                nodes.append(Node(operation: .or, first: first, second: second, slot: 0, comparison: .equal, constant: 0))
+                node(.or, first: first, second: second)
             case .not(let wrapped):
                 let first = add(wrapped)
-                nodes.append(Node(operation: .not, first: first, second: 0, slot: 0, comparison: .equal, constant: 0))
+                node(.not, first: first)
             }
             return nodes.count - 1
+        }
+
+        private mutating func node(
+            _ operation: Node.Operation, accepts: UInt8 = 0, isASCII: Bool = true, slot: Int = 0, first: Int = 0, second: Int = 0, bits: UInt64 = 0
+        ) {
+            // Indices and spans of one query's nodes and constants, far below Int32's range.
+            nodes.append(Node(operation: operation, accepts: accepts, isASCII: isASCII, slot: Int32(truncatingIfNeeded: slot),
+                              first: Int32(truncatingIfNeeded: first), second: Int32(truncatingIfNeeded: second), bits: bits))
         }
 
         private mutating func add(_ term: Term, _ number: QueryNumber) -> Int {
@@ -188,33 +223,33 @@ final class ByteConditions {
             }
         }
 
-        private mutating func operand(_ constant: Constant) -> Int {
-            let none = 0..<0
+        /// The node kind of a constant, and its bits or its text.
+        private mutating func constant(_ constant: Constant) -> (Node.Operation, bits: UInt64, text: Range<Int>, isASCII: Bool) {
             switch constant {
-            case .bool(let value): operands.append(Operand(kind: .bool, bits: value ? 1 : 0, text: none, isASCII: true))
-            case .int(let value): operands.append(Operand(kind: .int, bits: UInt64(bitPattern: value), text: none, isASCII: true))
-            case .uint(let value): operands.append(Operand(kind: .uint, bits: value, text: none, isASCII: true))
-            case .double(let value): operands.append(Operand(kind: .double, bits: value.bitPattern, text: none, isASCII: true))
+            case .bool(let value): return (.bool, value ? 1 : 0, 0..<0, true)
+            case .int(let value): return (.int, UInt64(bitPattern: value), 0..<0, true)
+            case .uint(let value): return (.uint, value, 0..<0, true)
+            case .double(let value): return (.double, value.bitPattern, 0..<0, true)
             case .string(let value):
                 let start = text.count
                 text.append(contentsOf: value.utf8)
-                strings[operands.count] = value
-                operands.append(Operand(kind: .string, bits: 0, text: start..<text.count, isASCII: value.utf8.allSatisfy { $0 < 0x80 }))
+                strings.append(value)
+                return (.string, UInt64(strings.count - 1), start..<text.count, value.utf8.allSatisfy { $0 < 0x80 })
             }
-            return operands.count - 1
         }
     }
 
     /// Whether the record stored as `bytes` satisfies every condition.
     ///
-    /// - Throws: ``StoreError`` naming the record when its bytes do not decode.
+    /// - Throws: ``StoreError`` naming the record when its bytes do not decode;
+    ///   ``QueryError`` where arithmetic traps in Swift.
     func matches(_ bytes: UnsafeRawBufferPointer, key: StorageKey) throws -> Bool {
         do {
-            return try withUnsafeTemporaryAllocation(of: Int.self, capacity: positions.count) { offsets in
+            return try withUnsafeTemporaryAllocation(of: Int.self, capacity: positions.count) { offsets throws(TestFailure) in
                 var cursor = RawCursor(bytes)
-                let count = try cursor.varint()
+                let count = try cursor.varint().mapError(TestFailure.decode).get()
                 guard count == UInt64(propertyCount) else {
-                    throw DecodeFailure(offset: 0, reason: "\(count) values for the \(propertyCount) properties of \(typeName)")
+                    throw .decode(DecodeFailure(offset: 0, reason: "\(count) values for the \(propertyCount) properties of \(typeName)"))
                 }
                 var slot = 0
                 var position = 0
@@ -225,17 +260,16 @@ final class ByteConditions {
                         // The last value tested is read by its test, which checks its bounds.
                         if slot == positions.count { break }
                     }
-                    try cursor.skipSingleValue()
+                    let start = cursor.position
+                    guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
                     position += 1
                 }
                 let reading = Reading(bytes: bytes, offsets: offsets, nodes: UnsafeBufferPointer(nodes), steps: UnsafeBufferPointer(steps),
-                                      operands: UnsafeBufferPointer(operands), text: UnsafeRawBufferPointer(text))
+                                      text: UnsafeRawBufferPointer(text))
                 return try reading.evaluate(nodes.count - 1, strings: strings)
             }
-        } catch let failure as DecodeFailure {
-            throw StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
-        } catch let failure as TestFailure {
-            switch failure {
+        } catch {
+            switch error {
             case .decode(let failure): throw StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
             case .trap(let trap): throw QueryError(trap, typeName: typeName, key: key)
             }
@@ -255,30 +289,86 @@ final class ByteConditions {
         let offsets: UnsafeMutableBufferPointer<Int>
         let nodes: UnsafeBufferPointer<Node>
         let steps: UnsafeBufferPointer<Step>
-        let operands: UnsafeBufferPointer<Operand>
         let text: UnsafeRawBufferPointer
 
-        func evaluate(_ index: Int, strings: [Int: String]) throws(TestFailure) -> Bool {
+        func evaluate(_ index: Int, strings: [String]) throws(TestFailure) -> Bool {
             let node = nodes[index]
             switch node.operation {
             case .and:
-                guard try evaluate(node.first, strings: strings) else { return false }
-                return try evaluate(node.second, strings: strings)
+                guard try evaluate(Int(node.first), strings: strings) else { return false }
+                return try evaluate(Int(node.second), strings: strings)
             case .or:
-                if try evaluate(node.first, strings: strings) { return true }
-                return try evaluate(node.second, strings: strings)
+                if try evaluate(Int(node.first), strings: strings) { return true }
+                return try evaluate(Int(node.second), strings: strings)
             case .not:
-                return try !evaluate(node.first, strings: strings)
-            case .compare:
-                var cursor = RawCursor(bytes, at: offsets[node.slot])
-                do {
-                    return try compare(&cursor, node.comparison, operands[node.constant], constant: node.constant, strings: strings)
-                } catch {
-                    throw .decode(error)
-                }
-            case .computed:
-                return holds(node.comparison, bits: try value(of: node.first), operands[node.constant])
+                return try !evaluate(Int(node.first), strings: strings)
+            case .computedSigned:
+                return node.accepts & Order.of(Int64(bitPattern: try value(of: Int(node.first))), Int64(bitPattern: node.bits)) != 0
+            case .computedUnsigned:
+                return node.accepts & Order.of(try value(of: Int(node.first)), node.bits) != 0
+            case .computedDouble:
+                return node.accepts & Order.of(Double(bitPattern: try value(of: Int(node.first))), Double(bitPattern: node.bits)) != 0
+            case .bool, .int, .uint, .double, .string:
+                var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
+                return node.accepts & (try order(&cursor, node, strings: strings).get()) != 0
             }
+        }
+
+        /// How the stored value at `cursor` stands to the node's constant.
+        @inline(__always)
+        private func order(_ cursor: inout RawCursor, _ node: Node, strings: [String]) -> Result<UInt8, TestFailure> {
+            let start = cursor.position
+            guard let tag = cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
+            switch node.operation {
+            case .bool:
+                guard tag == ValueTag.true.rawValue || tag == ValueTag.false.rawValue else { return mismatch(tag, at: start) }
+                return .success((tag == ValueTag.true.rawValue) == (node.bits == 1) ? Order.equal : Order.less)
+            case .int:
+                guard tag == ValueTag.int.rawValue else { return mismatch(tag, at: start) }
+                return cursor.varint().map { Order.of(RawCursor.unzigzag($0), Int64(bitPattern: node.bits)) }.mapError(TestFailure.decode)
+            case .uint:
+                guard tag == ValueTag.uint.rawValue else { return mismatch(tag, at: start) }
+                return cursor.varint().map { Order.of($0, node.bits) }.mapError(TestFailure.decode)
+            case .double:
+                let stored: Double
+                switch tag {
+                case ValueTag.double.rawValue, ValueTag.date.rawValue:
+                    guard let bits = cursor.uint64() else { return .failure(.decode(cursor.endFailure())) }
+                    stored = Double(bitPattern: bits)
+                case ValueTag.float.rawValue:
+                    guard let bits = cursor.uint32() else { return .failure(.decode(cursor.endFailure())) }
+                    stored = Double(Float(bitPattern: bits))
+                default: return mismatch(tag, at: start)
+                }
+                return .success(Order.of(stored, Double(bitPattern: node.bits)))
+            case .string:
+                guard tag == ValueTag.string.rawValue else { return mismatch(tag, at: start) }
+                let stored: UnsafeRawBufferPointer
+                switch cursor.lengthPrefixed() {
+                case .success(let bytes): stored = bytes
+                case .failure(let failure): return .failure(.decode(failure))
+                }
+                if node.isASCII, let order = Self.asciiOrder(stored, UnsafeRawBufferPointer(rebasing: text[Int(node.first)..<Int(node.second)])) {
+                    return .success(order)
+                }
+                return Self.textOrder(stored, strings[Int(node.bits)], at: start)
+            default:
+                return mismatch(tag, at: start)
+            }
+        }
+
+        @inline(never)
+        private func mismatch(_ tag: UInt8, at start: Int) -> Result<UInt8, TestFailure> {
+            .failure(.decode(DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for another kind")))
+        }
+
+        /// `String` order, for text that is not ASCII.
+        @inline(never)
+        private static func textOrder(_ stored: UnsafeRawBufferPointer, _ constant: String, at start: Int) -> Result<UInt8, TestFailure> {
+            guard let stored = String(validating: stored, as: UTF8.self) else {
+                return .failure(.decode(DecodeFailure(offset: start, reason: "a string is not valid UTF-8")))
+            }
+            return .success(stored < constant ? Order.less : (stored == constant ? Order.equal : Order.greater))
         }
 
         /// The value step `index` computes, as bits (see ``QueryNumber``): operands left to
@@ -290,11 +380,7 @@ final class ByteConditions {
                 return step.bits
             case .load:
                 var cursor = RawCursor(bytes, at: offsets[step.slot])
-                do {
-                    return try Self.load(&cursor, step.number)
-                } catch {
-                    throw .decode(error)
-                }
+                return try Self.load(&cursor, step.number).mapError(TestFailure.decode).get()
             case .negate:
                 let value = try value(of: step.first)
                 guard let result = step.number.negate(value) else { throw .trap(step.number.negationTrap(value)) }
@@ -307,109 +393,37 @@ final class ByteConditions {
         }
 
         /// A stored value of `number`'s type, as bits.
-        private static func load(_ cursor: inout RawCursor, _ number: QueryNumber) throws(DecodeFailure) -> UInt64 {
+        private static func load(_ cursor: inout RawCursor, _ number: QueryNumber) -> Result<UInt64, DecodeFailure> {
             let start = cursor.position
-            let tag = try cursor.byte()
+            guard let tag = cursor.byte() else { return .failure(cursor.endFailure()) }
             switch number.representation {
             case .signed(let min, let max):
                 guard tag == ValueTag.int.rawValue else { break }
-                let value = ByteWriter.unzigzag(try cursor.varint())
-                guard value >= min, value <= max else { throw DecodeFailure(offset: start, reason: "\(value) is out of the range of \(number.kind)") }
-                return UInt64(bitPattern: value)
+                return cursor.varint().flatMap { bits in
+                    let value = RawCursor.unzigzag(bits)
+                    guard value >= min, value <= max else { return .failure(outOfRange(value, number, at: start)) }
+                    return .success(UInt64(bitPattern: value))
+                }
             case .unsigned(let max):
                 guard tag == ValueTag.uint.rawValue else { break }
-                let value = try cursor.varint()
-                guard value <= max else { throw DecodeFailure(offset: start, reason: "\(value) is out of the range of \(number.kind)") }
-                return value
+                return cursor.varint().flatMap { value in
+                    value <= max ? .success(value) : .failure(outOfRange(value, number, at: start))
+                }
             case .float:
                 guard tag == ValueTag.float.rawValue else { break }
-                return Double(Float(bitPattern: try cursor.uint32())).bitPattern
+                guard let bits = cursor.uint32() else { return .failure(cursor.endFailure()) }
+                return .success(Double(Float(bitPattern: bits)).bitPattern)
             case .double:
                 guard tag == ValueTag.double.rawValue else { break }
-                return try cursor.uint64()
+                guard let bits = cursor.uint64() else { return .failure(cursor.endFailure()) }
+                return .success(bits)
             }
-            throw DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for \(number.kind)")
+            return .failure(DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for \(number.kind)"))
         }
 
-        /// Whether a computed value (`bits`) and a constant of its kind are in `comparison`.
-        private func holds(_ comparison: Comparison, bits: UInt64, _ operand: Operand) -> Bool {
-            let order: ComparisonResult
-            switch operand.kind {
-            case .int:
-                let (value, constant) = (Int64(bitPattern: bits), Int64(bitPattern: operand.bits))
-                order = value < constant ? .orderedAscending : (value == constant ? .orderedSame : .orderedDescending)
-            case .uint:
-                order = bits < operand.bits ? .orderedAscending : (bits == operand.bits ? .orderedSame : .orderedDescending)
-            case .bool, .string:
-                // No computed value has these kinds: the compiler makes numbers only.
-                return false
-            case .double:
-                let (value, constant) = (Double(bitPattern: bits), Double(bitPattern: operand.bits))
-                // NaN is neither equal nor ordered: only `!=` holds, as Swift's operators answer.
-                if value.isNaN || constant.isNaN {
-                    if case .notEqual = comparison { return true }
-                    return false
-                }
-                order = value < constant ? .orderedAscending : (value == constant ? .orderedSame : .orderedDescending)
-            }
-            return holds(comparison, order)
-        }
-
-        private func compare(
-            _ cursor: inout RawCursor, _ comparison: Comparison, _ operand: Operand, constant: Int, strings: [Int: String]
-        ) throws(DecodeFailure) -> Bool {
-            let start = cursor.position
-            let tag = try cursor.byte()
-            func mismatch() -> DecodeFailure {
-                DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for another kind")
-            }
-            switch operand.kind {
-            case .bool:
-                guard tag == ValueTag.true.rawValue || tag == ValueTag.false.rawValue else { throw mismatch() }
-                return holds(comparison, (tag == ValueTag.true.rawValue) == (operand.bits == 1) ? .orderedSame : .orderedAscending)
-            case .int:
-                guard tag == ValueTag.int.rawValue else { throw mismatch() }
-                let stored = ByteWriter.unzigzag(try cursor.varint())
-                let value = Int64(bitPattern: operand.bits)
-                return holds(comparison, stored < value ? .orderedAscending : (stored == value ? .orderedSame : .orderedDescending))
-            case .uint:
-                guard tag == ValueTag.uint.rawValue else { throw mismatch() }
-                let stored = try cursor.varint()
-                return holds(comparison, stored < operand.bits ? .orderedAscending : (stored == operand.bits ? .orderedSame : .orderedDescending))
-            case .double:
-                let stored: Double
-                switch tag {
-                case ValueTag.double.rawValue, ValueTag.date.rawValue: stored = Double(bitPattern: try cursor.uint64())
-                case ValueTag.float.rawValue: stored = Double(Float(bitPattern: try cursor.uint32()))
-                default: throw mismatch()
-                }
-                let value = Double(bitPattern: operand.bits)
-                // NaN is neither equal nor ordered: only `!=` holds, as Swift's operators answer.
-                if stored.isNaN || value.isNaN {
-                    if case .notEqual = comparison { return true }
-                    return false
-                }
-                return holds(comparison, stored < value ? .orderedAscending : (stored == value ? .orderedSame : .orderedDescending))
-            case .string:
-                guard tag == ValueTag.string.rawValue else { throw mismatch() }
-                let stored = try cursor.lengthPrefixed()
-                if operand.isASCII, let order = Self.asciiOrder(stored, UnsafeRawBufferPointer(rebasing: text[operand.text])) {
-                    return holds(comparison, order)
-                }
-                guard let stored = String(validating: stored, as: UTF8.self) else {
-                    throw DecodeFailure(offset: start, reason: "a string is not valid UTF-8")
-                }
-                let value = strings[constant] ?? ""
-                return holds(comparison, stored < value ? .orderedAscending : (stored == value ? .orderedSame : .orderedDescending))
-            }
-        }
-
-        private func holds(_ comparison: Comparison, _ order: ComparisonResult) -> Bool {
-            switch comparison {
-            case .equal: order == .orderedSame
-            case .notEqual: order != .orderedSame
-            case .ordered(let ordering): ordering.holds(order)
-            }
+        @inline(never)
+        private static func outOfRange(_ value: some BinaryInteger, _ number: QueryNumber, at start: Int) -> DecodeFailure {
+            DecodeFailure(offset: start, reason: "\(value) is out of the range of \(number.kind)")
         }
 
         /// Byte order, which is `String` order for ASCII text; nil when the stored text is not
@@ -418,7 +432,7 @@ final class ByteConditions {
         /// Text is ASCII only as far as the answer goes: at the first differing byte, the next
         /// stored byte must be ASCII too, since a combining mark there (`"E\u{301}"`) makes the
         /// differing letter another one (`"É"`), which `String` orders after every ASCII letter.
-        private static func asciiOrder(_ stored: UnsafeRawBufferPointer, _ constant: UnsafeRawBufferPointer) -> ComparisonResult? {
+        private static func asciiOrder(_ stored: UnsafeRawBufferPointer, _ constant: UnsafeRawBufferPointer) -> UInt8? {
             let common = min(stored.count, constant.count)
             var index = 0
             while index < common {
@@ -426,7 +440,7 @@ final class ByteConditions {
                 if a >= 0x80 { return nil }
                 if a != b {
                     if index + 1 < stored.count, stored[index + 1] >= 0x80 { return nil }
-                    return a < b ? .orderedAscending : .orderedDescending
+                    return a < b ? Order.less : Order.greater
                 }
                 index += 1
             }
@@ -434,7 +448,7 @@ final class ByteConditions {
                 if stored[index] >= 0x80 { return nil }
                 index += 1
             }
-            return stored.count == constant.count ? .orderedSame : (stored.count < constant.count ? .orderedAscending : .orderedDescending)
+            return stored.count == constant.count ? Order.equal : (stored.count < constant.count ? Order.less : Order.greater)
         }
     }
 
@@ -556,7 +570,9 @@ final class ByteConditions {
     }
 }
 
-/// Reads a record's bytes in place, every access checked against their end.
+/// Reads a record's bytes in place, every access checked against their end. Reads return nil or
+/// a failure rather than throwing, and failures are made out of line, so the per-record loops
+/// stay small enough to be inlined.
 private struct RawCursor {
     let bytes: UnsafeRawBufferPointer
     private(set) var position: Int
@@ -567,71 +583,156 @@ private struct RawCursor {
     }
 
     @inline(__always)
-    mutating func byte() throws(DecodeFailure) -> UInt8 {
-        guard position < bytes.count else { throw DecodeFailure(offset: position, reason: "the record ends in the middle of a value") }
+    static func unzigzag(_ value: UInt64) -> Int64 {
+        Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+    }
+
+    @inline(__always)
+    mutating func byte() -> UInt8? {
+        guard position < bytes.count else { return nil }
         defer { position += 1 }
         return bytes[position]
     }
 
+    @inline(never)
+    func endFailure() -> DecodeFailure {
+        DecodeFailure(offset: position, reason: "the record ends in the middle of a value")
+    }
+
     @inline(__always)
-    mutating func varint() throws(DecodeFailure) -> UInt64 {
+    mutating func varint() -> Result<UInt64, DecodeFailure> {
         let start = position
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            let byte = try byte()
-            guard shift < 63 || (shift == 63 && byte <= 1) else { throw DecodeFailure(offset: start, reason: "a varint overflows 64 bits") }
+            guard let byte = byte() else { return .failure(endFailure()) }
+            guard shift < 63 || (shift == 63 && byte <= 1) else { return .failure(Self.overflowFailure(at: start)) }
             value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return value }
+            if byte & 0x80 == 0 { return .success(value) }
             shift += 7
         }
     }
 
-    @inline(__always)
-    mutating func skip(_ count: Int) throws(DecodeFailure) {
-        guard count <= bytes.count - position else { throw DecodeFailure(offset: position, reason: "the record ends inside a \(count)-byte value") }
-        position += count
+    @inline(never)
+    private static func overflowFailure(at start: Int) -> DecodeFailure {
+        DecodeFailure(offset: start, reason: "a varint overflows 64 bits")
     }
 
-    mutating func uint32() throws(DecodeFailure) -> UInt32 {
+    /// Moves past `count` bytes; false (and no move) when fewer are left.
+    @inline(__always)
+    mutating func skip(_ count: Int) -> Bool {
+        guard count <= bytes.count - position else { return false }
+        position += count
+        return true
+    }
+
+    @inline(__always)
+    mutating func uint32() -> UInt32? {
         let start = position
-        try skip(4)
+        guard skip(4) else { return nil }
         return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt32.self))
     }
 
-    mutating func uint64() throws(DecodeFailure) -> UInt64 {
+    @inline(__always)
+    mutating func uint64() -> UInt64? {
         let start = position
-        try skip(8)
+        guard skip(8) else { return nil }
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
     }
 
     /// A varint length and that many bytes.
     @inline(__always)
-    mutating func lengthPrefixed() throws(DecodeFailure) -> UnsafeRawBufferPointer {
+    mutating func lengthPrefixed() -> Result<UnsafeRawBufferPointer, DecodeFailure> {
         let start = position
-        let length = try varint()
-        guard length <= UInt64(bytes.count - position) else {
-            throw DecodeFailure(offset: start, reason: "a length of \(length) bytes runs past the end of the record")
+        return varint().flatMap { length in
+            guard length <= UInt64(bytes.count - position) else { return .failure(Self.lengthFailure(length, at: start)) }
+            defer { position += Int(length) }
+            return .success(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))]))
         }
-        defer { position += Int(length) }
-        return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))])
+    }
+
+    @inline(never)
+    private static func lengthFailure(_ length: UInt64, at start: Int) -> DecodeFailure {
+        DecodeFailure(offset: start, reason: "a length of \(length) bytes runs past the end of the record")
+    }
+
+    /// Moves past one value of a single-value kind (or its null); false, with the position
+    /// anywhere, when the bytes there are not one (``skipFailure(from:)`` says why).
+    ///
+    /// Transparent, so that it is inlined into the loop over a record's values: with
+    /// `@inline(__always)` the optimizer still left a call per value skipped, and inlining it
+    /// took a fifth off a scan that compares one string.
+    @_transparent
+    mutating func skipSingleValueQuickly() -> Bool {
+        guard position < bytes.count else { return false }
+        let tag = bytes[position]
+        position += 1
+        // Raw tag values, compared directly (the optimizer folds them): this runs for every
+        // property of every record a scan passes over, where `ValueTag(rawValue:)` was a call.
+        switch tag {
+        case ValueTag.null.rawValue, ValueTag.false.rawValue, ValueTag.true.rawValue:
+            return true
+        case ValueTag.int.rawValue, ValueTag.uint.rawValue:
+            return skipVarint() != nil
+        case ValueTag.float.rawValue:
+            return skip(4)
+        case ValueTag.double.rawValue, ValueTag.date.rawValue:
+            return skip(8)
+        case ValueTag.uuid.rawValue:
+            return skip(16)
+        case ValueTag.string.rawValue, ValueTag.data.rawValue, ValueTag.decimal.rawValue, ValueTag.url.rawValue:
+            guard let length = skipVarint(), length <= UInt64(bytes.count - position) else { return false }
+            position += Int(length)
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A varint's value, moving past it; nil when it runs past the end or overflows 64 bits.
+    @_transparent
+    mutating func skipVarint() -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
+    /// Why the value where ``skipSingleValueQuickly()`` started, read again from `start`, is not one.
+    @inline(never)
+    func skipFailure(from start: Int) -> DecodeFailure {
+        var cursor = RawCursor(bytes, at: start)
+        if case .failure(let failure) = cursor.skipSingleValue() { return failure }
+        return DecodeFailure(offset: start, reason: "a value that is not a single value")
     }
 
     /// Moves past one value of a single-value kind (or its null).
-    @inline(__always)
-    mutating func skipSingleValue() throws(DecodeFailure) {
+    mutating func skipSingleValue() -> Result<Void, DecodeFailure> {
         let start = position
+        guard let tag = byte() else { return .failure(endFailure()) }
         // Raw tag values, compared directly (the optimizer folds them): this runs for every
         // property of every record a scan passes over, where `ValueTag(rawValue:)` was a call.
-        switch try byte() {
-        case ValueTag.null.rawValue, ValueTag.false.rawValue, ValueTag.true.rawValue: break
-        case ValueTag.int.rawValue, ValueTag.uint.rawValue: _ = try varint()
-        case ValueTag.float.rawValue: try skip(4)
-        case ValueTag.double.rawValue, ValueTag.date.rawValue: try skip(8)
-        case ValueTag.uuid.rawValue: try skip(16)
+        switch tag {
+        case ValueTag.null.rawValue, ValueTag.false.rawValue, ValueTag.true.rawValue: return .success(())
+        case ValueTag.int.rawValue, ValueTag.uint.rawValue: return varint().map { _ in () }
+        case ValueTag.float.rawValue: return skip(4) ? .success(()) : .failure(endFailure())
+        case ValueTag.double.rawValue, ValueTag.date.rawValue: return skip(8) ? .success(()) : .failure(endFailure())
+        case ValueTag.uuid.rawValue: return skip(16) ? .success(()) : .failure(endFailure())
         case ValueTag.string.rawValue, ValueTag.data.rawValue, ValueTag.decimal.rawValue, ValueTag.url.rawValue:
-            _ = try lengthPrefixed()
-        case let tag: throw DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for a single value")
+            return lengthPrefixed().map { _ in () }
+        default: return .failure(Self.tagFailure(tag, at: start))
         }
+    }
+
+    @inline(never)
+    private static func tagFailure(_ tag: UInt8, at start: Int) -> DecodeFailure {
+        DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for a single value")
     }
 }
