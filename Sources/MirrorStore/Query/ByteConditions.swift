@@ -47,30 +47,37 @@ final class ByteConditions {
         case string(String)
     }
 
-    /// One node of the flattened tree. Trivial and small, like everything the per-record loop
-    /// touches, so evaluating retains nothing and a comparison is a load, a decode and a mask.
+    /// One comparison of the compiled program. `&&`, `||` and `!` are compiled away into where
+    /// each outcome leads (`whenTrue`, `whenFalse`: the next comparison, or ``accept`` or
+    /// ``reject``), so testing a record is a loop over comparisons in Swift's order of evaluation,
+    /// with no recursion, as SQLite runs a condition. Trivial and small, like everything the
+    /// per-record loop touches.
     private struct Node {
         enum Operation: UInt8 {
             /// A stored value of the kind named compared with the node's constant.
             case bool, int, uint, double, string
             /// A computed value compared with the node's constant (`double` or `int`/`uint` bits).
             case computedSigned, computedUnsigned, computedDouble
-            case and, or, not
         }
         let operation: Operation
-        /// The orders that satisfy a comparison (``Order``).
+        /// The orders that satisfy the comparison (``Order``).
         let accepts: UInt8
         /// For a string: whether the constant is ASCII.
         let isASCII: Bool
-        /// For a stored comparison: which read value.
+        /// For a stored value: which read value.
         let slot: Int32
-        /// Children (indices in `nodes`) of `and`, `or` (both) and `not` (`first`); for a computed
-        /// comparison, the step (in `steps`) that gives the value; for a string, its span of `text`.
+        /// For a computed value, its steps (in `steps`, `first...second`, the last giving the
+        /// value); for a string, its span of `text`.
         let first: Int32
         let second: Int32
         /// A number's bits (see ``QueryNumber``), a bool as 0 or 1, a string's index in `strings`.
         let bits: UInt64
+        /// The next node (index in `nodes`) for each outcome, or ``accept`` or ``reject``.
+        let whenTrue: Int32
+        let whenFalse: Int32
     }
+
+    private static let accept: Int32 = -1, reject: Int32 = -2
 
     /// How a value stands to a constant, as one bit each, so a comparison is a mask of them.
     private enum Order {
@@ -97,7 +104,8 @@ final class ByteConditions {
     }
 
     /// One step of computing a value, trivially: a stored value read, a constant, or an
-    /// operation on earlier steps.
+    /// operation on earlier steps. A value's steps are laid out operands first, so computing it
+    /// is one pass over them, in Swift's order of evaluation.
     private struct Step {
         enum Operation { case load, constant, compute, negate }
         let operation: Operation
@@ -114,6 +122,8 @@ final class ByteConditions {
 
     // Buffers of their own rather than arrays, so that testing a record retains nothing.
     private let nodes: UnsafeMutableBufferPointer<Node>
+    /// The node tested first.
+    private let entry: Int
     private let steps: UnsafeMutableBufferPointer<Step>
     /// The UTF-8 of every string constant, one after another.
     private let text: UnsafeMutableBufferPointer<UInt8>
@@ -139,7 +149,7 @@ final class ByteConditions {
         guard let last = positions.last,
               schema.properties[...last].allSatisfy({ Compiler.isSingleValue($0.kind) }) else { return nil }
         var flattener = Flattener(slots: Dictionary(uniqueKeysWithValues: positions.enumerated().map { ($1, $0) }))
-        _ = flattener.add(combined)
+        entry = Int(flattener.add(combined, whenTrue: Self.accept, whenFalse: Self.reject))
         nodes = Self.buffer(flattener.nodes)
         steps = Self.buffer(flattener.steps)
         text = Self.buffer(flattener.text)
@@ -162,7 +172,8 @@ final class ByteConditions {
         return buffer
     }
 
-    /// Lays a test tree out in arrays; the root is the last node.
+    /// Lays a test tree out as a program of comparisons, last first (so that where each one
+    /// leads is known when it is laid out), and the steps of computed values.
     private struct Flattener {
         let slots: [Int: Int]
         var nodes: [Node] = []
@@ -170,39 +181,44 @@ final class ByteConditions {
         var text: [UInt8] = []
         var strings: [String] = []
 
-        mutating func add(_ test: Test) -> Int {
+        /// Lays out `test`, whose outcomes lead to `whenTrue` and `whenFalse`; returns the node
+        /// tested first. Each operand of `&&` and `||` is tested only when Swift evaluates it.
+        mutating func add(_ test: Test, whenTrue: Int32, whenFalse: Int32) -> Int32 {
             switch test {
             case .compare(let position, let comparison, let constant):
                 let (operation, bits, span, isASCII) = self.constant(constant)
-                node(operation, accepts: Order.accepted(by: comparison), isASCII: isASCII, slot: slots[position] ?? 0,
-                     first: span.lowerBound, second: span.upperBound, bits: bits)
+                return node(operation, accepts: Order.accepted(by: comparison), isASCII: isASCII, slot: slots[position] ?? 0,
+                            first: span.lowerBound, second: span.upperBound, bits: bits, whenTrue: whenTrue, whenFalse: whenFalse)
             case .computed(let term, let number, let comparison, let constant):
+                let firstStep = steps.count
                 let value = add(term, number)
                 let operation: Node.Operation = switch number.representation {
                 case .signed: .computedSigned
                 case .unsigned: .computedUnsigned
                 case .float, .double: .computedDouble
                 }
-                node(operation, accepts: Order.accepted(by: comparison), first: value, bits: self.constant(constant).bits)
+                return node(operation, accepts: Order.accepted(by: comparison), first: firstStep, second: value, bits: self.constant(constant).bits,
+                            whenTrue: whenTrue, whenFalse: whenFalse)
             case .and(let lhs, let rhs):
-                let (first, second) = (add(lhs), add(rhs))
-                node(.and, first: first, second: second)
+                let right = add(rhs, whenTrue: whenTrue, whenFalse: whenFalse)
+                return add(lhs, whenTrue: right, whenFalse: whenFalse)
             case .or(let lhs, let rhs):
-                let (first, second) = (add(lhs), add(rhs))
-                node(.or, first: first, second: second)
+                let right = add(rhs, whenTrue: whenTrue, whenFalse: whenFalse)
+                return add(lhs, whenTrue: whenTrue, whenFalse: right)
             case .not(let wrapped):
-                let first = add(wrapped)
-                node(.not, first: first)
+                return add(wrapped, whenTrue: whenFalse, whenFalse: whenTrue)
             }
-            return nodes.count - 1
         }
 
         private mutating func node(
-            _ operation: Node.Operation, accepts: UInt8 = 0, isASCII: Bool = true, slot: Int = 0, first: Int = 0, second: Int = 0, bits: UInt64 = 0
-        ) {
+            _ operation: Node.Operation, accepts: UInt8, isASCII: Bool = true, slot: Int = 0, first: Int = 0, second: Int = 0, bits: UInt64,
+            whenTrue: Int32, whenFalse: Int32
+        ) -> Int32 {
             // Indices and spans of one query's nodes and constants, far below Int32's range.
             nodes.append(Node(operation: operation, accepts: accepts, isASCII: isASCII, slot: Int32(truncatingIfNeeded: slot),
-                              first: Int32(truncatingIfNeeded: first), second: Int32(truncatingIfNeeded: second), bits: bits))
+                              first: Int32(truncatingIfNeeded: first), second: Int32(truncatingIfNeeded: second), bits: bits,
+                              whenTrue: whenTrue, whenFalse: whenFalse))
+            return Int32(truncatingIfNeeded: nodes.count - 1)
         }
 
         private mutating func add(_ term: Term, _ number: QueryNumber) -> Int {
@@ -239,35 +255,67 @@ final class ByteConditions {
         }
     }
 
+    /// The keys of the objects of `type` in `snapshot` that satisfy every condition, in file order.
+    ///
+    /// - Throws: ``StoreError`` naming a record whose bytes do not decode; ``QueryError`` where
+    ///   arithmetic traps in Swift.
+    func matchingKeys(type: String, in snapshot: EngineSnapshot) throws -> [StorageKey] {
+        // One scratch space for every record.
+        try withScratch { scratch in
+            var keys: [StorageKey] = []
+            try snapshot.forEachValueInPlace(type: type) { key, bytes in
+                if try matches(bytes, key: key, scratch: scratch) { keys.append(key) }
+            }
+            return keys
+        }
+    }
+
     /// Whether the record stored as `bytes` satisfies every condition.
     ///
     /// - Throws: ``StoreError`` naming the record when its bytes do not decode;
     ///   ``QueryError`` where arithmetic traps in Swift.
     func matches(_ bytes: UnsafeRawBufferPointer, key: StorageKey) throws -> Bool {
-        do {
-            return try withUnsafeTemporaryAllocation(of: Int.self, capacity: positions.count) { offsets throws(TestFailure) in
-                var cursor = RawCursor(bytes)
-                let count = try cursor.varint().mapError(TestFailure.decode).get()
-                guard count == UInt64(propertyCount) else {
-                    throw .decode(DecodeFailure(offset: 0, reason: "\(count) values for the \(propertyCount) properties of \(typeName)"))
-                }
-                var slot = 0
-                var position = 0
-                while slot < positions.count {
-                    if position == positions[slot] {
-                        offsets[slot] = cursor.position
-                        slot += 1
-                        // The last value tested is read by its test, which checks its bounds.
-                        if slot == positions.count { break }
-                    }
-                    let start = cursor.position
-                    guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
-                    position += 1
-                }
-                let reading = Reading(bytes: bytes, offsets: offsets, nodes: UnsafeBufferPointer(nodes), steps: UnsafeBufferPointer(steps),
-                                      text: UnsafeRawBufferPointer(text))
-                return try reading.evaluate(nodes.count - 1, strings: strings)
+        try withScratch { try matches(bytes, key: key, scratch: $0) }
+    }
+
+    /// Where testing a record keeps the offsets of the values it tests and the steps' values.
+    private struct Scratch {
+        let offsets: UnsafeMutableBufferPointer<Int>
+        let values: UnsafeMutableBufferPointer<UInt64>
+    }
+
+    private func withScratch<Result>(_ body: (Scratch) throws -> Result) throws -> Result {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: positions.count) { offsets in
+            try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: steps.count) { values in
+                try body(Scratch(offsets: offsets, values: values))
             }
+        }
+    }
+
+    private func matches(_ bytes: UnsafeRawBufferPointer, key: StorageKey, scratch: Scratch) throws -> Bool {
+        let offsets = scratch.offsets
+        do throws(TestFailure) {
+            var cursor = RawCursor(bytes)
+            let count = try cursor.varint().mapError(TestFailure.decode).get()
+            guard count == UInt64(propertyCount) else {
+                throw .decode(DecodeFailure(offset: 0, reason: "\(count) values for the \(propertyCount) properties of \(typeName)"))
+            }
+            var slot = 0
+            var position = 0
+            while slot < positions.count {
+                if position == positions[slot] {
+                    offsets[slot] = cursor.position
+                    slot += 1
+                    // The last value tested is read by its test, which checks its bounds.
+                    if slot == positions.count { break }
+                }
+                let start = cursor.position
+                guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
+                position += 1
+            }
+            let reading = Reading(bytes: bytes, offsets: offsets, nodes: UnsafeBufferPointer(nodes), steps: UnsafeBufferPointer(steps),
+                                  values: scratch.values, text: UnsafeRawBufferPointer(text))
+            return try reading.evaluate(from: entry, strings: strings)
         } catch {
             switch error {
             case .decode(let failure): throw StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
@@ -289,25 +337,30 @@ final class ByteConditions {
         let offsets: UnsafeMutableBufferPointer<Int>
         let nodes: UnsafeBufferPointer<Node>
         let steps: UnsafeBufferPointer<Step>
+        /// The value of each step computed so far.
+        let values: UnsafeMutableBufferPointer<UInt64>
         let text: UnsafeRawBufferPointer
 
-        func evaluate(_ index: Int, strings: [String]) throws(TestFailure) -> Bool {
-            let node = nodes[index]
+        func evaluate(from entry: Int, strings: [String]) throws(TestFailure) -> Bool {
+            var index = entry
+            while true {
+                let node = nodes[index]
+                let next = try test(node, strings: strings) ? node.whenTrue : node.whenFalse
+                if next < 0 { return next == ByteConditions.accept }
+                index = Int(next)
+            }
+        }
+
+        /// Whether the node's comparison holds.
+        @inline(__always)
+        private func test(_ node: Node, strings: [String]) throws(TestFailure) -> Bool {
             switch node.operation {
-            case .and:
-                guard try evaluate(Int(node.first), strings: strings) else { return false }
-                return try evaluate(Int(node.second), strings: strings)
-            case .or:
-                if try evaluate(Int(node.first), strings: strings) { return true }
-                return try evaluate(Int(node.second), strings: strings)
-            case .not:
-                return try !evaluate(Int(node.first), strings: strings)
             case .computedSigned:
-                return node.accepts & Order.of(Int64(bitPattern: try value(of: Int(node.first))), Int64(bitPattern: node.bits)) != 0
+                return node.accepts & Order.of(Int64(bitPattern: try value(node)), Int64(bitPattern: node.bits)) != 0
             case .computedUnsigned:
-                return node.accepts & Order.of(try value(of: Int(node.first)), node.bits) != 0
+                return node.accepts & Order.of(try value(node), node.bits) != 0
             case .computedDouble:
-                return node.accepts & Order.of(Double(bitPattern: try value(of: Int(node.first))), Double(bitPattern: node.bits)) != 0
+                return node.accepts & Order.of(Double(bitPattern: try value(node)), Double(bitPattern: node.bits)) != 0
             case .bool, .int, .uint, .double, .string:
                 var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
                 return node.accepts & (try order(&cursor, node, strings: strings).get()) != 0
@@ -371,25 +424,28 @@ final class ByteConditions {
             return .success(stored < constant ? Order.less : (stored == constant ? Order.equal : Order.greater))
         }
 
-        /// The value step `index` computes, as bits (see ``QueryNumber``): operands left to
-        /// right, as Swift evaluates them.
-        private func value(of index: Int) throws(TestFailure) -> UInt64 {
-            let step = steps[index]
-            switch step.operation {
-            case .constant:
-                return step.bits
-            case .load:
-                var cursor = RawCursor(bytes, at: offsets[step.slot])
-                return try Self.load(&cursor, step.number).mapError(TestFailure.decode).get()
-            case .negate:
-                let value = try value(of: step.first)
-                guard let result = step.number.negate(value) else { throw .trap(step.number.negationTrap(value)) }
-                return result
-            case .compute:
-                let (lhs, rhs) = (try value(of: step.first), try value(of: step.second))
-                guard let result = step.number.apply(step.arithmetic, lhs, rhs) else { throw .trap(step.number.trap(step.arithmetic, lhs, rhs)) }
-                return result
+        /// The value a computed comparison compares, as bits (see ``QueryNumber``): its steps in
+        /// order, operands before the operation on them, as Swift evaluates them.
+        private func value(_ node: Node) throws(TestFailure) -> UInt64 {
+            for index in Int(node.first)...Int(node.second) {
+                let step = steps[index]
+                switch step.operation {
+                case .constant:
+                    values[index] = step.bits
+                case .load:
+                    var cursor = RawCursor(bytes, at: offsets[step.slot])
+                    values[index] = try Self.load(&cursor, step.number).mapError(TestFailure.decode).get()
+                case .negate:
+                    let value = values[step.first]
+                    guard let result = step.number.negate(value) else { throw .trap(step.number.negationTrap(value)) }
+                    values[index] = result
+                case .compute:
+                    let (lhs, rhs) = (values[step.first], values[step.second])
+                    guard let result = step.number.apply(step.arithmetic, lhs, rhs) else { throw .trap(step.number.trap(step.arithmetic, lhs, rhs)) }
+                    values[index] = result
+                }
             }
+            return values[Int(node.second)]
         }
 
         /// A stored value of `number`'s type, as bits.
