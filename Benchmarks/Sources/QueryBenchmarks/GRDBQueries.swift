@@ -49,6 +49,8 @@ final class GRDBQueries: QuerySystem {
     private static let email = Column("email")
     private static let createdAt = Column("createdAt")
     private static let city = Column("city")
+    private static let age = Column("age")
+    private static let score = Column("score")
     private static let id = Column("id")
 
     private func emailRequest(_ email: String) -> QueryInterfaceRequest<Customer> {
@@ -71,6 +73,14 @@ final class GRDBQueries: QuerySystem {
         Customer.filter(Self.city == city).order(Self.id)
     }
 
+    private func negativeRequest(_ city: String) -> QueryInterfaceRequest<Customer> {
+        Customer.filter(Self.age < -50 || Self.city == city).order(Self.id)
+    }
+
+    private func arithmeticRequest(_ bound: Double) -> QueryInterfaceRequest<Customer> {
+        Customer.filter(Self.score * 2 - 100 > bound).order(Self.id)
+    }
+
     func withEmail(_ email: String) throws -> [Customer] {
         try dbQueue.read { db in try emailRequest(email).fetchAll(db) }
     }
@@ -87,6 +97,14 @@ final class GRDBQueries: QuerySystem {
         try dbQueue.read { db in try cityRequest(city).fetchAll(db) }
     }
 
+    func negativeAgeOrLiving(in city: String) throws -> [Customer] {
+        try dbQueue.read { db in try negativeRequest(city).fetchAll(db) }
+    }
+
+    func scoring(above bound: Double) throws -> [Customer] {
+        try dbQueue.read { db in try arithmeticRequest(bound).fetchAll(db) }
+    }
+
     func count(createdIn window: Range<Date>) throws -> Int {
         try dbQueue.read { db in try windowRequest(window).fetchCount(db) }
     }
@@ -95,7 +113,7 @@ final class GRDBQueries: QuerySystem {
         try dbQueue.read { db in try Customer.fetchCount(db) }
     }
 
-    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String {
+    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String, bound: Double) throws -> String {
         let request: QueryInterfaceRequest<Customer>
         let expected: String
         switch workload {
@@ -104,6 +122,8 @@ final class GRDBQueries: QuerySystem {
         case .count: (request, expected) = (windowRequest(window), "INDEX customer_createdAt")
         case .first20: (request, expected) = (firstRequest(20), "USING INDEX customer_createdAt")
         case .scan: (request, expected) = (cityRequest(city), "SCAN customer")
+        case .scanNegative: (request, expected) = (negativeRequest(city), "SCAN customer")
+        case .scanArithmetic: (request, expected) = (arithmeticRequest(bound), "SCAN customer")
         case .insert, .open, .openPlain: return ""
         }
         let plan = try dbQueue.read { db in

@@ -48,6 +48,14 @@ final class MirrorStoreQueries: QuerySystem {
         try store.objects(Customer.self).filter(#Predicate { $0.city == city })
     }
 
+    private func negativeResults(_ city: String) throws -> Results<Customer> {
+        try store.objects(Customer.self).filter(#Predicate { $0.age < -50 || $0.city == city })
+    }
+
+    private func arithmeticResults(_ bound: Double) throws -> Results<Customer> {
+        try store.objects(Customer.self).filter(#Predicate { $0.score * 2 - 100 > bound })
+    }
+
     func withEmail(_ email: String) throws -> [Customer] {
         try emailResults(email).all()
     }
@@ -64,6 +72,14 @@ final class MirrorStoreQueries: QuerySystem {
         try cityResults(city).all()
     }
 
+    func negativeAgeOrLiving(in city: String) throws -> [Customer] {
+        try negativeResults(city).all()
+    }
+
+    func scoring(above bound: Double) throws -> [Customer] {
+        try arithmeticResults(bound).all()
+    }
+
     func count(createdIn window: Range<Date>) throws -> Int {
         try windowResults(window).count
     }
@@ -72,7 +88,7 @@ final class MirrorStoreQueries: QuerySystem {
         try store.objects(Customer.self).count
     }
 
-    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String {
+    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String, bound: Double) throws -> String {
         let plan: QueryPlan
         let usesIndex: Bool
         switch workload {
@@ -90,6 +106,12 @@ final class MirrorStoreQueries: QuerySystem {
             usesIndex = plan.order == .index(name: "Customer.createdAt", ascending: true)
         case .scan:
             plan = try cityResults(city).plan
+            usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
+        case .scanNegative:
+            plan = try negativeResults(city).plan
+            usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
+        case .scanArithmetic:
+            plan = try arithmeticResults(bound).plan
             usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
         case .insert, .open, .openPlain:
             return ""
