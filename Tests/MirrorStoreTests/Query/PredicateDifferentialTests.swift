@@ -62,10 +62,15 @@ final class DiffRecord: Persistable {
     var friends: [DiffOwner] = []
     var spot = DiffSpot()
     var spots: [DiffSpot] = []
+    var indexedReal = 0.0
+    var indexedRatio: Float?
+    var indexedToken = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    var indexedBytes = Data()
     init() {}
     static var primaryKey: String? { "identifier" }
     static var indexedProperties: [String] {
-        ["indexedText", "indexedNote", "indexedNumber", "indexedMoment", "indexedWords", "indexedPriority"]
+        ["indexedText", "indexedNote", "indexedNumber", "indexedMoment", "indexedWords", "indexedPriority",
+         "indexedReal", "indexedRatio", "indexedToken", "indexedBytes"]
     }
 }
 
@@ -561,6 +566,19 @@ struct PredicateDifferentialTests {
             ("big > 0 && big - 1 >= b", #Predicate { $0.big > 0 && $0.big - 1 >= big }),
             ("small in -64..<64 && small * 2 > s", #Predicate { $0.small >= -64 && $0.small < 64 && $0.small * 2 > small }),
             ("amount * 2 > a (Decimal, on models)", #Predicate { $0.amount * 2 > amount }),
+            // Equality read from indexes of doubles, floats, UUIDs and data.
+            ("indexedReal == r", #Predicate { $0.indexedReal == real }),
+            ("indexedReal == -0.0", #Predicate { $0.indexedReal == -0.0 }),
+            ("indexedReal == 0 || indexedReal == inf", #Predicate { $0.indexedReal == zero || $0.indexedReal == infinity }),
+            ("indexedReal == r && flag", #Predicate { $0.indexedReal == real && $0.flag }),
+            ("indexedReal != r", #Predicate { $0.indexedReal != real }),
+            ("indexedReal < r", #Predicate { $0.indexedReal < real }),
+            ("indexedRatio == f", #Predicate { $0.indexedRatio == ratio }),
+            ("indexedRatio == nil", #Predicate { $0.indexedRatio == nil }),
+            ("indexedRatio == f || indexedRatio == nil", #Predicate { $0.indexedRatio == ratio || $0.indexedRatio == nil }),
+            ("indexedToken == u", #Predicate { $0.indexedToken == token }),
+            ("indexedBytes == x", #Predicate { $0.indexedBytes == blob }),
+            ("indexedBytes == empty && indexedToken != u", #Predicate { $0.indexedBytes == noBytes && $0.indexedToken != token }),
             // Ranges captured whole.
             ("captured low...high contains number", #Predicate { span.contains($0.number) }),
             ("captured low..<high contains indexedNumber", #Predicate { openSpan.contains($0.indexedNumber) }),
@@ -674,6 +692,10 @@ struct PredicateDifferentialTests {
         record.spots = (0..<Int.random(in: 0...2, using: &random)).map { _ in
             DiffSpot(label: random.pick(DiffValues.texts), level: Int.random(in: 0...3, using: &random))
         }
+        record.indexedReal = record.real
+        record.indexedRatio = random.chance(30) ? nil : record.ratio
+        record.indexedToken = record.token
+        record.indexedBytes = record.bytes
         return record
     }
 

@@ -156,6 +156,54 @@ struct QueryPlanTests {
         #expect(unindexed.plan.access == .scan(typeName: "QueryHero") && unindexed.plan.filter == .storedBytes, "\(unindexed.plan)")
     }
 
+    /// Readings with indexes on a double, an optional float, a UUID and data.
+    final class PlanReading: Persistable {
+        var identifier = 0
+        var value = 0.0
+        var ratio: Float?
+        var token = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var blob = Data()
+        init() {}
+        static var primaryKey: String? { "identifier" }
+        static var indexedProperties: [String] { ["value", "ratio", "token", "blob"] }
+    }
+
+    @Test("Equality on an indexed double, float, UUID or data reads the index, as Swift's == answers")
+    func equalityOnIndexedValues() throws {
+        let values: [Double] = [-0.0, 0.0, 1.5, -.infinity, .nan]
+        let tokens = (0..<3).map { UUID(uuid: (UInt8($0), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)) }
+        let readings = (1...60).map { identifier in
+            let reading = PlanReading()
+            reading.identifier = identifier
+            reading.value = values[identifier % values.count]
+            reading.ratio = identifier % 4 == 0 ? nil : Float(values[identifier % 3])
+            reading.token = tokens[identifier % tokens.count]
+            reading.blob = Data(repeating: UInt8(identifier % 3), count: identifier % 2)
+            return reading
+        }
+        let store = try Store.inMemory(models: [PlanReading.self])
+        try store.write { try $0.add(contentsOf: readings) }
+        func check(_ predicate: Predicate<PlanReading>, index: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let results = try store.objects(PlanReading.self).filter(predicate)
+            let expected = try readings.filter { try predicate.evaluate($0) }.map(\.identifier)
+            #expect(results.map(\.identifier) == expected, "plan: \(results.plan)", sourceLocation: sourceLocation)
+            #expect(results.plan.indexName == index, "plan: \(results.plan)", sourceLocation: sourceLocation)
+            if index != nil { #expect(results.plan.filter == .none, "plan: \(results.plan)", sourceLocation: sourceLocation) }
+        }
+        let zero = 0.0, nan = Double.nan, low = -Double.infinity, token = tokens[1], blob = Data([2])
+        try check(#Predicate { $0.value == zero }, index: "PlanReading.value")
+        try check(#Predicate { $0.value == -0.0 }, index: "PlanReading.value")
+        try check(#Predicate { $0.value == low }, index: "PlanReading.value")
+        // NaN equals nothing: no index is read for it, and nothing matches.
+        try check(#Predicate { $0.value == nan }, index: nil)
+        try check(#Predicate { $0.ratio == 1.5 }, index: "PlanReading.ratio")
+        try check(#Predicate { $0.ratio == nil }, index: "PlanReading.ratio")
+        try check(#Predicate { $0.token == token }, index: "PlanReading.token")
+        try check(#Predicate { $0.blob == blob }, index: "PlanReading.blob")
+        // Ranges still scan: NaN sorts last in the index but is greater than nothing.
+        try check(#Predicate { $0.value > zero }, index: nil)
+    }
+
     @Test("A sort by an indexed property reads the index in order; others sort")
     func sortsUseTheIndex() throws {
         let (store, heroes) = try Self.world()
