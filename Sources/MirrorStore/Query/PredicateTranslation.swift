@@ -198,6 +198,13 @@ extension RangeExpression {
     }
 }
 
+/// Arrays: a record lists their elements in the model's own order, so a position in one, what
+/// `filter` keeps and which of equal elements `max()` returns are the model's. (A set's stored
+/// order need not be the order the model's set iterates in.)
+protocol ListedInOrder {}
+
+extension Array: ListedInOrder {}
+
 /// Collections whose `==` ignores the order they list their elements in. Their values reach a
 /// query as lists in that order (a set's depends on its capacity and history), so `==` on them
 /// becomes ``QueryNode/sameElements(_:_:)``.
@@ -529,5 +536,72 @@ extension Translations {
         return { expression, translator in
             .arithmetic(try lhs(expression, translator), operation, try rhs(expression, translator), number)
         }
+    }
+}
+
+// Collections: filters, positions and extremes of arrays, lookups in dictionaries.
+
+extension PredicateExpressions.Filter: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard LHS.Output.self is any ListedInOrder.Type else { return { _, _ in .unknown } }
+        let sequence = Translations.operand(\Self.sequence), test = Translations.operand(\Self.filter)
+        let variable = Translations.reader(\Self.variable.key)
+        return { expression, translator in
+            .filter(try sequence(expression, translator), variable(expression), try test(expression, translator))
+        }
+    }
+}
+
+extension PredicateExpressions.CollectionIndexSubscript: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard Wrapped.Output.self is any ListedInOrder.Type else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped), index = Translations.operand(\Self.index)
+        return { expression, translator in .element(try wrapped(expression, translator), try index(expression, translator)) }
+    }
+}
+
+extension PredicateExpressions.DictionaryKeySubscript: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        // Records keep `[String: Value]`; a dictionary of optionals would give a double optional.
+        guard Key.Output.self == String.self, !(Value.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
+        return { expression, translator in
+            .lookup(try wrapped(expression, translator), try key(expression, translator), default: nil)
+        }
+    }
+}
+
+extension PredicateExpressions.DictionaryKeyDefaultValueSubscript: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard Key.Output.self == String.self, !(Default.Output.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
+        let fallback = Translations.operand(\Self.default)
+        return { expression, translator in
+            .lookup(try wrapped(expression, translator), try key(expression, translator), default: try fallback(expression, translator))
+        }
+    }
+}
+
+extension PredicateExpressions.SequenceMaximum: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.extreme(Elements.Output.self, Elements.Output.Element.self, isMaximum: true, elements: \Self.elements)
+    }
+}
+
+extension PredicateExpressions.SequenceMinimum: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.extreme(Elements.Output.self, Elements.Output.Element.self, isMaximum: false, elements: \Self.elements)
+    }
+}
+
+extension Translations {
+    /// The translation of `max()` or `min()` of a `Parent` expression's `elements`, of an array
+    /// whose elements the store orders as Swift does (not an enum with an order of its own).
+    static func extreme<Parent, Elements, Element, Operand>(
+        _ elements: Elements.Type, _ element: Element.Type, isMaximum: Bool, elements operand: KeyPath<Parent, Operand>
+    ) -> Translation {
+        guard elements is any ListedInOrder.Type, !OwnOrder.applies(to: element) else { return { _, _ in .unknown } }
+        let array = Translations.operand(operand)
+        return { expression, translator in .extreme(try array(expression, translator), isMaximum: isMaximum) }
     }
 }

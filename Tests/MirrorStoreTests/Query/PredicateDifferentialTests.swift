@@ -66,6 +66,7 @@ final class DiffRecord: Persistable {
     var indexedRatio: Float?
     var indexedToken = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     var indexedBytes = Data()
+    var counts: [String: Int] = [:]
     init() {}
     static var primaryKey: String? { "identifier" }
     static var indexedProperties: [String] {
@@ -579,6 +580,25 @@ struct PredicateDifferentialTests {
             ("indexedToken == u", #Predicate { $0.indexedToken == token }),
             ("indexedBytes == x", #Predicate { $0.indexedBytes == blob }),
             ("indexedBytes == empty && indexedToken != u", #Predicate { $0.indexedBytes == noBytes && $0.indexedToken != token }),
+            // Filters, positions and extremes of arrays; lookups in dictionaries.
+            ("numbers filter > n count == c", #Predicate { $0.numbers.filter { $0 > number }.count == count }),
+            ("numbers filter < 0 is empty", #Predicate { $0.numbers.filter { $0 < 0 }.isEmpty }),
+            ("friends filter rank == nil count > 0", #Predicate { $0.friends.filter { $0.rank == nil }.count > 0 }),
+            ("spots filter level > n is empty || flag", #Predicate { $0.spots.filter { $0.level > count }.isEmpty || $0.flag }),
+            ("indexedWords filter == w count >= 1", #Predicate { $0.indexedWords.filter { $0 == word }.count >= 1 }),
+            ("numbers max == n", #Predicate { $0.numbers.max() == number }),
+            ("numbers min ?? 0 < n", #Predicate { ($0.numbers.min() ?? 0) < number }),
+            ("numbers max == nil", #Predicate { $0.numbers.max() == nil }),
+            ("indexedWords max == w", #Predicate { $0.indexedWords.max() == word }),
+            ("indexedWords min ?? t >= t", #Predicate { ($0.indexedWords.min() ?? text) >= text }),
+            ("numbers count > 0 && numbers[0] == n", #Predicate { $0.numbers.count > 0 && $0.numbers[0] == number }),
+            ("numbers count > 2 && numbers[2] > n || flag", #Predicate { ($0.numbers.count > 2 && $0.numbers[2] > number) || $0.flag }),
+            ("spots count > 1 && spots[1].level == n", #Predicate { $0.spots.count > 1 && $0.spots[1].level == count }),
+            ("friends count > 0 && friends[0].name == o", #Predicate { $0.friends.count > 0 && $0.friends[0].name == ownerName }),
+            ("counts[w] == n", #Predicate { $0.counts[word] == number }),
+            ("counts[w] == nil", #Predicate { $0.counts[word] == nil }),
+            ("counts[w, default: 0] > n", #Predicate { $0.counts[word, default: 0] > number }),
+            ("counts[w] ?? n < 0 || counts is empty", #Predicate { ($0.counts[word] ?? number) < 0 || $0.counts.isEmpty }),
             // Ranges captured whole.
             ("captured low...high contains number", #Predicate { span.contains($0.number) }),
             ("captured low..<high contains indexedNumber", #Predicate { openSpan.contains($0.indexedNumber) }),
@@ -696,6 +716,7 @@ struct PredicateDifferentialTests {
         record.indexedRatio = random.chance(30) ? nil : record.ratio
         record.indexedToken = record.token
         record.indexedBytes = record.bytes
+        for _ in 0..<Int.random(in: 0...3, using: &random) { record.counts[random.pick(DiffValues.words)] = random.pick(DiffValues.numbers) }
         return record
     }
 

@@ -163,12 +163,14 @@ struct QueryPlanTests {
         var ratio: Float?
         var token = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         var blob = Data()
+        var counts: [String: Int] = [:]
+        var samples: [Double] = []
         init() {}
         static var primaryKey: String? { "identifier" }
         static var indexedProperties: [String] { ["value", "ratio", "token", "blob"] }
     }
 
-    @Test("Equality on an indexed double, float, UUID or data reads the index, as Swift's == answers")
+    @Test("Equality on an indexed double, float, UUID or data reads the index; lookups, filters, extremes and positions read records")
     func equalityOnIndexedValues() throws {
         let values: [Double] = [-0.0, 0.0, 1.5, -.infinity, .nan]
         let tokens = (0..<3).map { UUID(uuid: (UInt8($0), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)) }
@@ -179,6 +181,8 @@ struct QueryPlanTests {
             reading.ratio = identifier % 4 == 0 ? nil : Float(values[identifier % 3])
             reading.token = tokens[identifier % tokens.count]
             reading.blob = Data(repeating: UInt8(identifier % 3), count: identifier % 2)
+            reading.counts = identifier % 3 == 0 ? [:] : ["a": identifier % 5, "b": identifier]
+            reading.samples = (0..<(identifier % 4)).map { values[($0 + identifier) % values.count] }
             return reading
         }
         let store = try Store.inMemory(models: [PlanReading.self])
@@ -202,6 +206,21 @@ struct QueryPlanTests {
         try check(#Predicate { $0.blob == blob }, index: "PlanReading.blob")
         // Ranges still scan: NaN sorts last in the index but is greater than nothing.
         try check(#Predicate { $0.value > zero }, index: nil)
+
+        // Lookups, filters, extremes and positions are decided on the records.
+        for predicate in [
+            #Predicate<PlanReading> { $0.counts["a"] == 2 },
+            #Predicate<PlanReading> { $0.counts["c"] == nil && $0.counts["b", default: 0] > 30 },
+            #Predicate<PlanReading> { $0.samples.filter { $0 > zero }.count == 1 },
+            #Predicate<PlanReading> { $0.samples.filter { $0 != $0 }.isEmpty },
+            #Predicate<PlanReading> { $0.samples.max() == 1.5 },
+            #Predicate<PlanReading> { ($0.samples.min() ?? zero) < zero },
+            #Predicate<PlanReading> { $0.samples.count > 1 && $0.samples[1] == zero },
+        ] {
+            try check(predicate, index: nil)
+            let results = try store.objects(PlanReading.self).filter(predicate)
+            #expect(results.plan.filter == .records, "plan: \(results.plan)")
+        }
     }
 
     @Test("A sort by an indexed property reads the index in order; others sort")
