@@ -7,8 +7,9 @@ import MirrorStoreEngine
 /// `||` and `!`.
 ///
 /// A scan then tests each record in the file's memory mapping with no copy, no projection and no
-/// value built per record, as SQLite tests a column in its page. Anything else (links, optionals,
-/// containers, text search, a property after a container in the record) keeps the general path:
+/// value built per record, as SQLite tests a column in its page. An optional property is compared
+/// with `==`, `!=`, or behind `?? constant`. Anything else (links, containers, text search, a
+/// property after a container in the record) keeps the general path:
 /// ``init(conditions:schema:)`` returns nil. The answers are those of the general evaluator:
 /// strings compare as Swift's `String` does (bytes only when both sides are ASCII, where the two
 /// agree), doubles as Swift's operators do (NaN matches no comparison), and arithmetic computes
@@ -16,7 +17,9 @@ import MirrorStoreEngine
 final class ByteConditions {
     /// A test tree as the compiler builds it.
     private indirect enum Test {
-        case compare(position: Int, Comparison, Constant)
+        /// `whenNil`: for an optional property, the outcome when it holds nil (known when the
+        /// condition is compiled: `nil == x` is false, `(nil ?? fallback) < x` is `fallback < x`).
+        case compare(position: Int, Comparison, Constant, whenNil: Bool?)
         /// A value computed in `number` from stored values and constants, compared with a constant.
         case computed(Term, QueryNumber, Comparison, Constant)
         case and(Test, Test)
@@ -64,6 +67,8 @@ final class ByteConditions {
         let accepts: UInt8
         /// For a string: whether the constant is ASCII.
         let isASCII: Bool
+        /// For a stored value: whether it may be nil (``Order/null``), as an optional's is.
+        let isOptional: Bool
         /// For a stored value: which read value.
         let slot: Int32
         /// For a computed value, its steps (in `steps`, `first...second`, the last giving the
@@ -84,6 +89,8 @@ final class ByteConditions {
         static let less: UInt8 = 1, equal: UInt8 = 2, greater: UInt8 = 4
         /// NaN against anything: only `!=` holds, as Swift's operators answer.
         static let unordered: UInt8 = 8
+        /// A stored nil, accepted or not as the comparison's `whenNil` says.
+        static let null: UInt8 = 16
 
         static func accepted(by comparison: Comparison) -> UInt8 {
             switch comparison {
@@ -185,9 +192,10 @@ final class ByteConditions {
         /// tested first. Each operand of `&&` and `||` is tested only when Swift evaluates it.
         mutating func add(_ test: Test, whenTrue: Int32, whenFalse: Int32) -> Int32 {
             switch test {
-            case .compare(let position, let comparison, let constant):
+            case .compare(let position, let comparison, let constant, let whenNil):
                 let (operation, bits, span, isASCII) = self.constant(constant)
-                return node(operation, accepts: Order.accepted(by: comparison), isASCII: isASCII, slot: slots[position] ?? 0,
+                let accepts = Order.accepted(by: comparison) | (whenNil == true ? Order.null : 0)
+                return node(operation, accepts: accepts, isASCII: isASCII, isOptional: whenNil != nil, slot: slots[position] ?? 0,
                             first: span.lowerBound, second: span.upperBound, bits: bits, whenTrue: whenTrue, whenFalse: whenFalse)
             case .computed(let term, let number, let comparison, let constant):
                 let firstStep = steps.count
@@ -211,11 +219,11 @@ final class ByteConditions {
         }
 
         private mutating func node(
-            _ operation: Node.Operation, accepts: UInt8, isASCII: Bool = true, slot: Int = 0, first: Int = 0, second: Int = 0, bits: UInt64,
-            whenTrue: Int32, whenFalse: Int32
+            _ operation: Node.Operation, accepts: UInt8, isASCII: Bool = true, isOptional: Bool = false, slot: Int = 0, first: Int = 0,
+            second: Int = 0, bits: UInt64, whenTrue: Int32, whenFalse: Int32
         ) -> Int32 {
             // Indices and spans of one query's nodes and constants, far below Int32's range.
-            nodes.append(Node(operation: operation, accepts: accepts, isASCII: isASCII, slot: Int32(truncatingIfNeeded: slot),
+            nodes.append(Node(operation: operation, accepts: accepts, isASCII: isASCII, isOptional: isOptional, slot: Int32(truncatingIfNeeded: slot),
                               first: Int32(truncatingIfNeeded: first), second: Int32(truncatingIfNeeded: second), bits: bits,
                               whenTrue: whenTrue, whenFalse: whenFalse))
             return Int32(truncatingIfNeeded: nodes.count - 1)
@@ -372,6 +380,7 @@ final class ByteConditions {
         private func order(_ cursor: inout RawCursor, _ node: Node, strings: [String]) -> Result<UInt8, TestFailure> {
             let start = cursor.position
             guard let tag = cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
+            if tag == ValueTag.null.rawValue, node.isOptional { return .success(Order.null) }
             switch node.operation {
             case .bool:
                 guard tag == ValueTag.true.rawValue || tag == ValueTag.false.rawValue else { return mismatch(tag, at: start) }
@@ -557,12 +566,45 @@ final class ByteConditions {
                 }
                 return .computed(term, number, comparison(swapped), constant)
             }
-            guard let position = storedPosition(member, root: root),
-                  let constant = Self.constant(value, for: schema.properties[position].kind) else { return nil }
+            // `x ?? fallback` of an optional property with a constant fallback.
+            let (stored, fallback): (QueryNode, QueryValue?) = if case .nilCoalesce(let wrapped, .constant(let fallback)) = member {
+                (wrapped, fallback)
+            } else {
+                (member, nil)
+            }
+            guard let position = storedPosition(stored, root: root) else { return nil }
             let comparison = comparison(swapped)
+            var kind = schema.properties[position].kind
+            var whenNil: Bool?
+            if case .optional(let wrapped) = kind {
+                kind = wrapped
+                if let fallback {
+                    whenNil = Self.outcome(fallback, comparison, value)
+                } else if case .equal = comparison {
+                    whenNil = false
+                } else if case .notEqual = comparison {
+                    whenNil = true
+                }
+                // Without a fallback, nil has no order: the record evaluator leaves that to the model.
+                guard whenNil != nil else { return nil }
+            } else if fallback != nil {
+                return nil
+            }
+            guard let constant = Self.constant(value, for: kind) else { return nil }
             if case .bool = constant, case .ordered = comparison { return nil }
             positions.insert(position)
-            return .compare(position: position, comparison, constant)
+            return .compare(position: position, comparison, constant, whenNil: whenNil)
+        }
+
+        /// `lhs comparison rhs` of two constants, as the record evaluator decides it; nil when it
+        /// leaves it to the model.
+        private static func outcome(_ lhs: QueryValue, _ comparison: Comparison, _ rhs: QueryValue) -> Bool? {
+            switch comparison {
+            case .equal: lhs.isEqual(to: rhs)
+            case .notEqual: lhs.isEqual(to: rhs).map { !$0 }
+            case .ordered(let ordering):
+                if case .bool(let holds)? = ConditionEvaluator.compare(lhs, ordering, rhs) { holds } else { nil }
+            }
         }
 
         /// The schema position of a property the node reads from the record itself.

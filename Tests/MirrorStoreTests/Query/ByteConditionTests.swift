@@ -4,8 +4,8 @@ import TestSupport
 @testable import MirrorStore
 import MirrorStoreEngine
 
-/// A model whose single-value properties cover every kind byte tests compare, and two the
-/// byte tests leave to the general path (an optional, and a property stored after a list).
+/// A model whose single-value properties cover every kind byte tests compare (an optional
+/// too), and one the byte tests leave to the general path (a property stored after a list).
 struct Sample: Persistable, Sendable {
     var identifier = 0
     var label = ""
@@ -59,7 +59,7 @@ struct ByteConditionTests {
         let date = random.pick(dates)
         let flag = random.chance(50)
         let after = Int.random(in: 0...3, using: &random)
-        switch Int.random(in: 0..<22, using: &random) {
+        switch Int.random(in: 0..<25, using: &random) {
         case 0: return (#Predicate { $0.label == label }, true)
         case 1: return (#Predicate { $0.label < label }, true)
         case 2: return (#Predicate { $0.label >= label && $0.value < value }, true)
@@ -81,7 +81,10 @@ struct ByteConditionTests {
         case 19: return (#Predicate { $0.value - $0.value == 0 }, true)
         case 20: return (#Predicate { ($0.note?.count ?? -1) < 2 }, false)
         case 21: return (#Predicate { $0.after * 2 > -after }, false)
-        case 11: return (#Predicate { $0.note == label }, false)
+        case 11: return (#Predicate { $0.note == label }, true)
+        case 22: return (#Predicate { ($0.note ?? label) < "b" || $0.note != label }, true)
+        case 23: return (#Predicate { ($0.note ?? "") == label && !($0.note == nil) }, false)
+        case 24: return (#Predicate { !(($0.note ?? "zz") >= label) }, true)
         case 12: return (#Predicate { $0.after == after }, false)
         default: return (#Predicate { $0.label == label && $0.after > after }, false)
         }

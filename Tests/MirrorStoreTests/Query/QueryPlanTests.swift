@@ -109,6 +109,9 @@ struct QueryPlanTests {
         #expect(zero.plan.access == .scan(typeName: "QueryHero") && zero.plan.filter == .storedBytes, "\(zero.plan)")
         let coalesced = try Self.compare(store, heroes, #Predicate { ($0.realName?.count ?? -1) > 3 })
         #expect(coalesced.plan.filter == .records)
+        // An optional behind `??` with a constant is tested on the stored bytes, nil included.
+        let fallback = try Self.compare(store, heroes, #Predicate { ($0.realName ?? "-") < "M" || $0.realName != "Thor" })
+        #expect(fallback.plan.access == .scan(typeName: "QueryHero") && fallback.plan.filter == .storedBytes, "\(fallback.plan)")
         let captured = 7.0
         let negatedCapture = try Self.compare(store, heroes, #Predicate { $0.rating > -captured })
         #expect(negatedCapture.plan.filter == .storedBytes)
@@ -206,6 +209,11 @@ struct QueryPlanTests {
         try check(#Predicate { $0.blob == blob }, index: "PlanReading.blob")
         // Ranges still scan: NaN sorts last in the index but is greater than nothing.
         try check(#Predicate { $0.value > zero }, index: nil)
+
+        // `$0.x ?? -1 > 0` scans (no range of floats reads an index) and tests the stored bytes.
+        let ratioFallback = try store.objects(PlanReading.self).filter(#Predicate { ($0.ratio ?? -1) > 0 })
+        #expect(ratioFallback.map(\.identifier) == readings.filter { ($0.ratio ?? -1) > 0 }.map(\.identifier))
+        #expect(ratioFallback.plan.filter == .storedBytes, "plan: \(ratioFallback.plan)")
 
         // Lookups, filters, extremes and positions are decided on the records.
         for predicate in [
