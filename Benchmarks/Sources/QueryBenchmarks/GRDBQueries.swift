@@ -49,6 +49,8 @@ final class GRDBQueries: QuerySystem {
     private static let email = Column("email")
     private static let createdAt = Column("createdAt")
     private static let city = Column("city")
+    private static let age = Column("age")
+    private static let score = Column("score")
     private static let id = Column("id")
 
     private func emailRequest(_ email: String) -> QueryInterfaceRequest<Customer> {
@@ -71,6 +73,14 @@ final class GRDBQueries: QuerySystem {
         Customer.filter(Self.city == city).order(Self.id)
     }
 
+    private func negativeRequest(_ city: String) -> QueryInterfaceRequest<Customer> {
+        Customer.filter(Self.age < -50 || Self.city == city).order(Self.id)
+    }
+
+    private func arithmeticRequest(_ bound: Double) -> QueryInterfaceRequest<Customer> {
+        Customer.filter(Self.score * 2 - 100 > bound).order(Self.id)
+    }
+
     func withEmail(_ email: String) throws -> [Customer] {
         try dbQueue.read { db in try emailRequest(email).fetchAll(db) }
     }
@@ -85,6 +95,14 @@ final class GRDBQueries: QuerySystem {
 
     func living(in city: String) throws -> [Customer] {
         try dbQueue.read { db in try cityRequest(city).fetchAll(db) }
+    }
+
+    func negativeAgeOrLiving(in city: String) throws -> [Customer] {
+        try dbQueue.read { db in try negativeRequest(city).fetchAll(db) }
+    }
+
+    func scoring(above bound: Double) throws -> [Customer] {
+        try dbQueue.read { db in try arithmeticRequest(bound).fetchAll(db) }
     }
 
     func count(createdIn window: Range<Date>) throws -> Int {
@@ -107,7 +125,7 @@ final class GRDBQueries: QuerySystem {
         try dbQueue.read { db in try Date.fetchOne(db, sql: "SELECT MAX(createdAt) FROM customer") }
     }
 
-    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String {
+    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String, bound: Double) throws -> String {
         let request: QueryInterfaceRequest<Customer>
         let expected: String
         switch workload {
@@ -118,6 +136,8 @@ final class GRDBQueries: QuerySystem {
         case .scan: (request, expected) = (cityRequest(city), "SCAN customer")
         case .sum, .average: (request, expected) = (Customer.all(), "SCAN customer")
         case .max: (request, expected) = (Customer.select(max(Self.createdAt)), "customer_createdAt")
+        case .scanNegative: (request, expected) = (negativeRequest(city), "SCAN customer")
+        case .scanArithmetic: (request, expected) = (arithmeticRequest(bound), "SCAN customer")
         case .insert, .open, .openPlain, .firstQuery: return ""
         }
         let plan = try dbQueue.read { db in

@@ -48,6 +48,14 @@ final class MirrorStoreQueries: QuerySystem {
         try store.objects(Customer.self).filter(#Predicate { $0.city == city })
     }
 
+    private func negativeResults(_ city: String) throws -> Results<Customer> {
+        try store.objects(Customer.self).filter(#Predicate { $0.age < -50 || $0.city == city })
+    }
+
+    private func arithmeticResults(_ bound: Double) throws -> Results<Customer> {
+        try store.objects(Customer.self).filter(#Predicate { $0.score * 2 - 100 > bound })
+    }
+
     func withEmail(_ email: String) throws -> [Customer] {
         try emailResults(email).all()
     }
@@ -62,6 +70,14 @@ final class MirrorStoreQueries: QuerySystem {
 
     func living(in city: String) throws -> [Customer] {
         try cityResults(city).all()
+    }
+
+    func negativeAgeOrLiving(in city: String) throws -> [Customer] {
+        try negativeResults(city).all()
+    }
+
+    func scoring(above bound: Double) throws -> [Customer] {
+        try arithmeticResults(bound).all()
     }
 
     func count(createdIn window: Range<Date>) throws -> Int {
@@ -84,7 +100,7 @@ final class MirrorStoreQueries: QuerySystem {
         try store.objects(Customer.self).max(\.createdAt)
     }
 
-    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String {
+    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String, bound: Double) throws -> String {
         let plan: QueryPlan
         let usesIndex: Bool
         switch workload {
@@ -102,6 +118,12 @@ final class MirrorStoreQueries: QuerySystem {
             usesIndex = plan.order == .index(name: "Customer.createdAt", ascending: true)
         case .scan:
             plan = try cityResults(city).plan
+            usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
+        case .scanNegative:
+            plan = try negativeResults(city).plan
+            usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
+        case .scanArithmetic:
+            plan = try arithmeticResults(bound).plan
             usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
         case .sum, .average, .max, .insert, .open, .openPlain, .firstQuery:
             return ""

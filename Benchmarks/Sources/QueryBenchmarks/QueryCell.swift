@@ -10,6 +10,11 @@ enum QueryWorkload: String, CaseIterable, Codable {
     case first20 = "first-20"
     /// `city == x` on the unindexed `city`: every customer tested, about 1% match, mapped.
     case scan
+    /// `age < -50 || city == x`, unindexed: a negative literal tested on every customer (the
+    /// predicate holds a minus applied to 50), about 1% match, mapped.
+    case scanNegative = "scan-negative"
+    /// `score * 2 - 100 > x`, unindexed: arithmetic on every customer, about 1% match, mapped.
+    case scanArithmetic = "scan-arithmetic"
     /// The number of customers with `createdAt` in a window holding about 10%.
     case count
     /// The sum of the unindexed `score` over every customer.

@@ -77,12 +77,14 @@ struct QueryCellRunner<System: QuerySystem> {
         let narrow = QueryFixtures.windows(20, fraction: 0.01, seed: seed)
         let wide = QueryFixtures.windows(20, fraction: 0.1, seed: seed &+ 1)
         let cities = Array(QueryFixtures.cities.prefix(10))
+        // `score * 2 - 100` above these holds for scores above 9,900 to 9,945: about 1%.
+        let bounds = (0..<10).map { 19_700 + Double($0) * 10 }
 
         let path = sharedStorePath(directory: directory, name: "customers", objects: sizes.objects, fileExtension: System.fileExtension)
         let system = try System(path: path)
         try system.warmUp()
         guard try system.count() == sizes.objects else { throw failure("the store does not hold \(sizes.objects) customers") }
-        let plan = try system.checkPlan(cell.workload, email: emails[0], window: narrow[0], city: cities[0])
+        let plan = try system.checkPlan(cell.workload, email: emails[0], window: narrow[0], city: cities[0], bound: bounds[0])
 
         // Every query once, checked: this is also the warm-up of the timed loop.
         var verified = 0
@@ -124,6 +126,26 @@ struct QueryCellRunner<System: QuerySystem> {
             pass = {
                 for city in cities { blackHole(try system.living(in: city)) }
                 return cities.count
+            }
+        case .scanNegative:
+            for city in cities {
+                try check(try system.negativeAgeOrLiving(in: city), all.filter { $0.age < -50 || $0.city == city }, city)
+                verified += 1
+            }
+            pass = {
+                for city in cities { blackHole(try system.negativeAgeOrLiving(in: city)) }
+                return cities.count
+            }
+        case .scanArithmetic:
+            for bound in bounds {
+                let expected = all.filter { $0.score * 2 - 100 > bound }
+                guard expected.count * 200 > sizes.objects && expected.count * 50 < sizes.objects else { throw failure("\(bound) holds \(expected.count) customers") }
+                try check(try system.scoring(above: bound), expected, "score * 2 - 100 > \(bound)")
+                verified += 1
+            }
+            pass = {
+                for bound in bounds { blackHole(try system.scoring(above: bound)) }
+                return bounds.count
             }
         case .count:
             for window in wide {
@@ -205,8 +227,8 @@ struct QueryCellRunner<System: QuerySystem> {
         let window = QueryFixtures.windows(1, fraction: 0.01, seed: seed)[0]
         let expected = customers.filter { window.contains($0.createdAt) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         try check(try reopened.created(in: window), expected, "\(window)")
-        let plan = try reopened.checkPlan(.equal, email: customers[0].email, window: window, city: "")
-            + " | " + reopened.checkPlan(.range, email: customers[0].email, window: window, city: "")
+        let plan = try reopened.checkPlan(.equal, email: customers[0].email, window: window, city: "", bound: 0)
+            + " | " + reopened.checkPlan(.range, email: customers[0].email, window: window, city: "", bound: 0)
         try reopened.close()
         return QueryCellResult(cell: cell.name, seconds: seconds / Double(sizes.objects), cpuSeconds: cpuSeconds / Double(sizes.objects), operations: sizes.objects,
                                verified: sample.count + expected.count, plan: plan)

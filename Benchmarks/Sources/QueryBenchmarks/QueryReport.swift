@@ -57,6 +57,8 @@ struct QueryReport {
             (.range, "indexed range returning ~1,000, sorted by it, mapped", 3),
             (.first20, "sorted by an indexed property, first 20", 10),
             (.scan, "unindexed predicate over 100,000, 1% match, mapped", 2),
+            (.scanNegative, "unindexed, a negative literal (age < -50 || city == x), 1% match, mapped", 2),
+            (.scanArithmetic, "unindexed arithmetic (score * 2 - 100 > x), 1% match, mapped", 2),
             (.count, "count with a predicate on an indexed property (~10,000)", 5),
             (.insert, "insert 100,000 in one transaction, two indexes", 3),
             (.sum, "sum of an unindexed Double over every customer", 1),

@@ -23,6 +23,10 @@ protocol QuerySystem {
     func firstCreated(_ limit: Int) throws -> [Customer]
     /// The customers living in `city`, by `id`.
     func living(in city: String) throws -> [Customer]
+    /// The customers with `age < -50` or living in `city`, by `id`.
+    func negativeAgeOrLiving(in city: String) throws -> [Customer]
+    /// The customers with `score * 2 - 100 > bound`, by `id`.
+    func scoring(above bound: Double) throws -> [Customer]
     /// The number of customers created in `window`.
     func count(createdIn window: Range<Date>) throws -> Int
     /// The number of customers.
@@ -34,8 +38,8 @@ protocol QuerySystem {
     /// The latest `createdAt`.
     func latestCreated() throws -> Date?
     /// How the system answers `workload`'s query; throws when it does not use the index the
-    /// cell is about (or, for the scan, when it does not scan).
-    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String) throws -> String
+    /// cell is about (or, for the scans, when it does not scan, or MirrorStore decodes models).
+    func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String, bound: Double) throws -> String
     func close() throws
 }
 

@@ -3,7 +3,8 @@ import MirrorStoreEngine
 
 /// Decides a ``QueryNode`` for one record from its encoded values, looking through links by
 /// reading the linked records from the same snapshot. Three outcomes: a value, or `nil` when the
-/// answer depends on a part only the model can decide.
+/// answer depends on a part only the model can decide, or ``ArithmeticTrap`` thrown where
+/// Swift's arithmetic would trap.
 struct ConditionEvaluator {
     /// The linked record as `.embedded(schema, values)`, or `.null` when it no longer exists.
     let resolve: (String, StorageKey) throws -> QueryValue
@@ -113,6 +114,50 @@ struct ConditionEvaluator {
         case .conditional(let test, let then, let otherwise):
             guard let truth = try isTrue(test, bindings: &bindings) else { return nil }
             return try evaluate(truth ? then : otherwise, bindings: &bindings)
+        case .compute(let lhs, let operation, let rhs, let number):
+            guard let left = try evaluate(lhs, bindings: &bindings), let right = try evaluate(rhs, bindings: &bindings) else { return nil }
+            return try number.apply(operation, left, right)
+        case .negate(let wrapped, let number):
+            guard let value = try evaluate(wrapped, bindings: &bindings) else { return nil }
+            return try number.negate(value)
+        case .filter(let sequence, let variable, let test):
+            guard let elements = try elements(of: sequence, bindings: &bindings) else { return nil }
+            // Every element, in order, as `filter` tests them.
+            var kept: [QueryValue] = []
+            for candidate in elements {
+                bindings.append((variable, candidate))
+                let outcome = try isTrue(test, bindings: &bindings)
+                bindings.removeLast()
+                guard let truth = outcome else { return nil }
+                if truth { kept.append(candidate) }
+            }
+            return .list(kept)
+        case .element(let array, let index):
+            // Out of bounds, Foundation's evaluation throws: the model path reports it.
+            guard let elements = try elements(of: array, bindings: &bindings), case .int(let position)? = try evaluate(index, bindings: &bindings),
+                  position >= 0, position < Int64(elements.count) else { return nil }
+            return elements[Int(position)]
+        case .lookup(let dictionary, let key, let fallback):
+            guard case .dictionary(let entries)? = try evaluate(dictionary, bindings: &bindings),
+                  case .string(let name)? = try evaluate(key, bindings: &bindings) else { return nil }
+            guard let found = entries[name] else {
+                guard let fallback else { return .null }
+                return try evaluate(fallback, bindings: &bindings)
+            }
+            // A link to a deleted object: what the model's dictionary holds is for the model to say.
+            if case .link = found { return nil }
+            return found
+        case .extreme(let array, let isMaximum):
+            guard let elements = try elements(of: array, bindings: &bindings) else { return nil }
+            guard var result = elements.first else { return .null }
+            // As `max()` and `min()` run: the first element, replaced by each later one that
+            // `<` puts after it (before it for `min()`).
+            for candidate in elements.dropFirst() {
+                let (lower, upper) = isMaximum ? (result, candidate) : (candidate, result)
+                guard case .bool(let replaces)? = Self.compare(lower, .lessThan, upper) else { return nil }
+                if replaces { result = candidate }
+            }
+            return result
         case .inRange, .range, .unknown:
             return nil
         }

@@ -53,6 +53,18 @@ enum IndexKeys {
         }
     }
 
+    /// Whether an index on a property of `kind` answers equality with a constant exactly as
+    /// Swift's `==` does, though not ranges: doubles and floats (`-0.0` and `0.0` are one key, as
+    /// they are equal; a NaN constant equals nothing and is not looked up), UUIDs and data (equal
+    /// when their bytes are), besides every kind that ``ordersExactly(_:)``.
+    static func equatesExactly(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .optional(let wrapped): equatesExactly(wrapped)
+        case .double, .float, .uuid, .data: true
+        default: ordersExactly(kind)
+        }
+    }
+
     /// Whether a property of `kind` gets an index: scalars and links, and arrays or sets of them.
     static func isIndexable(_ kind: PropertyKind) -> Bool {
         switch kind {

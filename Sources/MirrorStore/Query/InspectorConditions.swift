@@ -31,7 +31,7 @@ extension StoreInspector {
         let onRecords = RecordConditions(schema: schema, conditions: [(node, root)], snapshot: snapshot, schemas: schemas)
         let reader = RecordReader(snapshot: snapshot, schemas: schemas)
         try snapshot.forEachEntryInKeyOrder(type: typeName) { key, bytes in
-            if try onRecords.isTrue(0, for: onRecords.record(bytes, key: key)) == true {
+            if try onRecords.isTrue(0, for: onRecords.record(bytes, key: key), key: key) == true {
                 try body(try reader.record(type: typeName, key: key, bytes: bytes))
             }
         }

@@ -140,7 +140,7 @@ struct LinkJoin: Sendable {
         var keys: [StorageKey] = []
         scanning: for (key, bytes) in try source.snapshot.entries(type: targetType) {
             let record = try onRecords.record(bytes, key: key)
-            for index in targetConjuncts.indices where try onRecords.isTrue(index, for: record) == false {
+            for index in targetConjuncts.indices where try onRecords.isTrue(index, for: record, key: key) == false {
                 continue scanning
             }
             keys.append(key)

@@ -173,6 +173,38 @@ extension Set: CountedContainer {
     }
 }
 
+/// Ranges a predicate captures whole (`let adults = 18...64`, then `adults.contains($0.age)`):
+/// their bounds are constants, as in a range the predicate writes out.
+protocol CapturedRange {
+    var translation: QueryNode { get }
+}
+
+extension ClosedRange: CapturedRange {
+    var translation: QueryNode { Self.range(lowerBound, upperBound, isClosed: true) }
+}
+
+extension Range: CapturedRange {
+    var translation: QueryNode { Self.range(lowerBound, upperBound, isClosed: false) }
+}
+
+extension RangeExpression {
+    /// `lower...upper` or `lower..<upper` of constants; ``QueryNode/unknown`` for bounds with no
+    /// record form or an order of their own (see ``OwnOrder``), which the models decide.
+    fileprivate static func range(_ lower: Bound, _ upper: Bound, isClosed: Bool) -> QueryNode {
+        guard !OwnOrder.applies(to: Bound.self), let lower = QueryValue(constant: lower), let upper = QueryValue(constant: upper) else {
+            return .unknown
+        }
+        return .range(lower: .constant(lower), upper: .constant(upper), isClosed: isClosed)
+    }
+}
+
+/// Arrays: a record lists their elements in the model's own order, so a position in one, what
+/// `filter` keeps and which of equal elements `max()` returns are the model's. (A set's stored
+/// order need not be the order the model's set iterates in.)
+protocol ListedInOrder {}
+
+extension Array: ListedInOrder {}
+
 /// Collections whose `==` ignores the order they list their elements in. Their values reach a
 /// query as lists in that order (a set's depends on its capacity and history), so `==` on them
 /// becomes ``QueryNode/sameElements(_:_:)``.
@@ -257,6 +289,10 @@ enum KeyPathNames {
 
 extension PredicateExpressions.Value: QueryTranslatable {
     static func makeTranslation() -> Translation {
+        if Output.self is any CapturedRange.Type {
+            let range = Translations.reader(\Self.value)
+            return { expression, _ in (range(expression) as? any CapturedRange)?.translation ?? .unknown }
+        }
         let value = Translations.reader(\Self.value), convert = QueryValue.constantConversion(for: Output.self)
         return { expression, _ in convert(value(expression)).map(QueryNode.constant) ?? .unknown }
     }
@@ -450,5 +486,131 @@ extension PredicateExpressions.Conditional: QueryTranslatable {
         return { expression, translator in
             .conditional(try test(expression, translator), try trueBranch(expression, translator), try falseBranch(expression, translator))
         }
+    }
+}
+
+// Arithmetic in the predicate's own numeric type. `-50` reaches the store as a minus applied to
+// `50`, so a minus or an operation on constants becomes a constant here.
+
+extension PredicateExpressions.UnaryMinus: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped)
+        return { expression, translator in .negation(try wrapped(expression, translator), number) }
+    }
+}
+
+extension PredicateExpressions.Arithmetic: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
+        let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs), op = Translations.reader(\Self.op)
+        return { expression, translator in
+            let operation: ArithmeticOperation
+            switch op(expression) {
+            case .add: operation = .add
+            case .subtract: operation = .subtract
+            case .multiply: operation = .multiply
+            @unknown default: return .unknown
+            }
+            return .arithmetic(try lhs(expression, translator), operation, try rhs(expression, translator), number)
+        }
+    }
+}
+
+extension PredicateExpressions.IntDivision: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.arithmetic(Output.self, .divide, lhs: \Self.lhs, rhs: \Self.rhs)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.arithmetic(Output.self, .remainder, lhs: \Self.lhs, rhs: \Self.rhs)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.arithmetic(Output.self, .divide, lhs: \Self.lhs, rhs: \Self.rhs)
+    }
+}
+
+extension Translations {
+    /// The translation of a `Parent` expression computing `lhs operation rhs` in `Output`.
+    static func arithmetic<Parent, Output, LHS, RHS>(
+        _ output: Output.Type, _ operation: ArithmeticOperation, lhs: KeyPath<Parent, LHS>, rhs: KeyPath<Parent, RHS>
+    ) -> Translation {
+        guard let number = QueryNumber(type: output) else { return { _, _ in .unknown } }
+        let lhs = operand(lhs), rhs = operand(rhs)
+        return { expression, translator in
+            .arithmetic(try lhs(expression, translator), operation, try rhs(expression, translator), number)
+        }
+    }
+}
+
+// Collections: filters, positions and extremes of arrays, lookups in dictionaries.
+
+extension PredicateExpressions.Filter: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard LHS.Output.self is any ListedInOrder.Type else { return { _, _ in .unknown } }
+        let sequence = Translations.operand(\Self.sequence), test = Translations.operand(\Self.filter)
+        let variable = Translations.reader(\Self.variable.key)
+        return { expression, translator in
+            .filter(try sequence(expression, translator), variable(expression), try test(expression, translator))
+        }
+    }
+}
+
+extension PredicateExpressions.CollectionIndexSubscript: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard Wrapped.Output.self is any ListedInOrder.Type else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped), index = Translations.operand(\Self.index)
+        return { expression, translator in .element(try wrapped(expression, translator), try index(expression, translator)) }
+    }
+}
+
+extension PredicateExpressions.DictionaryKeySubscript: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        // Records keep `[String: Value]`; a dictionary of optionals would give a double optional.
+        guard Key.Output.self == String.self, !(Value.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
+        return { expression, translator in
+            .lookup(try wrapped(expression, translator), try key(expression, translator), default: nil)
+        }
+    }
+}
+
+extension PredicateExpressions.DictionaryKeyDefaultValueSubscript: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        guard Key.Output.self == String.self, !(Default.Output.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
+        let fallback = Translations.operand(\Self.default)
+        return { expression, translator in
+            .lookup(try wrapped(expression, translator), try key(expression, translator), default: try fallback(expression, translator))
+        }
+    }
+}
+
+extension PredicateExpressions.SequenceMaximum: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.extreme(Elements.Output.self, Elements.Output.Element.self, isMaximum: true, elements: \Self.elements)
+    }
+}
+
+extension PredicateExpressions.SequenceMinimum: QueryTranslatable {
+    static func makeTranslation() -> Translation {
+        Translations.extreme(Elements.Output.self, Elements.Output.Element.self, isMaximum: false, elements: \Self.elements)
+    }
+}
+
+extension Translations {
+    /// The translation of `max()` or `min()` of a `Parent` expression's `elements`, of an array
+    /// whose elements the store orders as Swift does (not an enum with an order of its own).
+    static func extreme<Parent, Elements, Element, Operand>(
+        _ elements: Elements.Type, _ element: Element.Type, isMaximum: Bool, elements operand: KeyPath<Parent, Operand>
+    ) -> Translation {
+        guard elements is any ListedInOrder.Type, !OwnOrder.applies(to: element) else { return { _, _ in .unknown } }
+        let array = Translations.operand(operand)
+        return { expression, translator in .extreme(try array(expression, translator), isMaximum: isMaximum) }
     }
 }

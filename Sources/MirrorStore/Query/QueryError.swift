@@ -1,3 +1,5 @@
+import MirrorStoreEngine
+
 /// A query that cannot be answered as written.
 ///
 /// ```swift
@@ -30,12 +32,20 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
         /// A sum of `property` does not fit its integer `type`, where adding the values in Swift
         /// would trap.
         case aggregateOverflow(typeName: String, property: String, type: String)
+        /// Testing the object of `typeName` stored under `key` computes `expression` in `type`,
+        /// which Swift's arithmetic traps on (an overflow, a division by zero): evaluating the
+        /// predicate in Swift would stop the program there, so the query throws instead.
+        case arithmeticTrap(typeName: String, key: String, expression: String, type: String)
     }
 
     /// What went wrong.
     public let kind: Kind
 
     init(_ kind: Kind) { self.kind = kind }
+
+    init(_ trap: ArithmeticTrap, typeName: String, key: StorageKey) {
+        kind = .arithmeticTrap(typeName: typeName, key: key.description, expression: trap.expression, type: trap.type)
+    }
 
     /// One sentence explaining the error.
     public var description: String {
@@ -56,6 +66,8 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
             "The condition nests parentheses, negations or linked properties more than \(limit) levels deep."
         case .aggregateOverflow(let typeName, let property, let type):
             "The sum of \(typeName).\(property) over these results does not fit in \(type); sum a wider property, or fewer results."
+        case .arithmeticTrap(let typeName, let key, let expression, let type):
+            "Testing the \(typeName) with key \(key) computes \(expression) in \(type), which traps in Swift (an overflow or a division by zero), so the query throws instead."
         }
     }
 }

@@ -69,11 +69,7 @@ struct QueryExecution<Model: Persistable> {
     /// otherwise read in bulk in file order.
     private func filteredScan() throws -> [StorageKey] {
         if let byteTests {
-            var matches: [StorageKey] = []
-            try source.snapshot.forEachValueInPlace(type: source.plan.typeName) { key, bytes in
-                if try byteTests.matches(bytes, key: key) { matches.append(key) }
-            }
-            return Self.sortedByPrimaryKey(matches)
+            return Self.sortedByPrimaryKey(try byteTests.matchingKeys(type: source.plan.typeName, in: source.snapshot))
         }
         let tester = try ConditionTester<Model>(source: source, conditions: conditions)
         var matches: [StorageKey] = []
@@ -129,7 +125,7 @@ struct ConditionTester<Model: Persistable> {
         let record = try onRecords.record(bytes, key: key)
         var model: Model?
         for (index, predicate) in predicates.enumerated() {
-            switch try onRecords.isTrue(index, for: record) {
+            switch try onRecords.isTrue(index, for: record, key: key) {
             case true?: continue
             case false?: return false
             case nil:

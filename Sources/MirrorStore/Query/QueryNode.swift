@@ -34,6 +34,14 @@ enum QueryNode: Sendable {
     indirect case containsWhere(QueryNode, PredicateExpressions.VariableID, QueryNode)
     /// `sequence.allSatisfy { variable in test }`.
     indirect case allSatisfy(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    /// `array.filter { variable in test }`: the elements `test` holds for, in order.
+    indirect case filter(QueryNode, PredicateExpressions.VariableID, QueryNode)
+    /// `array[index]`.
+    indirect case element(QueryNode, QueryNode)
+    /// `dictionary[key]`, or `dictionary[key, default: value]`.
+    indirect case lookup(QueryNode, QueryNode, default: QueryNode?)
+    /// `array.max()` (`isMaximum`) or `array.min()`.
+    indirect case extreme(QueryNode, isMaximum: Bool)
     /// `string.starts(with: prefix)`.
     indirect case startsWith(QueryNode, QueryNode)
     /// `string.contains(other)`.
@@ -44,6 +52,11 @@ enum QueryNode: Sendable {
     indirect case inRange(QueryNode, QueryNode)
     /// `test ? then : otherwise`.
     indirect case conditional(QueryNode, QueryNode, QueryNode)
+    /// `lhs op rhs` on numbers of one type, as Swift computes it (see ``QueryNumber``); made
+    /// through ``arithmetic(_:_:_:_:)``, which computes constants at once.
+    indirect case compute(QueryNode, ArithmeticOperation, QueryNode, QueryNumber)
+    /// `-value`; made through ``negation(_:_:)``.
+    indirect case negate(QueryNode, QueryNumber)
     /// Something only the model can answer.
     case unknown
 
@@ -65,13 +78,17 @@ enum QueryNode: Sendable {
     private var children: [QueryNode] {
         switch self {
         case .constant, .variable, .unknown: []
-        case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base): [base]
+        case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base),
+             .negate(let base, _), .extreme(let base, _):
+            [base]
         case .equal(let a, let b), .sameElements(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
              .nilCoalesce(let a, let b), .contains(let a, let b), .startsWith(let a, let b), .containsText(let a, let b),
-             .inRange(let a, let b), .flatMap(let a, _, let b), .containsWhere(let a, _, let b), .allSatisfy(let a, _, let b):
+             .inRange(let a, let b), .flatMap(let a, _, let b), .containsWhere(let a, _, let b), .allSatisfy(let a, _, let b),
+             .compute(let a, _, let b, _), .filter(let a, _, let b), .element(let a, let b):
             [a, b]
         case .range(let a, let b, _): [a, b]
         case .conditional(let a, let b, let c): [a, b, c]
+        case .lookup(let a, let b, let c): [a, b] + (c.map { [$0] } ?? [])
         }
     }
 
@@ -81,12 +98,15 @@ enum QueryNode: Sendable {
         return children.allSatisfy(\.isFullyTranslated)
     }
 
-    /// Whether Swift's evaluation of the node may throw: it holds a part only the model answers
-    /// (a subscript, say), a force unwrap, or a half-open range whose bounds may be the wrong
-    /// way round. Objects must then reach it as they would in Swift.
+    /// Whether Swift's evaluation of the node may throw: it holds a part only the model answers,
+    /// an array subscript (out of bounds), a force unwrap, a half-open range whose bounds may be the wrong
+    /// way round, or integer arithmetic (which traps in Swift where the store throws). Objects
+    /// must then reach it as they would in Swift.
     var mayThrow: Bool {
         switch self {
-        case .unknown, .forceUnwrap: true
+        case .unknown, .forceUnwrap, .element: true
+        case .compute(_, _, _, let number) where number.isInteger: true
+        case .negate(_, let number) where number.isInteger: true
         case .range(.constant(let lower), .constant(let upper), let isClosed):
             ConditionEvaluator.isBackwardsRange(lower, upper, isClosed: isClosed)
         case .range(_, _, isClosed: false): true

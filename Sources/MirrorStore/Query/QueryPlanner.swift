@@ -270,8 +270,10 @@ struct QueryPlanner {
 
     private func equality(_ property: IndexedProperty, _ value: QueryValue) -> Constraint? {
         let kind = property.kind
-        guard IndexKeys.ordersExactly(kind) || property.index == nil || Self.isLink(kind),
+        guard IndexKeys.equatesExactly(kind) || property.index == nil || Self.isLink(kind),
               var key = IndexKeys.key(for: value) else { return nil }
+        // NaN equals nothing in Swift, though its index key equals itself.
+        if case .double(let number) = key, number.isNaN { return nil }
         // Primary keys are stored as given, not normalized as index keys are.
         if property.index == nil, case .string(let text) = value { key = .string(text) }
         // A link to a deleted object is `nil` to the model, but its index entry keeps the key.

@@ -34,10 +34,18 @@ struct RecordConditions {
         }
     }
 
-    /// Whether condition `index` holds for `record`, or `nil` when only a model could say.
-    func isTrue(_ index: Int, for record: QueryValue) throws -> Bool? {
+    /// Whether condition `index` holds for `record`, stored under `key`, or `nil` when only a
+    /// model could say.
+    ///
+    /// - Throws: ``QueryError`` naming the record where the condition computes something Swift's
+    ///   arithmetic traps on.
+    func isTrue(_ index: Int, for record: QueryValue, key: StorageKey) throws -> Bool? {
         let (node, root) = conditions[index]
         var bindings: ConditionEvaluator.Bindings = [(root, record)]
-        return try evaluator.isTrue(node, bindings: &bindings)
+        do {
+            return try evaluator.isTrue(node, bindings: &bindings)
+        } catch let trap as ArithmeticTrap {
+            throw QueryError(trap, typeName: schema.typeName, key: key)
+        }
     }
 }

@@ -193,4 +193,33 @@ struct PredicateAnswerTests {
         #expect(throws: (any Error).self) { try items.filter { try unwrap.evaluate($0) } }
         #expect(throws: (any Error).self) { try store.objects(AnswerItem.self).filter(unwrap) }
     }
+
+    @Test("arithmetic Swift traps on (overflow, division by zero) throws a QueryError naming the object Swift would stop at")
+    func arithmeticTraps() throws {
+        let items = [AnswerItem(1, name: "a", numbers: [7]), AnswerItem(2, name: "b", numbers: []), AnswerItem(3, name: "c", numbers: [1])]
+        let store = try Self.store(items)
+        let (big, least, zero) = (Int.max, Int.min, 0)
+        func trap(_ predicate: Predicate<AnswerItem>, sourceLocation: SourceLocation = #_sourceLocation) -> QueryError.Kind? {
+            #expect(throws: QueryError.self, sourceLocation: sourceLocation) { try store.objects(AnswerItem.self).filter(predicate) }?.kind
+        }
+        // On the stored bytes: object 1 computes 1 * Int.max, object 2 overflows.
+        let doubled = #expect(throws: QueryError.self) { try store.objects(AnswerItem.self).filter(#Predicate { $0.identifier * big > 0 }) }
+        #expect(doubled?.kind == .arithmeticTrap(typeName: "AnswerItem", key: "2", expression: "2 * 9223372036854775807", type: "Int"))
+        #expect(doubled?.description
+            == "Testing the AnswerItem with key 2 computes 2 * 9223372036854775807 in Int, which traps in Swift (an overflow or a division by zero), so the query throws instead.")
+        // `&&` keeps object 2 from the product, so object 3 is where Swift stops.
+        #expect(trap(#Predicate { $0.name != "b" && $0.identifier * big > 0 })
+            == .arithmeticTrap(typeName: "AnswerItem", key: "3", expression: "3 * 9223372036854775807", type: "Int"))
+        // Only object 1 reaches the product here, which does not overflow: the answer is Swift's.
+        try Self.expectSame(store, items, #Predicate { $0.identifier < 2 && $0.identifier * big > 0 }, "identifier < 2 && identifier * max > 0")
+        try Self.expectSame(store, items, #Predicate { $0.identifier > 2 || $0.identifier + least < 0 }, "identifier + Int.min, which does not overflow")
+        // On records: element by element, as `contains(where:)` runs.
+        #expect(trap(#Predicate { $0.numbers.contains { $0 + big > 0 } })
+            == .arithmeticTrap(typeName: "AnswerItem", key: "1", expression: "7 + 9223372036854775807", type: "Int"))
+        #expect(trap(#Predicate { $0.identifier / zero == 1 })
+            == .arithmeticTrap(typeName: "AnswerItem", key: "1", expression: "1 / 0", type: "Int"))
+        // The minus of a captured Int.min traps when the first object reaches it.
+        #expect(trap(#Predicate { $0.identifier > -least })
+            == .arithmeticTrap(typeName: "AnswerItem", key: "1", expression: "-(-9223372036854775808)", type: "Int"))
+    }
 }

@@ -62,10 +62,16 @@ final class DiffRecord: Persistable {
     var friends: [DiffOwner] = []
     var spot = DiffSpot()
     var spots: [DiffSpot] = []
+    var indexedReal = 0.0
+    var indexedRatio: Float?
+    var indexedToken = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    var indexedBytes = Data()
+    var counts: [String: Int] = [:]
     init() {}
     static var primaryKey: String? { "identifier" }
     static var indexedProperties: [String] {
-        ["indexedText", "indexedNote", "indexedNumber", "indexedMoment", "indexedWords", "indexedPriority"]
+        ["indexedText", "indexedNote", "indexedNumber", "indexedMoment", "indexedWords", "indexedPriority",
+         "indexedReal", "indexedRatio", "indexedToken", "indexedBytes"]
     }
 }
 
@@ -188,7 +194,9 @@ struct PredicateDifferentialTests {
         let flag = k.flag, count = k.count, optionalNumber = k.optionalNumber, optionalText = k.optionalText
         let infinity = Double.infinity, zero = 0.0, otherWord = k.otherWord, lowAmount = k.lowAmount, highAmount = k.highAmount
         let spot = k.spot, noWords = Set<String>(), noBytes = Data(), largest = Int.max, smallest = Int.min, top = UInt64.max
-        let composed = "\u{C9}lodie", decomposed = "E\u{301}lodie", calm = DiffMood.calm
+        let composed = "\u{C9}lodie", decomposed = "E\u{301}lodie", calm = DiffMood.calm, floatInfinity = Float.infinity
+        let span = low...high, openSpan = low..<high, textSpan = min(text, otherText)...max(text, otherText), momentSpan = moment..<later
+        let prioritySpan = priority...otherPriority
         return [
             // Strings, scanned and indexed.
             ("text == t", #Predicate { $0.text == text }),
@@ -517,7 +525,139 @@ struct PredicateDifferentialTests {
             ("spots != [s]", #Predicate { $0.spots != [spot] }),
             ("owner?.rank != nil", #Predicate { $0.owner?.rank != nil }),
             ("friends contains where rank == nil", #Predicate { $0.friends.contains { $0.rank == nil } }),
+            // Negative literals: the macro writes a minus applied to the literal or capture.
+            ("number < -50", #Predicate { $0.number < -50 }),
+            ("indexedNumber < -42", #Predicate { $0.indexedNumber < -42 }),
+            ("indexedNumber >= -1 && indexedNumber <= 1", #Predicate { $0.indexedNumber >= -1 && $0.indexedNumber <= 1 }),
+            ("indexedNumber in -42...-1", #Predicate { (-42 ... -1).contains($0.indexedNumber) }),
+            ("small > -1 || small == -127", #Predicate { $0.small > -1 || $0.small == -127 }),
+            ("real == -0.0", #Predicate { $0.real == -0.0 }),
+            ("real < -2.5 || real > -0.0", #Predicate { $0.real < -2.5 || $0.real > -0.0 }),
+            ("ratio <= -0.0", #Predicate { $0.ratio <= -0.0 }),
+            ("real > -r", #Predicate { $0.real > -real }),
+            ("ratio == -f", #Predicate { $0.ratio == -ratio }),
+            ("(optionalNumber ?? -1) > 3", #Predicate { ($0.optionalNumber ?? -1) > 3 }),
+            ("indexedNote == nil || number > -7", #Predicate { $0.indexedNote == nil || $0.number > -7 }),
+            ("-real >= r", #Predicate { -$0.real >= real }),
+            ("-ratio < f", #Predicate { -$0.ratio < ratio }),
+            // Arithmetic that cannot trap: floating point (infinities, NaN, signed zeros) and
+            // integer operations no stored value overflows.
+            ("real * 2 > r", #Predicate { $0.real * 2 > real }),
+            ("real - real == 0 (inf - inf is NaN)", #Predicate { $0.real - $0.real == 0 }),
+            ("real / r < 1", #Predicate { $0.real / real < 1 }),
+            ("real + 0.1 + 0.2 == real + 0.3", #Predicate { $0.real + 0.1 + 0.2 == $0.real + 0.3 }),
+            ("real * r - r != real", #Predicate { $0.real * real - real != $0.real }),
+            ("ratio * f > 1", #Predicate { $0.ratio * ratio > 1 }),
+            ("ratio / 0 == -inf", #Predicate { $0.ratio / 0 == -floatInfinity }),
+            ("ratio + f == f + ratio", #Predicate { $0.ratio + ratio == ratio + $0.ratio }),
+            ("(real + real) / 2 <= real", #Predicate { ($0.real + $0.real) / 2 <= $0.real }),
+            ("number / 2 > n", #Predicate { $0.number / 2 > number }),
+            ("number % 2 == 1 || number % 2 == -1", #Predicate { $0.number % 2 == 1 || $0.number % 2 == -1 }),
+            ("indexedNumber / 7 == n / 7", #Predicate { $0.indexedNumber / 7 == number / 7 }),
+            ("small / 2 == s / 2", #Predicate { $0.small / 2 == small / 2 }),
+            ("big / 2 >= b / 2", #Predicate { $0.big / 2 >= big / 2 }),
+            ("big % 3 == 0", #Predicate { $0.big % 3 == 0 }),
+            ("spot.level * 2 > n", #Predicate { $0.spot.level * 2 > count }),
+            ("spots contains where level - 1 == n", #Predicate { $0.spots.contains { $0.level - 1 == count } }),
+            ("(owner?.rank ?? 0) + 1 > n", #Predicate { ($0.owner?.rank ?? 0) + 1 > count }),
+            ("owner?.rank * 2 == n", #Predicate { $0.owner.flatMap { $0.rank.flatMap { $0 * 2 } } == count }),
+            ("friends contains where identifier - n < 0", #Predicate { $0.friends.contains { $0.identifier - count < 0 } }),
+            ("number != Int.max && number + 1 > n", #Predicate { $0.number != largest && $0.number + 1 > number }),
+            ("number > Int.min && -number < n", #Predicate { $0.number > smallest && -$0.number < number }),
+            ("big > 0 && big - 1 >= b", #Predicate { $0.big > 0 && $0.big - 1 >= big }),
+            ("small in -64..<64 && small * 2 > s", #Predicate { $0.small >= -64 && $0.small < 64 && $0.small * 2 > small }),
+            ("amount * 2 > a (Decimal, on models)", #Predicate { $0.amount * 2 > amount }),
+            // Equality read from indexes of doubles, floats, UUIDs and data.
+            ("indexedReal == r", #Predicate { $0.indexedReal == real }),
+            ("indexedReal == -0.0", #Predicate { $0.indexedReal == -0.0 }),
+            ("indexedReal == 0 || indexedReal == inf", #Predicate { $0.indexedReal == zero || $0.indexedReal == infinity }),
+            ("indexedReal == r && flag", #Predicate { $0.indexedReal == real && $0.flag }),
+            ("indexedReal != r", #Predicate { $0.indexedReal != real }),
+            ("indexedReal < r", #Predicate { $0.indexedReal < real }),
+            ("indexedRatio == f", #Predicate { $0.indexedRatio == ratio }),
+            ("indexedRatio == nil", #Predicate { $0.indexedRatio == nil }),
+            ("indexedRatio == f || indexedRatio == nil", #Predicate { $0.indexedRatio == ratio || $0.indexedRatio == nil }),
+            ("indexedToken == u", #Predicate { $0.indexedToken == token }),
+            ("indexedBytes == x", #Predicate { $0.indexedBytes == blob }),
+            ("indexedBytes == empty && indexedToken != u", #Predicate { $0.indexedBytes == noBytes && $0.indexedToken != token }),
+            // Filters, positions and extremes of arrays; lookups in dictionaries.
+            ("numbers filter > n count == c", #Predicate { $0.numbers.filter { $0 > number }.count == count }),
+            ("numbers filter < 0 is empty", #Predicate { $0.numbers.filter { $0 < 0 }.isEmpty }),
+            ("friends filter rank == nil count > 0", #Predicate { $0.friends.filter { $0.rank == nil }.count > 0 }),
+            ("spots filter level > n is empty || flag", #Predicate { $0.spots.filter { $0.level > count }.isEmpty || $0.flag }),
+            ("indexedWords filter == w count >= 1", #Predicate { $0.indexedWords.filter { $0 == word }.count >= 1 }),
+            ("numbers max == n", #Predicate { $0.numbers.max() == number }),
+            ("numbers min ?? 0 < n", #Predicate { ($0.numbers.min() ?? 0) < number }),
+            ("numbers max == nil", #Predicate { $0.numbers.max() == nil }),
+            ("indexedWords max == w", #Predicate { $0.indexedWords.max() == word }),
+            ("indexedWords min ?? t >= t", #Predicate { ($0.indexedWords.min() ?? text) >= text }),
+            ("numbers count > 0 && numbers[0] == n", #Predicate { $0.numbers.count > 0 && $0.numbers[0] == number }),
+            ("numbers count > 2 && numbers[2] > n || flag", #Predicate { ($0.numbers.count > 2 && $0.numbers[2] > number) || $0.flag }),
+            ("spots count > 1 && spots[1].level == n", #Predicate { $0.spots.count > 1 && $0.spots[1].level == count }),
+            ("friends count > 0 && friends[0].name == o", #Predicate { $0.friends.count > 0 && $0.friends[0].name == ownerName }),
+            ("counts[w] == n", #Predicate { $0.counts[word] == number }),
+            ("counts[w] == nil", #Predicate { $0.counts[word] == nil }),
+            ("counts[w, default: 0] > n", #Predicate { $0.counts[word, default: 0] > number }),
+            ("counts[w] ?? n < 0 || counts is empty", #Predicate { ($0.counts[word] ?? number) < 0 || $0.counts.isEmpty }),
+            // Ranges captured whole.
+            ("captured low...high contains number", #Predicate { span.contains($0.number) }),
+            ("captured low..<high contains indexedNumber", #Predicate { openSpan.contains($0.indexedNumber) }),
+            ("captured t...t contains indexedText", #Predicate { textSpan.contains($0.indexedText) }),
+            ("captured d..<e contains moment", #Predicate { momentSpan.contains($0.moment) }),
+            ("captured p...q contains priority (an order of its own)", #Predicate { prioritySpan.contains($0.priority) }),
         ]
+    }
+
+    /// Shapes on which Swift traps for some objects (an overflow, a division by zero), each with
+    /// when it does, in Swift's order of evaluation: the store must throw where `Array.filter`
+    /// would stop the program, and answer as it does otherwise.
+    static func trappingShapes(_ k: DiffConstants) -> [(String, Predicate<DiffRecord>, (DiffRecord) -> Bool)] {
+        let number = k.number, count = k.count, small = k.small, big = k.big, low = k.low, text = k.text
+        func adds(_ a: Int, _ b: Int) -> Bool { a.addingReportingOverflow(b).overflow }
+        return [
+            ("number + c > n", #Predicate { $0.number + count > number }, { adds($0.number, count) }),
+            ("number - c < n", #Predicate { $0.number - count < number }, { $0.number.subtractingReportingOverflow(count).overflow }),
+            ("number * c == n", #Predicate { $0.number * count == number }, { $0.number.multipliedReportingOverflow(by: count).overflow }),
+            ("number / c > n", #Predicate { $0.number / count > number }, { _ in count == 0 }),
+            ("number % c == 0", #Predicate { $0.number % count == 0 }, { _ in count == 0 }),
+            ("-number > n", #Predicate { -$0.number > number }, { $0.number == .min }),
+            ("indexedNumber == -n", #Predicate { $0.indexedNumber == -number }, { _ in number == .min }),
+            ("number > -low || flag", #Predicate { $0.number > -low || $0.flag }, { _ in low == .min }),
+            ("small * 2 > s", #Predicate { $0.small * 2 > small }, { $0.small.multipliedReportingOverflow(by: 2).overflow }),
+            ("small - s < 0", #Predicate { $0.small - small < 0 }, { $0.small.subtractingReportingOverflow(small).overflow }),
+            ("small % -1 == 0", #Predicate { $0.small % -1 == 0 }, { $0.small == .min }),
+            ("big - b > 0", #Predicate { $0.big - big > 0 }, { $0.big < big }),
+            ("big + b >= b", #Predicate { $0.big + big >= big }, { $0.big.addingReportingOverflow(big).overflow }),
+            ("flag && number + c > n", #Predicate { $0.flag && $0.number + count > number }, { $0.flag && adds($0.number, count) }),
+            ("text == t || number + c == n", #Predicate { $0.text == text || $0.number + count == number },
+             { $0.text != text && adds($0.number, count) }),
+            ("(optionalNumber ?? 0) + c > n", #Predicate { ($0.optionalNumber ?? 0) + count > number },
+             { adds($0.optionalNumber ?? 0, count) }),
+            ("numbers contains where + c > n", #Predicate { $0.numbers.contains { $0 + count > number } }, { record in
+                for element in record.numbers {
+                    if adds(element, count) { return true }
+                    if element + count > number { return false }
+                }
+                return false
+            }),
+            ("indexedNumber == n && number * c > n", #Predicate { $0.indexedNumber == number && $0.number * count > number },
+             { $0.indexedNumber == number && $0.number.multipliedReportingOverflow(by: count).overflow }),
+            ("number * c > n && indexedNumber == n", #Predicate { $0.number * count > number && $0.indexedNumber == number },
+             { $0.number.multipliedReportingOverflow(by: count).overflow }),
+        ]
+    }
+
+    /// Every shape, with when Swift traps on it (nil: never).
+    static func allShapes(_ k: DiffConstants) -> [(String, Predicate<DiffRecord>, ((DiffRecord) -> Bool)?)] {
+        shapes(k).map { ($0.0, $0.1, nil) } + trappingShapes(k).map { ($0.0, $0.1, $0.2) }
+    }
+
+    /// What `Array.filter` gives on `records`, sorted by `sort`, or nil where it throws or would trap.
+    static func expected(
+        _ records: [DiffRecord], _ predicate: Predicate<DiffRecord>, traps: ((DiffRecord) -> Bool)?, sort: [SortDescriptor<DiffRecord>]
+    ) -> [Int]? {
+        if let traps, records.contains(where: traps) { return nil }
+        return outcome { try records.filter { try predicate.evaluate($0) }.sorted(using: sort).map(\.identifier) }
     }
 
     static func sorts() -> [[SortDescriptor<DiffRecord>]] { [
@@ -572,6 +712,11 @@ struct PredicateDifferentialTests {
         record.spots = (0..<Int.random(in: 0...2, using: &random)).map { _ in
             DiffSpot(label: random.pick(DiffValues.texts), level: Int.random(in: 0...3, using: &random))
         }
+        record.indexedReal = record.real
+        record.indexedRatio = random.chance(30) ? nil : record.ratio
+        record.indexedToken = record.token
+        record.indexedBytes = record.bytes
+        for _ in 0..<Int.random(in: 0...3, using: &random) { record.counts[random.pick(DiffValues.words)] = random.pick(DiffValues.numbers) }
         return record
     }
 
@@ -587,11 +732,11 @@ struct PredicateDifferentialTests {
     /// Every shape with one round's constants, each with a random sort, on `store`.
     static func check(_ store: Store, _ records: [DiffRecord], random: inout SeededRandom, phase: String) throws -> Int {
         let k = DiffConstants(&random)
-        let shapes = Self.shapes(k)
-        for (label, predicate) in shapes {
+        let shapes = Self.allShapes(k)
+        for (label, predicate, traps) in shapes {
             let sort = random.pick(Self.sorts())
             let sortFirst = random.chance(50)
-            let expected = outcome { try records.filter { try predicate.evaluate($0) }.sorted(using: sort).map(\.identifier) }
+            let expected = expected(records, predicate, traps: traps, sort: sort)
             let found = outcome {
                 let all = try store.objects(DiffRecord.self)
                 let results = sortFirst ? try all.sorted(using: sort).filter(predicate) : try all.filter(predicate).sorted(using: sort)
@@ -614,8 +759,8 @@ struct PredicateDifferentialTests {
             if let position = changed.firstIndex(where: { $0.identifier == change.identifier }) { changed[position] = change }
         }
         let k = DiffConstants(&random)
-        for (label, predicate) in shapes(k) {
-            let expected = outcome { try changed.filter { try predicate.evaluate($0) }.map(\.identifier) }
+        for (label, predicate, traps) in allShapes(k) {
+            let expected = expected(changed, predicate, traps: traps, sort: [])
             var found: [Int]?
             do {
                 try store.write { transaction in

@@ -95,6 +95,142 @@ struct QueryPlanTests {
         #expect(computed.plan.filter == .recordsThenModels)
     }
 
+    @Test("Negative literals are constants: an index or the stored bytes answer them, not the models")
+    func negativeLiterals() throws {
+        let (store, heroes) = try Self.world()
+        // The macro writes `-50` as a minus applied to 50.
+        let indexed = try Self.compare(store, heroes, #Predicate { $0.age > -50 && $0.age < 30 })
+        #expect(indexed.plan.access == .index(name: "QueryHero.age", range: "> -50 and < 30"))
+        #expect(indexed.plan.filter == .none)
+        let below = try Self.compare(store, heroes, #Predicate { $0.age < -50 })
+        #expect(below.plan.access == .index(name: "QueryHero.age", range: "< -50"))
+        let zero = try Self.compare(store, heroes, #Predicate { $0.rating == -0.0 || $0.rating < -1.5 })
+        #expect(!zero.isEmpty, "-0.0 == 0.0, as Swift answers")
+        #expect(zero.plan.access == .scan(typeName: "QueryHero") && zero.plan.filter == .storedBytes, "\(zero.plan)")
+        let coalesced = try Self.compare(store, heroes, #Predicate { ($0.realName?.count ?? -1) > 3 })
+        #expect(coalesced.plan.filter == .records)
+        // An optional behind `??` with a constant is tested on the stored bytes, nil included.
+        let fallback = try Self.compare(store, heroes, #Predicate { ($0.realName ?? "-") < "M" || $0.realName != "Thor" })
+        #expect(fallback.plan.access == .scan(typeName: "QueryHero") && fallback.plan.filter == .storedBytes, "\(fallback.plan)")
+        let captured = 7.0
+        let negatedCapture = try Self.compare(store, heroes, #Predicate { $0.rating > -captured })
+        #expect(negatedCapture.plan.filter == .storedBytes)
+    }
+
+    @Test("Arithmetic on stored numbers is decided on the stored bytes, or on records through links")
+    func arithmetic() throws {
+        let (store, heroes) = try Self.world()
+        func onBytes(_ results: Results<QueryHero>) -> Bool {
+            results.plan.access == .scan(typeName: "QueryHero") && results.plan.filter == .storedBytes
+        }
+        let doubled = try Self.compare(store, heroes, #Predicate { $0.rating * 2 > 150 })
+        #expect(onBytes(doubled), "\(doubled.plan)")
+        let shifted = try Self.compare(store, heroes, #Predicate { $0.age + 1 == 31 })
+        #expect(onBytes(shifted), "\(shifted.plan)")
+        #expect(!shifted.isEmpty)
+        let difference = try Self.compare(store, heroes, #Predicate { $0.age - $0.identifier > 0 || -$0.rating > -10 })
+        #expect(onBytes(difference), "\(difference.plan)")
+        let divided = try Self.compare(store, heroes, #Predicate { $0.age / 7 == 4 && $0.age % 7 == 1 })
+        #expect(onBytes(divided), "\(divided.plan)")
+        let ratio = try Self.compare(store, heroes, #Predicate { $0.rating / 4 <= 2.5 })
+        #expect(onBytes(ratio), "\(ratio.plan)")
+        let linked = try Self.compare(store, heroes, #Predicate { $0.dogs.contains { $0.age * 3 > 40 } })
+        #expect(linked.plan.filter == .records)
+        // Integer arithmetic may trap in Swift, so a condition after it does not narrow by an index.
+        let after = try Self.compare(store, heroes, #Predicate { $0.age + 1 > 50 && $0.name == "Thor" })
+        #expect(after.plan.access == .scan(typeName: "QueryHero"))
+        let before = try Self.compare(store, heroes, #Predicate { $0.name == "Thor" && $0.age + 1 > 50 })
+        #expect(before.plan.indexName == "QueryHero.name")
+        #expect(before.plan.filter == .records)
+    }
+
+    @Test("A range captured whole reads the index, or is tested on the stored bytes")
+    func capturedRangesAndRawValues() throws {
+        let (store, heroes) = try Self.world()
+        let adults = 18...64, teens = 13..<20
+        let closed = try Self.compare(store, heroes, #Predicate { adults.contains($0.age) })
+        #expect(closed.plan.access == .index(name: "QueryHero.age", range: "in 18...64"))
+        #expect(closed.plan.filter == .none)
+        let open = try Self.compare(store, heroes, #Predicate { teens.contains($0.age) && $0.rating > 10 })
+        #expect(open.plan.indexName == "QueryHero.age")
+        #expect(open.plan.filter == .records)
+        let ratings = 10.0...20.0
+        let unindexed = try Self.compare(store, heroes, #Predicate { ratings.contains($0.rating) })
+        #expect(unindexed.plan.access == .scan(typeName: "QueryHero") && unindexed.plan.filter == .storedBytes, "\(unindexed.plan)")
+    }
+
+    /// Readings with indexes on a double, an optional float, a UUID and data.
+    final class PlanReading: Persistable {
+        var identifier = 0
+        var value = 0.0
+        var ratio: Float?
+        var token = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var blob = Data()
+        var counts: [String: Int] = [:]
+        var samples: [Double] = []
+        init() {}
+        static var primaryKey: String? { "identifier" }
+        static var indexedProperties: [String] { ["value", "ratio", "token", "blob"] }
+    }
+
+    @Test("Equality on an indexed double, float, UUID or data reads the index; lookups, filters, extremes and positions read records")
+    func equalityOnIndexedValues() throws {
+        let values: [Double] = [-0.0, 0.0, 1.5, -.infinity, .nan]
+        let tokens = (0..<3).map { UUID(uuid: (UInt8($0), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)) }
+        let readings = (1...60).map { identifier in
+            let reading = PlanReading()
+            reading.identifier = identifier
+            reading.value = values[identifier % values.count]
+            reading.ratio = identifier % 4 == 0 ? nil : Float(values[identifier % 3])
+            reading.token = tokens[identifier % tokens.count]
+            reading.blob = Data(repeating: UInt8(identifier % 3), count: identifier % 2)
+            reading.counts = identifier % 3 == 0 ? [:] : ["a": identifier % 5, "b": identifier]
+            reading.samples = (0..<(identifier % 4)).map { values[($0 + identifier) % values.count] }
+            return reading
+        }
+        let store = try Store.inMemory(models: [PlanReading.self])
+        try store.write { try $0.add(contentsOf: readings) }
+        func check(_ predicate: Predicate<PlanReading>, index: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let results = try store.objects(PlanReading.self).filter(predicate)
+            let expected = try readings.filter { try predicate.evaluate($0) }.map(\.identifier)
+            #expect(results.map(\.identifier) == expected, "plan: \(results.plan)", sourceLocation: sourceLocation)
+            #expect(results.plan.indexName == index, "plan: \(results.plan)", sourceLocation: sourceLocation)
+            if index != nil { #expect(results.plan.filter == .none, "plan: \(results.plan)", sourceLocation: sourceLocation) }
+        }
+        let zero = 0.0, notANumber = Double.nan, low = -Double.infinity, token = tokens[1], blob = Data([2])
+        try check(#Predicate { $0.value == zero }, index: "PlanReading.value")
+        try check(#Predicate { $0.value == -0.0 }, index: "PlanReading.value")
+        try check(#Predicate { $0.value == low }, index: "PlanReading.value")
+        // NaN equals nothing: no index is read for it, and nothing matches.
+        try check(#Predicate { $0.value == notANumber }, index: nil)
+        try check(#Predicate { $0.ratio == 1.5 }, index: "PlanReading.ratio")
+        try check(#Predicate { $0.ratio == nil }, index: "PlanReading.ratio")
+        try check(#Predicate { $0.token == token }, index: "PlanReading.token")
+        try check(#Predicate { $0.blob == blob }, index: "PlanReading.blob")
+        // Ranges still scan: NaN sorts last in the index but is greater than nothing.
+        try check(#Predicate { $0.value > zero }, index: nil)
+
+        // `$0.x ?? -1 > 0` scans (no range of floats reads an index) and tests the stored bytes.
+        let ratioFallback = try store.objects(PlanReading.self).filter(#Predicate { ($0.ratio ?? -1) > 0 })
+        #expect(ratioFallback.map(\.identifier) == readings.filter { ($0.ratio ?? -1) > 0 }.map(\.identifier))
+        #expect(ratioFallback.plan.filter == .storedBytes, "plan: \(ratioFallback.plan)")
+
+        // Lookups, filters, extremes and positions are decided on the records.
+        for predicate in [
+            #Predicate<PlanReading> { $0.counts["a"] == 2 },
+            #Predicate<PlanReading> { $0.counts["c"] == nil && $0.counts["b", default: 0] > 30 },
+            #Predicate<PlanReading> { $0.samples.filter { $0 > zero }.count == 1 },
+            #Predicate<PlanReading> { $0.samples.filter { $0 != $0 }.isEmpty },
+            #Predicate<PlanReading> { $0.samples.max() == 1.5 },
+            #Predicate<PlanReading> { ($0.samples.min() ?? zero) < zero },
+            #Predicate<PlanReading> { $0.samples.count > 1 && $0.samples[1] == zero },
+        ] {
+            try check(predicate, index: nil)
+            let results = try store.objects(PlanReading.self).filter(predicate)
+            #expect(results.plan.filter == .records, "plan: \(results.plan)")
+        }
+    }
+
     @Test("A sort by an indexed property reads the index in order; others sort")
     func sortsUseTheIndex() throws {
         let (store, heroes) = try Self.world()

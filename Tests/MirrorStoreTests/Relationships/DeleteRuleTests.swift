@@ -46,7 +46,7 @@ private final class RuleOwner: Persistable {
 
         /// Deletes under the rules; `false` (and nothing deleted) when a deny applies.
         mutating func delete(owners deletedOwners: Set<Int> = [], pets deletedPets: Set<Int> = [], toys deletedToys: Set<Int> = [], vets deletedVets: Set<Int> = []) -> Bool {
-            var owners = deletedOwners.intersection(self.owners.keys)
+            let owners = deletedOwners.intersection(self.owners.keys)
             var pets = deletedPets.intersection(self.pets.keys)
             var toys = deletedToys.intersection(self.toys)
             let vets = deletedVets.intersection(self.vets)
