@@ -16,7 +16,7 @@ final class MigrationRun {
     /// The enum raw values of the objects written, recorded anew: the old record may hold values
     /// the migration replaced.
     private let enumValues: StoredEnumValues
-    private var enumValueKeys = Set<String>()
+    private var writtenEnumValues = Set<StoredEnumValues.Value>()
 
     init(engine: StorageEngine, registry: ModelRegistry, stored: StoredSchemas, fromVersion: Int, toVersion: Int,
          block: Store.Configuration.MigrationBlock?) {
@@ -164,8 +164,8 @@ final class MigrationRun {
         }
         // Checked here, before the new file replaces the old: a raw value the models' enums no
         // longer have would keep the migrated store from opening.
-        try enumValues.check(enumValueKeys)
-        for key in enumValueKeys.union(enumValues.completeKeys).sorted() {
+        try enumValues.check(writtenEnumValues)
+        for key in (writtenEnumValues.map(enumValues.key(of:)) + enumValues.completeKeys).sorted() {
             try target.setMetadata(key: key, value: [])
         }
     }
@@ -178,7 +178,7 @@ final class MigrationRun {
         let typeName = record.objectSchema.typeName
         var encoder = RecordEncoder()
         try target.put(type: typeName, key: key, value: try encoder.encode(record))
-        enumValues.keys(in: record, into: &enumValueKeys)
+        enumValues.values(in: record, into: &writtenEnumValues)
         try references.collect(from: record, existedBefore: existedBefore)
         // Objects without a primary key get the next integer key, as a transaction gives them.
         if case .integer(let number) = key, number > highestKeys[typeName] ?? 0 {

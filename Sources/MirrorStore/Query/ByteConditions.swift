@@ -258,7 +258,7 @@ final class ByteConditions {
                 let start = text.count
                 text.append(contentsOf: value.utf8)
                 strings.append(value)
-                return (.string, UInt64(strings.count - 1), start..<text.count, value.utf8.allSatisfy { $0 < 0x80 })
+                return (.string, UInt64(strings.count - 1), start..<text.count, TextOrder.isASCII(value))
             }
         }
     }

@@ -271,19 +271,35 @@ enum KeyPathNames {
     /// How an error names a key path that names no stored property: its text after the root
     /// type, or "a computed property" for one Swift does not name at run time.
     static func errorName(of keyPath: AnyKeyPath, rootType: Any.Type) -> String {
-        let text = keyPath.debugDescription
-        let prefix = "\\" + String(describing: rootType) + "."
-        let rest = text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
-        return rest.contains("<computed") ? "a computed property" : rest
+        let text = path(of: keyPath, rootType: rootType).map(String.init) ?? keyPath.debugDescription
+        return text.contains("<computed") ? "a computed property" : text
+    }
+
+    /// `\Hero.publisher?.name` as `publisher.name`: the key path's components, optional
+    /// chaining and force-unwrapping dropped (a `nil` link reads `nil` either way); `nil` for a
+    /// key path that is not a chain of property names (a subscript, a computed property).
+    static func dottedPath(of keyPath: AnyKeyPath, rootType: Any.Type) -> String? {
+        guard let path = path(of: keyPath, rootType: rootType)?.filter({ $0 != "?" && $0 != "!" }) else { return nil }
+        let names = path.split(separator: ".", omittingEmptySubsequences: false)
+        guard names.allSatisfy(isPropertyName) else { return nil }
+        return path
     }
 
     private static func describedName(of keyPath: AnyKeyPath, rootType: Any.Type) -> String? {
+        guard let name = path(of: keyPath, rootType: rootType), isPropertyName(name) else { return nil }
+        return String(name)
+    }
+
+    /// The key path's text after `\Root.`, or `nil` when it does not start so.
+    private static func path(of keyPath: AnyKeyPath, rootType: Any.Type) -> Substring? {
         let text = keyPath.debugDescription
         let prefix = "\\" + String(describing: rootType) + "."
         guard text.hasPrefix(prefix) else { return nil }
-        let name = text.dropFirst(prefix.count)
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
-        return String(name)
+        return text.dropFirst(prefix.count)
+    }
+
+    private static func isPropertyName(_ name: Substring) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
     }
 }
 

@@ -48,8 +48,7 @@ final class QuerySource: Sendable {
     /// optional: results run unspecialised, and `Model?` would cost a metadata lookup per read.
     func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
         if entry.isStandalone {
-            guard let bytes = try values.value(for: key) else { throw missing(key) }
-            return try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key)
+            return try RecordReader.standaloneModel(type, plan: plan, bytes: listedBytes(of: key), key: key)
         }
         return try linkedModel(type, key: key)
     }
@@ -63,9 +62,10 @@ final class QuerySource: Sendable {
         return model
     }
 
-    /// The stored bytes of `key`, or `nil` when the snapshot does not hold it.
-    func storedBytes(of key: StorageKey) throws -> [UInt8]? {
-        try values.value(for: key)
+    /// The stored bytes of `key`, a key the results list, so its absence is damage.
+    func listedBytes(of key: StorageKey) throws -> [UInt8] {
+        guard let bytes = try values.value(for: key) else { throw missing(key) }
+        return bytes
     }
 
     func missing(_ key: StorageKey) -> StoreError {

@@ -40,10 +40,21 @@ struct RecordConditions {
     /// - Throws: ``QueryError`` naming the record where the condition computes something Swift's
     ///   arithmetic traps on.
     func isTrue(_ index: Int, for record: QueryValue, key: StorageKey) throws -> Bool? {
+        guard case .bool(let truth)? = try value(index, for: record, key: key) else { return nil }
+        return truth
+    }
+
+    /// What node `index` computes for `record`, stored under `key` (a truth, or what a property
+    /// path reads), or `nil` when only a model could say (for a path: a link on the way is `nil`
+    /// or dangling).
+    ///
+    /// - Throws: ``QueryError`` naming the record where the node computes something Swift's
+    ///   arithmetic traps on.
+    func value(_ index: Int, for record: QueryValue, key: StorageKey) throws -> QueryValue? {
         let (node, root) = conditions[index]
         var bindings: ConditionEvaluator.Bindings = [(root, record)]
         do {
-            return try evaluator.isTrue(node, bindings: &bindings)
+            return try evaluator.evaluate(node, bindings: &bindings)
         } catch let trap as ArithmeticTrap {
             throw QueryError(trap, typeName: schema.typeName, key: key)
         }

@@ -185,7 +185,7 @@ struct StoredColumn {
             return
         }
         for key in results.allKeys {
-            guard let bytes = try source.storedBytes(of: key) else { throw source.missing(key) }
+            let bytes = try source.listedBytes(of: key)
             if let value: Value = try value(in: bytes, key: key) { try body(value) }
         }
     }
@@ -227,7 +227,7 @@ struct StoredColumn {
             while position > entries.startIndex, entries[position - 1].key == key { position -= 1 }
         }
         let object = entries[position].object
-        guard let bytes = try results.source.storedBytes(of: object) else { throw results.source.missing(object) }
+        let bytes = try results.source.listedBytes(of: object)
         return try value(in: bytes, key: object)
     }
 }

@@ -195,10 +195,10 @@ public final class Store: Sendable {
         let written = batch.writtenTypes
         let observers = observation.observers
         let enumValues = enumValues
-        let enumValueKeys = transaction.enumValueKeys
+        let newEnumValues = transaction.newEnumValues
         sources.removeAll()
         let ticket = engine.submit(batch, after: earlier.newest) {
-            if !enumValueKeys.isEmpty { enumValues.published(enumValueKeys) }
+            if !newEnumValues.isEmpty { enumValues.published(newEnumValues) }
             observers.notify(written: written)
         }
         inFlight.add(ticket, writes: transaction.pending)

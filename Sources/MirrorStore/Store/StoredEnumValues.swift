@@ -29,8 +29,10 @@ final class StoredEnumValues: Sendable {
         let cases: EnumCases?
     }
 
-    /// A raw value of one field, by the field's position in ``fields``.
-    private struct Value: Hashable {
+    /// A raw value of one field, by the field's position in ``fields``; written to the file as
+    /// the metadata key ``key(of:)`` gives it. `@unchecked`: `raw` is always an enum's raw value,
+    /// a single value with no record in it, though `RecordValue` may hold one.
+    struct Value: Hashable, @unchecked Sendable {
         let field: Int
         let raw: RecordValue
     }
@@ -117,10 +119,7 @@ final class StoredEnumValues: Sendable {
                 batch.setMetadata(key: Self.prefix + fields[position].property, value: [])
             }
         }
-        for value in found.sorted(by: { ($0.field, $0.raw.description) < ($1.field, $1.raw.description) }) {
-            let field = fields[value.field]
-            try field.check(value.raw)
-        }
+        try check(found)
         lock.withLock { recorded = found }
     }
 
@@ -143,48 +142,40 @@ final class StoredEnumValues: Sendable {
         return values
     }
 
-    /// The metadata entries `record`'s enum values need that the file does not hold yet: for a
-    /// transaction to write with the record.
-    func unrecordedKeys(in record: ManagedObject, into keys: inout Set<String>) {
+    /// The enum values of `record` the file does not record yet, added to `values`: for a
+    /// transaction to record with the record.
+    func unrecordedValues(in record: ManagedObject, into values: inout Set<Value>) {
         guard fieldsByType[record.objectSchema.typeName] != nil else { return }
-        var values: [Value] = []
-        forEachValue(in: record) { values.append($0) }
-        guard !values.isEmpty else { return }
+        var found: [Value] = []
+        forEachValue(in: record) { found.append($0) }
+        guard !found.isEmpty else { return }
         lock.withLock {
-            for value in values where !recorded.contains(value) { keys.insert(key(of: value)) }
+            for value in found where !recorded.contains(value) { values.insert(value) }
         }
     }
 
-    /// The metadata entries for the enum values of records written anew (by a migration).
-    func keys(in record: ManagedObject, into keys: inout Set<String>) {
-        forEachValue(in: record) { keys.insert(key(of: $0)) }
+    /// Every enum value of `record`, added to `values`: for records written anew (by a migration).
+    func values(in record: ManagedObject, into values: inout Set<Value>) {
+        forEachValue(in: record) { values.insert($0) }
     }
 
     /// The entries saying every field's values are recorded.
     var completeKeys: [String] { positions.keys.sorted().map { Self.prefix + $0 } }
 
-    /// Notes entries a commit has made visible, so later transactions need not write them again.
-    func published(_ keys: Set<String>) {
-        var values: [Value] = []
-        for key in keys {
-            let parts = key.dropFirst(Self.prefix.count).split(separator: Self.separator, maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let position = positions[String(parts[0])], let raw = EnumValueText.value(String(parts[1])) else { continue }
-            values.append(Value(field: position, raw: raw))
-        }
+    /// Notes values a commit has made visible, so later transactions need not record them again.
+    func published(_ values: Set<Value>) {
         lock.withLock { recorded.formUnion(values) }
     }
 
-    /// Checks raw values recorded by `keys` against the models' enums: for a migration, before
-    /// its file replaces the old one.
-    func check(_ keys: Set<String>) throws {
-        for key in keys.sorted() {
-            let parts = key.dropFirst(Self.prefix.count).split(separator: Self.separator, maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let position = positions[String(parts[0])], let raw = EnumValueText.value(String(parts[1])) else { continue }
-            try fields[position].check(raw)
+    /// Throws for the first of `values` (in field order) whose enum has no case for it.
+    func check(_ values: Set<Value>) throws {
+        for value in values.sorted(by: { ($0.field, $0.raw.description) < ($1.field, $1.raw.description) }) {
+            try fields[value.field].check(value.raw)
         }
     }
 
-    private func key(of value: Value) -> String {
+    /// The metadata key recording `value`.
+    func key(of value: Value) -> String {
         Self.prefix + fields[value.field].property + String(Self.separator) + EnumValueText.text(value.raw)
     }
 

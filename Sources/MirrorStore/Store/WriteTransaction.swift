@@ -21,8 +21,8 @@ public final class WriteTransaction {
     let snapshot: EngineSnapshot
     private var isOpen = true
     private let enumValues: StoredEnumValues
-    /// The records of enum raw values the file lacks, written with the transaction's objects.
-    private(set) var enumValueKeys = Set<String>()
+    /// The enum raw values the file does not record yet, recorded with the transaction's objects.
+    private(set) var newEnumValues = Set<StoredEnumValues.Value>()
 
     /// `beneath`: the writes of earlier transactions not yet in `snapshot`, oldest first.
     init(
@@ -42,7 +42,7 @@ public final class WriteTransaction {
     func makeBatch() -> WriteBatch {
         var batch = pending.makeBatch()
         guard !batch.isEmpty else { return batch }
-        for key in enumValueKeys.sorted() { batch.setMetadata(key: key, value: []) }
+        for key in newEnumValues.map(enumValues.key(of:)).sorted() { batch.setMetadata(key: key, value: []) }
         return batch
     }
 
@@ -89,7 +89,7 @@ public final class WriteTransaction {
             let linkedBefore = encoder.linkedRecords.count
             let key = try PrimaryKey.storageKey(of: record) ?? generatedKey(for: typeName)
             let bytes = try encoder.encode(record)
-            enumValues.unrecordedKeys(in: record, into: &enumValueKeys)
+            enumValues.unrecordedValues(in: record, into: &newEnumValues)
             let linked = encoder.linkedRecords[linkedBefore...]
             if linkedObjects == .referenceOnly {
                 // Checked before anything is put, so a refused model leaves the transaction as it was.
