@@ -110,7 +110,7 @@ struct ConditionTester<Model: Persistable> {
     private let predicates: [Predicate<Model>?]
     private let onRecords: RecordConditions
     /// Decodes the models a condition needs, sharing linked records between them.
-    private let reader: RecordReader
+    private let reader: ModelReader
 
     /// A tester reading the snapshot of `source`, as `pending` writes (if any) have left it.
     init(source: QuerySource, conditions: [QueryCondition], pending: PendingWrites? = nil) throws {
@@ -118,7 +118,7 @@ struct ConditionTester<Model: Persistable> {
         predicates = conditions.map { $0.predicate(of: Model.self) }
         onRecords = RecordConditions(schema: source.schema, conditions: conditions.map { ($0.node, $0.root) },
                                      snapshot: source.snapshot, schemas: source.registry, pending: pending)
-        reader = RecordReader(snapshot: source.snapshot, schemas: source.registry, pending: pending)
+        reader = source.reader(pending: pending)
     }
 
     func matches(_ bytes: [UInt8], key: StorageKey) throws -> Bool {
@@ -130,7 +130,7 @@ struct ConditionTester<Model: Persistable> {
             case false?: return false
             case nil:
                 guard let predicate else { return false }
-                if model == nil { model = try reader.model(Model.self, plan: source.plan, key: key) }
+                if model == nil { model = try reader.model(Model.self, key: key, bytes: bytes) }
                 guard let model, try predicate.evaluate(model) else { return false }
             }
         }

@@ -40,26 +40,20 @@ final class QuerySource: Sendable {
 
     /// The stored model under `key`, decoded now, or `nil` when the snapshot does not hold it.
     func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
-        guard snapshot.contains(type: plan.typeName, key: key) else { return nil }
-        return try listedModel(type, key: key)
+        guard let bytes = try values.value(for: key) else { return nil }
+        return try reader().model(type, key: key, bytes: bytes)
     }
 
     /// The stored model under `key`, a key the results list, so its absence is damage. Not
     /// optional: results run unspecialised, and `Model?` would cost a metadata lookup per read.
     func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
-        if entry.isStandalone {
-            return try RecordReader.standaloneModel(type, plan: plan, bytes: listedBytes(of: key), key: key)
-        }
-        return try linkedModel(type, key: key)
+        try reader().model(type, key: key, bytes: listedBytes(of: key))
     }
 
-    /// Apart from `listedModel`: its `Model?` would make every read look up that type's metadata.
-    @inline(never)
-    private func linkedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
-        guard let model = try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key) else {
-            throw missing(key)
-        }
-        return model
+    /// A reader of the queried type's models in this snapshot, as `pending` writes (if any) have
+    /// left it. Models read through one reader share the instances of the records they link to.
+    func reader(pending: PendingWrites? = nil) -> ModelReader {
+        ModelReader(entry: entry, snapshot: snapshot, registry: registry, pending: pending)
     }
 
     /// The stored bytes of `key`, a key the results list, so its absence is damage.

@@ -147,23 +147,15 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     ///
     /// - Throws: ``StoreError`` or ``MappingError`` when a stored record cannot become a model.
     public func all() throws -> [Model] {
-        if case .all = rows {
-            return try RecordReader(snapshot: source.snapshot, schemas: source.registry).allModels(Model.self, plan: source.plan)
-        }
-        // A type with no links reads each record on its own; others share one reader, so that
-        // links shared between results come back shared.
-        let reader = source.entry.isStandalone ? nil : RecordReader(snapshot: source.snapshot, schemas: source.registry)
+        // One reader for all: links shared between results come back shared.
+        let reader = source.reader()
+        if case .all = rows { return try reader.allModels(Model.self) }
         let keys = allKeys
         var models: [Model] = []
         models.reserveCapacity(keys.count)
         // A loop, not `map`: results run unspecialised, where `map` costs more than one read.
         for key in keys {
-            if let reader {
-                guard let model = try reader.model(Model.self, plan: source.plan, key: key) else { throw source.missing(key) }
-                models.append(model)
-            } else {
-                models.append(try source.listedModel(Model.self, key: key))
-            }
+            models.append(try reader.model(Model.self, key: key, bytes: source.listedBytes(of: key)))
         }
         return models
     }
@@ -382,10 +374,10 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     private func sortModels(_ keys: [StorageKey], by compare: (Model, Model) -> ComparisonResult) throws -> [StorageKey] {
-        let reader = RecordReader(snapshot: source.snapshot, schemas: source.registry)
+        let reader = source.reader()
         var rows: [(key: StorageKey, model: Model)] = []
         for key in keys {
-            if let model = try reader.model(Model.self, plan: source.plan, key: key) { rows.append((key, model)) }
+            if let model = try reader.model(Model.self, key: key) { rows.append((key, model)) }
         }
         // Equal models keep the order they had, as `Array.sorted(using:)` keeps it.
         return rows.enumerated().sorted { lhs, rhs in

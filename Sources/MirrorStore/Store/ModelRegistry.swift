@@ -7,6 +7,9 @@ struct ModelRegistry: Sendable {
         let plan: TypePlan
         /// Neither links to other models nor is linked to: its records are read on their own.
         let isStandalone: Bool
+        /// Some model links to it (or reads it as an inverse's source): a record of it may be met
+        /// again through a link.
+        let isLinkTarget: Bool
         /// The kind of the primary-key property, if the model has one.
         let primaryKeyKind: PropertyKind?
         /// The secondary indexes the model asks for, in property order.
@@ -41,6 +44,7 @@ struct ModelRegistry: Sendable {
             return (plan.typeIdentifier, Entry(
                 plan: plan,
                 isStandalone: !plan.hasLinks && !linkTargets.contains(plan.typeName),
+                isLinkTarget: linkTargets.contains(plan.typeName),
                 primaryKeyKind: schema.primaryKey.flatMap { schema.property(named: $0)?.kind },
                 indexes: IndexKeys.indexes(of: plan) { plans[$0]?.schema }))
         })

@@ -14,7 +14,8 @@ final class RecordReader {
     private var depth = 0
     /// Records past ``NestedConversion/recursionLimit`` that are still empty.
     private var unread: [UnreadRecord] = []
-    private lazy var decoder = RecordDecoder(
+    /// Reads records of any type, resolving links through this reader.
+    private(set) lazy var decoder = RecordDecoder(
         schema: { [schemas] in schemas.schema(named: $0) },
         resolve: { [unowned self] in try self.record(type: $0, key: $1) })
 
@@ -99,83 +100,17 @@ final class RecordReader {
         let facts: ReadingFacts
     }
 
-    func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, key: StorageKey) throws -> Model? {
-        let facts = try readingFacts(of: plan.typeName)
-        if facts.isLinkTarget {
-            guard let record = try record(type: plan.typeName, key: key) else { return nil }
-            return try model(type, plan: plan, record: record)
-        }
-        guard let bytes = try bytes(type: plan.typeName, key: key) else { return nil }
-        return try model(type, plan: plan, bytes: bytes, key: key, facts: facts)
-    }
-
-    /// The model stored as `bytes`, for a type that has no links and that nothing links to: no
-    /// reader is needed, since no other record can be involved.
-    static func standaloneModel<Model: Persistable>(
-        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
-    ) throws -> Model {
-        try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
-        // Only a flat plan: others may be structs that must not be made by `init()`.
-        if plan.isFlat {
-            var instance = Model._autoMalloc()
-            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
-        }
-        var context = DecodingContext(holdsRecords: true)
-        do {
-            return try ModelMapping.model(type, plan: plan, context: &context) { sink in
-                try RecordDecoder.withoutLinks.decode(bytes, schema: plan.schema, into: &sink)
-            }
-        } catch let failure as RecordCodingFailure {
-            throw StoreError(failure, typeName: plan.typeName, key: key.description)
-        }
-    }
-
-    /// Every stored model of a type in key order, read in bulk.
-    func allModels<Model: Persistable>(_ type: Model.Type, plan: TypePlan) throws -> [Model] {
-        let facts = try readingFacts(of: plan.typeName)
-        if facts.isLinkTarget {
-            return try allRecords(type: plan.typeName).map { try model(type, plan: plan, record: $0) }
-        }
-        var models: [Model] = []
-        models.reserveCapacity(snapshot.count(type: plan.typeName))
-        try snapshot.forEachEntryInKeyOrder(type: plan.typeName) { key, bytes in
-            models.append(try model(type, plan: plan, bytes: bytes, key: key, facts: facts))
-        }
-        return models
-    }
-
-    /// Decodes straight into a model, with no record in between: for types nothing links to, whose
-    /// records need not be found again.
-    private func model<Model: Persistable>(
-        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey, facts: ReadingFacts
-    ) throws -> Model {
-        try PrimaryKey.checkStored(bytes, under: key, schema: facts.schema)
-        if plan.isFlat, facts.schema === plan.schema {
-            var instance = Model._autoMalloc()
-            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
-        }
-        do {
-            return try mapping { context in
-                try ModelMapping.model(type, plan: plan, context: &context) { sink in
-                    try decoder.decode(bytes, schema: facts.schema, into: &sink)
-                }
-            }
-        } catch let failure as RecordCodingFailure {
-            throw StoreError(failure, typeName: facts.typeName, key: key.description)
-        }
-    }
-
-    func model<Model: Persistable>(_ type: Model.Type, plan: TypePlan, record: ManagedObject) throws -> Model {
-        // A model is met twice only through links: from itself, or to its type.
-        let tracksIdentity = plan.hasLinks || schemas.isLinkTarget(plan.typeName)
-        return try mapping { context throws(MappingError) in
-            try ModelMapping.model(type, from: record, plan: plan, context: &context, tracksIdentity: tracksIdentity)
+    /// The model made from `record`, one of this reader's, in the reader's context: a record met
+    /// again becomes the instance made from it the first time.
+    func mapModel<Model: Persistable>(_ type: Model.Type, plan: TypePlan, record: ManagedObject) throws -> Model {
+        try mapping { context throws(MappingError) in
+            try ModelMapping.model(type, from: record, plan: plan, context: &context)
         }
     }
 
     /// Runs one mapping with the reader's context. A read of an inverse that failed inside it
     /// comes out as a `MappingError` (the mapping throws nothing else): the original is thrown.
-    private func mapping<Result>(_ body: (inout DecodingContext) throws -> Result) throws -> Result {
+    func mapping<Result>(_ body: (inout DecodingContext) throws -> Result) throws -> Result {
         do {
             return try body(&context)
         } catch {

@@ -224,14 +224,8 @@ public final class Store: Sendable {
     /// The model stored under `primaryKey`, or `nil`.
     public func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Model? {
         let entry = try registry.entry(for: type)
-        let plan = entry.plan
         let key = try registry.key(primaryKey, for: entry)
-        let snapshot = engine.snapshot()
-        if entry.isStandalone {
-            guard let bytes = try snapshot.value(type: plan.typeName, key: key) else { return nil }
-            return try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key)
-        }
-        return try RecordReader(snapshot: snapshot, schemas: registry).model(type, plan: plan, key: key)
+        return try ModelReader(entry: entry, snapshot: engine.snapshot(), registry: registry).model(type, key: key)
     }
 
     /// All stored models of a type, as lazy ``Results`` to filter and sort. Making them reads no

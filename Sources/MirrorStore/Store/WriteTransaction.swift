@@ -16,7 +16,6 @@ import MirrorStoreEngine
 public final class WriteTransaction {
     let registry: ModelRegistry
     let pending: PendingWrites
-    private let reader: () -> RecordReader
     private var nextIdentities: [String: Int64]
     let snapshot: EngineSnapshot
     private var isOpen = true
@@ -35,7 +34,6 @@ public final class WriteTransaction {
         self.nextIdentities = nextIdentities
         let pending = PendingWrites(beneath: beneath)
         self.pending = pending
-        reader = { RecordReader(snapshot: snapshot, schemas: registry, pending: pending) }
     }
 
     /// What the transaction wrote, as one engine batch.
@@ -126,7 +124,8 @@ public final class WriteTransaction {
     public func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Model? {
         try checkOpen()
         let entry = try registry.entry(for: type)
-        return try reader().model(type, plan: entry.plan, key: registry.key(primaryKey, for: entry))
+        let key = try registry.key(primaryKey, for: entry)
+        return try ModelReader(entry: entry, snapshot: snapshot, registry: registry, pending: pending).model(type, key: key)
     }
 
     /// Changes some properties of the stored model with `primaryKey` and stores it again.
@@ -165,7 +164,7 @@ public final class WriteTransaction {
             throw StoreError(.notAStoredProperty(typeName: plan.typeName, keyPath: "\(property)"))
         }
         let key = try registry.key(primaryKey, for: entry)
-        let reader = reader()
+        let reader = RecordReader(snapshot: snapshot, schemas: registry, pending: pending)
         guard let record = try reader.record(type: plan.typeName, key: key) else { return nil }
         let stored = ManagedObject(objectSchema: record.objectSchema, values: record.values)
         do throws(MappingError) {

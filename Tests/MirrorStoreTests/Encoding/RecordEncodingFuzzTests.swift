@@ -138,7 +138,7 @@ struct RecordEncodingFuzzTests {
                 if model.amount == nil { #expect(filled == model, "seed \(Self.seed), case \(index): an intact record left the flat path") }
             }
             // Through the store's read: a typed error or the general path's model, never a trap.
-            let read = try? RecordReader.standaloneModel(Flat.self, plan: plan, bytes: bytes, key: .integer(1))
+            let read = try? ModelReader.standaloneModel(Flat.self, plan: plan, bytes: bytes, key: .integer(1))
             #expect(read == general, "seed \(Self.seed), case \(index)")
 
             let instance = FlatClass()

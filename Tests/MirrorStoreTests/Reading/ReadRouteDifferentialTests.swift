@@ -128,7 +128,7 @@ struct ReadRouteDifferentialTests {
     ) -> [(route: String, reading: Result<Model, any Error>)] {
         let generalSchema = ObjectSchema(typeName: plan.schema.typeName, properties: plan.schema.properties)
         return [
-            ("store read (flat bytes or field sink)", Result { try RecordReader.standaloneModel(type, plan: plan, bytes: bytes, key: key) }),
+            ("store read (flat bytes or field sink)", Result { try ModelReader.standaloneModel(type, plan: plan, bytes: bytes, key: key) }),
             ("record with the plan's schema", Result {
                 try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
                 let record = ManagedObject(objectSchema: plan.schema, values: [])

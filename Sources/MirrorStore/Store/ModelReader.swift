@@ -1,0 +1,117 @@
+import MirrorStoreEngine
+
+/// The one way from stored bytes to models of one type. Every read that makes a model goes
+/// through here: `Store.object(_:primaryKey:)`, a transaction's reads, `Results` (subscript,
+/// iteration, `all()`), sorts and the residual part of a predicate, and observation; inverses are
+/// read by the ``RecordReader`` of the `.graph` route below, as part of the model they fill.
+///
+/// The route is decided once, when the reader is made, from what the registry knows of the type:
+/// - `.standalone`: the type neither links to other models nor is linked to, so no other record
+///   can take part in reading one of its records: each becomes a model on its own.
+/// - `.linking`: the type links to others but nothing links to it: its records are read straight
+///   into models, and the links through one ``RecordReader``, so that a target shared by several
+///   models comes back as one instance.
+/// - `.graph`: other models link to the type, so a record may be met again through a link (a cycle,
+///   an inverse): records are decoded once each by one ``RecordReader``, then mapped to models.
+///
+/// The first two fill the model from the bytes by ``model(_:plan:key:bytes:decoder:context:)``:
+/// the single values of a flat plan straight into a fresh instance, and otherwise (or when the
+/// bytes are not what the flat fill expects) the model's fields as the ``RecordDecoder`` reads them.
+/// The tests in `ReadRouteDifferentialTests` prove the routes and the fills give the same models.
+struct ModelReader {
+    let entry: ModelRegistry.Entry
+    private let view: StoredView
+    private let route: Route
+
+    private enum Route {
+        case standalone
+        case linking(RecordReader)
+        case graph(RecordReader)
+    }
+
+    /// A reader of `entry`'s type in `snapshot`, as `pending` writes (if any) have left it. Models
+    /// read through one reader share the instances made for the records they link to.
+    init(entry: ModelRegistry.Entry, snapshot: EngineSnapshot, registry: ModelRegistry, pending: PendingWrites? = nil) {
+        self.entry = entry
+        view = StoredView(snapshot: snapshot, pending: pending)
+        if entry.isStandalone {
+            route = .standalone
+        } else {
+            let records = RecordReader(snapshot: snapshot, schemas: registry, pending: pending)
+            route = entry.isLinkTarget ? .graph(records) : .linking(records)
+        }
+    }
+
+    private var plan: TypePlan { entry.plan }
+
+    /// The model stored under `key`, or `nil` when none is.
+    func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
+        if case .graph(let records) = route {
+            // The record may have been read already, through a link.
+            guard let record = try records.record(type: plan.typeName, key: key) else { return nil }
+            return try records.mapModel(type, plan: plan, record: record)
+        }
+        guard let bytes = try view.value(type: plan.typeName, key: key) else { return nil }
+        return try model(type, key: key, bytes: bytes)
+    }
+
+    /// The model stored as `bytes` under `key`, for a caller that has read the bytes already.
+    func model<Model: Persistable>(_ type: Model.Type, key: StorageKey, bytes: [UInt8]) throws -> Model {
+        switch route {
+        case .standalone:
+            return try Self.standaloneModel(type, plan: plan, bytes: bytes, key: key)
+        case .linking(let records):
+            let decoder = records.decoder
+            return try records.mapping { context in
+                try Self.model(type, plan: plan, key: key, bytes: bytes, decoder: decoder, context: &context)
+            }
+        case .graph(let records):
+            return try records.mapModel(type, plan: plan, record: records.record(type: plan.typeName, key: key, bytes: bytes))
+        }
+    }
+
+    /// Every model of the type, in key order.
+    func allModels<Model: Persistable>(_ type: Model.Type) throws -> [Model] {
+        if view.pending == nil, case .graph(let records) = route {
+            return try records.allRecords(type: plan.typeName).map { try records.mapModel(type, plan: plan, record: $0) }
+        }
+        guard view.pending == nil else {
+            return try view.keys(type: plan.typeName).compactMap { try model(type, key: $0) }
+        }
+        var models: [Model] = []
+        models.reserveCapacity(view.snapshot.count(type: plan.typeName))
+        try view.snapshot.forEachEntryInKeyOrder(type: plan.typeName) { key, bytes in
+            models.append(try model(type, key: key, bytes: bytes))
+        }
+        return models
+    }
+
+    /// The `.standalone` route: the model stored as `bytes`, read with no other record involved.
+    static func standaloneModel<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
+    ) throws -> Model {
+        var context = DecodingContext(holdsRecords: true)
+        return try model(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks, context: &context)
+    }
+
+    /// Fills a new model from `bytes`, written with the plan's own schema (a store's registry
+    /// holds no other): a flat plan's single values straight into a fresh instance, and otherwise
+    /// each field as `decoder` reads it, links resolved by `decoder`.
+    private static func model<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, key: StorageKey, bytes: [UInt8], decoder: RecordDecoder, context: inout DecodingContext
+    ) throws -> Model {
+        try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
+        // Only a flat plan: others may be structs that must not be made by `init()`.
+        if plan.isFlat {
+            var instance = Model._autoMalloc()
+            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
+        }
+        do {
+            return try ModelMapping.model(type, plan: plan, context: &context) { sink in
+                try decoder.decode(bytes, schema: plan.schema, into: &sink)
+            }
+        } catch let failure as RecordCodingFailure {
+            throw StoreError(failure, typeName: plan.typeName, key: key.description)
+        }
+    }
+}
