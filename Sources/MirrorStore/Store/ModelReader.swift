@@ -42,6 +42,19 @@ struct ModelReader {
         }
     }
 
+    /// A reader that takes the `.graph` route whatever the type: the general route, which any
+    /// type can take and the others must agree with (`ReadRouteDifferentialTests`).
+    static func general(entry: ModelRegistry.Entry, snapshot: EngineSnapshot, registry: ModelRegistry, pending: PendingWrites? = nil) -> ModelReader {
+        ModelReader(entry: entry, view: StoredView(snapshot: snapshot, pending: pending),
+                    route: .graph(RecordReader(snapshot: snapshot, schemas: registry, pending: pending)))
+    }
+
+    private init(entry: ModelRegistry.Entry, view: StoredView, route: Route) {
+        self.entry = entry
+        self.view = view
+        self.route = route
+    }
+
     private var plan: TypePlan { entry.plan }
 
     /// The model stored under `key`, or `nil` when none is.
