@@ -36,6 +36,9 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
         /// which Swift's arithmetic traps on (an overflow, a division by zero): evaluating the
         /// predicate in Swift would stop the program there, so the query throws instead.
         case arithmeticTrap(typeName: String, key: String, expression: String, type: String)
+        /// The projection type `projection` has a property `property` that the results' model
+        /// `typeName` does not store as the same kind.
+        case projectionMismatch(typeName: String, projection: String, property: String, reason: String)
     }
 
     /// What went wrong.
@@ -68,6 +71,8 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
             "The sum of \(typeName).\(property) over these results does not fit in \(type); sum a wider property, or fewer results."
         case .arithmeticTrap(let typeName, let key, let expression, let type):
             "Testing the \(typeName) with key \(key) computes \(expression) in \(type), which traps in Swift (an overflow or a division by zero), so the query throws instead."
+        case .projectionMismatch(let typeName, let projection, let property, let reason):
+            "\(projection).\(property) cannot be read from a \(typeName): \(reason)."
         }
     }
 }

@@ -176,17 +176,26 @@ struct StoredColumn {
     func forEachValue<Model: Persistable, Value: RecordPrimitive>(
         in results: Results<Model>, _ body: (Value) throws -> Void
     ) throws {
+        try forEachStoredValue(in: results) { (value: Value?, _) in
+            if let value { try body(value) }
+        }
+    }
+
+    /// Calls `body` with the property's value in each result and the result's key, in the
+    /// results' order: `nil` for a stored `nil` when `Value` is not optional.
+    func forEachStoredValue<Model: Persistable, Value: RecordPrimitive>(
+        in results: Results<Model>, _ body: (Value?, StorageKey) throws -> Void
+    ) throws {
         let source = results.source
         if results.isEveryObject {
             // In key order without sorting the keys first, each value read once.
             try source.snapshot.forEachEntryInKeyOrder(type: typeName) { key, bytes in
-                if let value: Value = try value(in: bytes, key: key) { try body(value) }
+                try body(try value(in: bytes, key: key), key)
             }
             return
         }
         for key in results.allKeys {
-            let bytes = try source.listedBytes(of: key)
-            if let value: Value = try value(in: bytes, key: key) { try body(value) }
+            try body(try value(in: source.listedBytes(of: key), key: key), key)
         }
     }
 

@@ -83,6 +83,35 @@ struct ModelReader {
         }
     }
 
+    /// A projection of the model stored as `bytes`: a new instance of `shape`'s type with the
+    /// properties it shares with the model, read as a model's are (links through this reader), and
+    /// the model's other properties skipped unread.
+    func projection<Projection: Persistable>(
+        _ type: Projection.Type, shape: ProjectionShape, key: StorageKey, bytes: [UInt8]
+    ) throws -> Projection {
+        try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
+        let schema = plan.schema
+        func project(decoder: RecordDecoder, context: inout DecodingContext) throws -> Projection {
+            do {
+                return try ModelMapping.model(type, plan: shape.plan, context: &context) { sink in
+                    var projecting = ProjectionSink(fields: sink, shape: shape)
+                    try decoder.decode(bytes, schema: schema, into: &projecting)
+                    sink = projecting.fields
+                }
+            } catch let failure as RecordCodingFailure {
+                throw StoreError(failure, typeName: schema.typeName, key: key.description)
+            }
+        }
+        switch route {
+        case .standalone:
+            var context = DecodingContext(holdsRecords: true)
+            return try project(decoder: .withoutLinks, context: &context)
+        case .linking(let records), .graph(let records):
+            let decoder = records.decoder
+            return try records.mapping { context in try project(decoder: decoder, context: &context) }
+        }
+    }
+
     /// Every model of the type, in key order.
     func allModels<Model: Persistable>(_ type: Model.Type) throws -> [Model] {
         if view.pending == nil, case .graph(let records) = route {

@@ -37,6 +37,48 @@ struct ModelReaderRouteTests {
         compared += try compareRoutes(ZooLeaf.self, in: store, random: &random)
         compared += try compareRoutes(ZooChain.self, in: store, random: &random)
         #expect(compared > 2_000)
+        #expect(try compareProjections(in: store, random: &random) > 500)
+    }
+
+    /// A projection of each ZooClassRoot, intact and damaged, against the model read by the same
+    /// route: where the model reads, the projection reads too and holds the model's values; where
+    /// it fails, the projection may still read (the damage may lie in a value it skips).
+    private func compareProjections(in store: Store, random: inout SeededRandom) throws -> Int {
+        let registry = store.observation.registry
+        let entry = try registry.entry(for: ZooClassRoot.self)
+        let plan = try PlanCache.shared.plan(for: ProjectionTests.RootCard.self)
+        let shape = ProjectionShape(plan: plan, fieldIndex: entry.plan.schema.properties.map { plan.schema.index(ofProperty: $0.name) })
+        let snapshot = store.observation.engine.snapshot()
+        var compared = 0
+        for key in snapshot.keys(type: entry.plan.typeName) {
+            let bytes = try #require(try snapshot.value(type: entry.plan.typeName, key: key))
+            for damage in 0..<5 {
+                let stored = damage == 0 ? bytes : Self.damaged(bytes, &random)
+                let reader = ModelReader(entry: entry, snapshot: snapshot, registry: registry)
+                let model = Result { try reader.model(ZooClassRoot.self, key: key, bytes: stored) }
+                let projection = Result { try reader.projection(ProjectionTests.RootCard.self, shape: shape, key: key, bytes: stored) }
+                let place = "seed \(Self.seed), ZooClassRoot \(key), damage \(damage)"
+                compared += 1
+                guard case .success(let model) = model else { continue }
+                defer { ReadRouteTests.breakChains(in: model) }
+                switch projection {
+                case .failure(let error):
+                    Issue.record("\(place): the model reads but its projection failed: \(error)")
+                case .success(let card):
+                    var expected = ProjectionTests.RootCard()
+                    expected.grid = model.grid
+                    expected.id = model.id
+                    expected.second = model.second
+                    expected.leaf = model.leaf
+                    expected.labels = model.labels
+                    expected.leaves = model.leaves
+                    expected.amount = model.amount
+                    expected.mood = model.mood
+                    if let difference = firstDifference(expected, card) { Issue.record("\(place): \(difference)") }
+                }
+            }
+        }
+        return compared
     }
 
     /// Reads every object of `Model` by both routes, then a damaged copy of each; returns how
