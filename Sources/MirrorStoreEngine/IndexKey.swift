@@ -9,7 +9,10 @@ import Darwin
 ///
 /// The order: `null` first, then booleans, then numbers (integers, unsigned integers and doubles
 /// compared by value, NaN after every other number), then strings (by their UTF-8 bytes, which is
-/// the order of their Unicode scalars), then byte strings (lexicographically).
+/// the order of their Unicode scalars), then byte strings (lexicographically), then tuples (the
+/// keys of a compound index: component by component, a tuple that is a prefix of another first),
+/// then ``greatest``, which no value has: an upper bound past every tuple that starts with a
+/// prefix is that prefix followed by `greatest`.
 ///
 /// Strings are compared and found equal by their bytes, not as `String` compares them
 /// (canonical equivalence): the layer above gives them in one normal form (NFC), where the two
@@ -27,6 +30,10 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     case double(Double)
     case string(String)
     case bytes([UInt8])
+    /// The keys of several properties, for a compound index.
+    case tuple([IndexKey])
+    /// After every other key: only a bound, never a value's key.
+    case greatest
 
     private var rank: Int {
         switch self {
@@ -35,6 +42,18 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .integer, .unsigned, .double: 2
         case .string: 3
         case .bytes: 4
+        case .tuple: 5
+        case .greatest: 6
+        }
+    }
+
+    /// Whether a unique index refuses two objects with this key: not for `nil`, nor for a tuple
+    /// with a `nil` in it, which no other key equals as far as uniqueness goes (as in SQL).
+    public var isUniquelyConstrained: Bool {
+        switch self {
+        case .null: false
+        case .tuple(let components): !components.contains(.null)
+        default: true
         }
     }
 
@@ -48,6 +67,8 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
         case (.string(let a), .string(let b)): a.utf8.count == b.utf8.count && compareBytes(a, b) == 0
         case (.bytes(let a), .bytes(let b)): a == b
+        case (.tuple(let a), .tuple(let b)): a == b
+        case (.greatest, .greatest): true
         default: false
         }
     }
@@ -63,6 +84,8 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         // Canonically equivalent strings hash alike, so strings equal by their bytes do too.
         case .string(let value): hasher.combine(value)
         case .bytes(let value): hasher.combine(value)
+        case .tuple(let components): hasher.combine(components)
+        case .greatest: break
         }
     }
 
@@ -73,6 +96,8 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case (.bool(let a), .bool(let b)): return !a && b
         case (.string(let a), .string(let b)): return compareBytes(a, b) < 0
         case (.bytes(let a), .bytes(let b)): return a.lexicographicallyPrecedes(b)
+        case (.tuple(let a), .tuple(let b)): return tupleOrder(a, b) < 0
+        case (.greatest, .greatest): return false
         case (.integer(let a), .integer(let b)): return a < b
         case (.unsigned(let a), .unsigned(let b)): return a < b
         default: return numericPrecedes(lhs, rhs)
@@ -85,7 +110,17 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         let (left, right) = (lhs.rank, rhs.rank)
         if left != right { return left < right ? -1 : 1 }
         if case .string(let a) = lhs, case .string(let b) = rhs { return compareBytes(a, b) }
+        if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return tupleOrder(a, b) }
         return lhs < rhs ? -1 : rhs < lhs ? 1 : 0
+    }
+
+    /// Component by component; of two tuples equal as far as the shorter goes, the shorter first.
+    private static func tupleOrder(_ lhs: [IndexKey], _ rhs: [IndexKey]) -> Int {
+        for (a, b) in zip(lhs, rhs) {
+            let order = order(a, b)
+            if order != 0 { return order }
+        }
+        return lhs.count == rhs.count ? 0 : lhs.count < rhs.count ? -1 : 1
     }
 
     /// Compares the UTF-8 bytes of two strings with one `memcmp` over their contiguous storage:
@@ -137,6 +172,8 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .double(let value): "\(value)"
         case .string(let value): value.debugDescription
         case .bytes(let value): "\(value.count) bytes"
+        case .tuple(let components): "(\(components.map(\.description).joined(separator: ", ")))"
+        case .greatest: "greatest"
         }
     }
 }

@@ -137,7 +137,7 @@ struct SecondaryIndexes: Sendable {
                 continue
             }
             // An entry the batch later replaced or deleted is gone from the index: not a clash.
-            for entry in entries where entry.key != .null && index.holdsAnother(entry) {
+            for entry in entries where entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
                 throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
             }
         }
@@ -157,12 +157,12 @@ struct SecondaryIndexes: Sendable {
 }
 
 extension OrderedIndex {
-    /// The first non-null key two objects share, if any.
+    /// The first key two objects share that a unique index refuses, if any.
     func firstDuplicate() -> IndexKey? {
         var previous: IndexEntry?
         for chunk in chunks.indices {
             for entry in chunks[chunk] {
-                if let previous, previous.key == entry.key, entry.key != .null, previous.object != entry.object {
+                if let previous, previous.key == entry.key, entry.key.isUniquelyConstrained, previous.object != entry.object {
                     return entry.key
                 }
                 previous = entry

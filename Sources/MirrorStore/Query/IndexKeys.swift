@@ -85,11 +85,21 @@ enum IndexKeys {
             guard let plan = registry.plan(named: typeName) else { continue }
             let schema = plan.schema
             for wanted in indexes(of: plan, schemaNamed: registry.schema(named:)) {
-                let projection = RecordProjection(schema: schema, properties: [wanted.property], schemas: registry)
-                let position = wanted.position
-                definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
-                    keys(for: try projection.value(at: position, of: bytes))
-                })
+                let positions = wanted.positions
+                let projection = RecordProjection(
+                    schema: schema, properties: Set(positions.map { schema.properties[$0].name }), schemas: registry)
+                if positions.count == 1 {
+                    let position = positions[0]
+                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
+                        keys(for: try projection.value(at: position, of: bytes))
+                    })
+                } else {
+                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
+                        let values = try projection.values(of: bytes)
+                        // Only single values are compound components (`CompoundIndex.accepts`).
+                        return [.tuple(positions.map { key(for: values[$0]) ?? .null })]
+                    })
+                }
             }
         }
         return definitions
@@ -105,8 +115,16 @@ enum IndexKeys {
             let isUnique = unique.contains(property.name)
             guard property.isIndexed || isUnique || linksToKeyedModel(property.kind, schemaNamed) else { continue }
             wanted.append(WantedIndex(
-                position: position, property: property.name,
+                positions: [position], property: property.name,
                 name: indexName(typeName: schema.typeName, property: property.name), isUnique: isUnique))
+        }
+        for compound in plan.modelType.compoundIndexes {
+            // The plan checked that each property is stored and takes part.
+            let positions = compound.properties.compactMap(schema.index(ofProperty:))
+            guard positions.count == compound.properties.count else { continue }
+            wanted.append(WantedIndex(
+                positions: positions, property: compound.description,
+                name: indexName(typeName: schema.typeName, property: compound.description), isUnique: compound.isUnique))
         }
         return wanted
     }
@@ -120,9 +138,12 @@ enum IndexKeys {
     }
 }
 
-/// An index a model asks for, on the property at `position` of its schema.
+/// An index a model asks for, on the property at one position of its schema, or on several (a
+/// compound index, whose keys are tuples of their keys).
 struct WantedIndex: Sendable {
-    let position: Int
+    /// The schema positions of the indexed properties, in the index's order.
+    let positions: [Int]
+    /// The property's name, or the compound index's `team+number`.
     let property: String
     /// The engine's name of the index.
     let name: String

@@ -95,12 +95,15 @@ struct QueryPlanner {
         }
     }
 
-    /// A property the planner can read through an index, or look up by primary key (`index` is
-    /// then `nil`), found once per conjunct with everything the plan needs of it.
+    /// A property the planner can read through an index of its own, look up by primary key, or
+    /// read through a compound index it is part of (`index` is `nil` for the last two), found once
+    /// per conjunct with everything the plan needs of it.
     private struct IndexedProperty {
         let name: String
+        let position: Int
         let kind: PropertyKind
         let index: TypeIndexes.Index?
+        let isPrimaryKey: Bool
     }
 
     func accessPath(for conditions: [QueryCondition]) -> AccessPath {
@@ -111,6 +114,7 @@ struct QueryPlanner {
             if node.mayThrow { return .scan }
             if let constraint = constraint(from: node, root: root) {
                 if let access = access(using: constraint, alone: true) { return access }
+                if let compound = compoundAccess([constraint], everyConjunctConstrains: true) { return compound.access }
             }
             return linkedAccess([(node, root)]) ?? .scan
         }
@@ -141,7 +145,7 @@ struct QueryPlanner {
             }
         }
         let alone = constraints.count == 1 && constrained == all.count
-        if let constraint = constraints.first(where: { $0.property.index == nil }),
+        if let constraint = constraints.first(where: { $0.property.isPrimaryKey }),
            let access = access(using: constraint, alone: alone) {
             return access
         }
@@ -152,8 +156,57 @@ struct QueryPlanner {
             if let known = best, !Self.ranksBefore(constraints[position], constraints[known]) { continue }
             best = position
         }
+        // A compound index constraining two properties or more beats any one property's index.
+        if let compound = compoundAccess(constraints, everyConjunctConstrains: constrained == all.count),
+           compound.properties >= 2 || best == nil {
+            return compound.access
+        }
         if let best, let access = access(using: constraints[best], alone: alone) { return access }
         return linkedAccess(Array(conjuncts)) ?? .scan
+    }
+
+    /// The best range of a compound index the constraints offer, with how many properties it
+    /// constrains: equalities on the index's first properties and perhaps a range on the next,
+    /// as one range of tuple keys. A tuple that is a prefix of another sorts before it, and
+    /// ``IndexKey/greatest`` after every key, so `(prefix)` to `(prefix, greatest)` holds every
+    /// tuple that starts with the prefix. `everyConjunctConstrains`: each conjunct gave one of
+    /// `constraints`, so using them all answers the query.
+    private func compoundAccess(_ constraints: [Constraint], everyConjunctConstrains: Bool) -> (access: AccessPath, properties: Int)? {
+        var best: (access: AccessPath, properties: Int)?
+        for compound in indexes.compound {
+            var prefix: [IndexKey] = []
+            var used: [Constraint] = []
+            var range: Constraint?
+            for position in compound.positions {
+                guard let constraint = constraints.first(where: { $0.property.position == position }) else { break }
+                if let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
+                   IndexKeys.equatesExactly(constraint.property.kind) {
+                    prefix.append(lower.key)
+                    used.append(constraint)
+                    continue
+                }
+                if IndexKeys.ordersExactly(constraint.property.kind), constraint.lower != nil || constraint.upper != nil {
+                    range = constraint
+                    used.append(constraint)
+                }
+                break
+            }
+            guard let first = used.first, used.count > (best?.properties ?? 0) else { continue }
+            let lower: IndexBound = range?.lower.map { bound in
+                bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key]), inclusive: true)
+                    : IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
+            } ?? IndexBound(.tuple(prefix), inclusive: true)
+            let upper: IndexBound = range?.upper.map { bound in
+                bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
+                    : IndexBound(.tuple(prefix + [bound.key]), inclusive: false)
+            } ?? IndexBound(.tuple(prefix + [.greatest]), inclusive: false)
+            var text = RangeText(.component(property: first.property.name, first.text))
+            for constraint in used.dropFirst() { text.append(RangeText(.component(property: constraint.property.name, constraint.text))) }
+            let isExact = everyConjunctConstrains && used.count == constraints.count && used.allSatisfy(\.isExact)
+            best = (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
+                               isExact: isExact, rangeText: text, property: nil), used.count)
+        }
+        return best
     }
 
     /// The access `constraint` offers: a primary-key lookup for an equality on the primary key,
@@ -161,7 +214,7 @@ struct QueryPlanner {
     /// so an exact constraint answers the whole query.
     private func access(using constraint: Constraint, alone: Bool) -> AccessPath? {
         guard let index = constraint.property.index else {
-            guard let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
+            guard constraint.property.isPrimaryKey, let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
                   let key = Self.storageKey(for: lower.key) else { return nil }
             return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, property: nil)
         }
@@ -270,12 +323,12 @@ struct QueryPlanner {
 
     private func equality(_ property: IndexedProperty, _ value: QueryValue) -> Constraint? {
         let kind = property.kind
-        guard IndexKeys.equatesExactly(kind) || property.index == nil || Self.isLink(kind),
+        guard IndexKeys.equatesExactly(kind) || property.isPrimaryKey || Self.isLink(kind),
               var key = IndexKeys.key(for: value) else { return nil }
         // NaN equals nothing in Swift, though its index key equals itself.
         if case .double(let number) = key, number.isNaN { return nil }
         // Primary keys are stored as given, not normalized as index keys are.
-        if property.index == nil, case .string(let text) = value { key = .string(text) }
+        if property.isPrimaryKey, case .string(let text) = value { key = .string(text) }
         // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
         if Self.isLink(kind), key == .null { return nil }
         return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
@@ -312,9 +365,12 @@ struct QueryPlanner {
         guard case .member(.variable(let variable), let name, let hint, let typeName) = node,
               variable == root, typeName == schema.typeName, let position = schema.position(ofProperty: name, near: hint) else { return nil }
         let property = schema.properties[position]
-        if property.isPrimaryKey { return IndexedProperty(name: name, kind: property.kind, index: nil) }
-        guard let index = indexes[position] else { return nil }
-        return IndexedProperty(name: name, kind: property.kind, index: index)
+        if property.isPrimaryKey { return IndexedProperty(name: name, position: position, kind: property.kind, index: nil, isPrimaryKey: true) }
+        if let index = indexes[position] {
+            return IndexedProperty(name: name, position: position, kind: property.kind, index: index, isPrimaryKey: false)
+        }
+        guard indexes.isCompoundComponent(position) else { return nil }
+        return IndexedProperty(name: name, position: position, kind: property.kind, index: nil, isPrimaryKey: false)
     }
 
     private static func isString(_ kind: PropertyKind) -> Bool {

@@ -13,6 +13,8 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
         case within(IndexKey, IndexKey, isClosed: Bool)
         case startsWith(String)
         case contains(IndexKey)
+        /// What the conditions on one property of a compound index say.
+        indirect case component(property: String, RangeText)
     }
 
     /// The first term apart from the rest: most ranges have one, and a list of one is one more
@@ -44,6 +46,7 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
             case .within(let lower, let upper, let isClosed): "in \(lower)\(isClosed ? "..." : "..<")\(upper)"
             case .startsWith(let prefix): "starts with \(prefix.debugDescription)"
             case .contains(let key): "contains \(key)"
+            case .component(let property, let text): "\(property) \(text)"
             }
         }.joined(separator: " and ")
     }

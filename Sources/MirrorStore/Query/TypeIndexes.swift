@@ -8,15 +8,35 @@ struct TypeIndexes: Sendable {
         let snapshot: IndexSnapshot
     }
 
+    /// A compound index: its keys are tuples of the keys of the properties at `positions`.
+    struct Compound: Sendable {
+        let index: Index
+        let positions: [Int]
+    }
+
     private let byPosition: [Index?]
+    /// The compound indexes, in the order the model declares them.
+    let compound: [Compound]
 
     /// The indexes in `wanted`, as `snapshot` holds them.
     init(_ wanted: [WantedIndex], schema: ObjectSchema, snapshot: EngineSnapshot) {
         var byPosition = [Index?](repeating: nil, count: schema.properties.count)
-        for index in wanted where byPosition.indices.contains(index.position) {
-            byPosition[index.position] = snapshot.index(named: index.name).map { Index(name: index.name, snapshot: $0) }
+        var compound: [Compound] = []
+        for wanted in wanted {
+            guard let index = snapshot.index(named: wanted.name).map({ Index(name: wanted.name, snapshot: $0) }) else { continue }
+            if wanted.positions.count > 1 {
+                compound.append(Compound(index: index, positions: wanted.positions))
+            } else if let position = wanted.positions.first, byPosition.indices.contains(position) {
+                byPosition[position] = index
+            }
         }
         self.byPosition = byPosition
+        self.compound = compound
+    }
+
+    /// Whether the property at `position` is part of some compound index.
+    func isCompoundComponent(_ position: Int) -> Bool {
+        compound.contains { $0.positions.contains(position) }
     }
 
     /// The index on the property at `position`, if it has one.

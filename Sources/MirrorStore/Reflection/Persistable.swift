@@ -33,6 +33,8 @@ public protocol Persistable: _AutoMallocObjectProtocol {
     /// Properties no two stored objects may share a non-`nil` value of. Each is indexed; a
     /// transaction that breaks the rule throws ``StoreError`` and writes nothing.
     static var uniqueProperties: [String] { get }
+    /// Indexes over several properties (see ``CompoundIndex``): `[.unique("team", "number")]`.
+    static var compoundIndexes: [CompoundIndex] { get }
     /// Stored properties that are not persisted; read back, they keep their `init()` value (their
     /// empty value in a struct with `let` properties).
     static var ignoredProperties: [String] { get }
@@ -53,6 +55,7 @@ extension Persistable {
     public static var primaryKey: String? { nil }
     public static var indexedProperties: [String] { [] }
     public static var uniqueProperties: [String] { [] }
+    public static var compoundIndexes: [CompoundIndex] { [] }
     public static var ignoredProperties: [String] { [] }
     public static var deleteRules: [String: DeleteRule] { [:] }
     public static var persistedTypeName: String { String(describing: Self.self) }

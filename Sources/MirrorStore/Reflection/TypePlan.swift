@@ -133,6 +133,21 @@ final class TypePlan: @unchecked Sendable {
         for name in type.uniqueProperties where !accessors.contains(where: { $0.name == name }) {
             throw MappingError(.unknownPropertyName(role: "uniqueProperties"), modelType: typeName, path: [name])
         }
+        for compound in type.compoundIndexes {
+            guard compound.properties.count >= 2, Set(compound.properties).count == compound.properties.count else {
+                throw MappingError(.unsupportedModel("the compound index \(compound) must name two or more different properties"), modelType: typeName)
+            }
+            for name in compound.properties {
+                guard let field = accessors.first(where: { $0.name == name }) else {
+                    throw MappingError(.unknownPropertyName(role: "compoundIndexes"), modelType: typeName, path: [name])
+                }
+                guard CompoundIndex.accepts(field.kind) else {
+                    throw MappingError(
+                        .unsupportedModel("the compound index \(compound) cannot include a \(field.kind) property; it takes numbers, strings, dates, booleans, UUIDs, data and optionals of them"),
+                        modelType: typeName, path: [name])
+                }
+            }
+        }
         let primaryKey = type.primaryKey
         if let primaryKey {
             guard let field = accessors.first(where: { $0.name == primaryKey }) else {

@@ -40,7 +40,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case transactionEnded
         /// A position outside a ``Results``.
         case positionOutOfRange(typeName: String, position: Int, count: Int)
-        /// A transaction would give two objects the same value of a unique property; nothing was written.
+        /// A transaction would give two objects the same value of a unique property, or the same
+        /// values of a unique compound index's properties (`property` is then `team+number`);
+        /// nothing was written.
         case uniqueViolation(typeName: String, property: String, value: String)
         /// A model added with ``LinkedObjects/referenceOnly`` links to an object that is not stored.
         case missingLinkTarget(typeName: String, key: String, linkedFrom: String)
@@ -99,7 +101,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .missingLinkTarget(let typeName, let key, let linkedFrom):
             return "A \(linkedFrom) links by key to \(typeName) \(key), which is not stored; add that \(typeName) first, or add the \(linkedFrom) with linkedObjects: .save. Nothing was added."
         case .uniqueViolation(let typeName, let property, let value):
-            return "Two \(typeName) objects would have \(property) \(value), which uniqueProperties forbids; nothing was written."
+            let rule = property.contains("+") ? "a unique compound index" : "uniqueProperties"
+            return "Two \(typeName) objects would have \(property) \(value), which \(rule) forbids; nothing was written."
         case .calledInsideWrite(let operation):
             return "\(operation) was called inside a write block of the same store, where it would wait forever for that block to end; use the block's transaction, or call it after the block returns."
         case .notObservable(let typeName):
