@@ -1,22 +1,24 @@
 import MirrorStoreEngine
 
-/// The objects in one range of a single-valued index, which answers a filter exactly: counted
+/// The objects in one range of a single-valued index (a compound one too), which answers a
+/// filter exactly: counted
 /// from the index without collecting them, and collected only when a position is read (the
 /// results keep both, see ``ResultsState``). Counting the matches of an indexed condition then
 /// costs two searches of the index, and reading them all one walk of the range: neither pays for
 /// the other. A class: results copy their rows on every read, and one reference is cheaper to
 /// copy than the index, the names and both bounds.
 final class IndexRange: Sendable {
-    /// The index's engine name, and the property it orders by.
+    /// The index's engine name, and the properties whose values order the range's entries (a
+    /// compound index's after those its equalities fix; none when they fix them all).
     let indexName: String
-    let property: String
+    let properties: [String]
     private let index: IndexSnapshot
     private let lower: IndexBound?
     private let upper: IndexBound?
 
-    init(index: IndexSnapshot, named indexName: String, property: String, lower: IndexBound?, upper: IndexBound?) {
+    init(index: IndexSnapshot, named indexName: String, properties: [String], lower: IndexBound?, upper: IndexBound?) {
         self.indexName = indexName
-        self.property = property
+        self.properties = properties
         self.index = index
         self.lower = lower
         self.upper = upper

@@ -52,10 +52,12 @@ struct AccessPath: Sendable {
     let isExact: Bool
     /// The range as the plan prints it.
     let rangeText: RangeText?
-    /// The property the index orders by, and its kind, when `source` is an index.
-    let property: (name: String, kind: PropertyKind)?
+    /// When `source` is an index: the properties whose values order its entries in the range, with
+    /// their kinds (the property of a one-property index; a compound index's after those its
+    /// equalities fix, none when they fix them all).
+    let order: [(name: String, kind: PropertyKind)]?
 
-    static let scan = AccessPath(source: .scan, isExact: false, rangeText: nil, property: nil)
+    static let scan = AccessPath(source: .scan, isExact: false, rangeText: nil, order: nil)
 
     /// The access as a plan reports it, for objects of `typeName`.
     func planAccess(typeName: String) -> QueryPlan.AccessSource {
@@ -203,8 +205,9 @@ struct QueryPlanner {
             var text = RangeText(.component(property: first.property.name, first.text))
             for constraint in used.dropFirst() { text.append(RangeText(.component(property: constraint.property.name, constraint.text))) }
             let isExact = everyConjunctConstrains && used.count == constraints.count && used.allSatisfy(\.isExact)
+            let ordering = compound.positions.dropFirst(prefix.count).map { (schema.properties[$0].name, schema.properties[$0].kind) }
             best = (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
-                               isExact: isExact, rangeText: text, property: nil), used.count)
+                               isExact: isExact, rangeText: text, order: ordering), used.count)
         }
         return best
     }
@@ -216,12 +219,12 @@ struct QueryPlanner {
         guard let index = constraint.property.index else {
             guard constraint.property.isPrimaryKey, let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
                   let key = Self.storageKey(for: lower.key) else { return nil }
-            return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, property: nil)
+            return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, order: nil)
         }
         return AccessPath(
             source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
             isExact: alone && constraint.isExact, rangeText: constraint.text,
-            property: (constraint.property.name, constraint.property.kind))
+            order: [(constraint.property.name, constraint.property.kind)])
     }
 
     /// A join through a link, when a conjunct is a condition on linked objects that an index of
@@ -237,7 +240,7 @@ struct QueryPlanner {
             let target = QueryPlanner(source: targetSource).accessPath(conjuncts: condition.conjuncts)
             let join = AccessPath(source: .linked(LinkJoin(linkIndex: linkIndex, targetType: condition.targetType,
                                                            target: target, targetConjuncts: condition.conjuncts)),
-                                  isExact: false, rangeText: nil, property: nil)
+                                  isExact: false, rangeText: nil, order: nil)
             if case .scan = target.source {
                 if scanning == nil, snapshot.count(type: condition.targetType) < snapshot.count(type: schema.typeName) { scanning = join }
             } else {

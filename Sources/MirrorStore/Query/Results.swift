@@ -237,8 +237,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
         // An index range that is the whole answer stays in the index until a position is read.
         if access.isExact, plan.order == .primaryKey, case .index(let name, let index, let lower, let upper) = access.source,
-           let property = access.property, IndexKeys.ordersExactly(property.kind) {
-            return Found(conditions: all, rows: .range(IndexRange(index: index, named: name, property: property.name, lower: lower, upper: upper)),
+           let order = access.order, order.allSatisfy({ IndexKeys.ordersExactly($0.kind) }) {
+            return Found(conditions: all, rows: .range(IndexRange(index: index, named: name, properties: order.map(\.name), lower: lower, upper: upper)),
                          plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         let keys = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
@@ -303,21 +303,24 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Found {
-        if sortKeys.count == 1, let byIndex = indexOrdered(by: sortKeys[0]) ?? indexRangeOrdered(by: sortKeys[0]) {
+        if !sortKeys.isEmpty, let byIndex = indexOrdered(by: sortKeys) ?? indexRangeOrdered(by: sortKeys) {
             return byIndex
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
         return Found(conditions: conditions, rows: .keys(try sortOnRecords(allKeys, by: sortKeys)), plan: plan.ordered(order))
     }
 
-    /// The results in the order of the index on the sort key's property, when that order is the
-    /// descriptor's and the results are every object of the type in key order.
-    private func indexOrdered(by key: RecordSortKey) -> Found? {
-        guard conditions.isEmpty, plan.order == .primaryKey, key.stringComparator == nil, IndexKeys.ordersExactly(key.kind) else { return nil }
-        let name = IndexKeys.indexName(typeName: source.plan.typeName, property: key.property)
+    /// The results in the order of the index on the sort keys' properties (the property's own, or
+    /// a compound index on exactly those properties, in order), when that order is the
+    /// descriptors' and the results are every object of the type in key order.
+    private func indexOrdered(by keys: [RecordSortKey]) -> Found? {
+        guard conditions.isEmpty, plan.order == .primaryKey, let ascending = keys.first?.ascending,
+              keys.allSatisfy({ $0.ascending == ascending && $0.stringComparator == nil && IndexKeys.ordersExactly($0.kind) }) else { return nil }
+        let property = keys.count == 1 ? keys[0].property : CompoundIndex(keys.map(\.property)).description
+        let name = IndexKeys.indexName(typeName: source.plan.typeName, property: property)
         guard let index = source.snapshot.index(named: name) else { return nil }
-        let order = QueryPlan.Order.index(name: name, ascending: key.ascending)
-        if key.ascending {
+        let order = QueryPlan.Order.index(name: name, ascending: ascending)
+        if ascending {
             return Found(conditions: conditions, rows: .index(index.positions), plan: plan.ordered(order))
         }
         // Descending: groups of equal values in reverse, each group still in key order.
@@ -333,11 +336,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     /// Filtered results in the order of the index range their filter read, when that index
-    /// answered the filter exactly and orders by the sort key's property: the range, read in
-    /// order, is already sorted (equal values in key order), so no record is read.
-    private func indexRangeOrdered(by key: RecordSortKey) -> Found? {
-        guard case .range(let range) = rows, range.property == key.property, key.ascending,
-              key.stringComparator == nil else { return nil }
+    /// answered the filter exactly and orders by the sort keys' properties (those of a compound
+    /// index after its equalities): the range, read in order, is already sorted (equal values in
+    /// key order), so no record is read.
+    private func indexRangeOrdered(by keys: [RecordSortKey]) -> Found? {
+        guard case .range(let range) = rows, range.properties == keys.map(\.property),
+              keys.allSatisfy({ $0.ascending && $0.stringComparator == nil }) else { return nil }
         return Found(conditions: conditions, rows: .keys(range.keysInIndexOrder), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }
 

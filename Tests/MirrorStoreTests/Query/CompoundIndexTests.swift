@@ -20,7 +20,7 @@ import MirrorStore
         var score = 0.0
         init() {}
         static var primaryKey: String? { "id" }
-        static var compoundIndexes: [CompoundIndex] { [.unique("team", "number"), ["city", "age", "score"]] }
+        static var compoundIndexes: [CompoundIndex] { [.unique("team", "number"), ["city", "age", "score"], ["age", "number"]] }
 
         init(id: Int, team: String, number: Int, city: String?, age: Int, score: Double) {
             self.id = id
@@ -138,7 +138,21 @@ import MirrorStore
             }
             try expect(#Predicate { $0.city == city }, index: "Player.city+age+score", exact: true)
         }
-        try expect(#Predicate { $0.city != nil && $0.age == 20 }, index: nil)
+        try expect(#Predicate { $0.city != nil && $0.age == 20 }, index: "Player.age+number", exact: false)
+
+        // Sorts that follow a compound index read it in order, filtered by its prefix or not.
+        let byNumber = SortDescriptor(\Player.number)
+        for team in Self.teams {
+            let sorted = try store.objects(Player.self).filter(#Predicate { $0.team == team }).sorted(using: byNumber)
+            #expect(sorted.map(\.id) == players.filter { $0.team == team }.sorted(using: byNumber).map(\.id), "\(place): \(sorted.plan)")
+            #expect(sorted.plan.order == .index(name: "Player.team+number", ascending: true), "\(place): \(sorted.plan)")
+        }
+        for order in [SortOrder.forward, .reverse] {
+            let descriptors = [SortDescriptor(\Player.age, order: order), SortDescriptor(\Player.number, order: order)]
+            let sorted = try store.objects(Player.self).sorted(using: descriptors)
+            #expect(sorted.map(\.id) == players.sorted(using: descriptors).map(\.id), "\(place): \(sorted.plan)")
+            #expect(sorted.plan.order == .index(name: "Player.age+number", ascending: order == .forward), "\(place): \(sorted.plan)")
+        }
 
         let red = try store.objects(Player.self).filter(#Predicate { $0.team == "red" && $0.number >= 10 })
         #expect(red.plan.access == .index(name: "Player.team+number", range: "team == \"red\" and number >= 10"))
