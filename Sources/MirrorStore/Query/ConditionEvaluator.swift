@@ -98,6 +98,12 @@ struct ConditionEvaluator {
             guard case .string(let text)? = try evaluate(base, bindings: &bindings),
                   case .string(let start)? = try evaluate(prefix, bindings: &bindings) else { return nil }
             return .bool(text.starts(with: start))
+        case .folded(let text, let options):
+            switch try evaluate(text, bindings: &bindings) {
+            case .string(let value)?: return .string(TextFolding.folded(value, options: options))
+            case .null?: return .null
+            default: return nil
+            }
         case .containsText(let base, let other):
             guard case .string(let text)? = try evaluate(base, bindings: &bindings),
                   case .string(let part)? = try evaluate(other, bindings: &bindings) else { return nil }

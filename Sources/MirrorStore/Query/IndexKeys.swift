@@ -77,6 +77,9 @@ enum IndexKeys {
     /// The engine name of the index on `property` of `typeName`.
     static func indexName(typeName: String, property: String) -> String { "\(typeName).\(property)" }
 
+    /// The engine name of the index on the folded form of `property` (``TextFolding``).
+    static func foldedIndexName(typeName: String, property: String) -> String { "\(typeName).\(property)~folded" }
+
     /// The indexes a registry's models ask for: every indexed or unique property, and every link
     /// to a model with a primary key (so "who links to this object" is an index lookup).
     static func definitions(for registry: ModelRegistry) -> [IndexDefinition] {
@@ -88,7 +91,13 @@ enum IndexKeys {
                 let positions = wanted.positions
                 let projection = RecordProjection(
                     schema: schema, properties: Set(positions.map { schema.properties[$0].name }), schemas: registry)
-                if positions.count == 1 {
+                if wanted.isFolded {
+                    let position = positions[0]
+                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: false) { bytes in
+                        guard case .string(let text) = try projection.value(at: position, of: bytes) else { return [.null] }
+                        return [.string(TextFolding.folded(text, options: .insensitive))]
+                    })
+                } else if positions.count == 1 {
                     let position = positions[0]
                     definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
                         keys(for: try projection.value(at: position, of: bytes))
@@ -117,6 +126,12 @@ enum IndexKeys {
             wanted.append(WantedIndex(
                 positions: [position], property: property.name,
                 name: indexName(typeName: schema.typeName, property: property.name), isUnique: isUnique))
+        }
+        for name in plan.modelType.insensitiveIndexedProperties {
+            guard let position = schema.index(ofProperty: name) else { continue }
+            wanted.append(WantedIndex(
+                positions: [position], property: name,
+                name: foldedIndexName(typeName: schema.typeName, property: name), isUnique: false, isFolded: true))
         }
         for compound in plan.modelType.compoundIndexes {
             // The plan checked that each property is stored and takes part.
@@ -148,4 +163,6 @@ struct WantedIndex: Sendable {
     /// The engine's name of the index.
     let name: String
     let isUnique: Bool
+    /// Keyed by the property's folded form (``TextFolding``) rather than its value.
+    var isFolded = false
 }

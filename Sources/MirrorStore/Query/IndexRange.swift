@@ -8,8 +8,9 @@ import MirrorStoreEngine
 /// the other. A class: results copy their rows on every read, and one reference is cheaper to
 /// copy than the index, the names and both bounds.
 final class IndexRange: Sendable {
-    /// The index's engine name, and the properties whose values order the range's entries (a
-    /// compound index's after those its equalities fix; none when they fix them all).
+    /// The index's engine name, and the orders its entries follow in the range, by
+    /// ``RecordSortKey/orderName``: its property's (or folded property's), or a compound index's
+    /// properties after those its equalities fix (none when they fix them all).
     let indexName: String
     let properties: [String]
     private let index: IndexSnapshot

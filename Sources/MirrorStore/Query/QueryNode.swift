@@ -46,6 +46,8 @@ enum QueryNode: Sendable {
     indirect case startsWith(QueryNode, QueryNode)
     /// `string.contains(other)`.
     indirect case containsText(QueryNode, QueryNode)
+    /// The string `text` folded as `options` ask (``TextFolding``): what a ``TextMatch`` compares.
+    indirect case folded(QueryNode, TextOptions)
     /// `lower...upper` or `lower..<upper`.
     indirect case range(lower: QueryNode, upper: QueryNode, isClosed: Bool)
     /// `range.contains(element)`.
@@ -79,7 +81,7 @@ enum QueryNode: Sendable {
         switch self {
         case .constant, .variable, .unknown: []
         case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base),
-             .negate(let base, _), .extreme(let base, _):
+             .negate(let base, _), .extreme(let base, _), .folded(let base, _):
             [base]
         case .equal(let a, let b), .sameElements(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
              .nilCoalesce(let a, let b), .contains(let a, let b), .startsWith(let a, let b), .containsText(let a, let b),

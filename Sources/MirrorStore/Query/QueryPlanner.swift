@@ -106,6 +106,16 @@ struct QueryPlanner {
         let kind: PropertyKind
         let index: TypeIndexes.Index?
         let isPrimaryKey: Bool
+        /// Read through the index of its folded form (``TextFolding``), by a ``TextMatch``.
+        var isFolded = false
+
+        /// Whether both constrain the same values: the same property, folded or not.
+        func sameProperty(as other: IndexedProperty) -> Bool {
+            name == other.name && isFolded == other.isFolded
+        }
+
+        /// The name the order of an index range on this property goes by (``RecordSortKey/orderName``).
+        var orderName: String { isFolded ? RecordSortKey.foldedOrderName(of: name) : name }
     }
 
     func accessPath(for conditions: [QueryCondition]) -> AccessPath {
@@ -140,7 +150,7 @@ struct QueryPlanner {
         for (conjunct, root) in conjuncts {
             guard let constraint = constraint(from: conjunct, root: root) else { continue }
             constrained += 1
-            if let position = constraints.firstIndex(where: { $0.property.name == constraint.property.name }) {
+            if let position = constraints.firstIndex(where: { $0.property.sameProperty(as: constraint.property) }) {
                 constraints[position].narrow(by: constraint)
             } else {
                 constraints.append(constraint)
@@ -180,7 +190,7 @@ struct QueryPlanner {
             var used: [Constraint] = []
             var range: Constraint?
             for position in compound.positions {
-                guard let constraint = constraints.first(where: { $0.property.position == position }) else { break }
+                guard let constraint = constraints.first(where: { $0.property.position == position && !$0.property.isFolded }) else { break }
                 if let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
                    IndexKeys.equatesExactly(constraint.property.kind) {
                     prefix.append(lower.key)
@@ -224,7 +234,7 @@ struct QueryPlanner {
         return AccessPath(
             source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
             isExact: alone && constraint.isExact, rangeText: constraint.text,
-            order: [(constraint.property.name, constraint.property.kind)])
+            order: [(constraint.property.orderName, constraint.property.kind)])
     }
 
     /// A join through a link, when a conjunct is a condition on linked objects that an index of
@@ -365,6 +375,13 @@ struct QueryPlanner {
     /// The property a node reads directly from the model, when the model's type has an index on
     /// it (or it is the primary key).
     private func indexedProperty(_ node: QueryNode, _ root: PredicateExpressions.VariableID) -> IndexedProperty? {
+        // A folded string reads the index of folded strings, which holds both foldings.
+        if case .folded(let text, let options) = node {
+            guard options == .insensitive, case .member(.variable(let variable), let name, let hint, let typeName) = text,
+                  variable == root, typeName == schema.typeName, let position = schema.position(ofProperty: name, near: hint),
+                  let index = indexes.folded(position) else { return nil }
+            return IndexedProperty(name: name, position: position, kind: schema.properties[position].kind, index: index, isPrimaryKey: false, isFolded: true)
+        }
         guard case .member(.variable(let variable), let name, let hint, let typeName) = node,
               variable == root, typeName == schema.typeName, let position = schema.position(ofProperty: name, near: hint) else { return nil }
         let property = schema.properties[position]

@@ -9,6 +9,20 @@ struct RecordSortKey: Sendable {
     let kind: PropertyKind
     let ascending: Bool
     let stringComparator: String.StandardComparator?
+    /// What the sort ignores in strings: they are compared folded (``TextFolding``).
+    var folding: TextOptions = []
+
+    /// The name of the order this key sorts by: the property's, or its folded form's, which only
+    /// an index of folded strings follows.
+    var orderName: String {
+        switch folding {
+        case []: property
+        case .insensitive: Self.foldedOrderName(of: property)
+        default: "\(property)~folded(\(folding.rawValue))"
+        }
+    }
+
+    static func foldedOrderName(of property: String) -> String { "\(property)~folded" }
 
     /// Orders two values as the descriptor would order the models holding them: `nil` first,
     /// strings through the descriptor's comparator when it has one, everything else by `<`.
@@ -18,6 +32,9 @@ struct RecordSortKey: Sendable {
         case (.null, .null): forward = .orderedSame
         case (.null, _): forward = .orderedAscending
         case (_, .null): forward = .orderedDescending
+        case (.string(let a), .string(let b)) where !folding.isEmpty:
+            let (left, right) = (TextFolding.folded(a, options: folding), TextFolding.folded(b, options: folding))
+            forward = left < right ? .orderedAscending : (right < left ? .orderedDescending : .orderedSame)
         case (.string(let a), .string(let b)) where stringComparator != nil:
             var comparator = stringComparator ?? .lexical
             comparator.order = .forward

@@ -171,6 +171,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
                 guard let descriptors = descriptors as? [SortDescriptor<Model>] else { continue }
                 results = try results.sorted(by: descriptors)
             case .sortByProperty(let name, let ascending): results = try results.sorted(byProperty: name, ascending: ascending)
+            case .sortFolded(let key): results = try results.sorted(folded: key)
             }
         }
         return results
@@ -302,6 +303,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
     }
 
+    /// The results sorted by a string property folded as `key` says (see `ResultsTextSearch.swift`).
+    func sorted(folded key: RecordSortKey) throws -> Results<Model> {
+        recording(.sortFolded(key), in: try sorted(onRecords: [key]))
+    }
+
     private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Found {
         if !sortKeys.isEmpty, let byIndex = indexOrdered(by: sortKeys) ?? indexRangeOrdered(by: sortKeys) {
             return byIndex
@@ -316,8 +322,15 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     private func indexOrdered(by keys: [RecordSortKey]) -> Found? {
         guard conditions.isEmpty, plan.order == .primaryKey, let ascending = keys.first?.ascending,
               keys.allSatisfy({ $0.ascending == ascending && $0.stringComparator == nil && IndexKeys.ordersExactly($0.kind) }) else { return nil }
-        let property = keys.count == 1 ? keys[0].property : CompoundIndex(keys.map(\.property)).description
-        let name = IndexKeys.indexName(typeName: source.plan.typeName, property: property)
+        let typeName = source.plan.typeName
+        let name: String
+        if keys.count == 1, keys[0].folding == .insensitive {
+            name = IndexKeys.foldedIndexName(typeName: typeName, property: keys[0].property)
+        } else if keys.allSatisfy({ $0.folding.isEmpty }) {
+            name = IndexKeys.indexName(typeName: typeName, property: keys.count == 1 ? keys[0].property : CompoundIndex(keys.map(\.property)).description)
+        } else {
+            return nil
+        }
         guard let index = source.snapshot.index(named: name) else { return nil }
         let order = QueryPlan.Order.index(name: name, ascending: ascending)
         if ascending {
@@ -340,7 +353,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// index after its equalities): the range, read in order, is already sorted (equal values in
     /// key order), so no record is read.
     private func indexRangeOrdered(by keys: [RecordSortKey]) -> Found? {
-        guard case .range(let range) = rows, range.properties == keys.map(\.property),
+        guard case .range(let range) = rows, range.properties == keys.map(\.orderName),
               keys.allSatisfy({ $0.ascending && $0.stringComparator == nil }) else { return nil }
         return Found(conditions: conditions, rows: .keys(range.keysInIndexOrder), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }

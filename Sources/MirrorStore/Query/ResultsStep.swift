@@ -10,4 +10,6 @@ enum ResultsStep: Sendable {
     /// The `[SortDescriptor<Model>]` of the results' own model.
     case sort(any Sendable)
     case sortByProperty(String, ascending: Bool)
+    /// A sort by a string property folded as the key says (``Results/sorted(by:options:order:)-(KeyPath<Model,String>,_,_)``).
+    case sortFolded(RecordSortKey)
 }

@@ -15,23 +15,34 @@ struct TypeIndexes: Sendable {
     }
 
     private let byPosition: [Index?]
+    /// The indexes of folded strings, by property position.
+    private let foldedByPosition: [Index?]
     /// The compound indexes, in the order the model declares them.
     let compound: [Compound]
 
     /// The indexes in `wanted`, as `snapshot` holds them.
     init(_ wanted: [WantedIndex], schema: ObjectSchema, snapshot: EngineSnapshot) {
         var byPosition = [Index?](repeating: nil, count: schema.properties.count)
+        var foldedByPosition = byPosition
         var compound: [Compound] = []
         for wanted in wanted {
             guard let index = snapshot.index(named: wanted.name).map({ Index(name: wanted.name, snapshot: $0) }) else { continue }
-            if wanted.positions.count > 1 {
+            if wanted.isFolded, let position = wanted.positions.first, foldedByPosition.indices.contains(position) {
+                foldedByPosition[position] = index
+            } else if wanted.positions.count > 1 {
                 compound.append(Compound(index: index, positions: wanted.positions))
             } else if let position = wanted.positions.first, byPosition.indices.contains(position) {
                 byPosition[position] = index
             }
         }
         self.byPosition = byPosition
+        self.foldedByPosition = foldedByPosition
         self.compound = compound
+    }
+
+    /// The index on the folded form of the property at `position`, if it has one.
+    func folded(_ position: Int) -> Index? {
+        foldedByPosition.indices.contains(position) ? foldedByPosition[position] : nil
     }
 
     /// Whether the property at `position` is part of some compound index.

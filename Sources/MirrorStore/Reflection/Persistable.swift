@@ -33,6 +33,10 @@ public protocol Persistable: _AutoMallocObjectProtocol {
     /// Properties no two stored objects may share a non-`nil` value of. Each is indexed; a
     /// transaction that breaks the rule throws ``StoreError`` and writes nothing.
     static var uniqueProperties: [String] { get }
+    /// String properties to index by their folded form, ignoring case and diacritics: a
+    /// ``TextMatch`` with ``TextOptions/insensitive`` (equality, prefixes) and an insensitive sort
+    /// read it.
+    static var insensitiveIndexedProperties: [String] { get }
     /// Indexes over several properties (see ``CompoundIndex``): `[.unique("team", "number")]`.
     static var compoundIndexes: [CompoundIndex] { get }
     /// Stored properties that are not persisted; read back, they keep their `init()` value (their
@@ -56,6 +60,7 @@ extension Persistable {
     public static var indexedProperties: [String] { [] }
     public static var uniqueProperties: [String] { [] }
     public static var compoundIndexes: [CompoundIndex] { [] }
+    public static var insensitiveIndexedProperties: [String] { [] }
     public static var ignoredProperties: [String] { [] }
     public static var deleteRules: [String: DeleteRule] { [:] }
     public static var persistedTypeName: String { String(describing: Self.self) }

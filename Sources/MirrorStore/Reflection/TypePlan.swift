@@ -133,6 +133,16 @@ final class TypePlan: @unchecked Sendable {
         for name in type.uniqueProperties where !accessors.contains(where: { $0.name == name }) {
             throw MappingError(.unknownPropertyName(role: "uniqueProperties"), modelType: typeName, path: [name])
         }
+        for name in type.insensitiveIndexedProperties {
+            guard let field = accessors.first(where: { $0.name == name }) else {
+                throw MappingError(.unknownPropertyName(role: "insensitiveIndexedProperties"), modelType: typeName, path: [name])
+            }
+            guard field.kind == .string || field.kind == .optional(.string) else {
+                throw MappingError(
+                    .unsupportedModel("insensitiveIndexedProperties lists a \(field.kind) property; it indexes String and String? properties"),
+                    modelType: typeName, path: [name])
+            }
+        }
         for compound in type.compoundIndexes {
             guard compound.properties.count >= 2, Set(compound.properties).count == compound.properties.count else {
                 throw MappingError(.unsupportedModel("the compound index \(compound) must name two or more different properties"), modelType: typeName)
