@@ -86,24 +86,35 @@ public struct EngineSnapshot: Sendable {
     }
 
     /// Calls `body` with every key and value of `type` in key order (``StorageKey/precedes(_:_:)``):
-    /// the order objects are listed in when nothing else orders them. Values are read one by one
-    /// (through the file's memory mapping, when there is one), so nothing sorts them by offset.
+    /// the order objects are listed in when nothing else orders them.
     public func forEachEntryInKeyOrder(type: String, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
+        try forEachValueInPlaceInKeyOrder(type: type) { key, bytes in try body(key, Array(bytes)) }
+    }
+
+    /// Calls `body` with every key of `type` and its value's bytes where they lie, in key order
+    /// (``StorageKey/precedes(_:_:)``), as ``forEachValueInPlace(type:_:)`` does in file order:
+    /// for passes over every object that must take them in the order they are listed.
+    public func forEachValueInPlaceInKeyOrder(type: String, _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
-        func visit(_ key: StorageKey, _ packed: UInt64) throws {
-            let (offset, length) = index.resolve(packed)
-            try body(key, try generation.read(at: offset, count: length))
+        let onlyIntegers = objects.strings.isEmpty && objects.byteStrings.isEmpty
+        func keyOrder() -> FileOrder.Sorted {
+            // Integer keys, the common case, sort as plain integers rather than as enum values.
+            var items = objects.integers.map { FileOrder.Item(packed: $0.value, payload: $0.key) }
+            items.sort { $0.payload < $1.payload }
+            guard !onlyIntegers else { return FileOrder.Sorted(items: items, keys: []) }
+            var keys = items.map { StorageKey.integer($0.payload) }
+            var rest: [(key: StorageKey, packed: UInt64)] = objects.strings.map { (.string($0.key), $0.value) }
+            rest.sort { StorageKey.precedes($0.key, $1.key) }
+            var bytes: [(key: StorageKey, packed: UInt64)] = objects.byteStrings.map { (.bytes($0.key), $0.value) }
+            bytes.sort { StorageKey.precedes($0.key, $1.key) }
+            for position in items.indices { items[position].payload = Int64(position) }
+            for entry in rest + bytes {
+                items.append(FileOrder.Item(packed: entry.packed, payload: Int64(keys.count)))
+                keys.append(entry.key)
+            }
+            return FileOrder.Sorted(items: items, keys: keys)
         }
-        // Integer keys, the common case, sort as plain integers rather than as enum values.
-        for (key, packed) in objects.integers.sorted(by: { $0.key < $1.key }) {
-            try visit(.integer(key), packed)
-        }
-        for (key, packed) in objects.strings.sorted(by: { $0.key < $1.key }) {
-            try visit(.string(key), packed)
-        }
-        for (key, packed) in objects.byteStrings.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-            try visit(.bytes(key), packed)
-        }
+        try visitInPlace(objects.keyOrder?.value(keyOrder) ?? keyOrder(), onlyIntegers: onlyIntegers, body)
     }
 
     /// Calls `body` with every key of `type` and its value's bytes where they lie (in the file's
@@ -134,7 +145,13 @@ public struct EngineSnapshot: Sendable {
             FileOrder.sort(&items, largestOffset: largestOffset)
             return FileOrder.Sorted(items: items, keys: keys)
         }
-        let order = objects.fileOrder?.value(fileOrder) ?? fileOrder()
+        try visitInPlace(objects.fileOrder?.value(fileOrder) ?? fileOrder(), onlyIntegers: onlyIntegers, body)
+    }
+
+    /// Calls `body` with each item's key and value bytes, in the order `order` lists them.
+    private func visitInPlace(
+        _ order: FileOrder.Sorted, onlyIntegers: Bool, _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let items = order.items, keys = order.keys
         try generation.withBytesInPlace { file in
             for item in items {

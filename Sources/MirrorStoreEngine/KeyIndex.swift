@@ -30,6 +30,9 @@ struct TypeIndex: Sendable {
     /// objects (sorting the locations was a seventh of a scan, paid again by every query of the
     /// same objects): dropped by any change to them, so it never describes other objects.
     private(set) var fileOrder: Memo<FileOrder.Sorted>?
+    /// The objects in key order, kept as `fileOrder` is: every read in key order of every object
+    /// (fetching all, aggregates) sorted the keys again.
+    private(set) var keyOrder: Memo<FileOrder.Sorted>?
     var schema: [UInt8]?
     /// Encoded bytes of this type's live objects and schema.
     /// Signed: canonically equal strings with different UTF-8 lengths make the tally approximate, never a trap.
@@ -50,6 +53,7 @@ struct TypeIndex: Sendable {
     mutating func set(_ key: StorageKey, _ packed: UInt64, adding size: Int) -> UInt64? {
         liveBytes += size
         fileOrder = nil
+        keyOrder = nil
         switch key {
         case .integer(let value): return integers.updateValue(packed, forKey: value)
         case .string(let value): return strings.updateValue(packed, forKey: value)
@@ -66,6 +70,7 @@ struct TypeIndex: Sendable {
     @discardableResult
     mutating func remove(_ key: StorageKey) -> UInt64? {
         fileOrder = nil
+        keyOrder = nil
         switch key {
         case .integer(let value): return integers.removeValue(forKey: value)
         case .string(let value): return strings.removeValue(forKey: value)
@@ -73,9 +78,10 @@ struct TypeIndex: Sendable {
         }
     }
 
-    /// Gives these objects a place to keep their file order, if they have none.
+    /// Gives these objects a place to keep their file order and key order, if they have none.
     mutating func provideFileOrderCache() {
         if fileOrder == nil { fileOrder = Memo() }
+        if keyOrder == nil { keyOrder = Memo() }
     }
 
     var keys: [StorageKey] {
@@ -106,7 +112,7 @@ struct KeyIndex: Sendable {
     /// Gives each type's objects a place to keep their file order, so that the snapshots taken
     /// from this state share one (a copy of a state without one would compute its own).
     mutating func provideFileOrderCaches() {
-        let names = types.compactMap { $0.value.fileOrder == nil ? $0.key : nil }
+        let names = types.compactMap { $0.value.fileOrder == nil || $0.value.keyOrder == nil ? $0.key : nil }
         for name in names { types[name]?.provideFileOrderCache() }
     }
 
