@@ -40,7 +40,7 @@ struct RecordDecoder {
     func decode(_ bytes: [UInt8], schema: ObjectSchema, into sink: inout some RecordSink) throws {
         var reader = ByteReader(bytes)
         do {
-            try checkCount(of: schema, in: &reader)
+            try RecordGrammar.readValueCount(from: &reader, of: schema)
             // Through a buffer: copying each property would retain and release its name and kind.
             try schema.properties.withUnsafeBufferPointer { properties in
                 for index in properties.indices {
@@ -56,15 +56,8 @@ struct RecordDecoder {
         guard reader.isAtEnd else { throw RecordCodingFailure.malformed(reader, "\(reader.remaining) bytes follow the last property") }
     }
 
-    private func checkCount(of schema: ObjectSchema, in reader: inout ByteReader) throws {
-        let count = try reader.varint()
-        guard count == UInt64(schema.properties.count) else {
-            throw RecordCodingFailure.malformed(reader, "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
-        }
-    }
-
     private func readFields(of schema: ObjectSchema, from reader: inout ByteReader, depth: Int) throws -> [RecordValue] {
-        try checkCount(of: schema, in: &reader)
+        try RecordGrammar.readValueCount(from: &reader, of: schema)
         var values: [RecordValue] = []
         values.reserveCapacity(schema.properties.count)
         for property in schema.properties {
@@ -73,15 +66,14 @@ struct RecordDecoder {
         return values
     }
 
-    /// `depth` counts the embedded records and containers this value is inside of.
+    /// `depth` counts the embedded records and containers this value is inside of
+    /// (``RecordGrammar``'s depth rule).
     private func read(_ kind: PropertyKind, from reader: inout ByteReader, depth: Int) throws -> RecordValue {
-        if StackRoom.runsOut(atDepth: depth) {
-            throw RecordCodingFailure(.nestingTooDeep(levels: depth))
-        }
         let start = reader.position
+        if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
         let tagByte = try reader.byte()
         guard let tag = ValueTag(rawValue: tagByte) else {
-            throw RecordCodingFailure.malformed(reader, "unknown value tag \(tagByte)")
+            throw RecordGrammar.unknownTagFailure(tagByte, at: start)
         }
         // Null is accepted for any kind here; the mapper reports it against a required property.
         if tag == .null { return .null }
@@ -145,27 +137,5 @@ struct RecordDecoder {
         default:
             throw RecordCodingFailure.malformed(reader, "a value tagged \(tag) where \(kind) was expected")
         }
-    }
-}
-
-extension ByteReader {
-    /// A count of encoded items, each at least one byte long, so it cannot exceed what remains.
-    mutating func count() throws(DecodeFailure) -> Int {
-        let start = position
-        let count = try varint()
-        guard count <= UInt64(remaining) else {
-            throw DecodeFailure(offset: start, reason: "a count of \(count) items runs past the end of the record")
-        }
-        return Int(count)
-    }
-
-    mutating func fixedBytes(_ count: Int) throws(DecodeFailure) -> [UInt8] {
-        guard remaining >= count else {
-            throw DecodeFailure(offset: position, reason: "the record ends inside a \(count)-byte value")
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        for _ in 0..<count { bytes.append(try byte()) }
-        return bytes
     }
 }

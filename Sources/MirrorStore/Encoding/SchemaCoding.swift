@@ -77,10 +77,11 @@ enum SchemaCoding {
         }
     }
 
-    /// Kinds nest as deep as Swift types do; a bound stops damaged bytes from recursing forever.
+    /// Kinds nest as deep as Swift types do; ``RecordGrammar``'s depth rule stops damaged bytes
+    /// from recursing forever, each container and optional of a kind counting one level.
     private static func readKind(from reader: inout ByteReader, depth: Int) throws(DecodeFailure) -> PropertyKind {
         let start = reader.position
-        guard depth < 64 else { throw DecodeFailure(offset: start, reason: "property kinds nest more than 64 deep") }
+        if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
         let tag = try reader.byte()
         if Int(tag) < scalars.count { return scalars[Int(tag)] }
         switch tag {

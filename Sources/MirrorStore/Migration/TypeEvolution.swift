@@ -80,12 +80,13 @@ struct TypeEvolution {
         return ManagedObject(objectSchema: newSchema, values: values)
     }
 
-    /// `depth` counts the records and containers `value` is inside of, which a file decides.
+    /// `depth` counts the records and containers `value` is inside of, which a file decides
+    /// (``RecordGrammar``'s depth rule).
     private static func convert(
         _ value: RecordValue, to kind: PropertyKind, depth: Int, embedded: (ManagedObject, Int) throws -> ManagedObject
     ) throws -> RecordValue? {
         let target = kind.unwrapped
-        if StackRoom.runsOut(atDepth: depth) {
+        if RecordGrammar.nestsTooDeep(depth) {
             throw StoreError(.nestingTooDeep(typeName: kind.description, levels: depth))
         }
         switch value {
