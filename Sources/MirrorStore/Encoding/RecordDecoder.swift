@@ -78,36 +78,13 @@ struct RecordDecoder {
         // Null is accepted for any kind here; the mapper reports it against a required property.
         if tag == .null { return .null }
         let expected = if case .optional(let wrapped) = kind { wrapped } else { kind }
+        if let type = expected.storedValueType {
+            guard type.isWritten(with: tagByte), let value = try singleValue(tag, from: &reader, start: start) else {
+                throw mismatch(tag, kind, reader)
+            }
+            return value
+        }
         switch (expected, tag) {
-        case (.bool, .false): return .bool(false)
-        case (.bool, .true): return .bool(true)
-        case (.int, .int), (.int8, .int), (.int16, .int), (.int32, .int), (.int64, .int):
-            return .int(ByteWriter.unzigzag(try reader.varint()))
-        case (.uint, .uint), (.uint8, .uint), (.uint16, .uint), (.uint32, .uint), (.uint64, .uint):
-            return .uint(try reader.varint())
-        case (.float, .float): return .float(Float(bitPattern: try reader.uint32()))
-        case (.double, .double): return .double(Double(bitPattern: try reader.uint64()))
-        case (.string, .string): return .string(try reader.lengthPrefixedString())
-        case (.data, .data): return .data(Data(try reader.lengthPrefixedBytes()))
-        case (.date, .date):
-            guard let value = StoredValues.date(try reader.uint64()) else {
-                throw RecordCodingFailure(.malformed(offset: start, reason: "a date that is not a number (NaN), which no store writes"))
-            }
-            return .date(value)
-        case (.uuid, .uuid):
-            return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
-        case (.decimal, .decimal):
-            let text = try reader.lengthPrefixedString()
-            guard let value = StoredValues.decimal(text) else {
-                throw RecordCodingFailure(.malformed(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one"))
-            }
-            return .decimal(value)
-        case (.url, .url):
-            let text = try reader.lengthPrefixedString()
-            guard let value = URL(string: text) else {
-                throw RecordCodingFailure.malformed(reader, "\(text.debugDescription) is not a URL")
-            }
-            return .url(value)
         case (.object(let typeName), .reference):
             let key = try PrimaryKey.read(from: &reader)
             return try resolve(typeName, key).map(RecordValue.object) ?? .null
@@ -135,7 +112,46 @@ struct RecordDecoder {
             }
             return .dictionary(entries)
         default:
-            throw RecordCodingFailure.malformed(reader, "a value tagged \(tag) where \(kind) was expected")
+            throw mismatch(tag, kind, reader)
         }
+    }
+
+    /// The value of a single-value tag, whose kind the caller has checked; nil for other tags.
+    private func singleValue(_ tag: ValueTag, from reader: inout ByteReader, start: Int) throws -> RecordValue? {
+        switch tag {
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .int: return .int(ByteWriter.unzigzag(try reader.varint()))
+        case .uint: return .uint(try reader.varint())
+        case .float: return .float(Float(bitPattern: try reader.uint32()))
+        case .double: return .double(Double(bitPattern: try reader.uint64()))
+        case .string: return .string(try reader.lengthPrefixedString())
+        case .data: return .data(Data(try reader.lengthPrefixedBytes()))
+        case .date:
+            guard let value = StoredValues.date(try reader.uint64()) else {
+                throw RecordCodingFailure(.malformed(offset: start, reason: "a date that is not a number (NaN), which no store writes"))
+            }
+            return .date(value)
+        case .uuid:
+            return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
+        case .decimal:
+            let text = try reader.lengthPrefixedString()
+            guard let value = StoredValues.decimal(text) else {
+                throw RecordCodingFailure(.malformed(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one"))
+            }
+            return .decimal(value)
+        case .url:
+            let text = try reader.lengthPrefixedString()
+            guard let value = URL(string: text) else {
+                throw RecordCodingFailure.malformed(reader, "\(text.debugDescription) is not a URL")
+            }
+            return .url(value)
+        case .null, .embedded, .reference, .list, .dictionary:
+            return nil
+        }
+    }
+
+    private func mismatch(_ tag: ValueTag, _ kind: PropertyKind, _ reader: ByteReader) -> RecordCodingFailure {
+        RecordCodingFailure.malformed(reader, "a value tagged \(tag) where \(kind) was expected")
     }
 }

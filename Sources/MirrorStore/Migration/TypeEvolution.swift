@@ -148,17 +148,7 @@ extension PropertyKind {
         }
     }
 
-    var isInteger: Bool {
-        switch self {
-        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64: true
-        default: false
-        }
-    }
+    var isInteger: Bool { storedValueType?.isInteger == true }
 
-    var isUnsigned: Bool {
-        switch self {
-        case .uint, .uint8, .uint16, .uint32, .uint64: true
-        default: false
-        }
-    }
+    var isUnsigned: Bool { storedValueType?.isUnsigned == true }
 }

@@ -642,12 +642,11 @@ final class ByteConditions {
 
         /// The constant as the property's stored values compare with it, when they can.
         private static func constant(_ value: QueryValue, for kind: PropertyKind) -> Constant? {
-            switch (kind, value) {
-            case (.bool, .bool(let value)): .bool(value)
-            case (.int, .int(let value)), (.int8, .int(let value)), (.int16, .int(let value)),
-                 (.int32, .int(let value)), (.int64, .int(let value)): .int(value)
-            case (.uint, .uint(let value)), (.uint8, .uint(let value)), (.uint16, .uint(let value)),
-                 (.uint32, .uint(let value)), (.uint64, .uint(let value)): .uint(value)
+            guard let type = kind.storedValueType else { return nil }
+            return switch (type.tag, value) {
+            case (.false, .bool(let value)): .bool(value)
+            case (.int, .int(let value)): .int(value)
+            case (.uint, .uint(let value)): .uint(value)
             case (.double, .double(let value)): .double(value)
             case (.float, .float(let value)): .double(Double(value))
             case (.date, .date(let value)): .double(value.timeIntervalSinceReferenceDate)
@@ -658,12 +657,8 @@ final class ByteConditions {
 
         /// Kinds whose stored values are a tag and a payload the tag sizes, so a reader can skip them.
         static func isSingleValue(_ kind: PropertyKind) -> Bool {
-            switch kind {
-            case .optional(let wrapped): isSingleValue(wrapped)
-            case .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
-                 .float, .double, .string, .data, .date, .uuid, .decimal, .url: true
-            default: false
-            }
+            if case .optional(let wrapped) = kind { return isSingleValue(wrapped) }
+            return kind.storedValueType != nil
         }
     }
 }
