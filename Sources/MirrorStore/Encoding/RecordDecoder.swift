@@ -117,6 +117,8 @@ struct RecordDecoder {
     }
 
     /// The value of a single-value tag, whose kind the caller has checked; nil for other tags.
+    /// Inlined into ``read(_:from:depth:)``, which runs once per stored value.
+    @inline(__always)
     private func singleValue(_ tag: ValueTag, from reader: inout ByteReader, start: Int) throws -> RecordValue? {
         switch tag {
         case .false: return .bool(false)

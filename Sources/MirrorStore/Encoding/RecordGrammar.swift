@@ -30,6 +30,14 @@ enum RecordGrammar {
         case values
         /// A varint count, then per entry a length-prefixed key text and a value: a dictionary.
         case entries
+
+        /// Whether the value is a single value, as a property of a ``StoredValueType`` holds.
+        var isSingleValue: Bool {
+            switch self {
+            case .empty, .varint, .fixed, .lengthPrefixed: true
+            case .key, .values, .entries: false
+            }
+        }
     }
 
     /// The payload of the tag byte `tag`, or nil for a byte that is no tag: the one table of value
@@ -82,6 +90,13 @@ enum RecordGrammar {
         }
     }
 
+    /// Reads a record's count of values and says whether it is `expected`: for a fast path that
+    /// leaves a record it cannot read to a reader that reports it (``readValueCount(from:of:)``).
+    @inline(__always)
+    static func readsValueCount(_ expected: Int, from reader: inout ByteReader) throws(DecodeFailure) -> Bool {
+        try reader.varint() == UInt64(expected)
+    }
+
     @inline(never)
     static func valueCountFailure(_ count: UInt64, of typeName: String, expected: Int, at offset: Int) -> DecodeFailure {
         DecodeFailure(offset: offset, reason: "\(count) values for the \(expected) properties of \(typeName)")
@@ -101,7 +116,8 @@ enum RecordGrammar {
             let level = depth + open.count
             if nestsTooDeep(level) { throw nestingFailure(at: start, depth: level) }
             let tag = try reader.byte()
-            switch payload(ofTag: tag) {
+            let payload = payload(ofTag: tag)
+            switch payload {
             case .empty?: break
             case .varint?: _ = try reader.varint()
             case .fixed(let size)?: try reader.skipBytes(size)
@@ -110,7 +126,7 @@ enum RecordGrammar {
             case .values?, .entries?:
                 let count = try reader.count()
                 if count > 0 {
-                    open.append((count, payload(ofTag: tag) == .entries))
+                    open.append((count, payload == .entries))
                     continue
                 }
             case nil: throw unknownTagFailure(tag, at: start)

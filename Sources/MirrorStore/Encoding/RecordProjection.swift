@@ -80,6 +80,13 @@ struct RecordProjection: Sendable {
             throw RecordGrammar.unknownTagFailure(tagByte, at: start)
         }
         let expected = if case .optional(let wrapped) = kind { wrapped } else { kind }
+        // Values are read against their kind, as the decoder reads them (links and containers
+        // below); null is any kind's.
+        if let type = expected.storedValueType {
+            guard tag == .null || type.isWritten(with: tagByte) else { throw mismatch(tag, kind, at: start) }
+        } else if tag != .null, RecordGrammar.payload(ofTag: tagByte)?.isSingleValue == true {
+            throw mismatch(tag, kind, at: start)
+        }
         switch tag {
         case .null: return .null
         case .false: return .bool(false)

@@ -111,10 +111,7 @@ struct RecordGrammarTests {
     /// The byte conditions' skips read single values only, as the same table sizes them: they end
     /// where the grammar's skip ends, and fail where it fails or the value holds other values.
     private static func checkAgreement(_ skips: Skips, tag: UInt8?, _ note: @autoclosure () -> String) {
-        let isSingle = switch tag.flatMap(RecordGrammar.payload(ofTag:)) {
-        case .empty?, .varint?, .fixed?, .lengthPrefixed?: true
-        case .key?, .values?, .entries?, nil: false
-        }
+        let isSingle = tag.flatMap(RecordGrammar.payload(ofTag:))?.isSingleValue ?? false
         let expected = isSingle ? skips.grammar : nil
         #expect(skips.quick == expected && skips.single == expected, "\(note()): \(skips)")
     }
