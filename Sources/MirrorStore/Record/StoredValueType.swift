@@ -78,8 +78,9 @@ enum StoredValueType: UInt8, CaseIterable, Sendable {
         }
     }
 
-    /// Whether a value tagged `tag` (the byte) is one of this type's: the check every reader makes
-    /// of a stored value against its property's kind (null aside, which any optional holds).
+    /// Whether a value tagged `tag` (the byte) is one of this type's: the check of a stored value
+    /// against its property's kind that the decoder, the projection and the field fast path make
+    /// (null aside, which any optional holds).
     @inline(__always)
     func isWritten(with tag: UInt8) -> Bool {
         tag == self.tag.rawValue || (self == .bool && tag == ValueTag.true.rawValue)
