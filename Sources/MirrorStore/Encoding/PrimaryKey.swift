@@ -73,8 +73,22 @@ enum PrimaryKey {
         case 0: return .integer(ByteWriter.unzigzag(try reader.varint()))
         case 1: return .string(try reader.lengthPrefixedString())
         case 2: return .bytes(try reader.lengthPrefixedBytes())
-        case let tag: throw DecodeFailure(offset: start, reason: "unknown key tag \(tag)")
+        case let tag: throw keyTagFailure(tag, at: start)
         }
+    }
+
+    /// Moves past a key as ``write(_:into:)`` writes it, without making it.
+    static func skip(from reader: inout ByteReader) throws(DecodeFailure) {
+        let start = reader.position
+        switch try reader.byte() {
+        case 0: _ = try reader.varint()
+        case 1, 2: _ = try reader.lengthPrefixedRange()
+        case let tag: throw keyTagFailure(tag, at: start)
+        }
+    }
+
+    private static func keyTagFailure(_ tag: UInt8, at offset: Int) -> DecodeFailure {
+        DecodeFailure(offset: offset, reason: "unknown key tag \(tag)")
     }
 }
 
@@ -90,7 +104,7 @@ extension PrimaryKey {
         let found: String
         do throws(DecodeFailure) {
             _ = try reader.varint()
-            for _ in 0..<position { try RecordProjection.skip(from: &reader) }
+            for _ in 0..<position { try RecordGrammar.skipValue(from: &reader) }
             let tag = try reader.byte()
             switch (tag, key) {
             case (ValueTag.int.rawValue, .integer(let expected)):

@@ -8,8 +8,6 @@ struct RecordCodingFailure: Error, Equatable {
         case malformed(offset: Int, reason: String)
         /// A record refers to a type whose schema the store does not have.
         case unknownType(String)
-        /// Records nest `levels` deep, more than the thread's stack can follow.
-        case nestingTooDeep(levels: Int)
     }
 
     let kind: Kind
@@ -28,7 +26,6 @@ struct RecordCodingFailure: Error, Equatable {
         switch kind {
         case .malformed(let offset, let reason): "byte \(offset) of the record: \(reason)"
         case .unknownType(let typeName): "the record refers to \(typeName), whose schema the store does not have"
-        case .nestingTooDeep(let levels): "records nest \(levels) levels deep, more than the thread's stack can follow"
         }
     }
 }

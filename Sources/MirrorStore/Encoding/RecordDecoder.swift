@@ -40,7 +40,7 @@ struct RecordDecoder {
     func decode(_ bytes: [UInt8], schema: ObjectSchema, into sink: inout some RecordSink) throws {
         var reader = ByteReader(bytes)
         do {
-            try checkCount(of: schema, in: &reader)
+            try RecordGrammar.readValueCount(from: &reader, of: schema)
             // Through a buffer: copying each property would retain and release its name and kind.
             try schema.properties.withUnsafeBufferPointer { properties in
                 for index in properties.indices {
@@ -56,15 +56,8 @@ struct RecordDecoder {
         guard reader.isAtEnd else { throw RecordCodingFailure.malformed(reader, "\(reader.remaining) bytes follow the last property") }
     }
 
-    private func checkCount(of schema: ObjectSchema, in reader: inout ByteReader) throws {
-        let count = try reader.varint()
-        guard count == UInt64(schema.properties.count) else {
-            throw RecordCodingFailure.malformed(reader, "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
-        }
-    }
-
     private func readFields(of schema: ObjectSchema, from reader: inout ByteReader, depth: Int) throws -> [RecordValue] {
-        try checkCount(of: schema, in: &reader)
+        try RecordGrammar.readValueCount(from: &reader, of: schema)
         var values: [RecordValue] = []
         values.reserveCapacity(schema.properties.count)
         for property in schema.properties {
@@ -73,49 +66,25 @@ struct RecordDecoder {
         return values
     }
 
-    /// `depth` counts the embedded records and containers this value is inside of.
+    /// `depth` counts the embedded records and containers this value is inside of
+    /// (``RecordGrammar``'s depth rule).
     private func read(_ kind: PropertyKind, from reader: inout ByteReader, depth: Int) throws -> RecordValue {
-        if StackRoom.runsOut(atDepth: depth) {
-            throw RecordCodingFailure(.nestingTooDeep(levels: depth))
-        }
         let start = reader.position
+        if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
         let tagByte = try reader.byte()
         guard let tag = ValueTag(rawValue: tagByte) else {
-            throw RecordCodingFailure.malformed(reader, "unknown value tag \(tagByte)")
+            throw RecordGrammar.unknownTagFailure(tagByte, at: start)
         }
         // Null is accepted for any kind here; the mapper reports it against a required property.
         if tag == .null { return .null }
         let expected = if case .optional(let wrapped) = kind { wrapped } else { kind }
+        if let type = expected.storedValueType {
+            guard type.isWritten(with: tagByte), let value = try singleValue(tag, from: &reader, start: start) else {
+                throw mismatch(tag, kind, reader)
+            }
+            return value
+        }
         switch (expected, tag) {
-        case (.bool, .false): return .bool(false)
-        case (.bool, .true): return .bool(true)
-        case (.int, .int), (.int8, .int), (.int16, .int), (.int32, .int), (.int64, .int):
-            return .int(ByteWriter.unzigzag(try reader.varint()))
-        case (.uint, .uint), (.uint8, .uint), (.uint16, .uint), (.uint32, .uint), (.uint64, .uint):
-            return .uint(try reader.varint())
-        case (.float, .float): return .float(Float(bitPattern: try reader.uint32()))
-        case (.double, .double): return .double(Double(bitPattern: try reader.uint64()))
-        case (.string, .string): return .string(try reader.lengthPrefixedString())
-        case (.data, .data): return .data(Data(try reader.lengthPrefixedBytes()))
-        case (.date, .date):
-            guard let value = StoredValues.date(try reader.uint64()) else {
-                throw RecordCodingFailure(.malformed(offset: start, reason: "a date that is not a number (NaN), which no store writes"))
-            }
-            return .date(value)
-        case (.uuid, .uuid):
-            return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
-        case (.decimal, .decimal):
-            let text = try reader.lengthPrefixedString()
-            guard let value = StoredValues.decimal(text) else {
-                throw RecordCodingFailure(.malformed(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one"))
-            }
-            return .decimal(value)
-        case (.url, .url):
-            let text = try reader.lengthPrefixedString()
-            guard let value = URL(string: text) else {
-                throw RecordCodingFailure.malformed(reader, "\(text.debugDescription) is not a URL")
-            }
-            return .url(value)
         case (.object(let typeName), .reference):
             let key = try PrimaryKey.read(from: &reader)
             return try resolve(typeName, key).map(RecordValue.object) ?? .null
@@ -143,29 +112,48 @@ struct RecordDecoder {
             }
             return .dictionary(entries)
         default:
-            throw RecordCodingFailure.malformed(reader, "a value tagged \(tag) where \(kind) was expected")
+            throw mismatch(tag, kind, reader)
         }
     }
-}
 
-extension ByteReader {
-    /// A count of encoded items, each at least one byte long, so it cannot exceed what remains.
-    mutating func count() throws(DecodeFailure) -> Int {
-        let start = position
-        let count = try varint()
-        guard count <= UInt64(remaining) else {
-            throw DecodeFailure(offset: start, reason: "a count of \(count) items runs past the end of the record")
+    /// The value of a single-value tag, whose kind the caller has checked; nil for other tags.
+    /// Inlined into ``read(_:from:depth:)``, which runs once per stored value.
+    @inline(__always)
+    private func singleValue(_ tag: ValueTag, from reader: inout ByteReader, start: Int) throws -> RecordValue? {
+        switch tag {
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .int: return .int(ByteWriter.unzigzag(try reader.varint()))
+        case .uint: return .uint(try reader.varint())
+        case .float: return .float(Float(bitPattern: try reader.uint32()))
+        case .double: return .double(Double(bitPattern: try reader.uint64()))
+        case .string: return .string(try reader.lengthPrefixedString())
+        case .data: return .data(Data(try reader.lengthPrefixedBytes()))
+        case .date:
+            guard let value = StoredValues.date(try reader.uint64()) else {
+                throw RecordCodingFailure(.malformed(offset: start, reason: "a date that is not a number (NaN), which no store writes"))
+            }
+            return .date(value)
+        case .uuid:
+            return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
+        case .decimal:
+            let text = try reader.lengthPrefixedString()
+            guard let value = StoredValues.decimal(text) else {
+                throw RecordCodingFailure(.malformed(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one"))
+            }
+            return .decimal(value)
+        case .url:
+            let text = try reader.lengthPrefixedString()
+            guard let value = URL(string: text) else {
+                throw RecordCodingFailure.malformed(reader, "\(text.debugDescription) is not a URL")
+            }
+            return .url(value)
+        case .null, .embedded, .reference, .list, .dictionary:
+            return nil
         }
-        return Int(count)
     }
 
-    mutating func fixedBytes(_ count: Int) throws(DecodeFailure) -> [UInt8] {
-        guard remaining >= count else {
-            throw DecodeFailure(offset: position, reason: "the record ends inside a \(count)-byte value")
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        for _ in 0..<count { bytes.append(try byte()) }
-        return bytes
+    private func mismatch(_ tag: ValueTag, _ kind: PropertyKind, _ reader: ByteReader) -> RecordCodingFailure {
+        RecordCodingFailure.malformed(reader, "a value tagged \(tag) where \(kind) was expected")
     }
 }

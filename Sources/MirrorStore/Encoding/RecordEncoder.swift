@@ -17,22 +17,26 @@ struct RecordEncoder {
     mutating func encode(_ record: ManagedObject) throws(StoreError) -> [UInt8] {
         var writer = ByteWriter()
         writer.reserve(16 * record.values.count)
-        try writeFields(of: record, into: &writer)
+        try writeFields(of: record, into: &writer, depth: 0)
         return writer.bytes
     }
 
-    private mutating func writeFields(of record: ManagedObject, into writer: inout ByteWriter) throws(StoreError) {
+    /// `depth` counts the embedded records and containers the record's values are inside of
+    /// (``RecordGrammar``'s depth rule: nothing is written that a reader would refuse).
+    private mutating func writeFields(of record: ManagedObject, into writer: inout ByteWriter, depth: Int) throws(StoreError) {
+        try checkNesting(depth, count: record.values.count, in: record)
         writer.varint(UInt64(record.values.count))
         for (position, value) in record.values.enumerated() {
             do throws(StoreError) {
-                try write(value, into: &writer)
+                try write(value, into: &writer, depth: depth, in: record)
             } catch {
                 throw error.naming(record.objectSchema, position)
             }
         }
     }
 
-    private mutating func write(_ value: RecordValue, into writer: inout ByteWriter) throws(StoreError) {
+    /// `record` holds the value, at `depth`, which the record's own values are at.
+    private mutating func write(_ value: RecordValue, into writer: inout ByteWriter, depth: Int, in record: ManagedObject) throws(StoreError) {
         switch value {
         case .null:
             writer.byte(ValueTag.null.rawValue)
@@ -73,24 +77,34 @@ struct RecordEncoder {
             writer.byte(ValueTag.url.rawValue)
             writer.lengthPrefixed(value.absoluteString)
         case .object(let linked):
-            try write(linked, into: &writer)
+            try write(linked, into: &writer, depth: depth)
         case .list(let list):
+            try checkNesting(depth + 1, count: list.count, in: record)
             writer.byte(ValueTag.list.rawValue)
             writer.varint(UInt64(list.count))
             for element in list {
-                try write(element, into: &writer)
+                try write(element, into: &writer, depth: depth + 1, in: record)
             }
         case .dictionary(let entries):
+            try checkNesting(depth + 1, count: entries.count, in: record)
             writer.byte(ValueTag.dictionary.rawValue)
             writer.varint(UInt64(entries.count))
             for (key, element) in entries {
                 writer.lengthPrefixed(key)
-                try write(element, into: &writer)
+                try write(element, into: &writer, depth: depth + 1, in: record)
             }
         }
     }
 
-    private mutating func write(_ linked: ManagedObject, into writer: inout ByteWriter) throws(StoreError) {
+    /// Throws when `count` values (a record's, a container's) would lie at `depth`, which readers refuse.
+    private func checkNesting(_ depth: Int, count: Int, in record: ManagedObject) throws(StoreError) {
+        if count > 0, RecordGrammar.nestsTooDeep(depth) {
+            throw StoreError(.nestingTooDeep(typeName: record.objectSchema.typeName, levels: depth))
+        }
+    }
+
+    /// `depth` is the linked record's own, as a value.
+    private mutating func write(_ linked: ManagedObject, into writer: inout ByteWriter, depth: Int) throws(StoreError) {
         let identifier = ObjectIdentifier(linked)
         if let key = try PrimaryKey.storageKey(of: linked) {
             writer.byte(ValueTag.reference.rawValue)
@@ -101,13 +115,10 @@ struct RecordEncoder {
         guard !embedding.contains(identifier) else {
             throw StoreError(.embeddedCycle(typeName: linked.objectSchema.typeName))
         }
-        if StackRoom.runsOut(atDepth: embedding.count) {
-            throw StoreError(.nestingTooDeep(typeName: linked.objectSchema.typeName, levels: embedding.count))
-        }
         embedding.append(identifier)
         defer { embedding.removeLast() }
         writer.byte(ValueTag.embedded.rawValue)
-        try writeFields(of: linked, into: &writer)
+        try writeFields(of: linked, into: &writer, depth: depth + 1)
     }
 }
 

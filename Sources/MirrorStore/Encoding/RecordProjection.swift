@@ -26,14 +26,14 @@ struct RecordProjection: Sendable {
     func values(of bytes: [UInt8]) throws(RecordCodingFailure) -> [QueryValue] {
         var reader = ByteReader(bytes)
         do throws(DecodeFailure) {
-            try checkCount(&reader)
+            try RecordGrammar.readValueCount(from: &reader, of: schema)
             var values = [QueryValue](repeating: .null, count: schema.properties.count)
             var index = 0
             while index <= lastWanted {
                 if wanted[index] {
                     values[index] = try Self.read(schema.properties[index].kind, from: &reader, schemaNamed: schemas.schema(named:))
                 } else {
-                    try Self.skip(from: &reader)
+                    try RecordGrammar.skipValue(from: &reader)
                 }
                 index += 1
             }
@@ -48,19 +48,12 @@ struct RecordProjection: Sendable {
     func value(at position: Int, of bytes: [UInt8]) throws(RecordCodingFailure) -> QueryValue {
         var reader = ByteReader(bytes)
         do throws(DecodeFailure) {
-            try checkCount(&reader)
+            try RecordGrammar.readValueCount(from: &reader, of: schema)
             guard schema.properties.indices.contains(position) else { return .null }
-            for _ in 0..<position { try Self.skip(from: &reader) }
+            for _ in 0..<position { try RecordGrammar.skipValue(from: &reader) }
             return try Self.read(schema.properties[position].kind, from: &reader, schemaNamed: schemas.schema(named:))
         } catch {
             throw RecordCodingFailure(error)
-        }
-    }
-
-    private func checkCount(_ reader: inout ByteReader) throws(DecodeFailure) {
-        let count = try reader.varint()
-        guard count == UInt64(schema.properties.count) else {
-            throw DecodeFailure(offset: 0, reason: "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
         }
     }
 
@@ -68,10 +61,7 @@ struct RecordProjection: Sendable {
     static func allValues(
         of schema: ObjectSchema, from reader: inout ByteReader, schemaNamed: (String) -> ObjectSchema?, depth: Int = 0
     ) throws(DecodeFailure) -> [QueryValue] {
-        let count = try reader.varint()
-        guard count == UInt64(schema.properties.count) else {
-            throw DecodeFailure(offset: reader.position, reason: "\(count) values for the \(schema.properties.count) properties of \(schema.typeName)")
-        }
+        try RecordGrammar.readValueCount(from: &reader, of: schema)
         var values: [QueryValue] = []
         values.reserveCapacity(schema.properties.count)
         for property in schema.properties {
@@ -80,22 +70,23 @@ struct RecordProjection: Sendable {
         return values
     }
 
-    /// Values nest only as deep as their kinds do, except embedded records of a recursive type:
-    /// beyond this depth a record is refused rather than read with ever more stack.
-    static let maximumDepth = 200
-
     private static func read(
         _ kind: PropertyKind, from reader: inout ByteReader, schemaNamed: (String) -> ObjectSchema?, depth: Int = 0
     ) throws(DecodeFailure) -> QueryValue {
         let start = reader.position
-        guard depth < maximumDepth else {
-            throw DecodeFailure(offset: start, reason: "values nest more than \(maximumDepth) levels deep")
-        }
+        if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
         let tagByte = try reader.byte()
         guard let tag = ValueTag(rawValue: tagByte) else {
-            throw DecodeFailure(offset: start, reason: "unknown value tag \(tagByte)")
+            throw RecordGrammar.unknownTagFailure(tagByte, at: start)
         }
         let expected = if case .optional(let wrapped) = kind { wrapped } else { kind }
+        // Values are read against their kind, as the decoder reads them (links and containers
+        // below); null is any kind's.
+        if let type = expected.storedValueType {
+            guard tag == .null || type.isWritten(with: tagByte) else { throw mismatch(tag, kind, at: start) }
+        } else if tag != .null, RecordGrammar.payload(ofTag: tagByte)?.isSingleValue == true {
+            throw mismatch(tag, kind, at: start)
+        }
         switch tag {
         case .null: return .null
         case .false: return .bool(false)
@@ -153,47 +144,5 @@ struct RecordProjection: Sendable {
 
     private static func mismatch(_ tag: ValueTag, _ kind: PropertyKind, at offset: Int) -> DecodeFailure {
         DecodeFailure(offset: offset, reason: "a value tagged \(tag) where \(kind) was expected")
-    }
-
-    /// Moves past one encoded value without reading it. Embedded records carry their own count,
-    /// so no schema is needed. Nesting is walked with an explicit stack, so a deeply nested value
-    /// cannot exhaust the thread's stack.
-    static func skip(from reader: inout ByteReader) throws(DecodeFailure) {
-        // Each entry is a value still to skip after the current one; `true` marks a dictionary
-        // entry, whose key comes first. It stays empty, and unallocated, for a scalar: skipping
-        // the properties before a queried one allocates nothing.
-        var pending: [Bool] = []
-        var isEntry = false
-        while true {
-            if isEntry { _ = try reader.lengthPrefixedRange() }
-            let start = reader.position
-            let tagByte = try reader.byte()
-            guard let tag = ValueTag(rawValue: tagByte) else {
-                throw DecodeFailure(offset: start, reason: "unknown value tag \(tagByte)")
-            }
-            switch tag {
-            case .null, .false, .true: break
-            case .int, .uint: _ = try reader.varint()
-            case .float: try reader.skipBytes(4)
-            case .double, .date: try reader.skipBytes(8)
-            case .uuid: try reader.skipBytes(16)
-            case .string, .data, .decimal, .url: _ = try reader.lengthPrefixedRange()
-            case .reference: _ = try PrimaryKey.read(from: &reader)
-            case .embedded, .list: pending += repeatElement(false, count: try reader.count())
-            case .dictionary: pending += repeatElement(true, count: try reader.count())
-            }
-            guard let next = pending.popLast() else { return }
-            isEntry = next
-        }
-    }
-}
-
-extension ByteReader {
-    /// Moves past `count` bytes, checking they are there.
-    mutating func skipBytes(_ count: Int) throws(DecodeFailure) {
-        guard remaining >= count else {
-            throw DecodeFailure(offset: position, reason: "the record ends inside a \(count)-byte value")
-        }
-        for _ in 0..<count { _ = try byte() }
     }
 }

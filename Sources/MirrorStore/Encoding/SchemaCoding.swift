@@ -46,14 +46,10 @@ enum SchemaCoding {
         return ObjectSchema(typeName: typeName, properties: properties, ignoredProperties: ignored)
     }
 
-    private static let scalars: [PropertyKind] = [
-        .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
-        .float, .double, .string, .data, .date, .uuid, .decimal, .url,
-    ]
-
     private static func write(_ kind: PropertyKind, into writer: inout ByteWriter) {
-        if let index = scalars.firstIndex(of: kind) {
-            writer.byte(UInt8(index))
+        // A single-value kind is its stored value type's byte; the others are 100 and up.
+        if let type = kind.storedValueType {
+            writer.byte(type.rawValue)
             return
         }
         switch kind {
@@ -77,12 +73,13 @@ enum SchemaCoding {
         }
     }
 
-    /// Kinds nest as deep as Swift types do; a bound stops damaged bytes from recursing forever.
+    /// Kinds nest as deep as Swift types do; ``RecordGrammar``'s depth rule stops damaged bytes
+    /// from recursing forever, each container and optional of a kind counting one level.
     private static func readKind(from reader: inout ByteReader, depth: Int) throws(DecodeFailure) -> PropertyKind {
         let start = reader.position
-        guard depth < 64 else { throw DecodeFailure(offset: start, reason: "property kinds nest more than 64 deep") }
+        if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
         let tag = try reader.byte()
-        if Int(tag) < scalars.count { return scalars[Int(tag)] }
+        if let type = StoredValueType(rawValue: tag) { return type.kind }
         switch tag {
         case 100: return .object(typeName: try reader.lengthPrefixedString())
         case 101: return .list(try readKind(from: &reader, depth: depth + 1))

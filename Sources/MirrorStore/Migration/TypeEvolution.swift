@@ -80,12 +80,13 @@ struct TypeEvolution {
         return ManagedObject(objectSchema: newSchema, values: values)
     }
 
-    /// `depth` counts the records and containers `value` is inside of, which a file decides.
+    /// `depth` counts the records and containers `value` is inside of, which a file decides
+    /// (``RecordGrammar``'s depth rule).
     private static func convert(
         _ value: RecordValue, to kind: PropertyKind, depth: Int, embedded: (ManagedObject, Int) throws -> ManagedObject
     ) throws -> RecordValue? {
         let target = kind.unwrapped
-        if StackRoom.runsOut(atDepth: depth) {
+        if RecordGrammar.nestsTooDeep(depth) {
             throw StoreError(.nestingTooDeep(typeName: kind.description, levels: depth))
         }
         switch value {
@@ -147,17 +148,7 @@ extension PropertyKind {
         }
     }
 
-    var isInteger: Bool {
-        switch self {
-        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64: true
-        default: false
-        }
-    }
+    var isInteger: Bool { storedValueType?.isInteger == true }
 
-    var isUnsigned: Bool {
-        switch self {
-        case .uint, .uint8, .uint16, .uint32, .uint64: true
-        default: false
-        }
-    }
+    var isUnsigned: Bool { storedValueType?.isUnsigned == true }
 }

@@ -306,7 +306,7 @@ final class ByteConditions {
             var cursor = RawCursor(bytes)
             let count = try cursor.varint().mapError(TestFailure.decode).get()
             guard count == UInt64(propertyCount) else {
-                throw .decode(DecodeFailure(offset: 0, reason: "\(count) values for the \(propertyCount) properties of \(typeName)"))
+                throw .decode(RecordGrammar.valueCountFailure(count, of: typeName, expected: propertyCount, at: 0))
             }
             var slot = 0
             var position = 0
@@ -642,12 +642,11 @@ final class ByteConditions {
 
         /// The constant as the property's stored values compare with it, when they can.
         private static func constant(_ value: QueryValue, for kind: PropertyKind) -> Constant? {
-            switch (kind, value) {
-            case (.bool, .bool(let value)): .bool(value)
-            case (.int, .int(let value)), (.int8, .int(let value)), (.int16, .int(let value)),
-                 (.int32, .int(let value)), (.int64, .int(let value)): .int(value)
-            case (.uint, .uint(let value)), (.uint8, .uint(let value)), (.uint16, .uint(let value)),
-                 (.uint32, .uint(let value)), (.uint64, .uint(let value)): .uint(value)
+            guard let type = kind.storedValueType else { return nil }
+            return switch (type.tag, value) {
+            case (.false, .bool(let value)): .bool(value)
+            case (.int, .int(let value)): .int(value)
+            case (.uint, .uint(let value)): .uint(value)
             case (.double, .double(let value)): .double(value)
             case (.float, .float(let value)): .double(Double(value))
             case (.date, .date(let value)): .double(value.timeIntervalSinceReferenceDate)
@@ -658,179 +657,8 @@ final class ByteConditions {
 
         /// Kinds whose stored values are a tag and a payload the tag sizes, so a reader can skip them.
         static func isSingleValue(_ kind: PropertyKind) -> Bool {
-            switch kind {
-            case .optional(let wrapped): isSingleValue(wrapped)
-            case .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
-                 .float, .double, .string, .data, .date, .uuid, .decimal, .url: true
-            default: false
-            }
+            if case .optional(let wrapped) = kind { return isSingleValue(wrapped) }
+            return kind.storedValueType != nil
         }
-    }
-}
-
-/// Reads a record's bytes in place, every access checked against their end. Reads return nil or
-/// a failure rather than throwing, and failures are made out of line, so the per-record loops
-/// stay small enough to be inlined.
-private struct RawCursor {
-    let bytes: UnsafeRawBufferPointer
-    private(set) var position: Int
-
-    init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0) {
-        self.bytes = bytes
-        self.position = position
-    }
-
-    @inline(__always)
-    static func unzigzag(_ value: UInt64) -> Int64 {
-        Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
-    }
-
-    @inline(__always)
-    mutating func byte() -> UInt8? {
-        guard position < bytes.count else { return nil }
-        defer { position += 1 }
-        return bytes[position]
-    }
-
-    @inline(never)
-    func endFailure() -> DecodeFailure {
-        DecodeFailure(offset: position, reason: "the record ends in the middle of a value")
-    }
-
-    @inline(__always)
-    mutating func varint() -> Result<UInt64, DecodeFailure> {
-        let start = position
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard let byte = byte() else { return .failure(endFailure()) }
-            guard shift < 63 || (shift == 63 && byte <= 1) else { return .failure(Self.overflowFailure(at: start)) }
-            value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return .success(value) }
-            shift += 7
-        }
-    }
-
-    @inline(never)
-    private static func overflowFailure(at start: Int) -> DecodeFailure {
-        DecodeFailure(offset: start, reason: "a varint overflows 64 bits")
-    }
-
-    /// Moves past `count` bytes; false (and no move) when fewer are left.
-    @inline(__always)
-    mutating func skip(_ count: Int) -> Bool {
-        guard count <= bytes.count - position else { return false }
-        position += count
-        return true
-    }
-
-    @inline(__always)
-    mutating func uint32() -> UInt32? {
-        let start = position
-        guard skip(4) else { return nil }
-        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt32.self))
-    }
-
-    @inline(__always)
-    mutating func uint64() -> UInt64? {
-        let start = position
-        guard skip(8) else { return nil }
-        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-    }
-
-    /// A varint length and that many bytes.
-    @inline(__always)
-    mutating func lengthPrefixed() -> Result<UnsafeRawBufferPointer, DecodeFailure> {
-        let start = position
-        return varint().flatMap { length in
-            guard length <= UInt64(bytes.count - position) else { return .failure(Self.lengthFailure(length, at: start)) }
-            defer { position += Int(length) }
-            return .success(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))]))
-        }
-    }
-
-    @inline(never)
-    private static func lengthFailure(_ length: UInt64, at start: Int) -> DecodeFailure {
-        DecodeFailure(offset: start, reason: "a length of \(length) bytes runs past the end of the record")
-    }
-
-    /// Moves past one value of a single-value kind (or its null); false, with the position
-    /// anywhere, when the bytes there are not one (``skipFailure(from:)`` says why).
-    ///
-    /// Transparent, so that it is inlined into the loop over a record's values: with
-    /// `@inline(__always)` the optimizer still left a call per value skipped, and inlining it
-    /// took a fifth off a scan that compares one string.
-    @_transparent
-    mutating func skipSingleValueQuickly() -> Bool {
-        guard position < bytes.count else { return false }
-        let tag = bytes[position]
-        position += 1
-        // Raw tag values, compared directly (the optimizer folds them): this runs for every
-        // property of every record a scan passes over, where `ValueTag(rawValue:)` was a call.
-        switch tag {
-        case ValueTag.null.rawValue, ValueTag.false.rawValue, ValueTag.true.rawValue:
-            return true
-        case ValueTag.int.rawValue, ValueTag.uint.rawValue:
-            return skipVarint() != nil
-        case ValueTag.float.rawValue:
-            return skip(4)
-        case ValueTag.double.rawValue, ValueTag.date.rawValue:
-            return skip(8)
-        case ValueTag.uuid.rawValue:
-            return skip(16)
-        case ValueTag.string.rawValue, ValueTag.data.rawValue, ValueTag.decimal.rawValue, ValueTag.url.rawValue:
-            guard let length = skipVarint(), length <= UInt64(bytes.count - position) else { return false }
-            position += Int(length)
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// A varint's value, moving past it; nil when it runs past the end or overflows 64 bits.
-    @_transparent
-    mutating func skipVarint() -> UInt64? {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while position < bytes.count {
-            let byte = bytes[position]
-            position += 1
-            guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
-            value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return value }
-            shift += 7
-        }
-        return nil
-    }
-
-    /// Why the value where ``skipSingleValueQuickly()`` started, read again from `start`, is not one.
-    @inline(never)
-    func skipFailure(from start: Int) -> DecodeFailure {
-        var cursor = RawCursor(bytes, at: start)
-        if case .failure(let failure) = cursor.skipSingleValue() { return failure }
-        return DecodeFailure(offset: start, reason: "a value that is not a single value")
-    }
-
-    /// Moves past one value of a single-value kind (or its null).
-    mutating func skipSingleValue() -> Result<Void, DecodeFailure> {
-        let start = position
-        guard let tag = byte() else { return .failure(endFailure()) }
-        // Raw tag values, compared directly (the optimizer folds them): this runs for every
-        // property of every record a scan passes over, where `ValueTag(rawValue:)` was a call.
-        switch tag {
-        case ValueTag.null.rawValue, ValueTag.false.rawValue, ValueTag.true.rawValue: return .success(())
-        case ValueTag.int.rawValue, ValueTag.uint.rawValue: return varint().map { _ in () }
-        case ValueTag.float.rawValue: return skip(4) ? .success(()) : .failure(endFailure())
-        case ValueTag.double.rawValue, ValueTag.date.rawValue: return skip(8) ? .success(()) : .failure(endFailure())
-        case ValueTag.uuid.rawValue: return skip(16) ? .success(()) : .failure(endFailure())
-        case ValueTag.string.rawValue, ValueTag.data.rawValue, ValueTag.decimal.rawValue, ValueTag.url.rawValue:
-            return lengthPrefixed().map { _ in () }
-        default: return .failure(Self.tagFailure(tag, at: start))
-        }
-    }
-
-    @inline(never)
-    private static func tagFailure(_ tag: UInt8, at start: Int) -> DecodeFailure {
-        DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for a single value")
     }
 }

@@ -46,11 +46,9 @@ enum IndexKeys {
     /// Whether an index on a property of `kind` can answer equality and range conditions, and
     /// order results, exactly as Swift compares the model's values.
     static func ordersExactly(_ kind: PropertyKind) -> Bool {
-        switch kind {
-        case .optional(let wrapped): ordersExactly(wrapped)
-        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64, .string, .date, .bool: true
-        default: false
-        }
+        if case .optional(let wrapped) = kind { return ordersExactly(wrapped) }
+        guard let type = kind.storedValueType else { return false }
+        return type.isInteger || type == .string || type == .date || type == .bool
     }
 
     /// Whether an index on a property of `kind` answers equality with a constant exactly as

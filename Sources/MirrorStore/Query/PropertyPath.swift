@@ -99,12 +99,11 @@ struct PropertyPath {
     /// text, a string also stands for a date (ISO 8601), a UUID or a URL.
     func queryValue(_ value: RecordValue, parsingText: Bool) -> QueryValue? {
         if case .null = value { return isOptional ? .null : nil }
+        let type = kind.storedValueType
         switch (kind, value) {
-        case (.uint, .int(let number)), (.uint8, .int(let number)), (.uint16, .int(let number)),
-             (.uint32, .int(let number)), (.uint64, .int(let number)):
+        case (_, .int(let number)) where type?.isUnsigned == true:
             return UInt64(exactly: number).flatMap { fitting(.uint($0)) }
-        case (.int, .uint(let number)), (.int8, .uint(let number)), (.int16, .uint(let number)),
-             (.int32, .uint(let number)), (.int64, .uint(let number)):
+        case (_, .uint(let number)) where type?.tag == .int:
             return Int64(exactly: number).flatMap { fitting(.int($0)) }
         case (.double, .int(let number)): return Double(exactly: number).map(QueryValue.double)
         case (.double, .uint(let number)): return Double(exactly: number).map(QueryValue.double)
@@ -127,13 +126,7 @@ struct PropertyPath {
     }
 
     /// Whether `<`, `<=`, `>` and `>=` order this path's values as Swift orders the property's.
-    var isOrdered: Bool {
-        switch kind {
-        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
-             .float, .double, .string, .date, .decimal: true
-        default: false
-        }
-    }
+    var isOrdered: Bool { kind.storedValueType?.isComparable == true }
 }
 
 /// How a condition named at run time compares a property with a value.

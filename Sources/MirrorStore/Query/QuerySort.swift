@@ -99,12 +99,10 @@ enum SortResolution: Sendable {
 
     /// Whether values of `kind` order on records exactly as Swift orders them.
     static func isSortableOnRecords(_ kind: PropertyKind) -> Bool {
-        switch kind {
-        case .optional(let wrapped): isSortableOnRecords(wrapped)
-        case .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
-             .float, .double, .string, .date, .decimal: true
-        case .uuid, .url, .data, .object, .list, .set, .dictionary: false
-        }
+        if case .optional(let wrapped) = kind { return isSortableOnRecords(wrapped) }
+        // Bools sort false first, as the record comparison orders them.
+        guard let type = kind.storedValueType else { return false }
+        return type.isComparable || type == .bool
     }
 }
 

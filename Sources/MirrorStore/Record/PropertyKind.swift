@@ -47,30 +47,12 @@ public indirect enum PropertyKind: Hashable, Sendable, CustomStringConvertible {
     /// The Swift spelling of the kind, used in schemas and error messages.
     public var description: String {
         switch self {
-        case .bool: "Bool"
-        case .int: "Int"
-        case .int8: "Int8"
-        case .int16: "Int16"
-        case .int32: "Int32"
-        case .int64: "Int64"
-        case .uint: "UInt"
-        case .uint8: "UInt8"
-        case .uint16: "UInt16"
-        case .uint32: "UInt32"
-        case .uint64: "UInt64"
-        case .float: "Float"
-        case .double: "Double"
-        case .string: "String"
-        case .data: "Data"
-        case .date: "Date"
-        case .uuid: "UUID"
-        case .decimal: "Decimal"
-        case .url: "URL"
         case .object(let typeName): typeName
         case .list(let element): "[\(element)]"
         case .set(let element): "Set<\(element)>"
         case .dictionary(let value): "[String: \(value)]"
         case .optional(let wrapped): "\(wrapped)?"
+        default: storedValueType?.name ?? ""
         }
     }
 
@@ -78,21 +60,10 @@ public indirect enum PropertyKind: Hashable, Sendable, CustomStringConvertible {
     ///
     /// Integers must fit the kind's width: `.int(300)` is not an ``int8`` value.
     public func accepts(_ value: RecordValue) -> Bool {
-        switch (self, value) {
+        if let type = storedValueType { return type.accepts(value) }
+        return switch (self, value) {
         case (.optional, .null): true
         case (.optional(let wrapped), _): wrapped.accepts(value)
-        case (.bool, .bool): true
-        case (.int, .int), (.int64, .int): true
-        case (.int8, .int(let v)): Int8(exactly: v) != nil
-        case (.int16, .int(let v)): Int16(exactly: v) != nil
-        case (.int32, .int(let v)): Int32(exactly: v) != nil
-        case (.uint, .uint), (.uint64, .uint): true
-        case (.uint8, .uint(let v)): UInt8(exactly: v) != nil
-        case (.uint16, .uint(let v)): UInt16(exactly: v) != nil
-        case (.uint32, .uint(let v)): UInt32(exactly: v) != nil
-        case (.float, .float), (.double, .double): true
-        case (.string, .string), (.data, .data), (.date, .date), (.uuid, .uuid): true
-        case (.decimal, .decimal), (.url, .url): true
         case (.object(let typeName), .object(let record)): record.objectSchema.typeName == typeName
         case (.list(let element), .list(let list)), (.set(let element), .list(let list)):
             list.allSatisfy(element.accepts)

@@ -175,7 +175,7 @@ enum FieldMemory {
 /// the witness table, and so only they run the per-type copies.
 protocol FieldPrimitive: RecordPrimitive {
     /// Which of the closed set of single-value types this is.
-    static var slot: PrimitiveSlot { get }
+    static var slot: StoredValueType { get }
     /// The value a property of this type starts from when a struct is built without `init()`.
     static var emptyValue: Self { get }
     static func recordValue(at field: UnsafeRawPointer) -> RecordValue
@@ -233,12 +233,9 @@ struct LastPlanSlot: ~Copyable {
     }
 }
 
-/// The single-value types, as a tag a plan keeps per field: converting such a field is then a
+/// The single-value types, as a plan keeps them per field: converting such a field is then a
 /// `switch` over concrete code, as a hand-written translator would do, instead of a dynamic call.
-enum PrimitiveSlot: Sendable {
-    case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64
-    case float, double, string, data, date, uuid, decimal, url
-
+extension StoredValueType {
     // Both switches stay out of line: inlined, their nineteen specializations would swell the
     // frame of the mapping loop, which sits on the stack once per link of a linked chain.
 
@@ -317,6 +314,6 @@ enum PrimitiveSlot: Sendable {
 /// walking a plan's slots retains nothing.
 struct FieldSlot: Sendable {
     let offset: Int
-    let primitive: PrimitiveSlot?
+    let primitive: StoredValueType?
     let isOptional: Bool
 }

@@ -15,7 +15,7 @@ extension ModelMapping {
     private static func fillSingleValues(_ base: UnsafeMutableRawPointer, plan: TypePlan, reading bytes: [UInt8]) -> Bool {
         var reader = ByteReader(bytes)
         do throws(DecodeFailure) {
-            guard try reader.varint() == UInt64(plan.slots.count) else { return false }
+            guard try RecordGrammar.readsValueCount(plan.slots.count, from: &reader) else { return false }
             for slot in plan.slots {
                 guard let primitive = slot.primitive,
                       try primitive.decode(from: &reader, into: base + slot.offset, optional: slot.isOptional) else { return false }

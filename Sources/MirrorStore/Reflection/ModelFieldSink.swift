@@ -1,7 +1,7 @@
 import MirrorStoreEngine
 
 /// Fills a new model's fields as ``RecordDecoder`` reads its stored record: single-value fields
-/// straight from the bytes (``PrimitiveSlot/decode(from:into:optional:)``), the others from the
+/// straight from the bytes (``StoredValueType/decode(from:into:optional:)``), the others from the
 /// `RecordValue` the decoder builds, through their accessors. Errors name the field and the type.
 struct ModelFieldSink: RecordSink {
     private let base: UnsafeMutableRawPointer

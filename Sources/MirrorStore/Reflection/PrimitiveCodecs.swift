@@ -50,78 +50,78 @@ struct RawValueCodec<Value: RawRepresentable>: ValueCodec {
 
 // The single-value types whose properties are read and written in place.
 extension Bool: FieldPrimitive {
-    static var slot: PrimitiveSlot { .bool }
+    static var slot: StoredValueType { .bool }
     static var emptyValue: Bool { false }
 }
 extension Int: FieldPrimitive {
-    static var slot: PrimitiveSlot { .int }
+    static var slot: StoredValueType { .int }
     static var emptyValue: Int { 0 }
 }
 extension Int8: FieldPrimitive {
-    static var slot: PrimitiveSlot { .int8 }
+    static var slot: StoredValueType { .int8 }
     static var emptyValue: Int8 { 0 }
 }
 extension Int16: FieldPrimitive {
-    static var slot: PrimitiveSlot { .int16 }
+    static var slot: StoredValueType { .int16 }
     static var emptyValue: Int16 { 0 }
 }
 extension Int32: FieldPrimitive {
-    static var slot: PrimitiveSlot { .int32 }
+    static var slot: StoredValueType { .int32 }
     static var emptyValue: Int32 { 0 }
 }
 extension Int64: FieldPrimitive {
-    static var slot: PrimitiveSlot { .int64 }
+    static var slot: StoredValueType { .int64 }
     static var emptyValue: Int64 { 0 }
 }
 extension UInt: FieldPrimitive {
-    static var slot: PrimitiveSlot { .uint }
+    static var slot: StoredValueType { .uint }
     static var emptyValue: UInt { 0 }
 }
 extension UInt8: FieldPrimitive {
-    static var slot: PrimitiveSlot { .uint8 }
+    static var slot: StoredValueType { .uint8 }
     static var emptyValue: UInt8 { 0 }
 }
 extension UInt16: FieldPrimitive {
-    static var slot: PrimitiveSlot { .uint16 }
+    static var slot: StoredValueType { .uint16 }
     static var emptyValue: UInt16 { 0 }
 }
 extension UInt32: FieldPrimitive {
-    static var slot: PrimitiveSlot { .uint32 }
+    static var slot: StoredValueType { .uint32 }
     static var emptyValue: UInt32 { 0 }
 }
 extension UInt64: FieldPrimitive {
-    static var slot: PrimitiveSlot { .uint64 }
+    static var slot: StoredValueType { .uint64 }
     static var emptyValue: UInt64 { 0 }
 }
 extension Float: FieldPrimitive {
-    static var slot: PrimitiveSlot { .float }
+    static var slot: StoredValueType { .float }
     static var emptyValue: Float { 0 }
 }
 extension Double: FieldPrimitive {
-    static var slot: PrimitiveSlot { .double }
+    static var slot: StoredValueType { .double }
     static var emptyValue: Double { 0 }
 }
 extension String: FieldPrimitive {
-    static var slot: PrimitiveSlot { .string }
+    static var slot: StoredValueType { .string }
     static var emptyValue: String { "" }
 }
 extension Data: FieldPrimitive {
-    static var slot: PrimitiveSlot { .data }
+    static var slot: StoredValueType { .data }
     static var emptyValue: Data { Data() }
 }
 extension Date: FieldPrimitive {
-    static var slot: PrimitiveSlot { .date }
+    static var slot: StoredValueType { .date }
     static var emptyValue: Date { Date(timeIntervalSinceReferenceDate: 0) }
 }
 extension UUID: FieldPrimitive {
-    static var slot: PrimitiveSlot { .uuid }
+    static var slot: StoredValueType { .uuid }
     static var emptyValue: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
 }
 extension Decimal: FieldPrimitive {
-    static var slot: PrimitiveSlot { .decimal }
+    static var slot: StoredValueType { .decimal }
     static var emptyValue: Decimal { Decimal() }
 }
 extension URL: FieldPrimitive {
-    static var slot: PrimitiveSlot { .url }
+    static var slot: StoredValueType { .url }
     static var emptyValue: URL { URL(fileURLWithPath: "/") }
 }

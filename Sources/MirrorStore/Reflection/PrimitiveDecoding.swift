@@ -1,7 +1,7 @@
 import Foundation
 import MirrorStoreEngine
 
-extension PrimitiveSlot {
+extension StoredValueType {
     /// Reads a stored value (tag first) straight into a field of this type, or of its optional,
     /// with no `RecordValue` in between, and returns `true`. Returns `false` for anything this fast
     /// path leaves to the general one, which then reads the same bytes again and reports them as
@@ -14,38 +14,27 @@ extension PrimitiveSlot {
             guard optional else { return false }
             return setNil(field)
         }
+        guard isWritten(with: tag) else { return false }
         switch self {
-        case .bool:
-            guard tag == ValueTag.true.rawValue || tag == ValueTag.false.rawValue else { return false }
-            return Self.store(tag == ValueTag.true.rawValue, field, optional)
-        case .int: return try Self.storeSigned(Int.self, tag, &reader, field, optional)
-        case .int8: return try Self.storeSigned(Int8.self, tag, &reader, field, optional)
-        case .int16: return try Self.storeSigned(Int16.self, tag, &reader, field, optional)
-        case .int32: return try Self.storeSigned(Int32.self, tag, &reader, field, optional)
-        case .int64: return try Self.storeSigned(Int64.self, tag, &reader, field, optional)
-        case .uint: return try Self.storeUnsigned(UInt.self, tag, &reader, field, optional)
-        case .uint8: return try Self.storeUnsigned(UInt8.self, tag, &reader, field, optional)
-        case .uint16: return try Self.storeUnsigned(UInt16.self, tag, &reader, field, optional)
-        case .uint32: return try Self.storeUnsigned(UInt32.self, tag, &reader, field, optional)
-        case .uint64: return try Self.storeUnsigned(UInt64.self, tag, &reader, field, optional)
-        case .float:
-            guard tag == ValueTag.float.rawValue else { return false }
-            return Self.store(Float(bitPattern: try reader.uint32()), field, optional)
-        case .double:
-            guard tag == ValueTag.double.rawValue else { return false }
-            return Self.store(Double(bitPattern: try reader.uint64()), field, optional)
-        case .string:
-            guard tag == ValueTag.string.rawValue else { return false }
-            return Self.store(try reader.lengthPrefixedString(), field, optional)
-        case .data:
-            guard tag == ValueTag.data.rawValue else { return false }
-            return Self.store(Data(try reader.lengthPrefixedBytes()), field, optional)
+        case .bool: return Self.store(tag == ValueTag.true.rawValue, field, optional)
+        case .int: return try Self.storeSigned(Int.self, &reader, field, optional)
+        case .int8: return try Self.storeSigned(Int8.self, &reader, field, optional)
+        case .int16: return try Self.storeSigned(Int16.self, &reader, field, optional)
+        case .int32: return try Self.storeSigned(Int32.self, &reader, field, optional)
+        case .int64: return try Self.storeSigned(Int64.self, &reader, field, optional)
+        case .uint: return try Self.storeUnsigned(UInt.self, &reader, field, optional)
+        case .uint8: return try Self.storeUnsigned(UInt8.self, &reader, field, optional)
+        case .uint16: return try Self.storeUnsigned(UInt16.self, &reader, field, optional)
+        case .uint32: return try Self.storeUnsigned(UInt32.self, &reader, field, optional)
+        case .uint64: return try Self.storeUnsigned(UInt64.self, &reader, field, optional)
+        case .float: return Self.store(Float(bitPattern: try reader.uint32()), field, optional)
+        case .double: return Self.store(Double(bitPattern: try reader.uint64()), field, optional)
+        case .string: return Self.store(try reader.lengthPrefixedString(), field, optional)
+        case .data: return Self.store(Data(try reader.lengthPrefixedBytes()), field, optional)
         case .date:
-            guard tag == ValueTag.date.rawValue, let value = StoredValues.date(try reader.uint64()) else { return false }
+            guard let value = StoredValues.date(try reader.uint64()) else { return false }
             return Self.store(value, field, optional)
-        case .uuid:
-            guard tag == ValueTag.uuid.rawValue else { return false }
-            return Self.store(UUID(storedBytes: try reader.fixedBytes(16)), field, optional)
+        case .uuid: return Self.store(UUID(storedBytes: try reader.fixedBytes(16)), field, optional)
         case .decimal, .url:
             return false
         }
@@ -79,17 +68,17 @@ extension PrimitiveSlot {
 
     @inline(__always)
     private static func storeSigned<Value: FixedWidthInteger>(
-        _ type: Value.Type, _ tag: UInt8, _ reader: inout ByteReader, _ field: UnsafeMutableRawPointer, _ optional: Bool
+        _ type: Value.Type, _ reader: inout ByteReader, _ field: UnsafeMutableRawPointer, _ optional: Bool
     ) throws(DecodeFailure) -> Bool {
-        guard tag == ValueTag.int.rawValue, let value = Value(exactly: ByteWriter.unzigzag(try reader.varint())) else { return false }
+        guard let value = Value(exactly: ByteWriter.unzigzag(try reader.varint())) else { return false }
         return store(value, field, optional)
     }
 
     @inline(__always)
     private static func storeUnsigned<Value: FixedWidthInteger>(
-        _ type: Value.Type, _ tag: UInt8, _ reader: inout ByteReader, _ field: UnsafeMutableRawPointer, _ optional: Bool
+        _ type: Value.Type, _ reader: inout ByteReader, _ field: UnsafeMutableRawPointer, _ optional: Bool
     ) throws(DecodeFailure) -> Bool {
-        guard tag == ValueTag.uint.rawValue, let value = Value(exactly: try reader.varint()) else { return false }
+        guard let value = Value(exactly: try reader.varint()) else { return false }
         return store(value, field, optional)
     }
 

@@ -200,10 +200,5 @@ final class TypePlan: @unchecked Sendable {
 
 extension PropertyKind {
     /// Whether values of this kind can identify a record: integers, strings and UUIDs.
-    var canBePrimaryKey: Bool {
-        switch self {
-        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64, .string, .uuid: true
-        default: false
-        }
-    }
+    var canBePrimaryKey: Bool { storedValueType?.canBePrimaryKey == true }
 }

@@ -29,8 +29,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case primaryKeyMismatch(typeName: String, expected: String, found: String)
         /// A stored record does not decode.
         case corruptedRecord(typeName: String, key: String, reason: String)
-        /// Records embed one another `levels` deep, more than the reading or writing thread's
-        /// stack can follow; nothing was read or written. Links of any length are followed.
+        /// Embedded records and containers nest `levels` deep: past the 200 levels a record may
+        /// nest, or more than the thread's stack can follow; nothing was read or written. Links
+        /// of any length are followed.
         case nestingTooDeep(typeName: String, levels: Int)
         /// A cycle through models without a primary key, which are embedded in their parent.
         case embeddedCycle(typeName: String)
@@ -89,6 +90,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .corruptedRecord(let typeName, let key, let reason):
             return "The stored \(typeName) with key \(key) cannot be read: \(reason)."
         case .nestingTooDeep(let typeName, let levels):
+            if levels >= RecordGrammar.maximumNesting {
+                return "\(typeName) records embed one another or nest containers \(levels) levels deep, more than the \(RecordGrammar.maximumNesting) a record may hold; nothing was written. Give the embedded model a primary key to link it instead, or split the chain."
+            }
             return "\(typeName) records link or embed one another \(levels) levels deep, more than this thread's stack can follow; nothing was read or written. Use a thread with a larger stack, or split the chain."
         case .embeddedCycle(let typeName):
             return "A cycle runs through \(typeName), which has no primary key and is embedded in its parent; give it a primary key to link it in cycles."
@@ -122,10 +126,6 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
 extension StoreError {
     /// The stored record of `typeName` under `key` did not decode.
     init(_ failure: RecordCodingFailure, typeName: String, key: String) {
-        if case .nestingTooDeep(let levels) = failure.kind {
-            self.init(.nestingTooDeep(typeName: typeName, levels: levels))
-        } else {
-            self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
-        }
+        self.init(.corruptedRecord(typeName: typeName, key: key, reason: failure.reason))
     }
 }
