@@ -21,7 +21,7 @@ struct ProjectionSink: RecordSink {
             throw MappingError(.unsupportedModel("the stored record has more values than the model has properties"), modelType: shape.plan.typeName)
         }
         guard let field = shape.fieldIndex[index] else {
-            try RecordProjection.skip(from: &reader)
+            try RecordGrammar.skipValue(from: &reader)
             return true
         }
         return try fields.readDirectly(field, from: &reader)
