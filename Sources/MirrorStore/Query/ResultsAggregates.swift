@@ -122,25 +122,9 @@ extension Results {
         of property: KeyPath<Model, Stored>
     ) throws -> (sum: Value, count: Int) {
         let column = try StoredColumn(property, of: self)
+        if let total: (Value, Int) = try column.total(in: self) { return total }
         var sum = Value.zero
         var count = 0
-        if let integer = Value.self as? any (FixedWidthInteger & RecordPrimitive).Type {
-            func add<Integer: FixedWidthInteger & RecordPrimitive>(_ type: Integer.Type) throws -> Integer {
-                var sum = Integer.zero
-                try column.forEachValue(in: self) { (value: Integer) in
-                    let (partial, overflow) = sum.addingReportingOverflow(value)
-                    guard !overflow else {
-                        throw QueryError(.aggregateOverflow(typeName: column.typeName, property: column.property, type: "\(Integer.self)"))
-                    }
-                    sum = partial
-                    count += 1
-                }
-                return sum
-            }
-            // `Value` is `Integer` itself: the cast back cannot fail.
-            if let exact = try add(integer) as? Value { sum = exact }
-            return (sum, count)
-        }
         try column.forEachValue(in: self) { (value: Value) in
             sum += value
             count += 1
@@ -155,6 +139,8 @@ struct StoredColumn {
     let property: String
     let position: Int
     let projection: RecordProjection
+    /// The same property read in place, when it is a number or a boolean.
+    let inPlace: StoredNumberReading?
 
     init<Model: Persistable, Value>(_ keyPath: KeyPath<Model, Value>, of results: Results<Model>) throws {
         let source = results.source
@@ -170,6 +156,7 @@ struct StoredColumn {
         property = name
         self.position = position
         projection = RecordProjection(schema: schema, properties: [name], schemas: source.registry)
+        inPlace = StoredNumberReading(schema: schema, position: position)
     }
 
     /// Calls `body` with the property's value in each result, in the results' order, skipping `nil`.
@@ -186,29 +173,131 @@ struct StoredColumn {
     func forEachStoredValue<Model: Persistable, Value: RecordPrimitive>(
         in results: Results<Model>, _ body: (Value?, StorageKey) throws -> Void
     ) throws {
+        try forEachRecordValue(in: results) { record, key in
+            guard let record else { return try body(nil, key) }
+            try body(try converted(record, key: key), key)
+        }
+    }
+
+    /// Calls `body` with the property's stored value in each result and the result's key, in the
+    /// results' order: a single value, `.null` for `nil`, or `nil` for a value that is no single
+    /// value. Not generic over the value's type, so that a caller adding numbers of a known type
+    /// makes no generic call per value.
+    private func forEachRecordValue<Model: Persistable>(
+        in results: Results<Model>, _ body: (RecordValue?, StorageKey) throws -> Void
+    ) throws {
         let source = results.source
         if results.isEveryObject {
-            // In key order without sorting the keys first, each value read once.
-            try source.snapshot.forEachEntryInKeyOrder(type: typeName) { key, bytes in
-                try body(try value(in: bytes, key: key), key)
+            // In key order, each value read once where it lies.
+            try source.snapshot.forEachValueInPlaceInKeyOrder(type: typeName) { key, bytes in
+                if let inPlace, let stored = inPlace.value(in: bytes) {
+                    try body(stored, key)
+                } else {
+                    try body(try recordValue(in: Array(bytes), key: key), key)
+                }
             }
             return
         }
         for key in results.allKeys {
-            try body(try value(in: source.listedBytes(of: key), key: key), key)
+            try body(try recordValue(in: source.listedBytes(of: key), key: key), key)
         }
     }
 
     /// The value the record `bytes` holds: for null, `nil` unless `Value` is optional (then its
     /// `nil`, which `distinct` lists); damage when it is not a `Value`.
     func value<Value: RecordPrimitive>(in bytes: [UInt8], key: StorageKey) throws -> Value? {
+        guard let record = try recordValue(in: bytes, key: key) else { return nil }
+        return try converted(record, key: key)
+    }
+
+    /// The single value the record `bytes` holds for the property, `.null` for `nil`, or `nil`
+    /// when it holds no single value.
+    private func recordValue(in bytes: [UInt8], key: StorageKey) throws -> RecordValue? {
         let stored: QueryValue
         do {
             stored = try projection.value(at: position, of: bytes)
         } catch {
             throw StoreError(error, typeName: typeName, key: key.description)
         }
-        guard let record = stored.scalarRecordValue else { return stored.isNull ? Value(recordValue: .null) : nil }
+        return stored.isNull ? .null : stored.scalarRecordValue
+    }
+
+    /// The sum and the number of the non-`nil` values of the property in the results, added in
+    /// their order as `Value`'s `+` adds them, for the `Value`s a record stores as a 64-bit number
+    /// (every integer type, `Double`, `Float`): in that number's type, with no generic call per
+    /// value. An integer sum that leaves `Value`'s range throws, where Swift's `+` traps. `nil`
+    /// for other types, which the caller adds through `Value`'s own `+`.
+    func total<Model: Persistable, Value: AdditiveArithmetic & RecordPrimitive>(in results: Results<Model>) throws -> (Value, Int)? {
+        var count = 0
+        func mismatch(_ record: RecordValue, _ key: StorageKey) -> StoreError {
+            StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(Value.self)"))
+        }
+        let overflow = QueryError(.aggregateOverflow(typeName: typeName, property: property, type: "\(Value.self)"))
+        if let integer = Value.self as? any (FixedWidthInteger & RecordPrimitive).Type, integer.bitWidth <= 64 {
+            if integer.isSigned {
+                let (lowest, highest) = (Int64(truncatingIfNeeded: integer.min), Int64(truncatingIfNeeded: integer.max))
+                var sum: Int64 = 0
+                try forEachRecordValue(in: results) { record, key in
+                    switch record {
+                    case nil, .null?: return
+                    case .int(let value)? where value >= lowest && value <= highest:
+                        let (partial, overflowed) = sum.addingReportingOverflow(value)
+                        guard !overflowed, partial >= lowest, partial <= highest else { throw overflow }
+                        sum = partial
+                        count += 1
+                    case let other?: throw mismatch(other, key)
+                    }
+                }
+                return Value(recordValue: .int(sum)).map { ($0, count) }
+            }
+            let highest = UInt64(truncatingIfNeeded: integer.max)
+            var sum: UInt64 = 0
+            try forEachRecordValue(in: results) { record, key in
+                switch record {
+                case nil, .null?: return
+                case .uint(let value)? where value <= highest:
+                    let (partial, overflowed) = sum.addingReportingOverflow(value)
+                    guard !overflowed, partial <= highest else { throw overflow }
+                    sum = partial
+                    count += 1
+                case let other?: throw mismatch(other, key)
+                }
+            }
+            return Value(recordValue: .uint(sum)).map { ($0, count) }
+        }
+        if Value.self == Double.self {
+            var sum = 0.0
+            try forEachRecordValue(in: results) { record, key in
+                switch record {
+                case nil, .null?: return
+                case .double(let value)?:
+                    sum += value
+                    count += 1
+                case let other?: throw mismatch(other, key)
+                }
+            }
+            return (sum as? Value).map { ($0, count) }
+        }
+        if Value.self == Float.self {
+            var sum: Float = 0
+            try forEachRecordValue(in: results) { record, key in
+                switch record {
+                case nil, .null?: return
+                case .float(let value)?:
+                    sum += value
+                    count += 1
+                case let other?: throw mismatch(other, key)
+                }
+            }
+            return (sum as? Value).map { ($0, count) }
+        }
+        return nil
+    }
+
+    /// `record`, a single value the property holds, as a `Value`: for null, `nil` unless `Value`
+    /// is optional (then its `nil`); damage when it is not a `Value`.
+    private func converted<Value: RecordPrimitive>(_ record: RecordValue, key: StorageKey) throws -> Value? {
+        if case .null = record { return Value(recordValue: .null) }
         guard let value = Value(recordValue: record) else {
             throw StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(Value.self)"))
         }
