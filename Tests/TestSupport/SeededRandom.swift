@@ -78,4 +78,19 @@ public struct SeededRandom: RandomNumberGenerator {
     public mutating func optional<T>(_ make: (inout SeededRandom) -> T) -> T? {
         chance(35) ? nil : make(&self)
     }
+
+    /// `bytes` with one bit flipped, its end cut off, or a byte inserted: a damaged copy for
+    /// differential tests of readers.
+    public mutating func damaged(_ bytes: [UInt8]) -> [UInt8] {
+        var damaged = bytes
+        switch Int.random(in: 0..<3, using: &self) {
+        case 0 where !damaged.isEmpty:
+            damaged[Int.random(in: 0..<damaged.count, using: &self)] ^= UInt8(1 << Int.random(in: 0..<8, using: &self))
+        case 1 where !damaged.isEmpty:
+            damaged.removeLast(Int.random(in: 1...damaged.count, using: &self))
+        default:
+            damaged.insert(UInt8.random(in: 0...255, using: &self), at: Int.random(in: 0...damaged.count, using: &self))
+        }
+        return damaged
+    }
 }

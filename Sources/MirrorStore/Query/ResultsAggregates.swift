@@ -228,70 +228,62 @@ struct StoredColumn {
     /// value. An integer sum that leaves `Value`'s range throws, where Swift's `+` traps. `nil`
     /// for other types, which the caller adds through `Value`'s own `+`.
     func total<Model: Persistable, Value: AdditiveArithmetic & RecordPrimitive>(in results: Results<Model>) throws -> (Value, Int)? {
-        var count = 0
-        func mismatch(_ record: RecordValue, _ key: StorageKey) -> StoreError {
-            StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(Value.self)"))
-        }
         let overflow = QueryError(.aggregateOverflow(typeName: typeName, property: property, type: "\(Value.self)"))
         if let integer = Value.self as? any (FixedWidthInteger & RecordPrimitive).Type, integer.bitWidth <= 64 {
             if integer.isSigned {
-                let (lowest, highest) = (Int64(truncatingIfNeeded: integer.min), Int64(truncatingIfNeeded: integer.max))
-                var sum: Int64 = 0
-                try forEachRecordValue(in: results) { record, key in
-                    switch record {
-                    case nil, .null?: return
-                    case .int(let value)? where value >= lowest && value <= highest:
-                        let (partial, overflowed) = sum.addingReportingOverflow(value)
-                        guard !overflowed, partial >= lowest, partial <= highest else { throw overflow }
-                        sum = partial
-                        count += 1
-                    case let other?: throw mismatch(other, key)
-                    }
+                let range = Int64(truncatingIfNeeded: integer.min)...Int64(truncatingIfNeeded: integer.max)
+                let (sum, count) = try add(in: results, as: Value.self, start: Int64(0)) { record in
+                    if case .int(let value) = record, range.contains(value) { value } else { nil }
+                } plus: { sum, value in
+                    let (partial, overflowed) = sum.addingReportingOverflow(value)
+                    guard !overflowed, range.contains(partial) else { throw overflow }
+                    return partial
                 }
                 return Value(recordValue: .int(sum)).map { ($0, count) }
             }
             let highest = UInt64(truncatingIfNeeded: integer.max)
-            var sum: UInt64 = 0
-            try forEachRecordValue(in: results) { record, key in
-                switch record {
-                case nil, .null?: return
-                case .uint(let value)? where value <= highest:
-                    let (partial, overflowed) = sum.addingReportingOverflow(value)
-                    guard !overflowed, partial <= highest else { throw overflow }
-                    sum = partial
-                    count += 1
-                case let other?: throw mismatch(other, key)
-                }
+            let (sum, count) = try add(in: results, as: Value.self, start: UInt64(0)) { record in
+                if case .uint(let value) = record, value <= highest { value } else { nil }
+            } plus: { sum, value in
+                let (partial, overflowed) = sum.addingReportingOverflow(value)
+                guard !overflowed, partial <= highest else { throw overflow }
+                return partial
             }
             return Value(recordValue: .uint(sum)).map { ($0, count) }
         }
         if Value.self == Double.self {
-            var sum = 0.0
-            try forEachRecordValue(in: results) { record, key in
-                switch record {
-                case nil, .null?: return
-                case .double(let value)?:
-                    sum += value
-                    count += 1
-                case let other?: throw mismatch(other, key)
-                }
-            }
+            let (sum, count) = try add(in: results, as: Value.self, start: 0.0) { record in
+                if case .double(let value) = record { value } else { nil }
+            } plus: { $0 + $1 }
             return (sum as? Value).map { ($0, count) }
         }
         if Value.self == Float.self {
-            var sum: Float = 0
-            try forEachRecordValue(in: results) { record, key in
-                switch record {
-                case nil, .null?: return
-                case .float(let value)?:
-                    sum += value
-                    count += 1
-                case let other?: throw mismatch(other, key)
-                }
-            }
+            let (sum, count) = try add(in: results, as: Value.self, start: Float(0)) { record in
+                if case .float(let value) = record { value } else { nil }
+            } plus: { $0 + $1 }
             return (sum as? Value).map { ($0, count) }
         }
         return nil
+    }
+
+    /// Adds, in the results' order, the property's values as `number` reads them from the stored
+    /// ones: `nil` and values that are no single value are skipped, a value `number` does not
+    /// take is damage (it is no `Value`). Called with a concrete `Number`, so it runs specialised.
+    private func add<Model: Persistable, Value, Number>(
+        in results: Results<Model>, as valueType: Value.Type, start: Number,
+        _ number: (RecordValue) -> Number?, plus: (Number, Number) throws -> Number
+    ) throws -> (sum: Number, count: Int) {
+        var sum = start
+        var count = 0
+        try forEachRecordValue(in: results) { record, key in
+            guard let record, record != .null else { return }
+            guard let value = number(record) else {
+                throw StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(Value.self)"))
+            }
+            sum = try plus(sum, value)
+            count += 1
+        }
+        return (sum, count)
     }
 
     /// `record`, a single value the property holds, as a `Value`: for null, `nil` unless `Value`

@@ -22,6 +22,18 @@ import MirrorStore
         var amount: Decimal?
         var mood: ZooMood?
         init() {}
+
+        /// The card of `model`: what a projection of it reads.
+        init(projecting model: ZooClassRoot) {
+            grid = model.grid
+            id = model.id
+            second = model.second
+            leaf = model.leaf
+            labels = model.labels
+            leaves = model.leaves
+            amount = model.amount
+            mood = model.mood
+        }
     }
 
     /// An immutable projection of a struct model, made fresh from the stored values.
@@ -84,16 +96,7 @@ import MirrorStore
             let cards = try results.projected(as: RootCard.self)
             try #require(cards.count == models.count, "\(place), \(shape): \(cards.count) projections for \(models.count) models")
             for (card, model) in zip(cards, models) {
-                var expected = RootCard()
-                expected.grid = model.grid
-                expected.id = model.id
-                expected.second = model.second
-                expected.leaf = model.leaf
-                expected.labels = model.labels
-                expected.leaves = model.leaves
-                expected.amount = model.amount
-                expected.mood = model.mood
-                if let difference = firstDifference(expected, card) {
+                if let difference = firstDifference(RootCard(projecting: model), card) {
                     Issue.record("\(place), \(shape), key \(model.id): \(difference)")
                 }
             }

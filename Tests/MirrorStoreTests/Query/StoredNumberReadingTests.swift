@@ -37,13 +37,7 @@ import MirrorStoreEngine
                           tags: random.chance(30) ? [random.string()] : [], level: random.double(), ratio: random.float(),
                           flag: random.chance(50), maybe: random.optional { $0.integer() })
             var bytes = try encoder.encode(row.managedObject())
-            if index % 3 != 0, !bytes.isEmpty {
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))
-                case 1: bytes.removeLast(Int.random(in: 1...bytes.count, using: &random))
-                default: bytes.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...bytes.count, using: &random))
-                }
-            }
+            if index % 3 != 0 { bytes = random.damaged(bytes) }
             for reader in readers {
                 let fast = bytes.withUnsafeBytes { reader.value(in: $0) }
                 guard let fast else {

@@ -53,7 +53,7 @@ struct ModelReaderRouteTests {
         for key in snapshot.keys(type: entry.plan.typeName) {
             let bytes = try #require(try snapshot.value(type: entry.plan.typeName, key: key))
             for damage in 0..<5 {
-                let stored = damage == 0 ? bytes : Self.damaged(bytes, &random)
+                let stored = damage == 0 ? bytes : random.damaged(bytes)
                 let reader = ModelReader(entry: entry, snapshot: snapshot, registry: registry)
                 let model = Result { try reader.model(ZooClassRoot.self, key: key, bytes: stored) }
                 let projection = Result { try reader.projection(ProjectionTests.RootCard.self, shape: shape, key: key, bytes: stored) }
@@ -65,16 +65,7 @@ struct ModelReaderRouteTests {
                 case .failure(let error):
                     Issue.record("\(place): the model reads but its projection failed: \(error)")
                 case .success(let card):
-                    var expected = ProjectionTests.RootCard()
-                    expected.grid = model.grid
-                    expected.id = model.id
-                    expected.second = model.second
-                    expected.leaf = model.leaf
-                    expected.labels = model.labels
-                    expected.leaves = model.leaves
-                    expected.amount = model.amount
-                    expected.mood = model.mood
-                    if let difference = firstDifference(expected, card) { Issue.record("\(place): \(difference)") }
+                    if let difference = firstDifference(ProjectionTests.RootCard(projecting: model), card) { Issue.record("\(place): \(difference)") }
                 }
             }
         }
@@ -98,7 +89,7 @@ struct ModelReaderRouteTests {
             let bytes = try #require(try snapshot.value(type: typeName, key: key))
             for damage in 0..<4 {
                 let pending = PendingWrites()
-                pending.put(type: typeName, key: key, value: Self.damaged(bytes, &random))
+                pending.put(type: typeName, key: key, value: random.damaged(bytes))
                 let chosen = ModelReader(entry: entry, snapshot: snapshot, registry: registry, pending: pending)
                 let general = ModelReader.general(entry: entry, snapshot: snapshot, registry: registry, pending: pending)
                 compared += agree(Result { try chosen.model(type, key: key) }, Result { try general.model(type, key: key) },
@@ -133,19 +124,5 @@ struct ModelReaderRouteTests {
             Issue.record("\(place): the chosen route failed where the general one read a model: \(error)")
         }
         return 1
-    }
-
-    /// `bytes` with one bit flipped, its end cut off, or a byte inserted.
-    static func damaged(_ bytes: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
-        var damaged = bytes
-        switch Int.random(in: 0..<3, using: &random) {
-        case 0 where !damaged.isEmpty:
-            damaged[Int.random(in: 0..<damaged.count, using: &random)] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))
-        case 1 where !damaged.isEmpty:
-            damaged.removeLast(Int.random(in: 1...damaged.count, using: &random))
-        default:
-            damaged.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...damaged.count, using: &random))
-        }
-        return damaged
     }
 }

@@ -100,15 +100,7 @@ struct ReadRouteDifferentialTests {
             }
         }
         for damage in 0..<8 {
-            var damaged = bytes
-            switch Int.random(in: 0..<3, using: &random) {
-            case 0 where !damaged.isEmpty:
-                damaged[Int.random(in: 0..<damaged.count, using: &random)] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))
-            case 1 where !damaged.isEmpty:
-                damaged.removeLast(Int.random(in: 1...damaged.count, using: &random))
-            default:
-                damaged.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...damaged.count, using: &random))
-            }
+            let damaged = random.damaged(bytes)
             let outcomes = readings(of: damaged, as: Model.self, plan: plan, key: key)
             let models = outcomes.compactMap { try? $0.reading.get() }
             let place = "\(context), damage \(damage)"
