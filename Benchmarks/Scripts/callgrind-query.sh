@@ -19,7 +19,7 @@ mkdir -p "$out" "$directory"
 swift build -c release --package-path "$here" --product query-benchmarks >/dev/null
 binary="$here/.build/release/query-benchmarks"
 sizes=(--directory "$directory" --objects 100000 --open-objects 1000 --seed 20261123)
-if ! ls "$directory"/customers-100000.* >/dev/null 2>&1; then
+if ! ls "$directory"/customers-100000.* "$directory"/members-100000.* >/dev/null 2>&1; then
     "$binary" --runs 1 --open-objects 1000 --filter / --directory "$directory" >/dev/null
 fi
 # Valgrind 3.19 cannot read the DWARF 5 the toolchain emits: profile a copy without debug info.
