@@ -29,7 +29,7 @@ result=$(valgrind --tool=callgrind --callgrind-out-file="$out/$name.callgrind" -
     --toggle-collect='*timedPasses*' "$out/query-benchmarks" --child "$cell" "${sizes[@]}" 2>/dev/null | grep '^result:')
 timed=$(echo "$result" | sed 's/.*"operations":\([0-9]*\).*/\1/')
 # The untimed first pass runs the same queries once: as many as one timed pass.
-case "$cell" in equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/*) pass=100 ;; scan/*) pass=10 ;; *) pass=0 ;; esac
+case "$cell" in equal/* | compound-equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/* | insensitive-prefix/*) pass=100 ;; scan/*) pass=10 ;; *) pass=0 ;; esac
 queries=$((timed + pass))
 total=$(callgrind_annotate "$out/$name.callgrind" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 echo "$cell: $total instructions for $queries queries = $((total / queries)) per query"
