@@ -5,22 +5,40 @@ import MirrorStore
 final class MirrorStoreQueries: QuerySystem {
     static let fileExtension = "mirrorstore"
     let store: Store
+    /// Whether this is a store of members rather than of customers.
+    private let holdsMembers: Bool
 
     init(path: String) throws {
         store = try Store(path: path, models: [Customer.self], configuration: Store.Configuration())
+        holdsMembers = false
+    }
+
+    /// A store of members holds only `Member`; the customers' queries do not apply to it.
+    init(membersPath path: String) throws {
+        store = try Store(path: path, models: [Member.self], configuration: Store.Configuration())
+        holdsMembers = true
     }
 
     static func create(path: String) throws -> MirrorStoreQueries {
         try MirrorStoreQueries(path: path)
     }
 
+    static func createMembers(path: String) throws -> MirrorStoreQueries {
+        try MirrorStoreQueries(membersPath: path)
+    }
+
     static func files(for path: String) -> [String] {
         [path, path + ".lock"]
     }
 
-    /// The first `objects(_:)` of a store decodes every stored customer once (its validation).
+    /// The first `objects(_:)` of a store decodes every stored customer (or member) once (its
+    /// validation).
     func warmUp() throws {
-        _ = try store.objects(Customer.self)
+        if holdsMembers {
+            _ = try store.objects(Member.self)
+        } else {
+            _ = try store.objects(Customer.self)
+        }
     }
 
     func insert(_ customers: [Customer]) throws {
@@ -54,6 +72,31 @@ final class MirrorStoreQueries: QuerySystem {
 
     private func arithmeticResults(_ bound: Double) throws -> Results<Customer> {
         try store.objects(Customer.self).filter(#Predicate { $0.score * 2 - 100 > bound })
+    }
+
+    func insert(members: [Member]) throws {
+        try store.write { try $0.add(contentsOf: members) }
+    }
+
+    func countMembers() throws -> Int {
+        try store.objects(Member.self).count
+    }
+
+    private func teamNumberResults(_ team: String, _ number: Int) throws -> Results<Member> {
+        try store.objects(Member.self).filter(#Predicate { $0.team == team && $0.number == number })
+    }
+
+    /// In primary-key order, as every filter of `objects(_:)` is.
+    private func prefixResults(_ prefix: String) throws -> Results<Member> {
+        try store.objects(Member.self).filter(\.name, .startsWith(prefix))
+    }
+
+    func member(team: String, number: Int) throws -> [Member] {
+        try teamNumberResults(team, number).all()
+    }
+
+    func members(namePrefix prefix: String) throws -> [Member] {
+        try prefixResults(prefix).all()
     }
 
     func withEmail(_ email: String) throws -> [Customer] {
@@ -125,7 +168,27 @@ final class MirrorStoreQueries: QuerySystem {
         case .scanArithmetic:
             plan = try arithmeticResults(bound).plan
             usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
-        case .sum, .average, .max, .insert, .open, .openPlain, .firstQuery:
+        case .sum, .average, .max, .insert, .open, .openPlain, .firstQuery, .compoundEqual, .insensitivePrefix:
+            return ""
+        }
+        guard usesIndex else { throw QueryBenchmarkFailure("\(workload.rawValue)/MirrorStore: unexpected plan: \(plan)") }
+        return plan.description
+    }
+
+    func checkMemberPlan(_ workload: QueryWorkload, team: String, number: Int, prefix: String) throws -> String {
+        let plan: QueryPlan
+        let usesIndex: Bool
+        switch workload {
+        case .compoundEqual:
+            plan = try teamNumberResults(team, number).plan
+            usesIndex = plan.access == .index(name: "Member.team+number", range: "team == \(team.debugDescription) and number == \(number)")
+                && plan.filter == .none
+        case .insensitivePrefix:
+            // A prefix range of the folded names, each candidate re-tested on its record.
+            plan = try prefixResults(prefix).plan
+            usesIndex = plan.access == .index(name: "Member.name~folded", range: "starts with \(prefix.lowercased().debugDescription)")
+                && plan.filter == .records && plan.order == .primaryKey
+        default:
             return ""
         }
         guard usesIndex else { throw QueryBenchmarkFailure("\(workload.rawValue)/MirrorStore: unexpected plan: \(plan)") }

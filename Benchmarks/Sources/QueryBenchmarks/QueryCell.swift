@@ -33,12 +33,26 @@ enum QueryWorkload: String, CaseIterable, Codable {
     /// itself untimed): `email == x`, one customer mapped. Costs what the query costs, not what
     /// the type holds.
     case firstQuery = "first-query"
+    /// `team == t && number == n` on the members' unique compound index over (`team`,
+    /// `number`): one member, mapped to a model.
+    case compoundEqual = "compound-equal"
+    /// Names starting with a 3-letter prefix, ignoring case, on the members' index of folded
+    /// names (GRDB: `LIKE 'prefix%'` on a `NOCASE` index): about 6 members, by `id`, mapped.
+    case insensitivePrefix = "insensitive-prefix"
 
     /// The systems that run it: the open cells measure MirrorStore's own index rebuild.
     var systems: [QuerySystemName] {
         switch self {
         case .open, .openPlain, .firstQuery: [.mirrorStore]
         default: [.mirrorStore, .grdb]
+        }
+    }
+
+    /// Whether the cell reads the members' store rather than the customers'.
+    var usesMembers: Bool {
+        switch self {
+        case .compoundEqual, .insensitivePrefix: true
+        default: false
         }
     }
 
@@ -108,7 +122,8 @@ struct QueryCellResult: Codable {
     var allocatedGrowth: Int?
 }
 
-/// Where the stores the read cells share live in the scratch directory.
+/// Where the stores the read cells share live in the scratch directory: `customers` (and, for
+/// the open cells, `plain`) for the customers, `members` for the compound and insensitive cells.
 func sharedStorePath(directory: String, name: String, objects: Int, fileExtension: String) -> String {
     "\(directory)/\(name)-\(objects).\(fileExtension)"
 }

@@ -52,6 +52,7 @@ struct QueryCellRunner<System: QuerySystem> {
         case .open: try open(plain: false)
         case .openPlain: try open(plain: true)
         case .firstQuery: try firstQuery()
+        case .compoundEqual, .insensitivePrefix: try memberQuery()
         default: try query()
         }
     }
@@ -188,8 +189,70 @@ struct QueryCellRunner<System: QuerySystem> {
                 for _ in 0..<100 { blackHole(try system.latestCreated()) }
                 return 100
             }
-        case .insert, .open, .openPlain, .firstQuery:
-            throw failure("not a query cell")
+        case .insert, .open, .openPlain, .firstQuery, .compoundEqual, .insensitivePrefix:
+            throw failure("not a query cell of the customers")
+        }
+        let (seconds, cpuSeconds, operations) = try timedPasses(pass)
+        try system.close()
+        return QueryCellResult(cell: cell.name, seconds: seconds, cpuSeconds: cpuSeconds, operations: operations, verified: verified, plan: plan)
+    }
+
+    /// Checks that `got` are the members `expected`, in that order, every field.
+    private func check(_ got: [Member], _ expected: [Member], _ label: String) throws {
+        guard got.count == expected.count else {
+            throw failure("\(label): \(got.count) members, expected \(expected.count)")
+        }
+        for (found, wanted) in zip(got, expected) where found.fields != wanted.fields {
+            throw failure("\(label): got \(found.fields), expected \(wanted.fields)")
+        }
+    }
+
+    /// The cells on the members' store: compound-index equality and case-insensitive prefixes.
+    private func memberQuery() throws -> QueryCellResult {
+        let all = QueryFixtures.members(1...sizes.objects, objects: sizes.objects, seed: seed)
+        let sample = QueryFixtures.sample(500, of: sizes.objects, seed: seed).map { all[$0 - 1] }
+        let pairs = sample.map { ($0.team, $0.number) }
+        // 3-letter prefixes of 100 members' names, every other one upper-cased, the rest lower-cased:
+        // both systems must ignore case to answer.
+        let prefixes = sample.prefix(100).enumerated().map { position, member in
+            let prefix = String(member.name.prefix(3))
+            return position.isMultiple(of: 2) ? prefix.uppercased() : prefix.lowercased()
+        }
+
+        let path = sharedStorePath(directory: directory, name: "members", objects: sizes.objects, fileExtension: System.fileExtension)
+        let system = try System(membersPath: path)
+        try system.warmUp()
+        guard try system.countMembers() == sizes.objects else { throw failure("the store does not hold \(sizes.objects) members") }
+        let plan = try system.checkMemberPlan(cell.workload, team: pairs[0].0, number: pairs[0].1, prefix: prefixes[0])
+
+        // Every query once, checked: this is also the warm-up of the timed loop.
+        var verified = 0
+        let pass: () throws -> Int
+        switch cell.workload {
+        case .compoundEqual:
+            let byPair = Dictionary(uniqueKeysWithValues: all.map { ("\($0.team)#\($0.number)", $0) })
+            for (team, number) in pairs {
+                try check(try system.member(team: team, number: number), byPair["\(team)#\(number)"].map { [$0] } ?? [], "\(team) #\(number)")
+                verified += 1
+            }
+            pass = {
+                for (team, number) in pairs { blackHole(try system.member(team: team, number: number)) }
+                return pairs.count
+            }
+        case .insensitivePrefix:
+            for prefix in prefixes {
+                let folded = prefix.lowercased()
+                let expected = all.filter { $0.name.lowercased().hasPrefix(folded) }
+                guard (1...40).contains(expected.count) else { throw failure("\(prefix) matches \(expected.count) members") }
+                try check(try system.members(namePrefix: prefix), expected, prefix)
+                verified += expected.count
+            }
+            pass = {
+                for prefix in prefixes { blackHole(try system.members(namePrefix: prefix)) }
+                return prefixes.count
+            }
+        default:
+            throw failure("not a query cell of the members")
         }
         let (seconds, cpuSeconds, operations) = try timedPasses(pass)
         try system.close()

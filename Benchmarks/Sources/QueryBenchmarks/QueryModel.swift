@@ -75,6 +75,44 @@ struct CustomerFields: Equatable {
     var createdAt: Date
 }
 
+/// The member of the compound-index and insensitive-search cells, in a store of its own so the
+/// customers' data and indexes stay as they are: a unique compound index on `team` and `number`,
+/// and an index of the folded `name` (MirrorStore through `compoundIndexes` and
+/// `insensitiveIndexedProperties`; SQLite through `CREATE UNIQUE INDEX member_team_number ON
+/// member(team, number)` and `CREATE INDEX member_name ON member(name COLLATE NOCASE)`, on a
+/// `name` column that is itself `COLLATE NOCASE`).
+final class Member: Persistable, Codable, FetchableRecord, PersistableRecord {
+    var id = 0
+    var team = ""
+    var number = 0
+    var name = ""
+    var score = 0.0
+    var active = false
+
+    init() {}
+
+    static var primaryKey: String? { "id" }
+    static var compoundIndexes: [CompoundIndex] { [.unique("team", "number")] }
+    static var insensitiveIndexedProperties: [String] { ["name"] }
+    /// GRDB's table.
+    static let databaseTableName = "member"
+
+    /// A plain copy of the fields, for comparing results.
+    var fields: MemberFields {
+        MemberFields(id: id, team: team, number: number, name: name, score: score, active: active)
+    }
+}
+
+/// A member's stored fields as a value, so results compare with `==`.
+struct MemberFields: Equatable {
+    var id: Int
+    var team: String
+    var number: Int
+    var name: String
+    var score: Double
+    var active: Bool
+}
+
 /// The data set. Customer `id` is a pure function of `(id, seed)`, so every process builds the
 /// same customers and can compute what a query must return.
 enum QueryFixtures {
@@ -106,6 +144,47 @@ enum QueryFixtures {
 
     static func customers(_ ids: some Sequence<Int>, seed: UInt64) -> [Customer] {
         ids.map { customer(id: $0, seed: seed) }
+    }
+
+    /// The members' teams: the 100 city names, so a team has about 1% of the members.
+    static var teams: [String] { cities }
+
+    /// Member `id` of `objects` members: a pure function of `(id, objects, seed)`. `team` and
+    /// `number` come from a seeded permutation of the ids, so every (team, number) pair is
+    /// unique and numbers run 1, 2, … within each team; `name` is two capitalised words of
+    /// random ASCII letters ("Kqzmvt Abrelw"), so a 3-letter prefix matches about
+    /// `objects / 26³` members (5.7 of 100,000), ignoring case.
+    static func member(id: Int, objects: Int, seed: UInt64) -> Member {
+        var random = SplitMix64(seed: seed ^ 0x4D45_4D42 ^ (UInt64(truncatingIfNeeded: id) &* 0x9E37_79B9_7F4A_7C15))
+        let slot = memberSlot(id: id, objects: objects, seed: seed)
+        let member = Member()
+        member.id = id
+        member.team = teams[slot % teams.count]
+        member.number = slot / teams.count + 1
+        func word() -> String {
+            let length = 5 + Int(random.next() % 5)
+            let letters = (0..<length).map { _ in UInt8(ascii: "a") + UInt8(random.next() % 26) }
+            return String(decoding: [letters[0] - 32] + letters.dropFirst(), as: UTF8.self)
+        }
+        member.name = word() + " " + word()
+        member.score = Double(random.next() % 1_000_000) / 100
+        member.active = random.next() % 4 != 0
+        return member
+    }
+
+    static func members(_ ids: some Sequence<Int>, objects: Int, seed: UInt64) -> [Member] {
+        ids.map { member(id: $0, objects: objects, seed: seed) }
+    }
+
+    /// Where member `id` goes in `0..<objects`: `(id - 1) * a + b` modulo `objects`, with `a`
+    /// drawn from the seed and prime to `objects`, a permutation.
+    private static func memberSlot(id: Int, objects: Int, seed: UInt64) -> Int {
+        var random = SplitMix64(seed: seed &+ 97)
+        var multiplier = 1 + Int(random.next() % UInt64(max(objects - 1, 1)))
+        func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+        while gcd(multiplier, objects) != 1 { multiplier += 1 }
+        let offset = Int(random.next() % UInt64(objects))
+        return ((id - 1) * multiplier % objects + offset) % objects
     }
 
     /// `count` distinct ids out of `1...objects`, in a seeded order.

@@ -42,13 +42,17 @@ func runQueryCells(options: QueryOptions) throws {
         machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \
         \(ProcessInfo.processInfo.operatingSystemVersionString)
         load average before: \(loadAverage())
-        sizes: \(sizes.objects) customers queried and inserted, \(sizes.openObjects) opened; seed \(sizes.seed)
+        sizes: \(sizes.objects) customers queried and inserted (and as many members), \(sizes.openObjects) opened; seed \(sizes.seed)
         """)
     fflush(nil)
     let needsLarge = cells.contains { $0.workload == .open || $0.workload == .openPlain || $0.workload == .firstQuery }
     for system in [QuerySystemName.mirrorStore, .grdb] where cells.contains(where: { $0.system == system }) {
         var arguments = ["--prepare", system.rawValue, "--directory", directory] + sizes.arguments
         if needsLarge { arguments.append("--large") }
+        // The members' store only for the cells that read it; the customers' only if another cell runs.
+        let systemCells = cells.filter { $0.system == system }
+        if systemCells.contains(where: \.workload.usesMembers) { arguments.append("--members") }
+        if systemCells.allSatisfy(\.workload.usesMembers) { arguments.append("--no-customers") }
         print("prepared " + (try runChild(arguments, as: String.self)))
         fflush(nil)
     }

@@ -2,9 +2,12 @@ import Foundation
 import MirrorStore
 
 /// Builds the stores the read cells share, in the parent's scratch directory: `objects`
-/// customers for the queries (both systems), and for MirrorStore `openObjects` customers with
-/// and without the indexes, for the open cells. Returns what was built.
-func prepareStores(_ system: QuerySystemName, sizes: QuerySizes, directory: String, large: Bool) throws -> String {
+/// customers for the queries (both systems; unless `customers` is false), `objects` members for
+/// the compound and insensitive cells (when `members`), and for MirrorStore `openObjects`
+/// customers with and without the indexes, for the open cells (when `large`). Returns what was
+/// built.
+func prepareStores(_ system: QuerySystemName, sizes: QuerySizes, directory: String, large: Bool,
+                   customers: Bool = true, members: Bool = false) throws -> String {
     let clock = ContinuousClock()
     var built: [String] = []
     func seconds(since start: ContinuousClock.Instant) -> String {
@@ -12,6 +15,8 @@ func prepareStores(_ system: QuerySystemName, sizes: QuerySizes, directory: Stri
             + Double(start.duration(to: clock.now).components.attoseconds) / 1e18)
     }
     func build<System: QuerySystem>(_: System.Type) throws {
+        if members { try buildMembers(System.self) }
+        guard customers else { return }
         let path = sharedStorePath(directory: directory, name: "customers", objects: sizes.objects, fileExtension: System.fileExtension)
         System.removeFiles(for: path)
         let start = clock.now
@@ -22,6 +27,18 @@ func prepareStores(_ system: QuerySystemName, sizes: QuerySizes, directory: Stri
         guard try reopened.count() == sizes.objects else { throw QueryBenchmarkFailure("prepare: \(path) does not hold \(sizes.objects)") }
         try reopened.close()
         built.append("\(sizes.objects) customers in \(seconds(since: start))")
+    }
+    func buildMembers<System: QuerySystem>(_: System.Type) throws {
+        let path = sharedStorePath(directory: directory, name: "members", objects: sizes.objects, fileExtension: System.fileExtension)
+        System.removeFiles(for: path)
+        let start = clock.now
+        let created = try System.createMembers(path: path)
+        try created.insert(members: QueryFixtures.members(1...sizes.objects, objects: sizes.objects, seed: sizes.seed))
+        try created.close()
+        let reopened = try System(membersPath: path)
+        guard try reopened.countMembers() == sizes.objects else { throw QueryBenchmarkFailure("prepare: \(path) does not hold \(sizes.objects) members") }
+        try reopened.close()
+        built.append("\(sizes.objects) members in \(seconds(since: start))")
     }
     switch system {
     case .grdb: try build(GRDBQueries.self)

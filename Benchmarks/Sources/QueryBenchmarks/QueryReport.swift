@@ -64,6 +64,8 @@ struct QueryReport {
             (.sum, "sum of an unindexed Double over every customer", 1),
             (.average, "mean of an unindexed Int over every customer", 1),
             (.max, "max of an indexed property", 10),
+            (.compoundEqual, "equality on two properties with a compound index, one match, mapped", 10),
+            (.insensitivePrefix, "case-insensitive 3-letter prefix on an indexed property, ~6 matches by id, mapped", 10),
         ]
         var rows: [[String]] = []
         for (workload, text, target) in targets {

@@ -8,6 +8,11 @@ protocol QuerySystem {
     init(path: String) throws
     /// Creates a new, empty store with both indexes.
     static func create(path: String) throws -> Self
+    /// Opens an existing store of members (`Member`), for the cells whose workload `usesMembers`.
+    init(membersPath path: String) throws
+    /// Creates a new, empty store of members with the unique compound index on (`team`,
+    /// `number`) and the case-insensitive index on `name`.
+    static func createMembers(path: String) throws -> Self
     /// Every file the store may keep for `path`.
     static func files(for path: String) -> [String]
 
@@ -15,6 +20,14 @@ protocol QuerySystem {
     func warmUp() throws
     /// Inserts all of `customers` in one transaction.
     func insert(_ customers: [Customer]) throws
+    /// Inserts all of `members` in one transaction, into a store of members.
+    func insert(members: [Member]) throws
+    /// The number of members, in a store of members.
+    func countMembers() throws -> Int
+    /// The members of `team` with `number` (one at most).
+    func member(team: String, number: Int) throws -> [Member]
+    /// The members whose `name` starts with `prefix` ignoring case (ASCII), by `id`.
+    func members(namePrefix prefix: String) throws -> [Member]
     /// The customers whose `email` is `email`.
     func withEmail(_ email: String) throws -> [Customer]
     /// The customers created in `window`, by `createdAt` then `id`.
@@ -40,6 +53,9 @@ protocol QuerySystem {
     /// How the system answers `workload`'s query; throws when it does not use the index the
     /// cell is about (or, for the scans, when it does not scan, or MirrorStore decodes models).
     func checkPlan(_ workload: QueryWorkload, email: String, window: Range<Date>, city: String, bound: Double) throws -> String
+    /// `checkPlan` for the members' cells: throws when the query does not read the compound
+    /// index (an exact range) or the case-insensitive index on `name`.
+    func checkMemberPlan(_ workload: QueryWorkload, team: String, number: Int, prefix: String) throws -> String
     func close() throws
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 // Query and index benchmarks: MirrorStore's Results and secondary indexes against GRDB 7
-// (SQLite with the same indexes) on the same 100,000 customers. See docs/BENCHMARKS.md,
+// (SQLite with the same indexes) on the same 100,000 customers (and 100,000 members for the
+// compound-index and case-insensitive cells). See docs/BENCHMARKS.md,
 // "Queries and indexes versus GRDB".
 //
 //     swift run -c release --package-path Benchmarks query-benchmarks [--runs N] [--filter TEXT]
@@ -11,15 +12,18 @@ struct QueryOptions {
     var sizes = QuerySizes()
     var filter: String?
     var directory: String?
-    /// Internal: run one cell (`--child CELL`) or build the shared stores (`--prepare SYSTEM`).
+    /// Internal: run one cell (`--child CELL`) or build the shared stores (`--prepare SYSTEM`,
+    /// with `--large`, `--members`, `--no-customers` saying which).
     var child: QueryCell?
     var prepare: QuerySystemName?
     var large = false
+    var members = false
+    var customers = true
 
     static let usage = """
         usage: query-benchmarks [--runs N] [--objects N] [--open-objects N] [--seed N] [--filter TEXT] [--directory DIR]
           --runs N          child processes per cell; medians are taken over them (default 5)
-          --objects N       customers queried and inserted (default 100000)
+          --objects N       customers queried and inserted, and members queried (default 100000)
           --open-objects N  customers in the store the open cells open (default 1000000)
           --seed N          seed of the data (default 20261123)
           --filter TEXT     run only the cells whose name contains TEXT; workloads: \(QueryWorkload.allCases.map(\.rawValue).joined(separator: ", "))
@@ -55,6 +59,8 @@ struct QueryOptions {
                 guard let system = QuerySystemName(rawValue: name) else { throw QueryBenchmarkFailure("unknown system \(name)") }
                 prepare = system
             case "--large": large = true
+            case "--members": members = true
+            case "--no-customers": customers = false
             case "--help", "-h":
                 print(Self.usage)
                 exit(0)
@@ -83,7 +89,8 @@ func main() throws {
     }
     if let system = options.prepare, let directory = options.directory {
         print("result: " + String(decoding: try JSONEncoder().encode(
-            try prepareStores(system, sizes: options.sizes, directory: directory, large: options.large)), as: UTF8.self))
+            try prepareStores(system, sizes: options.sizes, directory: directory, large: options.large,
+                              customers: options.customers, members: options.members)), as: UTF8.self))
         return
     }
     try runQueryCells(options: options)
