@@ -666,6 +666,9 @@ struct PredicateDifferentialTests {
         [SortDescriptor(\.big)], [SortDescriptor(\.ratio)], [SortDescriptor(\.moment, order: .reverse)], [SortDescriptor(\.note)],
         [SortDescriptor(\.priority)], [SortDescriptor(\.indexedPriority, order: .reverse), SortDescriptor(\.identifier)],
         [SortDescriptor(\.amount)], [SortDescriptor(\.indexedMoment)],
+        [SortDescriptor(\.token)], [SortDescriptor(\.indexedToken, order: .reverse), SortDescriptor(\.text)],
+        [SortDescriptor(\.spot.label)], [SortDescriptor(\.spot.level, order: .reverse), SortDescriptor(\.owner?.name)],
+        [SortDescriptor(\.owner?.name, order: .reverse)], [SortDescriptor(\.owner?.rank), SortDescriptor(\.token, order: .reverse)],
     ] }
 
     static func records(_ random: inout SeededRandom) -> (records: [DiffRecord], owners: [DiffOwner]) {
@@ -811,6 +814,13 @@ struct PredicateDifferentialTests {
                         records[position] = replacement
                     }
                 }
+            }
+            // A deleted owner: links to it stay stored and read as nil on the models.
+            let gone = random.pick(owners).identifier
+            try store.write { try $0.delete(DiffOwner.self, primaryKey: gone) }
+            for record in records {
+                if record.owner?.identifier == gone { record.owner = nil }
+                record.friends.removeAll { $0.identifier == gone }
             }
             try store.compact()
             _ = try Self.check(store, records, random: &random, phase: "seed \(seed), changed and compacted")
