@@ -105,9 +105,13 @@ indirect enum QueryValue: Sendable {
 extension QueryValue {
     /// Converts a constant captured by a predicate: anything a record can hold, enums by their raw
     /// value, optionals, arrays and sets of those. `nil` when the value has no record form.
+    ///
+    /// A URL with a base URL has no record form: Swift's `==` compares its base too, and a
+    /// stored URL, read back from its absolute text, has none, so only the models can say.
     init?(constant value: Any) {
         if let primitive = value as? any RecordPrimitive {
-            self.init(primitive.recordValue)
+            guard let converted = Self.constant(primitive.recordValue) else { return nil }
+            self = converted
             return
         }
         let mirror = Mirror(reflecting: value)
@@ -148,6 +152,13 @@ extension QueryValue {
     private static func primitiveConversion<Primitive: RecordPrimitive, Value>(
         _ primitive: Primitive.Type, as type: Value.Type
     ) -> (Value) -> QueryValue? {
-        { QueryValue(unsafeBitCast($0, to: Primitive.self).recordValue) }
+        { constant(unsafeBitCast($0, to: Primitive.self).recordValue) }
+    }
+
+    /// The query form of a captured primitive, `nil` for a URL with a base (see
+    /// ``init(constant:)``).
+    private static func constant(_ value: RecordValue) -> QueryValue? {
+        if case .url(let url) = value, url.baseURL != nil { return nil }
+        return QueryValue(value)
     }
 }

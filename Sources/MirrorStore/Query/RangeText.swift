@@ -13,6 +13,8 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
         case within(IndexKey, IndexKey, isClosed: Bool)
         case startsWith(String)
         case contains(IndexKey)
+        /// A to-one link reads `nil` (or, with `false`, an object): see ``LinkPresence``.
+        case linkIsNil(Bool)
     }
 
     /// The first term apart from the rest: most ranges have one, and a list of one is one more
@@ -44,6 +46,7 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
             case .within(let lower, let upper, let isClosed): "in \(lower)\(isClosed ? "..." : "..<")\(upper)"
             case .startsWith(let prefix): "starts with \(prefix.debugDescription)"
             case .contains(let key): "contains \(key)"
+            case .linkIsNil(let isNil): isNil ? "== nil" : "!= nil"
             }
         }.joined(separator: " and ")
     }

@@ -22,12 +22,13 @@ struct DiffSpot: Persistable, Codable, Hashable, Sendable {
 }
 
 /// A linked model with a primary key and an index of its own.
-final class DiffOwner: Persistable {
+final class DiffOwner: Persistable, Equatable {
     var identifier = 0
     var name = ""
     var rank: Int?
     init() {}
     static var primaryKey: String? { "identifier" }
+    static func == (lhs: DiffOwner, rhs: DiffOwner) -> Bool { lhs.identifier == rhs.identifier }
     static var indexedProperties: [String] { ["name"] }
 }
 
@@ -67,11 +68,13 @@ final class DiffRecord: Persistable {
     var indexedToken = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     var indexedBytes = Data()
     var counts: [String: Int] = [:]
+    var site = URL(fileURLWithPath: "/")
+    var indexedSite: URL?
     init() {}
     static var primaryKey: String? { "identifier" }
     static var indexedProperties: [String] {
         ["indexedText", "indexedNote", "indexedNumber", "indexedMoment", "indexedWords", "indexedPriority",
-         "indexedReal", "indexedRatio", "indexedToken", "indexedBytes"]
+         "indexedReal", "indexedRatio", "indexedToken", "indexedBytes", "indexedSite"]
     }
 }
 
@@ -96,6 +99,9 @@ enum DiffValues {
     static let priorities: [AnswerPriority] = [.low, .medium, .high, .urgent]
     static let moods: [DiffMood] = [.calm, .busy, .away]
     static let ownerNames = ["Ann", "Bob", "E\u{301}", "\u{C9}", ""]
+    /// URLs equal only when their text is: case, escapes and a trailing slash differ.
+    static let sites = ["https://example.com/a", "https://example.com/a/", "HTTPS://example.com/a", "https://example.com/%7e",
+                        "https://example.com/~", "file:///tmp/x%20y", "a"].compactMap { URL(string: $0) }
 
     /// A set of `elements` built with a random capacity, so equal sets list their elements in
     /// different orders.
@@ -145,6 +151,9 @@ struct DiffConstants {
     let lowAmount: Decimal
     let highAmount: Decimal
     let spot: DiffSpot
+    let site: URL
+    /// A URL with the text of a stored one, but relative to a base: `==` to none of them.
+    let basedSite: URL
 
     init(_ random: inout SeededRandom) {
         text = random.pick(DiffValues.texts)
@@ -176,6 +185,8 @@ struct DiffConstants {
         let (x, y) = (random.pick(DiffValues.amounts), random.pick(DiffValues.amounts))
         (lowAmount, highAmount) = (min(x, y), max(x, y))
         spot = DiffSpot(label: random.pick(DiffValues.texts), level: Int.random(in: 0...3, using: &random))
+        site = random.pick(DiffValues.sites)
+        basedSite = URL(filePath: "a", relativeTo: URL(string: "https://example.com/"))
     }
 }
 
@@ -197,7 +208,20 @@ struct PredicateDifferentialTests {
         let composed = "\u{C9}lodie", decomposed = "E\u{301}lodie", calm = DiffMood.calm, floatInfinity = Float.infinity
         let span = low...high, openSpan = low..<high, textSpan = min(text, otherText)...max(text, otherText), momentSpan = moment..<later
         let prioritySpan = priority...otherPriority
+        let site = k.site, basedSite = k.basedSite
         return [
+            ("site == u", #Predicate { $0.site == site }),
+            ("site != u", #Predicate { $0.site != site }),
+            ("indexedSite == u", #Predicate { $0.indexedSite == site }),
+            ("indexedSite == nil", #Predicate { $0.indexedSite == nil }),
+            ("indexedSite != u && flag", #Predicate { $0.indexedSite != site && $0.flag }),
+            ("site == based u", #Predicate { $0.site == basedSite }),
+            ("indexedSite == based u", #Predicate { $0.indexedSite == basedSite }),
+            ("owner === nil", #Predicate { $0.owner == nil }),
+            ("owner !== nil", #Predicate { $0.owner != nil }),
+            ("owner === nil && flag", #Predicate { $0.owner == nil && $0.flag }),
+            ("flag || owner !== nil", #Predicate { $0.flag || $0.owner != nil }),
+            ("!(owner === nil)", #Predicate { !($0.owner == nil) }),
             // Strings, scanned and indexed.
             ("text == t", #Predicate { $0.text == text }),
             ("text != t", #Predicate { $0.text != text }),
@@ -720,6 +744,8 @@ struct PredicateDifferentialTests {
         record.indexedToken = record.token
         record.indexedBytes = record.bytes
         for _ in 0..<Int.random(in: 0...3, using: &random) { record.counts[random.pick(DiffValues.words)] = random.pick(DiffValues.numbers) }
+        record.site = random.pick(DiffValues.sites)
+        record.indexedSite = random.chance(30) ? nil : random.pick(DiffValues.sites)
         return record
     }
 
