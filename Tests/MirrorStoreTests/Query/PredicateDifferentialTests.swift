@@ -53,8 +53,9 @@ final class DiffRecord: Persistable {
     var token = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     var amount = Decimal()
     var optionalNumber: Int?
-    var numbers: [Int] = []
+    /// Before every other container: the byte tests read only the first one.
     var words: Set<String> = []
+    var numbers: [Int] = []
     var indexedWords: [String] = []
     var priority = AnswerPriority.low
     var indexedPriority = AnswerPriority.low
@@ -495,6 +496,8 @@ struct PredicateDifferentialTests {
             ("!words contains w", #Predicate { !$0.words.contains(word) }),
             ("words all count < 2", #Predicate { $0.words.allSatisfy { $0.count < 2 } }),
             ("words == empty set", #Predicate { $0.words == noWords }),
+            ("words != s && count <= n", #Predicate { $0.words != words && $0.words.count <= count }),
+            ("!words contains w || words == s", #Predicate { !$0.words.contains(word) || $0.words == words }),
             ("words contains w || words contains v", #Predicate { $0.words.contains(word) || $0.words.contains(otherWord) }),
             ("indexedWords is empty", #Predicate { $0.indexedWords.isEmpty }),
             ("indexedWords count == n", #Predicate { $0.indexedWords.count == count }),
