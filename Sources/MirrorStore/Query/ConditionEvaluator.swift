@@ -62,6 +62,9 @@ struct ConditionEvaluator {
             bindings.append((variable, value))
             defer { bindings.removeLast() }
             return try evaluate(transform, bindings: &bindings)
+        case .enumProperty(let base, let mapping):
+            guard let value = try evaluate(base, bindings: &bindings) else { return nil }
+            return mapping.read(value)
         case .nilCoalesce(let lhs, let rhs):
             guard let value = try evaluate(lhs, bindings: &bindings) else { return nil }
             return value.isNull ? try evaluate(rhs, bindings: &bindings) : value

@@ -52,7 +52,11 @@ struct PredicateTranslator {
             case nil: break
             }
         }
-        return .unknown
+        switch EnumKeyPath.reading(keyPath, on: rootType) {
+        case .rawValue?: return base
+        case .mapped(let mapping)?: return .enumProperty(base, mapping)
+        case nil: return .unknown
+        }
     }
 }
 

@@ -57,6 +57,9 @@ enum QueryNode: Sendable {
     indirect case compute(QueryNode, ArithmeticOperation, QueryNode, QueryNumber)
     /// `-value`; made through ``negation(_:_:)``.
     indirect case negate(QueryNode, QueryNumber)
+    /// A key path on a raw-value enum applied to the enum made from the stored raw value
+    /// (``EnumKeyPath``).
+    indirect case enumProperty(QueryNode, EnumKeyPath.Mapping)
     /// Something only the model can answer.
     case unknown
 
@@ -79,7 +82,7 @@ enum QueryNode: Sendable {
         switch self {
         case .constant, .variable, .unknown: []
         case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base),
-             .negate(let base, _), .extreme(let base, _):
+             .negate(let base, _), .extreme(let base, _), .enumProperty(let base, _):
             [base]
         case .equal(let a, let b), .sameElements(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
              .nilCoalesce(let a, let b), .contains(let a, let b), .startsWith(let a, let b), .containsText(let a, let b),

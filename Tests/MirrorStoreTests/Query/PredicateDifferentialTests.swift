@@ -4,8 +4,9 @@ import TestSupport
 @_spi(Testing) import MirrorStore
 import MirrorStoreEngine
 
-/// A raw-value enum with no order: compared for equality only.
-enum DiffMood: String, Codable, Sendable {
+/// A raw-value enum with no order: compared for equality only. Its cases are listed, so
+/// `.rawValue` on it is known to read the stored value.
+enum DiffMood: String, CaseIterable, Codable, Sendable {
     case calm, busy, away
 }
 
@@ -209,8 +210,14 @@ struct PredicateDifferentialTests {
         let composed = "\u{C9}lodie", decomposed = "E\u{301}lodie", calm = DiffMood.calm, floatInfinity = Float.infinity
         let span = low...high, openSpan = low..<high, textSpan = min(text, otherText)...max(text, otherText), momentSpan = moment..<later
         let prioritySpan = priority...otherPriority
-        let site = k.site, basedSite = k.basedSite
+        let site = k.site, basedSite = k.basedSite, moodRaw = k.mood.rawValue, priorityRaw = k.priority.rawValue
         return [
+            ("mood.rawValue == m", #Predicate { $0.mood.rawValue == moodRaw }),
+            ("mood.rawValue < t || flag", #Predicate { $0.mood.rawValue < text || $0.flag }),
+            ("mood.rawValue starts with t", #Predicate { $0.mood.rawValue.starts(with: text) }),
+            ("priority.rawValue == p", #Predicate { $0.priority.rawValue == priorityRaw }),
+            ("priority.rawValue >= p", #Predicate { $0.priority.rawValue >= priorityRaw }),
+            ("indexedPriority.rawValue != p && number > n", #Predicate { $0.indexedPriority.rawValue != priorityRaw && $0.number > number }),
             ("site == u", #Predicate { $0.site == site }),
             ("site != u", #Predicate { $0.site != site }),
             ("indexedSite == u", #Predicate { $0.indexedSite == site }),
