@@ -150,6 +150,13 @@ struct ConditionEvaluator {
             // A link to a deleted object: what the model's dictionary holds is for the model to say.
             if case .link = found { return nil }
             return found
+        case .optionalLookup(let dictionary, let key):
+            guard case .dictionary(let entries)? = try evaluate(dictionary, bindings: &bindings),
+                  case .string(let name)? = try evaluate(key, bindings: &bindings) else { return nil }
+            guard let found = entries[name] else { return .null }
+            if found.isNull { return nil }
+            if case .link = found { return nil }
+            return found
         case .extreme(let array, let isMaximum):
             guard let elements = try elements(of: array, bindings: &bindings) else { return nil }
             guard var result = elements.first else { return .null }

@@ -591,9 +591,13 @@ extension PredicateExpressions.CollectionIndexSubscript: QueryTranslatable {
 
 extension PredicateExpressions.DictionaryKeySubscript: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        // Records keep `[String: Value]`; a dictionary of optionals would give a double optional.
-        guard Key.Output.self == String.self, !(Value.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        // Records keep `[String: Value]`.
+        guard Key.Output.self == String.self else { return { _, _ in .unknown } }
         let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
+        // A dictionary of optionals gives a double optional.
+        if Value.self is any OptionalType.Type {
+            return { expression, translator in .optionalLookup(try wrapped(expression, translator), try key(expression, translator)) }
+        }
         return { expression, translator in
             .lookup(try wrapped(expression, translator), try key(expression, translator), default: nil)
         }
@@ -602,7 +606,9 @@ extension PredicateExpressions.DictionaryKeySubscript: QueryTranslatable {
 
 extension PredicateExpressions.DictionaryKeyDefaultValueSubscript: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        guard Key.Output.self == String.self, !(Default.Output.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        // With a default, a dictionary of optionals gives a single optional: the value held
+        // (`nil` too), or the default.
+        guard Key.Output.self == String.self else { return { _, _ in .unknown } }
         let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
         let fallback = Translations.operand(\Self.default)
         return { expression, translator in

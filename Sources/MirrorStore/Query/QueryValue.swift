@@ -107,8 +107,11 @@ extension QueryValue {
     /// value, optionals, arrays and sets of those. `nil` when the value has no record form.
     ///
     /// A URL with a base URL has no record form: Swift's `==` compares its base too, and a
-    /// stored URL, read back from its absolute text, has none, so only the models can say.
+    /// stored URL, read back from its absolute text, has none, so only the models can say. Nor
+    /// has an optional of an optional holding `.some(nil)` (beside a lookup in a dictionary of
+    /// optionals), which is not `nil`, though `.null` is the only nil a query value has.
     init?(constant value: Any) {
+        if let optional = type(of: value) as? any NestedOptional.Type, optional.wrapsOptional, Self.holdsSomeNil(value) { return nil }
         if let primitive = value as? any RecordPrimitive {
             guard let converted = Self.constant(primitive.recordValue) else { return nil }
             self = converted
@@ -144,8 +147,21 @@ extension QueryValue {
     /// How to convert a captured constant of `type`, chosen once per type: a value a record
     /// stores as it is converts directly; anything else goes through ``init(constant:)``.
     static func constantConversion<Value>(for type: Value.Type) -> (Value) -> QueryValue? {
+        // An optional of an optional may hold `.some(nil)` (see ``init(constant:)``).
+        if let optional = type as? any NestedOptional.Type, optional.wrapsOptional { return { QueryValue(constant: $0) } }
         guard let primitive = type as? any RecordPrimitive.Type else { return { QueryValue(constant: $0) } }
         return primitiveConversion(primitive, as: type)
+    }
+
+    /// Whether `value` is an optional whose wrapped value, at some depth, is an empty optional.
+    private static func holdsSomeNil(_ value: Any) -> Bool {
+        var current = Mirror(reflecting: value)
+        while current.displayStyle == .optional, let wrapped = current.children.first?.value {
+            let inner = Mirror(reflecting: wrapped)
+            if inner.displayStyle == .optional, inner.children.isEmpty { return true }
+            current = inner
+        }
+        return false
     }
 
     /// `Primitive` and `Value` are the same type, known here under two names.
@@ -161,4 +177,13 @@ extension QueryValue {
         if case .url(let url) = value, url.baseURL != nil { return nil }
         return QueryValue(value)
     }
+}
+
+/// Tells an optional of an optional from other types, once per type.
+private protocol NestedOptional {
+    static var wrapsOptional: Bool { get }
+}
+
+extension Optional: NestedOptional {
+    fileprivate static var wrapsOptional: Bool { Wrapped.self is any NestedOptional.Type }
 }

@@ -72,6 +72,8 @@ final class DiffRecord: Persistable {
     var counts: [String: Int] = [:]
     var site = URL(fileURLWithPath: "/")
     var indexedSite: URL?
+    /// A key may hold `nil`, which is not an absent key.
+    var optionalCounts: [String: Int?] = [:]
     init() {}
     static var primaryKey: String? { "identifier" }
     static var indexedProperties: [String] {
@@ -211,8 +213,14 @@ struct PredicateDifferentialTests {
         let span = low...high, openSpan = low..<high, textSpan = min(text, otherText)...max(text, otherText), momentSpan = moment..<later
         let prioritySpan = priority...otherPriority
         let site = k.site, basedSite = k.basedSite, moodRaw = k.mood.rawValue, priorityRaw = k.priority.rawValue
+        let someNumber: Int? = number
         return [
             ("mood.rawValue == m", #Predicate { $0.mood.rawValue == moodRaw }),
+            ("optionalCounts[w] == n", #Predicate { $0.optionalCounts[word] == someNumber }),
+            ("optionalCounts[w] == nil", #Predicate { $0.optionalCounts[word] == nil }),
+            ("optionalCounts[w] == optional n", #Predicate { $0.optionalCounts[word] == optionalNumber }),
+            ("optionalCounts[w, default: nil] == nil", #Predicate { $0.optionalCounts[word, default: nil] == nil }),
+            ("optionalCounts[w, default: n] == n", #Predicate { $0.optionalCounts[word, default: optionalNumber] == optionalNumber }),
             ("mood.rawValue < t || flag", #Predicate { $0.mood.rawValue < text || $0.flag }),
             ("mood.rawValue starts with t", #Predicate { $0.mood.rawValue.starts(with: text) }),
             ("priority.rawValue == p", #Predicate { $0.priority.rawValue == priorityRaw }),
@@ -756,6 +764,9 @@ struct PredicateDifferentialTests {
         for _ in 0..<Int.random(in: 0...3, using: &random) { record.counts[random.pick(DiffValues.words)] = random.pick(DiffValues.numbers) }
         record.site = random.pick(DiffValues.sites)
         record.indexedSite = random.chance(30) ? nil : random.pick(DiffValues.sites)
+        for _ in 0..<Int.random(in: 0...3, using: &random) {
+            record.optionalCounts[random.pick(DiffValues.words)] = .some(random.chance(30) ? nil : random.pick(DiffValues.numbers))
+        }
         return record
     }
 
