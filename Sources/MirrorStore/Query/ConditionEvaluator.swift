@@ -123,6 +123,13 @@ struct ConditionEvaluator {
         case .negate(let wrapped, let number):
             guard let value = try evaluate(wrapped, bindings: &bindings) else { return nil }
             return try number.negate(value)
+        case .decimalCompute(let lhs, let operation, let rhs):
+            guard case .decimal(let left)? = try evaluate(lhs, bindings: &bindings),
+                  case .decimal(let right)? = try evaluate(rhs, bindings: &bindings) else { return nil }
+            return DecimalArithmetic.apply(operation, left, right).map(QueryValue.decimal)
+        case .decimalNegate(let wrapped):
+            guard case .decimal(let value)? = try evaluate(wrapped, bindings: &bindings) else { return nil }
+            return DecimalArithmetic.negate(value).map(QueryValue.decimal)
         case .filter(let sequence, let variable, let test):
             guard let elements = try elements(of: sequence, bindings: &bindings) else { return nil }
             // Every element, in order, as `filter` tests them.

@@ -514,15 +514,20 @@ extension PredicateExpressions.Conditional: QueryTranslatable {
 
 extension PredicateExpressions.UnaryMinus: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
         let wrapped = Translations.operand(\Self.wrapped)
+        if Output.self == Decimal.self {
+            return { expression, translator in .decimalNegation(try wrapped(expression, translator)) }
+        }
+        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
         return { expression, translator in .negation(try wrapped(expression, translator), number) }
     }
 }
 
 extension PredicateExpressions.Arithmetic: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
+        let isDecimal = Output.self == Decimal.self
+        let number = QueryNumber(type: Output.self)
+        guard isDecimal || number != nil else { return { _, _ in .unknown } }
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs), op = Translations.reader(\Self.op)
         return { expression, translator in
             let operation: ArithmeticOperation
@@ -532,7 +537,9 @@ extension PredicateExpressions.Arithmetic: QueryTranslatable {
             case .multiply: operation = .multiply
             @unknown default: return .unknown
             }
-            return .arithmetic(try lhs(expression, translator), operation, try rhs(expression, translator), number)
+            let (left, right) = (try lhs(expression, translator), try rhs(expression, translator))
+            guard let number else { return .decimalArithmetic(left, operation, right) }
+            return .arithmetic(left, operation, right, number)
         }
     }
 }

@@ -216,6 +216,9 @@ struct PredicateDifferentialTests {
         let someNumber: Int? = number
         return [
             ("mood.rawValue == m", #Predicate { $0.mood.rawValue == moodRaw }),
+            ("amount * 2 > a", #Predicate { $0.amount * 2 > amount }),
+            ("amount - a == 0 || -amount < a", #Predicate { $0.amount - amount == 0 || -$0.amount < amount }),
+            ("(amount + 0.1) * amount >= a", #Predicate { ($0.amount + lowAmount) * $0.amount >= highAmount }),
             ("optionalCounts[w] == n", #Predicate { $0.optionalCounts[word] == someNumber }),
             ("optionalCounts[w] == nil", #Predicate { $0.optionalCounts[word] == nil }),
             ("optionalCounts[w] == optional n", #Predicate { $0.optionalCounts[word] == optionalNumber }),
