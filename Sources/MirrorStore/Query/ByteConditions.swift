@@ -4,8 +4,8 @@ import MirrorStoreEngine
 /// Conditions compiled to run on a record's stored bytes where they lie: comparisons of the
 /// record's own single-value properties, or of arithmetic on its numeric ones
 /// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants or constant ranges, and tests of one
-/// array or set of single values (`isEmpty`, `count`, `contains`, `==` a constant, a set's
-/// whatever order either lists its elements in), joined by `&&`, `||` and `!`.
+/// array or set of single values (`isEmpty`, `count`, `contains`, and `==` with a constant, for a
+/// set in whatever order either side lists its elements), joined by `&&`, `||` and `!`.
 ///
 /// A scan then tests each record in the file's memory mapping with no copy, no projection and no
 /// value built per record, as SQLite tests a column in its page. An optional property is compared

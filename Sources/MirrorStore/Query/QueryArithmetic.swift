@@ -29,7 +29,7 @@ enum QueryNumber: Sendable, Equatable {
     case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float, double
 
     /// The number type of a predicate's `Output`: the stored numeric types, nothing else (a
-    /// `Decimal`, a `CGFloat` are left to the models).
+    /// `Decimal` computes through ``DecimalArithmetic``, a `CGFloat` is left to the models).
     init?(type: Any.Type) {
         guard let primitive = type as? any RecordPrimitive.Type else { return nil }
         self.init(kind: primitive.propertyKind)
