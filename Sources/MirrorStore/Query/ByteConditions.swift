@@ -3,13 +3,14 @@ import MirrorStoreEngine
 
 /// Conditions compiled to run on a record's stored bytes where they lie: comparisons of the
 /// record's own single-value properties, or of arithmetic on its numeric ones
-/// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants or constant ranges, joined by `&&`,
-/// `||` and `!`.
+/// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants or constant ranges, and tests of one
+/// array or set of single values (`isEmpty`, `count`, `contains`, and `==` with a constant, for a
+/// set in whatever order either side lists its elements), joined by `&&`, `||` and `!`.
 ///
 /// A scan then tests each record in the file's memory mapping with no copy, no projection and no
 /// value built per record, as SQLite tests a column in its page. An optional property is compared
-/// with `==`, `!=`, or behind `?? constant`. Anything else (links, containers, text search, a
-/// property after a container in the record) keeps the general path:
+/// with `==`, `!=`, or behind `?? constant`. Anything else (links, optional or nested containers,
+/// text search, a property after a container in the record) keeps the general path:
 /// ``init(conditions:schema:)`` returns nil. The answers are those of the general evaluator:
 /// strings compare as Swift's `String` does (bytes only when both sides are ASCII, where the two
 /// agree), doubles as Swift's operators do (NaN matches no comparison), and arithmetic computes
@@ -22,6 +23,8 @@ final class ByteConditions {
         case compare(position: Int, Comparison, Constant, whenNil: Bool?)
         /// A value computed in `number` from stored values and constants, compared with a constant.
         case computed(Term, QueryNumber, Comparison, Constant)
+        /// A test of the array or set stored at `position`.
+        case container(position: Int, ContainerTest)
         case and(Test, Test)
         case or(Test, Test)
         case not(Test)
@@ -39,6 +42,18 @@ final class ByteConditions {
     private enum Comparison {
         case equal, notEqual
         case ordered(QueryComparison)
+    }
+
+    /// What a test asks of an array's or a set's elements.
+    private enum ContainerTest {
+        /// Their count compared with a constant (`isEmpty` is `count == 0`).
+        case count(Comparison, Int64)
+        /// One of them is equal to the constant.
+        case contains(Constant)
+        /// As many as the constants, each equal to one of them: a set's `==`, in any order.
+        case sameElements([Constant])
+        /// As many as the constants, each equal to the one in its place: an array's `==`.
+        case elementsEqual([Constant])
     }
 
     private enum Constant {
@@ -61,6 +76,11 @@ final class ByteConditions {
             case bool, int, uint, double, string
             /// A computed value compared with the node's constant (`double` or `int`/`uint` bits).
             case computedSigned, computedUnsigned, computedDouble
+            /// A stored array's or set's count compared with the node's constant (`int` bits).
+            case containerCount
+            /// A stored array's or set's elements against the element nodes `first..<second`
+            /// (in `elements`), as ``ContainerTest`` says.
+            case containerContains, containerSameElements, containerElementsEqual
         }
         let operation: Operation
         /// The orders that satisfy the comparison (``Order``).
@@ -72,7 +92,8 @@ final class ByteConditions {
         /// For a stored value: which read value.
         let slot: Int32
         /// For a computed value, its steps (in `steps`, `first...second`, the last giving the
-        /// value); for a string, its span of `text`.
+        /// value); for a string, its span of `text`; for a container's elements, the span of
+        /// `elements` holding the constants.
         let first: Int32
         let second: Int32
         /// A number's bits (see ``QueryNumber``), a bool as 0 or 1, a string's index in `strings`.
@@ -132,6 +153,8 @@ final class ByteConditions {
     /// The node tested first.
     private let entry: Int
     private let steps: UnsafeMutableBufferPointer<Step>
+    /// The constants containers' elements are compared with, as nodes with nowhere to lead.
+    private let elements: UnsafeMutableBufferPointer<Node>
     /// The UTF-8 of every string constant, one after another.
     private let text: UnsafeMutableBufferPointer<UInt8>
     /// The string constants themselves, for stored text that is not ASCII.
@@ -152,13 +175,15 @@ final class ByteConditions {
         }
         guard let combined else { return nil }
         let positions = compiler.positions.sorted()
-        // Properties up to the last one read are skipped by their tag alone, which single values allow.
-        guard let last = positions.last,
-              schema.properties[...last].allSatisfy({ Compiler.isSingleValue($0.kind) }) else { return nil }
+        // Properties before the last one read are skipped by their tag alone, which single values
+        // allow; a container can only be that last one, which its tests read themselves.
+        guard let last = positions.last, compiler.containers.allSatisfy({ $0 == last }),
+              schema.properties[..<last].allSatisfy({ Compiler.isSingleValue($0.kind) }) else { return nil }
         var flattener = Flattener(slots: Dictionary(uniqueKeysWithValues: positions.enumerated().map { ($1, $0) }))
         entry = Int(flattener.add(combined, whenTrue: Self.accept, whenFalse: Self.reject))
         nodes = Self.buffer(flattener.nodes)
         steps = Self.buffer(flattener.steps)
+        elements = Self.buffer(flattener.elements)
         text = Self.buffer(flattener.text)
         strings = flattener.strings
         self.positions = Self.buffer(positions)
@@ -169,6 +194,7 @@ final class ByteConditions {
     deinit {
         nodes.deallocate()
         steps.deallocate()
+        elements.deallocate()
         text.deallocate()
         positions.deallocate()
     }
@@ -185,6 +211,7 @@ final class ByteConditions {
         let slots: [Int: Int]
         var nodes: [Node] = []
         var steps: [Step] = []
+        var elements: [Node] = []
         var text: [UInt8] = []
         var strings: [String] = []
 
@@ -207,6 +234,25 @@ final class ByteConditions {
                 }
                 return node(operation, accepts: Order.accepted(by: comparison), first: firstStep, second: value, bits: self.constant(constant).bits,
                             whenTrue: whenTrue, whenFalse: whenFalse)
+            case .container(let position, let test):
+                let slot = slots[position] ?? 0
+                let operation: Node.Operation, constants: [Constant]
+                switch test {
+                case .count(let comparison, let count):
+                    return node(.containerCount, accepts: Order.accepted(by: comparison), slot: slot, bits: UInt64(bitPattern: count),
+                                whenTrue: whenTrue, whenFalse: whenFalse)
+                case .contains(let constant): (operation, constants) = (.containerContains, [constant])
+                case .sameElements(let all): (operation, constants) = (.containerSameElements, all)
+                case .elementsEqual(let all): (operation, constants) = (.containerElementsEqual, all)
+                }
+                let first = elements.count
+                for constant in constants {
+                    let (kind, bits, span, isASCII) = self.constant(constant)
+                    elements.append(Node(operation: kind, accepts: 0, isASCII: isASCII, isOptional: false, slot: 0,
+                                         first: Int32(truncatingIfNeeded: span.lowerBound), second: Int32(truncatingIfNeeded: span.upperBound),
+                                         bits: bits, whenTrue: ByteConditions.reject, whenFalse: ByteConditions.reject))
+                }
+                return node(operation, accepts: 0, slot: slot, first: first, second: elements.count, bits: 0, whenTrue: whenTrue, whenFalse: whenFalse)
             case .and(let lhs, let rhs):
                 let right = add(rhs, whenTrue: whenTrue, whenFalse: whenFalse)
                 return add(lhs, whenTrue: right, whenFalse: whenFalse)
@@ -322,7 +368,7 @@ final class ByteConditions {
                 position += 1
             }
             let reading = Reading(bytes: bytes, offsets: offsets, nodes: UnsafeBufferPointer(nodes), steps: UnsafeBufferPointer(steps),
-                                  values: scratch.values, text: UnsafeRawBufferPointer(text))
+                                  elements: UnsafeBufferPointer(elements), values: scratch.values, text: UnsafeRawBufferPointer(text))
             return try reading.evaluate(from: entry, strings: strings)
         } catch {
             switch error {
@@ -345,6 +391,7 @@ final class ByteConditions {
         let offsets: UnsafeMutableBufferPointer<Int>
         let nodes: UnsafeBufferPointer<Node>
         let steps: UnsafeBufferPointer<Step>
+        let elements: UnsafeBufferPointer<Node>
         /// The value of each step computed so far.
         let values: UnsafeMutableBufferPointer<UInt64>
         let text: UnsafeRawBufferPointer
@@ -372,7 +419,59 @@ final class ByteConditions {
             case .bool, .int, .uint, .double, .string:
                 var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
                 return node.accepts & (try order(&cursor, node, strings: strings).get()) != 0
+            case .containerCount:
+                var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
+                let count = try containerCount(&cursor).get()
+                return node.accepts & Order.of(count, Int64(bitPattern: node.bits)) != 0
+            case .containerContains, .containerSameElements, .containerElementsEqual:
+                return try testElements(node, strings: strings)
             }
+        }
+
+        /// The element count of the array or set at `cursor`, which is left at its first element.
+        private func containerCount(_ cursor: inout RawCursor) -> Result<Int64, TestFailure> {
+            let start = cursor.position
+            guard let tag = cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
+            guard tag == ValueTag.list.rawValue else { return .failure(.decode(Self.notContainer(tag, at: start))) }
+            return cursor.varint().mapError(TestFailure.decode).flatMap { count in
+                // Each element takes a byte at least: a larger count is damage.
+                guard count <= UInt64(bytes.count - cursor.position) else {
+                    return .failure(.decode(DecodeFailure(offset: start, reason: "\(count) elements run past the end of the record")))
+                }
+                return .success(Int64(count))
+            }
+        }
+
+        @inline(never)
+        private static func notContainer(_ tag: UInt8, at start: Int) -> DecodeFailure {
+            DecodeFailure(offset: start, reason: "a value tagged \(tag) where the schema asks for an array or a set")
+        }
+
+        /// Whether the container the node reads holds its constants as the node's operation asks.
+        /// Each element is read from where it starts once per constant it is compared with.
+        private func testElements(_ node: Node, strings: [String]) throws(TestFailure) -> Bool {
+            var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
+            let count = try containerCount(&cursor).get()
+            let constants = elements[Int(node.first)..<Int(node.second)]
+            let isContains = node.operation == .containerContains
+            if !isContains, count != Int64(constants.count) { return false }
+            for index in 0..<Int(count) {
+                let start = cursor.position
+                var found = false
+                // An array's `==` compares each element with the constant in its place only.
+                let candidates = node.operation == .containerElementsEqual ? constants[(constants.startIndex + index)...].prefix(1) : constants[...]
+                for constant in candidates {
+                    cursor = RawCursor(bytes, at: start)
+                    if try order(&cursor, constant, strings: strings).get() == Order.equal {
+                        found = true
+                        break
+                    }
+                }
+                if isContains, found { return true }
+                if !isContains, !found { return false }
+                // Each read of the element, the last one too, leaves the cursor after it.
+            }
+            return !isContains
         }
 
         /// How the stored value at `cursor` stands to the node's constant.
@@ -521,6 +620,8 @@ final class ByteConditions {
     private struct Compiler {
         let schema: ObjectSchema
         var positions = Set<Int>()
+        /// The positions of the arrays and sets tests read.
+        var containers = Set<Int>()
 
         mutating func compile(_ node: QueryNode, root: PredicateExpressions.VariableID) -> Test? {
             switch node {
@@ -533,9 +634,21 @@ final class ByteConditions {
             case .not(let wrapped):
                 return compile(wrapped, root: root).map(Test.not)
             case .equal(let lhs, let rhs):
+                if let test = arrayEquality(lhs, rhs, root: root) { return test }
                 return leaf(lhs, rhs, root: root) { _ in .equal }
             case .notEqual(let lhs, let rhs):
+                if let test = arrayEquality(lhs, rhs, root: root) { return .not(test) }
                 return leaf(lhs, rhs, root: root) { _ in .notEqual }
+            case .isEmpty(let base):
+                return container(base, root: root).map { .container(position: $0.position, .count(.equal, 0)) }
+            case .contains(let base, .constant(let value)):
+                guard let (position, element) = container(base, root: root), let constant = Self.constant(value, for: element) else { return nil }
+                return .container(position: position, .contains(constant))
+            case .sameElements(let lhs, let rhs):
+                let (member, other) = if case .constant = lhs { (rhs, lhs) } else { (lhs, rhs) }
+                guard case .constant(.list(let values)) = other, let (position, element) = container(member, root: root),
+                      let constants = Self.constants(values, for: element) else { return nil }
+                return .container(position: position, .sameElements(constants))
             case .compare(let lhs, let comparison, let rhs):
                 return leaf(lhs, rhs, root: root) { swapped in .ordered(swapped ? comparison.mirrored : comparison) }
             case .inRange(.range(.constant(let lower), .constant(let upper), let isClosed), let element):
@@ -557,6 +670,10 @@ final class ByteConditions {
         ) -> Test? {
             let (member, other, swapped): (QueryNode, QueryNode, Bool) = if case .constant = lhs { (rhs, lhs, true) } else { (lhs, rhs, false) }
             guard case .constant(let value) = other else { return nil }
+            if case .count(let base) = member {
+                guard case .int(let count) = value, let (position, _) = container(base, root: root) else { return nil }
+                return .container(position: position, .count(comparison(swapped), count))
+            }
             if let number = Self.number(computedBy: member) {
                 guard let term = term(member, number, root: root), let bits = number.bits(of: value) else { return nil }
                 let constant: Constant = switch number.representation {
@@ -605,6 +722,40 @@ final class ByteConditions {
             case .ordered(let ordering):
                 if case .bool(let holds)? = ConditionEvaluator.compare(lhs, ordering, rhs) { holds } else { nil }
             }
+        }
+
+        /// An array's `==` with a constant array: the same elements in the same order.
+        private mutating func arrayEquality(_ lhs: QueryNode, _ rhs: QueryNode, root: PredicateExpressions.VariableID) -> Test? {
+            let (member, other) = if case .constant = lhs { (rhs, lhs) } else { (lhs, rhs) }
+            guard case .constant(.list(let values)) = other, let position = storedPosition(member, root: root),
+                  case .list(let element) = schema.properties[position].kind, let constants = Self.constants(values, for: element),
+                  let found = container(member, root: root) else { return nil }
+            return .container(position: found.position, .elementsEqual(constants))
+        }
+
+        /// The position and element kind of an array or a set of single values that the node
+        /// reads from the record itself. Not one of links: the model leaves out links to deleted
+        /// objects, which the stored elements keep.
+        private mutating func container(_ node: QueryNode, root: PredicateExpressions.VariableID) -> (position: Int, element: PropertyKind)? {
+            guard let position = storedPosition(node, root: root) else { return nil }
+            switch schema.properties[position].kind {
+            case .list(let element), .set(let element):
+                guard Self.isSingleValue(element) else { return nil }
+                positions.insert(position)
+                containers.insert(position)
+                return (position, element)
+            default:
+                return nil
+            }
+        }
+
+        private static func constants(_ values: [QueryValue], for kind: PropertyKind) -> [Constant]? {
+            var constants: [Constant] = []
+            for value in values {
+                guard let constant = constant(value, for: kind) else { return nil }
+                constants.append(constant)
+            }
+            return constants
         }
 
         /// The schema position of a property the node reads from the record itself.

@@ -62,6 +62,9 @@ struct ConditionEvaluator {
             bindings.append((variable, value))
             defer { bindings.removeLast() }
             return try evaluate(transform, bindings: &bindings)
+        case .enumProperty(let base, let mapping):
+            guard let value = try evaluate(base, bindings: &bindings) else { return nil }
+            return mapping.read(value)
         case .nilCoalesce(let lhs, let rhs):
             guard let value = try evaluate(lhs, bindings: &bindings) else { return nil }
             return value.isNull ? try evaluate(rhs, bindings: &bindings) : value
@@ -126,6 +129,13 @@ struct ConditionEvaluator {
         case .negate(let wrapped, let number):
             guard let value = try evaluate(wrapped, bindings: &bindings) else { return nil }
             return try number.negate(value)
+        case .decimalCompute(let lhs, let operation, let rhs):
+            guard case .decimal(let left)? = try evaluate(lhs, bindings: &bindings),
+                  case .decimal(let right)? = try evaluate(rhs, bindings: &bindings) else { return nil }
+            return DecimalArithmetic.apply(operation, left, right).map(QueryValue.decimal)
+        case .decimalNegate(let wrapped):
+            guard case .decimal(let value)? = try evaluate(wrapped, bindings: &bindings) else { return nil }
+            return DecimalArithmetic.negate(value).map(QueryValue.decimal)
         case .filter(let sequence, let variable, let test):
             guard let elements = try elements(of: sequence, bindings: &bindings) else { return nil }
             // Every element, in order, as `filter` tests them.
@@ -151,6 +161,13 @@ struct ConditionEvaluator {
                 return try evaluate(fallback, bindings: &bindings)
             }
             // A link to a deleted object: what the model's dictionary holds is for the model to say.
+            if case .link = found { return nil }
+            return found
+        case .optionalLookup(let dictionary, let key):
+            guard case .dictionary(let entries)? = try evaluate(dictionary, bindings: &bindings),
+                  case .string(let name)? = try evaluate(key, bindings: &bindings) else { return nil }
+            guard let found = entries[name] else { return .null }
+            if found.isNull { return nil }
             if case .link = found { return nil }
             return found
         case .extreme(let array, let isMaximum):

@@ -54,11 +54,13 @@ enum IndexKeys {
     /// Whether an index on a property of `kind` answers equality with a constant exactly as
     /// Swift's `==` does, though not ranges: doubles and floats (`-0.0` and `0.0` are one key, as
     /// they are equal; a NaN constant equals nothing and is not looked up), UUIDs and data (equal
-    /// when their bytes are), besides every kind that ``ordersExactly(_:)``.
+    /// when their bytes are), URLs (a stored URL has no base, and two without one are equal when
+    /// their text is; a constant with a base is left to the models, see
+    /// ``QueryValue/init(constant:)``), besides every kind that ``ordersExactly(_:)``.
     static func equatesExactly(_ kind: PropertyKind) -> Bool {
         switch kind {
         case .optional(let wrapped): equatesExactly(wrapped)
-        case .double, .float, .uuid, .data: true
+        case .double, .float, .uuid, .data, .url: true
         default: ordersExactly(kind)
         }
     }

@@ -67,15 +67,21 @@ struct LinkJoin: Sendable {
         return false
     }
 
-    /// A value read through a to-one link of the root: `root.link?.x` (an optional chain) or
-    /// `root.link.x` (a link that is not optional), rewritten to read `x` from the linked object.
+    /// A value read through a to-one link of the root: `root.link?.x` (an optional chain, also
+    /// one going on through further links) or `root.link.x` (a link that is not optional),
+    /// rewritten to read `x` from the linked object.
     private static func throughToOne(
         _ node: QueryNode, _ root: PredicateExpressions.VariableID, _ schema: ObjectSchema
     ) -> (link: String, targetType: String, variable: PredicateExpressions.VariableID, node: QueryNode)? {
         switch node {
         case .flatMap(let base, let variable, let transform):
-            guard let (link, targetType) = linkProperty(base, root: root, schema: schema, toMany: false) else { return nil }
-            return (link, targetType, variable, transform)
+            if let (link, targetType) = linkProperty(base, root: root, schema: schema, toMany: false) {
+                return (link, targetType, variable, transform)
+            }
+            // The macro nests a chain of two optional links as `(root.link?.x)?.y`, which reads
+            // what `root.link?.(x?.y)` reads: the linked object takes the inner chain's place.
+            guard let inner = throughToOne(base, root, schema) else { return nil }
+            return (inner.link, inner.targetType, inner.variable, .flatMap(inner.node, variable, transform))
         case .member(let base, let property, let position, let typeName):
             guard let (link, targetType) = linkProperty(base, root: root, schema: schema, toMany: false) else { return nil }
             // The linked object takes the root's place: the variable is free on the other side.
@@ -126,6 +132,8 @@ struct LinkJoin: Sendable {
             return index.objects(from: lower, to: upper)
         case .linked(let inner):
             return try inner.candidateKeys(source: source)
+        case .linkPresence(let presence):
+            return presence.objects(in: source.snapshot)
         case .scan:
             return try scannedTargetKeys(source: source)
         }

@@ -52,7 +52,11 @@ struct PredicateTranslator {
             case nil: break
             }
         }
-        return .unknown
+        switch EnumKeyPath.reading(keyPath, on: rootType) {
+        case .rawValue?: return base
+        case .mapped(let mapping)?: return .enumProperty(base, mapping)
+        case nil: return .unknown
+        }
     }
 }
 
@@ -510,15 +514,20 @@ extension PredicateExpressions.Conditional: QueryTranslatable {
 
 extension PredicateExpressions.UnaryMinus: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
         let wrapped = Translations.operand(\Self.wrapped)
+        if Output.self == Decimal.self {
+            return { expression, translator in .decimalNegation(try wrapped(expression, translator)) }
+        }
+        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
         return { expression, translator in .negation(try wrapped(expression, translator), number) }
     }
 }
 
 extension PredicateExpressions.Arithmetic: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        guard let number = QueryNumber(type: Output.self) else { return { _, _ in .unknown } }
+        let isDecimal = Output.self == Decimal.self
+        let number = QueryNumber(type: Output.self)
+        guard isDecimal || number != nil else { return { _, _ in .unknown } }
         let lhs = Translations.operand(\Self.lhs), rhs = Translations.operand(\Self.rhs), op = Translations.reader(\Self.op)
         return { expression, translator in
             let operation: ArithmeticOperation
@@ -528,7 +537,9 @@ extension PredicateExpressions.Arithmetic: QueryTranslatable {
             case .multiply: operation = .multiply
             @unknown default: return .unknown
             }
-            return .arithmetic(try lhs(expression, translator), operation, try rhs(expression, translator), number)
+            let (left, right) = (try lhs(expression, translator), try rhs(expression, translator))
+            guard let number else { return .decimalArithmetic(left, operation, right) }
+            return .arithmetic(left, operation, right, number)
         }
     }
 }
@@ -587,9 +598,13 @@ extension PredicateExpressions.CollectionIndexSubscript: QueryTranslatable {
 
 extension PredicateExpressions.DictionaryKeySubscript: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        // Records keep `[String: Value]`; a dictionary of optionals would give a double optional.
-        guard Key.Output.self == String.self, !(Value.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        // Records keep `[String: Value]`.
+        guard Key.Output.self == String.self else { return { _, _ in .unknown } }
         let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
+        // A dictionary of optionals gives a double optional.
+        if Value.self is any OptionalType.Type {
+            return { expression, translator in .optionalLookup(try wrapped(expression, translator), try key(expression, translator)) }
+        }
         return { expression, translator in
             .lookup(try wrapped(expression, translator), try key(expression, translator), default: nil)
         }
@@ -598,7 +613,9 @@ extension PredicateExpressions.DictionaryKeySubscript: QueryTranslatable {
 
 extension PredicateExpressions.DictionaryKeyDefaultValueSubscript: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        guard Key.Output.self == String.self, !(Default.Output.self is any OptionalType.Type) else { return { _, _ in .unknown } }
+        // With a default, a dictionary of optionals gives a single optional: the value held
+        // (`nil` too), or the default.
+        guard Key.Output.self == String.self else { return { _, _ in .unknown } }
         let wrapped = Translations.operand(\Self.wrapped), key = Translations.operand(\Self.key)
         let fallback = Translations.operand(\Self.default)
         return { expression, translator in

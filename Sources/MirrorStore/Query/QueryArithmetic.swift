@@ -1,3 +1,5 @@
+import Foundation
+
 /// The operators of a predicate's `Arithmetic`, `IntDivision`, `IntRemainder` and
 /// `FloatDivision` expressions.
 enum ArithmeticOperation: Sendable {
@@ -27,7 +29,7 @@ enum QueryNumber: Sendable, Equatable {
     case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float, double
 
     /// The number type of a predicate's `Output`: the stored numeric types, nothing else (a
-    /// `Decimal`, a `CGFloat` are left to the models).
+    /// `Decimal` computes through ``DecimalArithmetic``, a `CGFloat` is left to the models).
     init?(type: Any.Type) {
         guard let primitive = type as? any RecordPrimitive.Type else { return nil }
         self.init(kind: primitive.propertyKind)
@@ -243,5 +245,53 @@ extension QueryNode {
             return .constant(number.value(result))
         }
         return .negate(value, number)
+    }
+}
+
+/// `Decimal` arithmetic in predicates (`+`, `-`, `*` and a prefix `-`; a predicate has no `/`
+/// for them), with Foundation's own operators on the values the models hold (both are read from
+/// the same stored text), so the results are the models'. Those operators trap on some operands
+/// (an overflow, a NaN), which the store cannot tell beforehand, so it computes only on operands
+/// small enough that every result is exact: at most 14 significant digits and an exponent within
+/// ±8 (a sum aligns them to at most 30 digits, a product has at most 28, both within the 38 a
+/// `Decimal` holds). Any other operand is left to the models, which answer, or trap, as Swift does.
+enum DecimalArithmetic {
+    static func apply(_ operation: ArithmeticOperation, _ a: Decimal, _ b: Decimal) -> Decimal? {
+        guard isSmall(a), isSmall(b) else { return nil }
+        switch operation {
+        case .add: return a + b
+        case .subtract: return a - b
+        case .multiply: return a * b
+        case .divide, .remainder: return nil
+        }
+    }
+
+    static func negate(_ a: Decimal) -> Decimal? {
+        isSmall(a) ? -a : nil
+    }
+
+    private static let largestSignificand = Decimal(99_999_999_999_999)
+
+    private static func isSmall(_ value: Decimal) -> Bool {
+        !value.isNaN && (-8...8).contains(value.exponent) && value.significand.magnitude <= largestSignificand
+    }
+}
+
+extension QueryNode {
+    /// `lhs op rhs` on `Decimal`s, computed now when both are constants.
+    static func decimalArithmetic(_ lhs: QueryNode, _ operation: ArithmeticOperation, _ rhs: QueryNode) -> QueryNode {
+        if case .constant(.decimal(let a)) = lhs, case .constant(.decimal(let b)) = rhs,
+           let result = DecimalArithmetic.apply(operation, a, b) {
+            return .constant(.decimal(result))
+        }
+        return .decimalCompute(lhs, operation, rhs)
+    }
+
+    /// `-value` of a `Decimal`, computed now for a constant (`-1.5` is a minus applied to `1.5`).
+    static func decimalNegation(_ value: QueryNode) -> QueryNode {
+        if case .constant(.decimal(let a)) = value, let result = DecimalArithmetic.negate(a) {
+            return .constant(.decimal(result))
+        }
+        return .decimalNegate(value)
     }
 }

@@ -55,6 +55,8 @@ struct QueryExecution<Model: Persistable> {
             candidates = index.objects(from: lower, to: upper)
         case .linked(let join):
             candidates = try join.candidateKeys(source: source)
+        case .linkPresence(let presence):
+            candidates = presence.objects(in: source.snapshot)
         }
         candidates = Self.deduplicated(Self.sortedByPrimaryKey(candidates))
         if access.isExact || conditions.isEmpty { return candidates }

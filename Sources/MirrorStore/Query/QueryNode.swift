@@ -40,6 +40,10 @@ enum QueryNode: Sendable {
     indirect case element(QueryNode, QueryNode)
     /// `dictionary[key]`, or `dictionary[key, default: value]`.
     indirect case lookup(QueryNode, QueryNode, default: QueryNode?)
+    /// `dictionary[key]` of a dictionary of optionals: a double optional, whose `.some(nil)`
+    /// (the key holds `nil`) no query value tells from `nil` (the key is absent), so only the
+    /// model decides a record where it is met.
+    indirect case optionalLookup(QueryNode, QueryNode)
     /// `array.max()` (`isMaximum`) or `array.min()`.
     indirect case extreme(QueryNode, isMaximum: Bool)
     /// `string.starts(with: prefix)`.
@@ -59,6 +63,14 @@ enum QueryNode: Sendable {
     indirect case compute(QueryNode, ArithmeticOperation, QueryNode, QueryNumber)
     /// `-value`; made through ``negation(_:_:)``.
     indirect case negate(QueryNode, QueryNumber)
+    /// `lhs op rhs` on `Decimal`s, with Foundation's operators (see ``DecimalArithmetic``);
+    /// made through ``decimalArithmetic(_:_:_:)``.
+    indirect case decimalCompute(QueryNode, ArithmeticOperation, QueryNode)
+    /// `-value` of a `Decimal`; made through ``decimalNegation(_:)``.
+    indirect case decimalNegate(QueryNode)
+    /// A key path on a raw-value enum applied to the enum made from the stored raw value
+    /// (``EnumKeyPath``).
+    indirect case enumProperty(QueryNode, EnumKeyPath.Mapping)
     /// Something only the model can answer.
     case unknown
 
@@ -81,12 +93,12 @@ enum QueryNode: Sendable {
         switch self {
         case .constant, .variable, .unknown: []
         case .member(let base, _, _, _), .count(let base), .isEmpty(let base), .not(let base), .forceUnwrap(let base),
-             .negate(let base, _), .extreme(let base, _), .folded(let base, _):
+             .negate(let base, _), .extreme(let base, _), .folded(let base, _), .enumProperty(let base, _), .decimalNegate(let base):
             [base]
         case .equal(let a, let b), .sameElements(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
              .nilCoalesce(let a, let b), .contains(let a, let b), .startsWith(let a, let b), .containsText(let a, let b),
              .inRange(let a, let b), .flatMap(let a, _, let b), .containsWhere(let a, _, let b), .allSatisfy(let a, _, let b),
-             .compute(let a, _, let b, _), .filter(let a, _, let b), .element(let a, let b):
+             .compute(let a, _, let b, _), .decimalCompute(let a, _, let b), .filter(let a, _, let b), .element(let a, let b), .optionalLookup(let a, let b):
             [a, b]
         case .range(let a, let b, _): [a, b]
         case .conditional(let a, let b, let c): [a, b, c]

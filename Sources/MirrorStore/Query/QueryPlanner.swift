@@ -45,6 +45,8 @@ struct AccessPath: Sendable {
         case index(name: String, index: IndexSnapshot, lower: IndexBound?, upper: IndexBound?)
         /// The objects linking to those a condition on the linked type selects.
         case linked(LinkJoin)
+        /// The objects whose to-one link reads `nil`, or reads an object.
+        case linkPresence(LinkPresence)
     }
 
     let source: Source
@@ -66,6 +68,7 @@ struct AccessPath: Sendable {
         case .primaryKeys(let keys): .described(.primaryKey(typeName: typeName, keys: keys.count))
         case .index(let name, _, _, _): .index(name: name, range: rangeText)
         case .linked(let join): .described(.linked(index: join.linkIndex, target: join.target.planAccess(typeName: join.targetType).access.description))
+        case .linkPresence(let presence): .index(name: presence.indexName, range: RangeText(.linkIsNil(!presence.isPresent)))
         }
     }
 }
@@ -128,7 +131,7 @@ struct QueryPlanner {
                 if let access = access(using: constraint, alone: true) { return access }
                 if let compound = compoundAccess([constraint], everyConjunctConstrains: true) { return compound.access }
             }
-            return linkedAccess([(node, root)]) ?? .scan
+            return linkPresence(node, root, alone: true) ?? linkedAccess([(node, root)]) ?? .scan
         }
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
         for condition in conditions {
@@ -174,6 +177,10 @@ struct QueryPlanner {
             return compound.access
         }
         if let best, let access = access(using: constraints[best], alone: alone) { return access }
+        let soleConjunct = constraints.isEmpty && all.count == 1
+        for (conjunct, root) in conjuncts {
+            if let access = linkPresence(conjunct, root, alone: soleConjunct) { return access }
+        }
         return linkedAccess(Array(conjuncts)) ?? .scan
     }
 
@@ -220,6 +227,21 @@ struct QueryPlanner {
                                isExact: isExact, rangeText: text, order: ordering), used.count)
         }
         return best
+    }
+
+    /// The access `$0.link == nil` or `$0.link != nil` offers on a to-one link's index.
+    /// `alone`: it is the whole query, so its objects are the answer.
+    private func linkPresence(_ node: QueryNode, _ root: PredicateExpressions.VariableID, alone: Bool) -> AccessPath? {
+        let operand: QueryNode, isPresent: Bool
+        switch node {
+        case .equal(let lhs, .constant(.null)), .equal(.constant(.null), let lhs): (operand, isPresent) = (lhs, false)
+        case .notEqual(let lhs, .constant(.null)), .notEqual(.constant(.null), let lhs): (operand, isPresent) = (lhs, true)
+        default: return nil
+        }
+        guard let property = indexedProperty(operand, root), let index = property.index,
+              case .optional(.object(let targetType)) = property.kind else { return nil }
+        let presence = LinkPresence(indexName: index.name, index: index.snapshot, targetType: targetType, isPresent: isPresent)
+        return AccessPath(source: .linkPresence(presence), isExact: alone, rangeText: nil, order: nil)
     }
 
     /// The access `constraint` offers: a primary-key lookup for an equality on the primary key,

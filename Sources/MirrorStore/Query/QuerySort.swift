@@ -1,11 +1,14 @@
 import Foundation
 import MirrorStoreEngine
 
-/// A `SortDescriptor` the store can apply to encoded records: a stored property of the model,
-/// its direction, and the string comparator the descriptor carries (if any).
+/// A `SortDescriptor` the store can apply to encoded records: a stored property of the model, or
+/// a path through embedded models and to-one links, its direction, and the string comparator the
+/// descriptor carries (if any).
 struct RecordSortKey: Sendable {
+    /// The property's name, or the path's dotted names (`publisher.name`).
     let property: String
-    let position: Int
+    let reading: Reading
+    /// The kind of the value sorted by (the path's last property).
     let kind: PropertyKind
     let ascending: Bool
     let stringComparator: String.StandardComparator?
@@ -24,6 +27,21 @@ struct RecordSortKey: Sendable {
 
     static func foldedOrderName(of property: String) -> String { "\(property)~folded" }
 
+    /// Whether the key reads the model's own property, which an index of it can order.
+    var readsStoredProperty: Bool {
+        if case .stored = reading { return true }
+        return false
+    }
+
+    /// Where the sorted value comes from.
+    enum Reading: Sendable {
+        /// The model's own property at this schema position.
+        case stored(position: Int)
+        /// What `node` reads from the record bound to `root`, as the key path reads it on the
+        /// model: `nil` past a `nil` or deleted link.
+        case path(QueryNode, root: PredicateExpressions.VariableID)
+    }
+
     /// Orders two values as the descriptor would order the models holding them: `nil` first,
     /// strings through the descriptor's comparator when it has one, everything else by `<`.
     func order(_ lhs: QueryValue, _ rhs: QueryValue) -> ComparisonResult {
@@ -39,6 +57,13 @@ struct RecordSortKey: Sendable {
             var comparator = stringComparator ?? .lexical
             comparator.order = .forward
             forward = comparator.compare(a, b)
+        // Foundation's `UUID.<` compares the 16 bytes in order (which is `uuidString` order too).
+        case (.uuid(let a), .uuid(let b)):
+            forward = withUnsafeBytes(of: a.uuid) { a in
+                withUnsafeBytes(of: b.uuid) { b in
+                    a.elementsEqual(b) ? .orderedSame : (a.lexicographicallyPrecedes(b) ? .orderedAscending : .orderedDescending)
+                }
+            }
         default: forward = lhs.compare(to: rhs) ?? .orderedSame
         }
         guard !ascending else { return forward }
@@ -57,27 +82,53 @@ enum SortResolution: Sendable {
     /// By comparing decoded models: a descriptor the store cannot read from records.
     case models
 
-    /// Resolves descriptors against a model's schema.
+    /// Resolves descriptors against a model's schema; `schemas` has the schemas of the types a
+    /// path goes through.
     ///
     /// - Throws: ``QueryError`` for a sort on an ignored property or on values with no order.
-    static func resolve<Model: Persistable>(_ descriptors: [SortDescriptor<Model>], schema: ObjectSchema) throws -> SortResolution {
+    static func resolve<Model: Persistable>(
+        _ descriptors: [SortDescriptor<Model>], schema: ObjectSchema, schemas: any SchemaSource
+    ) throws -> SortResolution {
         var keys: [RecordSortKey] = []
         for descriptor in descriptors {
-            guard let keyPath = descriptor.keyPath,
-                  let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else { return .models }
+            guard let keyPath = descriptor.keyPath else { return .models }
+            // Stored by raw value, ordered by the model's own `<`.
+            if OwnOrder.applies(to: type(of: keyPath).valueType) { return .models }
+            let ascending = descriptor.order == .forward
+            guard let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else {
+                guard let key = pathKey(keyPath, of: Model.self, ascending: ascending, comparator: descriptor.stringComparator,
+                                        schema: schema, schemas: schemas) else { return .models }
+                keys.append(key)
+                continue
+            }
             if schema.ignoredProperties.contains(name) {
                 throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name))
             }
-            // Stored by raw value, ordered by the model's own `<`.
-            if OwnOrder.applies(to: type(of: keyPath).valueType) { return .models }
             guard let position = schema.index(ofProperty: name), let kind = schema.property(named: name)?.kind else { return .models }
             // A descriptor on any other kind compiled because the model's type makes it comparable:
             // only the model can compare it.
             guard isSortableOnRecords(kind) else { return .models }
-            keys.append(RecordSortKey(property: name, position: position, kind: kind,
-                                      ascending: descriptor.order == .forward, stringComparator: descriptor.stringComparator))
+            keys.append(RecordSortKey(property: name, reading: .stored(position: position), kind: kind,
+                                      ascending: ascending, stringComparator: descriptor.stringComparator))
         }
         return .records(keys)
+    }
+
+    /// The sort key of a key path through embedded models and to-one links
+    /// (`\.address.city`, `\.publisher?.name`), or `nil` when only the models can sort by it:
+    /// a computed or ignored property on the way, a force unwrap (which traps on `nil` where
+    /// records would read `nil`), or a last value with no order on records.
+    private static func pathKey<Model>(
+        _ keyPath: AnyKeyPath, of model: Model.Type, ascending: Bool, comparator: String.StandardComparator?,
+        schema: ObjectSchema, schemas: any SchemaSource
+    ) -> RecordSortKey? {
+        guard let text = KeyPathNames.dottedPath(of: keyPath, rootType: Model.self),
+              !keyPath.debugDescription.contains("!") else { return nil }
+        let root = PredicateExpressions.Variable<Model>().key
+        guard let path = try? PropertyPath(text, in: schema, schemas: schemas, root: root),
+              isSortableOnRecords(path.kind) else { return nil }
+        return RecordSortKey(property: text, reading: .path(path.node, root: root), kind: path.kind,
+                             ascending: ascending, stringComparator: comparator)
     }
 
     /// The sort key for a stored property named at run time.
@@ -93,16 +144,17 @@ enum SortResolution: Sendable {
         guard isSortableOnRecords(kind) else {
             throw QueryError(.unsortableProperty(typeName: schema.typeName, property: name, kind: kind.description))
         }
-        return RecordSortKey(property: name, position: position, kind: kind, ascending: ascending,
+        return RecordSortKey(property: name, reading: .stored(position: position), kind: kind, ascending: ascending,
                              stringComparator: nil)
     }
 
     /// Whether values of `kind` order on records exactly as Swift orders them.
     static func isSortableOnRecords(_ kind: PropertyKind) -> Bool {
         if case .optional(let wrapped) = kind { return isSortableOnRecords(wrapped) }
-        // Bools sort false first, as the record comparison orders them.
+        // Bools sort false first, as the record comparison orders them; UUIDs by their bytes, as
+        // Foundation's `<` orders them.
         guard let type = kind.storedValueType else { return false }
-        return type.isComparable || type == .bool
+        return type.isComparable || type == .bool || type == .uuid
     }
 }
 

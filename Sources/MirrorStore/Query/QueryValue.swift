@@ -105,9 +105,16 @@ indirect enum QueryValue: Sendable {
 extension QueryValue {
     /// Converts a constant captured by a predicate: anything a record can hold, enums by their raw
     /// value, optionals, arrays and sets of those. `nil` when the value has no record form.
+    ///
+    /// A URL with a base URL has no record form: Swift's `==` compares its base too, and a
+    /// stored URL, read back from its absolute text, has none, so only the models can say. Nor
+    /// has an optional of an optional holding `.some(nil)` (beside a lookup in a dictionary of
+    /// optionals), which is not `nil`, though `.null` is the only nil a query value has.
     init?(constant value: Any) {
+        if let optional = type(of: value) as? any NestedOptional.Type, optional.wrapsOptional, Self.holdsSomeNil(value) { return nil }
         if let primitive = value as? any RecordPrimitive {
-            self.init(primitive.recordValue)
+            guard let converted = Self.constant(primitive.recordValue) else { return nil }
+            self = converted
             return
         }
         let mirror = Mirror(reflecting: value)
@@ -140,14 +147,43 @@ extension QueryValue {
     /// How to convert a captured constant of `type`, chosen once per type: a value a record
     /// stores as it is converts directly; anything else goes through ``init(constant:)``.
     static func constantConversion<Value>(for type: Value.Type) -> (Value) -> QueryValue? {
+        // An optional of an optional may hold `.some(nil)` (see ``init(constant:)``).
+        if let optional = type as? any NestedOptional.Type, optional.wrapsOptional { return { QueryValue(constant: $0) } }
         guard let primitive = type as? any RecordPrimitive.Type else { return { QueryValue(constant: $0) } }
         return primitiveConversion(primitive, as: type)
+    }
+
+    /// Whether `value` is an optional whose wrapped value, at some depth, is an empty optional.
+    private static func holdsSomeNil(_ value: Any) -> Bool {
+        var current = Mirror(reflecting: value)
+        while current.displayStyle == .optional, let wrapped = current.children.first?.value {
+            let inner = Mirror(reflecting: wrapped)
+            if inner.displayStyle == .optional, inner.children.isEmpty { return true }
+            current = inner
+        }
+        return false
     }
 
     /// `Primitive` and `Value` are the same type, known here under two names.
     private static func primitiveConversion<Primitive: RecordPrimitive, Value>(
         _ primitive: Primitive.Type, as type: Value.Type
     ) -> (Value) -> QueryValue? {
-        { QueryValue(unsafeBitCast($0, to: Primitive.self).recordValue) }
+        { constant(unsafeBitCast($0, to: Primitive.self).recordValue) }
     }
+
+    /// The query form of a captured primitive, `nil` for a URL with a base (see
+    /// ``init(constant:)``).
+    private static func constant(_ value: RecordValue) -> QueryValue? {
+        if case .url(let url) = value, url.baseURL != nil { return nil }
+        return QueryValue(value)
+    }
+}
+
+/// Tells an optional of an optional from other types, once per type.
+private protocol NestedOptional {
+    static var wrapsOptional: Bool { get }
+}
+
+extension Optional: NestedOptional {
+    fileprivate static var wrapsOptional: Bool { Wrapped.self is any NestedOptional.Type }
 }

@@ -15,6 +15,8 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
         case contains(IndexKey)
         /// What the conditions on one property of a compound index say.
         indirect case component(property: String, RangeText)
+        /// A to-one link reads `nil` (or, with `false`, an object): see ``LinkPresence``.
+        case linkIsNil(Bool)
     }
 
     /// The first term apart from the rest: most ranges have one, and a list of one is one more
@@ -47,6 +49,7 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
             case .startsWith(let prefix): "starts with \(prefix.debugDescription)"
             case .contains(let key): "contains \(key)"
             case .component(let property, let text): "\(property) \(text)"
+            case .linkIsNil(let isNil): isNil ? "== nil" : "!= nil"
             }
         }.joined(separator: " and ")
     }

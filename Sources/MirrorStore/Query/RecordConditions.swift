@@ -27,8 +27,16 @@ struct RecordConditions {
     ///
     /// - Throws: ``StoreError`` naming the record when it does not decode.
     func record(_ bytes: [UInt8], key: StorageKey) throws -> QueryValue {
+        .embedded(schema, try values(bytes, key: key))
+    }
+
+    /// The values of the record stored as `bytes`, in schema order, those the conditions read
+    /// projected.
+    ///
+    /// - Throws: ``StoreError`` naming the record when it does not decode.
+    func values(_ bytes: [UInt8], key: StorageKey) throws -> [QueryValue] {
         do {
-            return .embedded(schema, try projection.values(of: bytes))
+            return try projection.values(of: bytes)
         } catch {
             throw StoreError(error, typeName: schema.typeName, key: key.description)
         }

@@ -281,7 +281,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     public func sorted(byProperty name: String, ascending: Bool = true) throws -> Results<Model> {
         let key = try SortResolution.recordKey(named: name, ascending: ascending, schema: source.schema)
         guard let order = PropertyOrder(of: Model.self, property: name) else {
-            return recording(.sortByProperty(name, ascending: ascending), in: try sorted(onRecords: [key]))
+            // A stored property's value is always read: only a path can leave it to the models.
+            guard let found = try sorted(onRecords: [key]) else {
+                throw QueryError(.unsortableProperty(typeName: source.schema.typeName, property: name, kind: key.kind.description))
+            }
+            return recording(.sortByProperty(name, ascending: ascending), in: found)
         }
         let keys = try sortModels(allKeys) { lhs, rhs in
             let forward = order.compare(lhs, rhs)
@@ -295,25 +299,31 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     private func sortedUnrecorded(by descriptors: [SortDescriptor<Model>]) throws -> Found {
-        switch try SortResolution.resolve(descriptors, schema: source.schema) {
-        case .records(let sortKeys):
-            return try sorted(onRecords: sortKeys)
-        case .models:
-            return Found(conditions: conditions, rows: .keys(try sortModels(allKeys, by: descriptors)), plan: plan.ordered(.models))
+        if case .records(let sortKeys) = try SortResolution.resolve(descriptors, schema: source.schema, schemas: source.registry),
+           let found = try sorted(onRecords: sortKeys) {
+            return found
         }
+        return Found(conditions: conditions, rows: .keys(try sortModels(allKeys, by: descriptors)), plan: plan.ordered(.models))
     }
 
     /// The results sorted by a string property folded as `key` says (see `ResultsTextSearch.swift`).
     func sorted(folded key: RecordSortKey) throws -> Results<Model> {
-        recording(.sortFolded(key), in: try sorted(onRecords: [key]))
+        // A stored property's value is always read: only a path can leave it to the models.
+        guard let found = try sorted(onRecords: [key]) else {
+            throw QueryError(.unsortableProperty(typeName: source.schema.typeName, property: key.property, kind: key.kind.description))
+        }
+        return recording(.sortFolded(key), in: found)
     }
 
-    private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Found {
+    /// The results sorted by values read from records, or `nil` when a path reads a value only
+    /// the model knows (a link that is not optional, to a deleted object).
+    private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Found? {
         if !sortKeys.isEmpty, let byIndex = indexOrdered(by: sortKeys) ?? indexRangeOrdered(by: sortKeys) {
             return byIndex
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
-        return Found(conditions: conditions, rows: .keys(try sortOnRecords(allKeys, by: sortKeys)), plan: plan.ordered(order))
+        guard let keys = try sortOnRecords(allKeys, by: sortKeys) else { return nil }
+        return Found(conditions: conditions, rows: .keys(keys), plan: plan.ordered(order))
     }
 
     /// The results in the order of the index on the sort keys' properties (the property's own, or
@@ -321,7 +331,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// descriptors' and the results are every object of the type in key order.
     private func indexOrdered(by keys: [RecordSortKey]) -> Found? {
         guard conditions.isEmpty, plan.order == .primaryKey, let ascending = keys.first?.ascending,
-              keys.allSatisfy({ $0.ascending == ascending && $0.stringComparator == nil && IndexKeys.ordersExactly($0.kind) }) else { return nil }
+              keys.allSatisfy({ $0.readsStoredProperty && $0.ascending == ascending && $0.stringComparator == nil && IndexKeys.ordersExactly($0.kind) })
+        else { return nil }
         let typeName = source.plan.typeName
         let name: String
         if keys.count == 1, keys[0].folding == .insensitive {
@@ -354,23 +365,37 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// key order), so no record is read.
     private func indexRangeOrdered(by keys: [RecordSortKey]) -> Found? {
         guard case .range(let range) = rows, range.properties == keys.map(\.orderName),
-              keys.allSatisfy({ $0.ascending && $0.stringComparator == nil }) else { return nil }
+              keys.allSatisfy({ $0.readsStoredProperty && $0.ascending && $0.stringComparator == nil }) else { return nil }
         return Found(conditions: conditions, rows: .keys(range.keysInIndexOrder), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }
 
-    private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey] {
+    private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey]? {
         guard !sortKeys.isEmpty else { return keys }
-        let projection = RecordProjection(schema: source.schema, properties: Set(sortKeys.map(\.property)), schemas: source.registry)
+        let reads = sortKeys.map { key in
+            switch key.reading {
+            case .stored(let position):
+                let root = PredicateExpressions.Variable<Model>().key
+                return (QueryNode.member(.variable(root), property: key.property, position: position, typeName: source.schema.typeName), root)
+            case .path(let node, let root): return (node, root)
+            }
+        }
+        let records = RecordConditions(schema: source.schema, conditions: reads, snapshot: source.snapshot, schemas: source.registry)
         var rows: [(key: StorageKey, offset: Int, values: [QueryValue])] = []
         rows.reserveCapacity(keys.count)
         for (offset, key) in keys.enumerated() {
             guard let bytes = try source.snapshot.value(type: source.plan.typeName, key: key) else { continue }
-            do {
-                let values = try projection.values(of: bytes)
-                rows.append((key, offset, sortKeys.map { values[$0.position] }))
-            } catch {
-                throw StoreError(error, typeName: source.plan.typeName, key: key.description)
+            let stored = try records.values(bytes, key: key)
+            var values: [QueryValue] = []
+            values.reserveCapacity(sortKeys.count)
+            for (index, sortKey) in sortKeys.enumerated() {
+                switch sortKey.reading {
+                case .stored(let position): values.append(stored[position])
+                case .path:
+                    guard let value = try records.value(index, for: .embedded(source.schema, stored), key: key) else { return nil }
+                    values.append(value)
+                }
             }
+            rows.append((key, offset, values))
         }
         rows.sort { lhs, rhs in
             for index in sortKeys.indices {

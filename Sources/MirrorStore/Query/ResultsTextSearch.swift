@@ -69,7 +69,7 @@ extension Results {
 
     private func sorted<Value>(textProperty property: KeyPath<Model, Value>, options: TextOptions, order: SortOrder) throws -> Results<Model> {
         let (name, position) = try storedProperty(property)
-        var key = RecordSortKey(property: name, position: position, kind: source.schema.properties[position].kind,
+        var key = RecordSortKey(property: name, reading: .stored(position: position), kind: source.schema.properties[position].kind,
                                 ascending: order == .forward, stringComparator: nil)
         key.folding = options
         return try sorted(folded: key)

@@ -15,9 +15,9 @@ struct TransactionMatches<Model: Persistable> {
         let snapshot = source.snapshot
         let access = QueryPlanner(source: source).accessPath(for: conditions)
         let proposed: [StorageKey] = switch access.source {
-        // A join reads the linked objects as committed: one the transaction changed could make
-        // an untouched object match, so every object is a candidate.
-        case .scan, .linked: snapshot.keys(type: typeName)
+        // A join, or a link's presence, reads the linked objects as committed: one the
+        // transaction changed could make an untouched object match, so every object is a candidate.
+        case .scan, .linked, .linkPresence: snapshot.keys(type: typeName)
         case .primaryKeys(let keys): keys
         case .index(_, let index, let lower, let upper): index.objects(from: lower, to: upper)
         }

@@ -92,7 +92,9 @@ struct KeyValueQueryTests {
         #expect(dangling == 0 && models.contains { $0.publisher == nil }, "publisher 2 was deleted; its heroes read nil")
         let unpublished = try store.recover(QueryHero.self, key: "publisher", value: nil)
         #expect(unpublished.map(\.identifier) == models.filter { $0.publisher == nil }.map(\.identifier))
-        #expect(unpublished.plan.access == .scan(typeName: "QueryHero"), "the link's index keeps the deleted key: not used for nil")
+        // The link's index keeps the deleted key: its entries are looked up among the publishers.
+        #expect(unpublished.plan.access == .index(name: "QueryHero.publisher", range: "== nil"))
+        #expect(unpublished.plan.filter == .none)
     }
 
     @Test("recover results filter and sort further")

@@ -4,8 +4,9 @@ import TestSupport
 @_spi(Testing) import MirrorStore
 import MirrorStoreEngine
 
-/// A raw-value enum with no order: compared for equality only.
-enum DiffMood: String, Codable, Sendable {
+/// A raw-value enum with no order: compared for equality only. Its cases are listed, so
+/// `.rawValue` on it is known to read the stored value.
+enum DiffMood: String, CaseIterable, Codable, Sendable {
     case calm, busy, away
 }
 
@@ -22,12 +23,13 @@ struct DiffSpot: Persistable, Codable, Hashable, Sendable {
 }
 
 /// A linked model with a primary key and an index of its own.
-final class DiffOwner: Persistable {
+final class DiffOwner: Persistable, Equatable {
     var identifier = 0
     var name = ""
     var rank: Int?
     init() {}
     static var primaryKey: String? { "identifier" }
+    static func == (lhs: DiffOwner, rhs: DiffOwner) -> Bool { lhs.identifier == rhs.identifier }
     static var indexedProperties: [String] { ["name"] }
 }
 
@@ -52,8 +54,9 @@ final class DiffRecord: Persistable {
     var token = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     var amount = Decimal()
     var optionalNumber: Int?
-    var numbers: [Int] = []
+    /// Before every other container: the byte tests read only the first one.
     var words: Set<String> = []
+    var numbers: [Int] = []
     var indexedWords: [String] = []
     var priority = AnswerPriority.low
     var indexedPriority = AnswerPriority.low
@@ -67,11 +70,15 @@ final class DiffRecord: Persistable {
     var indexedToken = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     var indexedBytes = Data()
     var counts: [String: Int] = [:]
+    var site = URL(fileURLWithPath: "/")
+    var indexedSite: URL?
+    /// A key may hold `nil`, which is not an absent key.
+    var optionalCounts: [String: Int?] = [:]
     init() {}
     static var primaryKey: String? { "identifier" }
     static var indexedProperties: [String] {
         ["indexedText", "indexedNote", "indexedNumber", "indexedMoment", "indexedWords", "indexedPriority",
-         "indexedReal", "indexedRatio", "indexedToken", "indexedBytes"]
+         "indexedReal", "indexedRatio", "indexedToken", "indexedBytes", "indexedSite"]
     }
 }
 
@@ -96,6 +103,9 @@ enum DiffValues {
     static let priorities: [AnswerPriority] = [.low, .medium, .high, .urgent]
     static let moods: [DiffMood] = [.calm, .busy, .away]
     static let ownerNames = ["Ann", "Bob", "E\u{301}", "\u{C9}", ""]
+    /// URLs equal only when their text is: case, escapes and a trailing slash differ.
+    static let sites = ["https://example.com/a", "https://example.com/a/", "HTTPS://example.com/a", "https://example.com/%7e",
+                        "https://example.com/~", "file:///tmp/x%20y", "a"].compactMap { URL(string: $0) }
 
     /// A set of `elements` built with a random capacity, so equal sets list their elements in
     /// different orders.
@@ -145,6 +155,9 @@ struct DiffConstants {
     let lowAmount: Decimal
     let highAmount: Decimal
     let spot: DiffSpot
+    let site: URL
+    /// A URL with the text of a stored one, but relative to a base: `==` to none of them.
+    let basedSite: URL
 
     init(_ random: inout SeededRandom) {
         text = random.pick(DiffValues.texts)
@@ -176,6 +189,8 @@ struct DiffConstants {
         let (x, y) = (random.pick(DiffValues.amounts), random.pick(DiffValues.amounts))
         (lowAmount, highAmount) = (min(x, y), max(x, y))
         spot = DiffSpot(label: random.pick(DiffValues.texts), level: Int.random(in: 0...3, using: &random))
+        site = random.pick(DiffValues.sites)
+        basedSite = URL(filePath: "a", relativeTo: URL(string: "https://example.com/"))
     }
 }
 
@@ -197,7 +212,35 @@ struct PredicateDifferentialTests {
         let composed = "\u{C9}lodie", decomposed = "E\u{301}lodie", calm = DiffMood.calm, floatInfinity = Float.infinity
         let span = low...high, openSpan = low..<high, textSpan = min(text, otherText)...max(text, otherText), momentSpan = moment..<later
         let prioritySpan = priority...otherPriority
+        let site = k.site, basedSite = k.basedSite, moodRaw = k.mood.rawValue, priorityRaw = k.priority.rawValue
+        let someNumber: Int? = number
         return [
+            ("mood.rawValue == m", #Predicate { $0.mood.rawValue == moodRaw }),
+            ("amount * 2 > a", #Predicate { $0.amount * 2 > amount }),
+            ("amount - a == 0 || -amount < a", #Predicate { $0.amount - amount == 0 || -$0.amount < amount }),
+            ("(amount + 0.1) * amount >= a", #Predicate { ($0.amount + lowAmount) * $0.amount >= highAmount }),
+            ("optionalCounts[w] == n", #Predicate { $0.optionalCounts[word] == someNumber }),
+            ("optionalCounts[w] == nil", #Predicate { $0.optionalCounts[word] == nil }),
+            ("optionalCounts[w] == optional n", #Predicate { $0.optionalCounts[word] == optionalNumber }),
+            ("optionalCounts[w, default: nil] == nil", #Predicate { $0.optionalCounts[word, default: nil] == nil }),
+            ("optionalCounts[w, default: n] == n", #Predicate { $0.optionalCounts[word, default: optionalNumber] == optionalNumber }),
+            ("mood.rawValue < t || flag", #Predicate { $0.mood.rawValue < text || $0.flag }),
+            ("mood.rawValue starts with t", #Predicate { $0.mood.rawValue.starts(with: text) }),
+            ("priority.rawValue == p", #Predicate { $0.priority.rawValue == priorityRaw }),
+            ("priority.rawValue >= p", #Predicate { $0.priority.rawValue >= priorityRaw }),
+            ("indexedPriority.rawValue != p && number > n", #Predicate { $0.indexedPriority.rawValue != priorityRaw && $0.number > number }),
+            ("site == u", #Predicate { $0.site == site }),
+            ("site != u", #Predicate { $0.site != site }),
+            ("indexedSite == u", #Predicate { $0.indexedSite == site }),
+            ("indexedSite == nil", #Predicate { $0.indexedSite == nil }),
+            ("indexedSite != u && flag", #Predicate { $0.indexedSite != site && $0.flag }),
+            ("site == based u", #Predicate { $0.site == basedSite }),
+            ("indexedSite == based u", #Predicate { $0.indexedSite == basedSite }),
+            ("owner === nil", #Predicate { $0.owner == nil }),
+            ("owner !== nil", #Predicate { $0.owner != nil }),
+            ("owner === nil && flag", #Predicate { $0.owner == nil && $0.flag }),
+            ("flag || owner !== nil", #Predicate { $0.flag || $0.owner != nil }),
+            ("!(owner === nil)", #Predicate { !($0.owner == nil) }),
             // Strings, scanned and indexed.
             ("text == t", #Predicate { $0.text == text }),
             ("text != t", #Predicate { $0.text != text }),
@@ -471,6 +514,8 @@ struct PredicateDifferentialTests {
             ("!words contains w", #Predicate { !$0.words.contains(word) }),
             ("words all count < 2", #Predicate { $0.words.allSatisfy { $0.count < 2 } }),
             ("words == empty set", #Predicate { $0.words == noWords }),
+            ("words != s && count <= n", #Predicate { $0.words != words && $0.words.count <= count }),
+            ("!words contains w || words == s", #Predicate { !$0.words.contains(word) || $0.words == words }),
             ("words contains w || words contains v", #Predicate { $0.words.contains(word) || $0.words.contains(otherWord) }),
             ("indexedWords is empty", #Predicate { $0.indexedWords.isEmpty }),
             ("indexedWords count == n", #Predicate { $0.indexedWords.count == count }),
@@ -666,6 +711,9 @@ struct PredicateDifferentialTests {
         [SortDescriptor(\.big)], [SortDescriptor(\.ratio)], [SortDescriptor(\.moment, order: .reverse)], [SortDescriptor(\.note)],
         [SortDescriptor(\.priority)], [SortDescriptor(\.indexedPriority, order: .reverse), SortDescriptor(\.identifier)],
         [SortDescriptor(\.amount)], [SortDescriptor(\.indexedMoment)],
+        [SortDescriptor(\.token)], [SortDescriptor(\.indexedToken, order: .reverse), SortDescriptor(\.text)],
+        [SortDescriptor(\.spot.label)], [SortDescriptor(\.spot.level, order: .reverse), SortDescriptor(\.owner?.name)],
+        [SortDescriptor(\.owner?.name, order: .reverse)], [SortDescriptor(\.owner?.rank), SortDescriptor(\.token, order: .reverse)],
     ] }
 
     static func records(_ random: inout SeededRandom) -> (records: [DiffRecord], owners: [DiffOwner]) {
@@ -717,6 +765,11 @@ struct PredicateDifferentialTests {
         record.indexedToken = record.token
         record.indexedBytes = record.bytes
         for _ in 0..<Int.random(in: 0...3, using: &random) { record.counts[random.pick(DiffValues.words)] = random.pick(DiffValues.numbers) }
+        record.site = random.pick(DiffValues.sites)
+        record.indexedSite = random.chance(30) ? nil : random.pick(DiffValues.sites)
+        for _ in 0..<Int.random(in: 0...3, using: &random) {
+            record.optionalCounts[random.pick(DiffValues.words)] = .some(random.chance(30) ? nil : random.pick(DiffValues.numbers))
+        }
         return record
     }
 
@@ -811,6 +864,13 @@ struct PredicateDifferentialTests {
                         records[position] = replacement
                     }
                 }
+            }
+            // A deleted owner: links to it stay stored and read as nil on the models.
+            let gone = random.pick(owners).identifier
+            try store.write { try $0.delete(DiffOwner.self, primaryKey: gone) }
+            for record in records {
+                if record.owner?.identifier == gone { record.owner = nil }
+                record.friends.removeAll { $0.identifier == gone }
             }
             try store.compact()
             _ = try Self.check(store, records, random: &random, phase: "seed \(seed), changed and compacted")
