@@ -14,12 +14,13 @@ import MirrorStoreEngine
 /// - `.graph`: other models link to the type, so a record may be met again through a link (a cycle,
 ///   an inverse): records are decoded once each by one ``RecordReader``, then mapped to models.
 ///
-/// The first two fill the model from the bytes by ``model(_:plan:key:bytes:decoder:context:)``:
-/// the single values of a flat plan straight into a fresh instance, and otherwise (or when the
-/// bytes are not what the flat fill expects) the model's fields as the ``RecordDecoder`` reads them.
+/// The first two fill the model from the bytes: the single values of a flat plan straight into a
+/// fresh instance, and otherwise (or when the bytes are not what the flat fill expects) the
+/// model's fields as the ``RecordDecoder`` reads them (`fieldModel`).
 /// The tests in `ReadRouteDifferentialTests` prove the routes and the fills give the same models.
 struct ModelReader {
-    let entry: ModelRegistry.Entry
+    /// The plan of the type read.
+    let plan: TypePlan
     private let view: StoredView
     private let route: Route
 
@@ -31,13 +32,16 @@ struct ModelReader {
 
     /// A reader of `entry`'s type in `snapshot`, as `pending` writes (if any) have left it. Models
     /// read through one reader share the instances made for the records they link to.
-    init(entry: ModelRegistry.Entry, snapshot: EngineSnapshot, registry: ModelRegistry, pending: PendingWrites? = nil) {
-        self.entry = entry
+    ///
+    /// The entry and the registry are borrowed: an initialiser's parameters are otherwise copied
+    /// in, a retain and a release of each of their fields on every read by key.
+    init(entry: borrowing ModelRegistry.Entry, snapshot: EngineSnapshot, registry: borrowing ModelRegistry, pending: PendingWrites? = nil) {
+        plan = entry.plan
         view = StoredView(snapshot: snapshot, pending: pending)
         if entry.isStandalone {
             route = .standalone
         } else {
-            let records = RecordReader(snapshot: snapshot, schemas: registry, pending: pending)
+            let records = RecordReader(snapshot: snapshot, schemas: copy registry, pending: pending)
             route = entry.isLinkTarget ? .graph(records) : .linking(records)
         }
     }
@@ -45,17 +49,15 @@ struct ModelReader {
     /// A reader that takes the `.graph` route whatever the type: the general route, which any
     /// type can take and the others must agree with (`ReadRouteDifferentialTests`).
     static func general(entry: ModelRegistry.Entry, snapshot: EngineSnapshot, registry: ModelRegistry, pending: PendingWrites? = nil) -> ModelReader {
-        ModelReader(entry: entry, view: StoredView(snapshot: snapshot, pending: pending),
+        ModelReader(plan: entry.plan, view: StoredView(snapshot: snapshot, pending: pending),
                     route: .graph(RecordReader(snapshot: snapshot, schemas: registry, pending: pending)))
     }
 
-    private init(entry: ModelRegistry.Entry, view: StoredView, route: Route) {
-        self.entry = entry
+    private init(plan: TypePlan, view: StoredView, route: Route) {
+        self.plan = plan
         self.view = view
         self.route = route
     }
-
-    private var plan: TypePlan { entry.plan }
 
     /// The model stored under `key`, or `nil` when none is.
     func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
@@ -74,9 +76,11 @@ struct ModelReader {
         case .standalone:
             return try Self.standaloneModel(type, plan: plan, bytes: bytes, key: key)
         case .linking(let records):
+            // A type with links is never flat: no single-value fill to try first.
+            try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
             let decoder = records.decoder
             return try records.mapping { context in
-                try Self.model(type, plan: plan, key: key, bytes: bytes, decoder: decoder, context: &context)
+                try Self.fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: decoder, context: &context)
             }
         case .graph(let records):
             return try records.mapModel(type, plan: plan, record: records.record(type: plan.typeName, key: key, bytes: bytes))
@@ -132,22 +136,24 @@ struct ModelReader {
     static func standaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
     ) throws -> Model {
-        var context = DecodingContext(holdsRecords: true)
-        return try model(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks, context: &context)
-    }
-
-    /// Fills a new model from `bytes`, written with the plan's own schema (a store's registry
-    /// holds no other): a flat plan's single values straight into a fresh instance, and otherwise
-    /// each field as `decoder` reads it, links resolved by `decoder`.
-    private static func model<Model: Persistable>(
-        _ type: Model.Type, plan: TypePlan, key: StorageKey, bytes: [UInt8], decoder: RecordDecoder, context: inout DecodingContext
-    ) throws -> Model {
         try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
-        // Only a flat plan: others may be structs that must not be made by `init()`.
+        // A flat plan's single values straight into a fresh instance. Only a flat plan: others
+        // may be structs that must not be made by `init()`. No `Model?` on the way: this runs
+        // unspecialised, where one costs a metadata lookup per read.
         if plan.isFlat {
             var instance = Model._autoMalloc()
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
         }
+        // Made only here: a context is large, and a flat model needs none.
+        var context = DecodingContext(holdsRecords: true)
+        return try fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks, context: &context)
+    }
+
+    /// A new model with each field filled as `decoder` reads it from `bytes`, links resolved by
+    /// `decoder`.
+    private static func fieldModel<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, key: StorageKey, bytes: [UInt8], decoder: RecordDecoder, context: inout DecodingContext
+    ) throws -> Model {
         do {
             return try ModelMapping.model(type, plan: plan, context: &context) { sink in
                 try decoder.decode(bytes, schema: plan.schema, into: &sink)
