@@ -165,7 +165,7 @@ final class ByteConditions {
         // Properties up to the last one read are skipped by their tag alone, which single values allow.
         guard let last = positions.last,
               schema.properties[...last].allSatisfy({ Compiler.isSingleValue($0.kind) }) else { return nil }
-        var flattener = Flattener(slots: Dictionary(uniqueKeysWithValues: positions.enumerated().map { ($1, $0) }))
+        var flattener = Flattener(slots: positions)
         entry = Int(flattener.add(combined, whenTrue: Self.accept, whenFalse: Self.reject))
         nodes = Self.buffer(flattener.nodes)
         steps = Self.buffer(flattener.steps)
@@ -192,7 +192,9 @@ final class ByteConditions {
     /// Lays a test tree out as a program of comparisons, last first (so that where each one
     /// leads is known when it is laid out), and the steps of computed values.
     private struct Flattener {
-        let slots: [Int: Int]
+        /// The positions read, ascending: a position's slot is its index here (a query reads a
+        /// few, so a search costs less than a dictionary).
+        let slots: [Int]
         var nodes: [Node] = []
         var steps: [Step] = []
         var text: [UInt8] = []
@@ -205,7 +207,7 @@ final class ByteConditions {
             case .compare(let position, let comparison, let constant, let whenNil):
                 let (operation, bits, span, isASCII) = self.constant(constant)
                 let accepts = Order.accepted(by: comparison) | (whenNil == true ? Order.null : 0)
-                return node(operation, accepts: accepts, isASCII: isASCII, isOptional: whenNil != nil, slot: slots[position] ?? 0,
+                return node(operation, accepts: accepts, isASCII: isASCII, isOptional: whenNil != nil, slot: slots.firstIndex(of: position) ?? 0,
                             first: span.lowerBound, second: span.upperBound, bits: bits, whenTrue: whenTrue, whenFalse: whenFalse)
             case .computed(let term, let number, let comparison, let constant):
                 let firstStep = steps.count
@@ -220,7 +222,7 @@ final class ByteConditions {
             case .text(let position, let folding, let isPrefix, let comparison, let constant):
                 let (_, bits, span, isASCII) = self.constant(.string(constant))
                 return node(isPrefix ? .prefix : .foldedEqual, accepts: Order.accepted(by: comparison), folding: UInt8(truncatingIfNeeded: folding.rawValue),
-                            isASCII: isASCII, slot: slots[position] ?? 0, first: span.lowerBound, second: span.upperBound, bits: bits,
+                            isASCII: isASCII, slot: slots.firstIndex(of: position) ?? 0, first: span.lowerBound, second: span.upperBound, bits: bits,
                             whenTrue: whenTrue, whenFalse: whenFalse)
             case .and(let lhs, let rhs):
                 let right = add(rhs, whenTrue: whenTrue, whenFalse: whenFalse)
@@ -252,7 +254,7 @@ final class ByteConditions {
                 return steps.count - 1
             }
             switch term {
-            case .stored(let position): return step(.load, slot: slots[position] ?? 0)
+            case .stored(let position): return step(.load, slot: slots.firstIndex(of: position) ?? 0)
             case .constant(let bits): return step(.constant, bits: bits)
             case .compute(let lhs, let arithmetic, let rhs):
                 let (first, second) = (add(lhs, number), add(rhs, number))
@@ -302,9 +304,8 @@ final class ByteConditions {
     func matching(_ candidates: [StorageKey], in values: TypeValues) throws -> [StorageKey] {
         try withScratch { scratch in
             var keys: [StorageKey] = []
-            for key in candidates {
-                guard let bytes = try values.value(for: key) else { continue }
-                if try bytes.withUnsafeBytes({ try matches($0, key: key, scratch: scratch) }) { keys.append(key) }
+            try values.forEachValueInPlace(of: candidates) { key, bytes in
+                if try matches(bytes, key: key, scratch: scratch) { keys.append(key) }
             }
             return keys
         }
@@ -597,7 +598,8 @@ final class ByteConditions {
     /// Turns query nodes into tests, collecting the positions they read.
     private struct Compiler {
         let schema: ObjectSchema
-        var positions = Set<Int>()
+        /// The positions read, each once (a few per query: a list costs less than a set).
+        var positions: [Int] = []
 
         mutating func compile(_ node: QueryNode, root: PredicateExpressions.VariableID) -> Test? {
             switch node {
@@ -679,7 +681,7 @@ final class ByteConditions {
             }
             guard let constant = Self.constant(value, for: kind) else { return nil }
             if case .bool = constant, case .ordered = comparison { return nil }
-            positions.insert(position)
+            if !positions.contains(position) { positions.append(position) }
             return .compare(position: position, comparison, constant, whenNil: whenNil)
         }
 
@@ -690,7 +692,7 @@ final class ByteConditions {
             root: PredicateExpressions.VariableID
         ) -> Test? {
             guard let position = storedPosition(text, root: root), schema.properties[position].kind == .string else { return nil }
-            positions.insert(position)
+            if !positions.contains(position) { positions.append(position) }
             return .text(position: position, folding: folding, isPrefix: isPrefix, comparison, constant)
         }
 
@@ -733,7 +735,7 @@ final class ByteConditions {
             default:
                 guard let position = storedPosition(node, root: root),
                       QueryNumber(kind: schema.properties[position].kind) == number else { return nil }
-                positions.insert(position)
+                if !positions.contains(position) { positions.append(position) }
                 return .stored(position: position)
             }
         }
