@@ -90,6 +90,10 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     public static func < (lhs: IndexKey, rhs: IndexKey) -> Bool {
+        // Tuples and strings, which index searches compare most, without pairing the two keys
+        // in a tuple below, which copies both.
+        if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return tupleOrder(a, b) < 0 }
+        if case .string(let a) = lhs, case .string(let b) = rhs { return compareBytes(a, b) < 0 }
         let (left, right) = (lhs.rank, rhs.rank)
         if left != right { return left < right }
         switch (lhs, rhs) {
