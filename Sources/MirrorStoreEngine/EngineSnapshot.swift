@@ -208,6 +208,24 @@ public struct TypeValues: Sendable {
         let (offset, length) = snapshot.index.resolve(packed)
         return try snapshot.generation.read(at: offset, count: length)
     }
+
+    /// Calls `body` with each of `keys` that is stored and its value, in the order given: where
+    /// the value lies in the file's memory mapping, or a copy when the file is not mapped.
+    public func forEachValueInPlace(of keys: [StorageKey], _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let objects else { return }
+        let (index, generation) = (snapshot.index, snapshot.generation)
+        try generation.withBytesInPlace { file in
+            for key in keys {
+                guard let packed = objects[key] else { continue }
+                let (offset, length) = index.resolve(packed)
+                if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
+                    try body(key, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
+                } else {
+                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, $0) }
+                }
+            }
+        }
+    }
 }
 
 /// Where a value is stored: its log generation and its place there. See

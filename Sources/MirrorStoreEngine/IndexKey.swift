@@ -90,6 +90,10 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     public static func < (lhs: IndexKey, rhs: IndexKey) -> Bool {
+        // Tuples and strings, which index searches compare most, without pairing the two keys
+        // in a tuple below, which copies both.
+        if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return tupleOrder(a, b) < 0 }
+        if case .string(let a) = lhs, case .string(let b) = rhs { return compareBytes(a, b) < 0 }
         let (left, right) = (lhs.rank, rhs.rank)
         if left != right { return left < right }
         switch (lhs, rhs) {
@@ -111,13 +115,15 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         if left != right { return left < right ? -1 : 1 }
         if case .string(let a) = lhs, case .string(let b) = rhs { return compareBytes(a, b) }
         if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return tupleOrder(a, b) }
+        if case .integer(let a) = lhs, case .integer(let b) = rhs { return a < b ? -1 : (a == b ? 0 : 1) }
         return lhs < rhs ? -1 : rhs < lhs ? 1 : 0
     }
 
     /// Component by component; of two tuples equal as far as the shorter goes, the shorter first.
     private static func tupleOrder(_ lhs: [IndexKey], _ rhs: [IndexKey]) -> Int {
-        for (a, b) in zip(lhs, rhs) {
-            let order = order(a, b)
+        // By index: a `zip` copied each pair of components, retaining their payloads.
+        for index in 0..<min(lhs.count, rhs.count) {
+            let order = order(lhs[index], rhs[index])
             if order != 0 { return order }
         }
         return lhs.count == rhs.count ? 0 : lhs.count < rhs.count ? -1 : 1

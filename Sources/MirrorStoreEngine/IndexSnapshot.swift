@@ -18,7 +18,11 @@ public struct IndexSnapshot: Sendable {
     public func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (IndexEntry) -> Bool) {
         let start = lower ?? IndexBound(.null, inclusive: true)
         storage.forEach(from: start) { entry in
-            if let upper, upper.key < entry.key || (!upper.isInclusive && !(entry.key < upper.key)) { return false }
+            // One comparison per entry, where asking `<` both ways made two.
+            if let upper {
+                let order = IndexKey.order(entry.key, upper.key)
+                if order > 0 || (order == 0 && !upper.isInclusive) { return false }
+            }
             return body(entry)
         }
     }

@@ -184,10 +184,10 @@ final class MirrorStoreQueries: QuerySystem {
             usesIndex = plan.access == .index(name: "Member.team+number", range: "team == \(team.debugDescription) and number == \(number)")
                 && plan.filter == .none
         case .insensitivePrefix:
-            // A prefix range of the folded names, each candidate re-tested on its record.
+            // A prefix range of the folded names, each candidate re-tested on its stored bytes.
             plan = try prefixResults(prefix).plan
             usesIndex = plan.access == .index(name: "Member.name~folded", range: "starts with \(prefix.lowercased().debugDescription)")
-                && plan.filter == .records && plan.order == .primaryKey
+                && plan.filter == .storedBytes && plan.order == .primaryKey
         default:
             return ""
         }

@@ -3,14 +3,17 @@ import MirrorStoreEngine
 
 /// Conditions compiled to run on a record's stored bytes where they lie: comparisons of the
 /// record's own single-value properties, or of arithmetic on its numeric ones
-/// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants or constant ranges, and tests of one
+/// (`$0.price * 2 > 10`, `$0.a - $0.b < 0`), with constants or constant ranges, tests of one
 /// array or set of single values (`isEmpty`, `count`, `contains`, and `==` with a constant, for a
-/// set in whatever order either side lists its elements), joined by `&&`, `||` and `!`.
+/// set in whatever order either side lists its elements), and a string property, folded
+/// (``TextFolding``) or not, equal to or starting with a constant (a ``TextMatch``,
+/// `starts(with:)`), joined by `&&`, `||` and `!`.
 ///
 /// A scan then tests each record in the file's memory mapping with no copy, no projection and no
-/// value built per record, as SQLite tests a column in its page. An optional property is compared
-/// with `==`, `!=`, or behind `?? constant`. Anything else (links, optional or nested containers,
-/// text search, a property after a container in the record) keeps the general path:
+/// value built per record, as SQLite tests a column in its page; an index range's candidates are
+/// tested the same way. An optional property is compared with `==`, `!=`, or behind
+/// `?? constant`. Anything else (links, optional or nested containers, `contains` on text, a
+/// property after a container in the record) keeps the general path:
 /// ``init(conditions:schema:)`` returns nil. The answers are those of the general evaluator:
 /// strings compare as Swift's `String` does (bytes only when both sides are ASCII, where the two
 /// agree), doubles as Swift's operators do (NaN matches no comparison), and arithmetic computes
@@ -25,6 +28,9 @@ final class ByteConditions {
         case computed(Term, QueryNumber, Comparison, Constant)
         /// A test of the array or set stored at `position`.
         case container(position: Int, ContainerTest)
+        /// A string property folded as `folding` says (not at all when empty) equal to the constant
+        /// (`comparison` is `.equal` or `.notEqual`), or starting with it (`isPrefix`, `.equal`).
+        case text(position: Int, folding: TextOptions, isPrefix: Bool, Comparison, String)
         case and(Test, Test)
         case or(Test, Test)
         case not(Test)
@@ -81,10 +87,15 @@ final class ByteConditions {
             /// A stored array's or set's elements against the element nodes `first..<second`
             /// (in `elements`), as ``ContainerTest`` says.
             case containerContains, containerSameElements, containerElementsEqual
+            /// A stored string, folded as `folding` says, equal to the constant or starting with
+            /// it: ``Order/equal`` when it is, ``Order/less`` when not.
+            case foldedEqual, prefix
         }
         let operation: Operation
         /// The orders that satisfy the comparison (``Order``).
         let accepts: UInt8
+        /// For a text match: the raw ``TextOptions`` the stored string is folded with.
+        let folding: UInt8
         /// For a string: whether the constant is ASCII.
         let isASCII: Bool
         /// For a stored value: whether it may be nil (``Order/null``), as an optional's is.
@@ -179,7 +190,7 @@ final class ByteConditions {
         // allow; a container can only be that last one, which its tests read themselves.
         guard let last = positions.last, compiler.containers.allSatisfy({ $0 == last }),
               schema.properties[..<last].allSatisfy({ Compiler.isSingleValue($0.kind) }) else { return nil }
-        var flattener = Flattener(slots: Dictionary(uniqueKeysWithValues: positions.enumerated().map { ($1, $0) }))
+        var flattener = Flattener(slots: positions)
         entry = Int(flattener.add(combined, whenTrue: Self.accept, whenFalse: Self.reject))
         nodes = Self.buffer(flattener.nodes)
         steps = Self.buffer(flattener.steps)
@@ -208,7 +219,9 @@ final class ByteConditions {
     /// Lays a test tree out as a program of comparisons, last first (so that where each one
     /// leads is known when it is laid out), and the steps of computed values.
     private struct Flattener {
-        let slots: [Int: Int]
+        /// The positions read, ascending: a position's slot is its index here (a query reads a
+        /// few, so a search costs less than a dictionary).
+        let slots: [Int]
         var nodes: [Node] = []
         var steps: [Step] = []
         var elements: [Node] = []
@@ -222,7 +235,7 @@ final class ByteConditions {
             case .compare(let position, let comparison, let constant, let whenNil):
                 let (operation, bits, span, isASCII) = self.constant(constant)
                 let accepts = Order.accepted(by: comparison) | (whenNil == true ? Order.null : 0)
-                return node(operation, accepts: accepts, isASCII: isASCII, isOptional: whenNil != nil, slot: slots[position] ?? 0,
+                return node(operation, accepts: accepts, isASCII: isASCII, isOptional: whenNil != nil, slot: slots.firstIndex(of: position) ?? 0,
                             first: span.lowerBound, second: span.upperBound, bits: bits, whenTrue: whenTrue, whenFalse: whenFalse)
             case .computed(let term, let number, let comparison, let constant):
                 let firstStep = steps.count
@@ -235,7 +248,7 @@ final class ByteConditions {
                 return node(operation, accepts: Order.accepted(by: comparison), first: firstStep, second: value, bits: self.constant(constant).bits,
                             whenTrue: whenTrue, whenFalse: whenFalse)
             case .container(let position, let test):
-                let slot = slots[position] ?? 0
+                let slot = slots.firstIndex(of: position) ?? 0
                 let operation: Node.Operation, constants: [Constant]
                 switch test {
                 case .count(let comparison, let count):
@@ -248,11 +261,16 @@ final class ByteConditions {
                 let first = elements.count
                 for constant in constants {
                     let (kind, bits, span, isASCII) = self.constant(constant)
-                    elements.append(Node(operation: kind, accepts: 0, isASCII: isASCII, isOptional: false, slot: 0,
+                    elements.append(Node(operation: kind, accepts: 0, folding: 0, isASCII: isASCII, isOptional: false, slot: 0,
                                          first: Int32(truncatingIfNeeded: span.lowerBound), second: Int32(truncatingIfNeeded: span.upperBound),
                                          bits: bits, whenTrue: ByteConditions.reject, whenFalse: ByteConditions.reject))
                 }
                 return node(operation, accepts: 0, slot: slot, first: first, second: elements.count, bits: 0, whenTrue: whenTrue, whenFalse: whenFalse)
+            case .text(let position, let folding, let isPrefix, let comparison, let constant):
+                let (_, bits, span, isASCII) = self.constant(.string(constant))
+                return node(isPrefix ? .prefix : .foldedEqual, accepts: Order.accepted(by: comparison), folding: UInt8(truncatingIfNeeded: folding.rawValue),
+                            isASCII: isASCII, slot: slots.firstIndex(of: position) ?? 0, first: span.lowerBound, second: span.upperBound, bits: bits,
+                            whenTrue: whenTrue, whenFalse: whenFalse)
             case .and(let lhs, let rhs):
                 let right = add(rhs, whenTrue: whenTrue, whenFalse: whenFalse)
                 return add(lhs, whenTrue: right, whenFalse: whenFalse)
@@ -265,11 +283,12 @@ final class ByteConditions {
         }
 
         private mutating func node(
-            _ operation: Node.Operation, accepts: UInt8, isASCII: Bool = true, isOptional: Bool = false, slot: Int = 0, first: Int = 0,
-            second: Int = 0, bits: UInt64, whenTrue: Int32, whenFalse: Int32
+            _ operation: Node.Operation, accepts: UInt8, folding: UInt8 = 0, isASCII: Bool = true, isOptional: Bool = false, slot: Int = 0,
+            first: Int = 0, second: Int = 0, bits: UInt64, whenTrue: Int32, whenFalse: Int32
         ) -> Int32 {
             // Indices and spans of one query's nodes and constants, far below Int32's range.
-            nodes.append(Node(operation: operation, accepts: accepts, isASCII: isASCII, isOptional: isOptional, slot: Int32(truncatingIfNeeded: slot),
+            nodes.append(Node(operation: operation, accepts: accepts, folding: folding, isASCII: isASCII, isOptional: isOptional,
+                              slot: Int32(truncatingIfNeeded: slot),
                               first: Int32(truncatingIfNeeded: first), second: Int32(truncatingIfNeeded: second), bits: bits,
                               whenTrue: whenTrue, whenFalse: whenFalse))
             return Int32(truncatingIfNeeded: nodes.count - 1)
@@ -282,7 +301,7 @@ final class ByteConditions {
                 return steps.count - 1
             }
             switch term {
-            case .stored(let position): return step(.load, slot: slots[position] ?? 0)
+            case .stored(let position): return step(.load, slot: slots.firstIndex(of: position) ?? 0)
             case .constant(let bits): return step(.constant, bits: bits)
             case .compute(let lhs, let arithmetic, let rhs):
                 let (first, second) = (add(lhs, number), add(rhs, number))
@@ -318,6 +337,21 @@ final class ByteConditions {
         try withScratch { scratch in
             var keys: [StorageKey] = []
             try snapshot.forEachValueInPlace(type: type) { key, bytes in
+                if try matches(bytes, key: key, scratch: scratch) { keys.append(key) }
+            }
+            return keys
+        }
+    }
+
+    /// Those of `candidates` (keys of `values`' type) whose records satisfy every condition, in
+    /// the same order; a key with no record is left out.
+    ///
+    /// - Throws: ``StoreError`` naming a record whose bytes do not decode; ``QueryError`` where
+    ///   arithmetic traps in Swift.
+    func matching(_ candidates: [StorageKey], in values: TypeValues) throws -> [StorageKey] {
+        try withScratch { scratch in
+            var keys: [StorageKey] = []
+            try values.forEachValueInPlace(of: candidates) { key, bytes in
                 if try matches(bytes, key: key, scratch: scratch) { keys.append(key) }
             }
             return keys
@@ -416,7 +450,7 @@ final class ByteConditions {
                 return node.accepts & Order.of(try value(node), node.bits) != 0
             case .computedDouble:
                 return node.accepts & Order.of(Double(bitPattern: try value(node)), Double(bitPattern: node.bits)) != 0
-            case .bool, .int, .uint, .double, .string:
+            case .bool, .int, .uint, .double, .string, .foldedEqual, .prefix:
                 var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
                 return node.accepts & (try order(&cursor, node, strings: strings).get()) != 0
             case .containerCount:
@@ -513,9 +547,54 @@ final class ByteConditions {
                     return .success(order)
                 }
                 return Self.textOrder(stored, strings[Int(node.bits)], at: start)
+            case .foldedEqual, .prefix:
+                guard tag == ValueTag.string.rawValue else { return mismatch(tag, at: start) }
+                let stored: UnsafeRawBufferPointer
+                switch cursor.lengthPrefixed() {
+                case .success(let bytes): stored = bytes
+                case .failure(let failure): return .failure(.decode(failure))
+                }
+                let isPrefix = node.operation == .prefix
+                let folding = TextOptions(rawValue: Int(node.folding))
+                if node.isASCII, let holds = Self.asciiMatch(stored, UnsafeRawBufferPointer(rebasing: text[Int(node.first)..<Int(node.second)]),
+                                                            lowercased: folding.contains(.caseInsensitive), isPrefix: isPrefix) {
+                    return .success(holds ? Order.equal : Order.less)
+                }
+                return Self.textMatch(stored, strings[Int(node.bits)], folding: folding, isPrefix: isPrefix, at: start)
             default:
                 return mismatch(tag, at: start)
             }
+        }
+
+        /// Whether ASCII `stored`, lowercased if asked (``TextFolding``'s ASCII path, which both
+        /// foldings leave at that), equals `constant` or starts with it, as `String` says; nil
+        /// when `stored` is not ASCII. For ASCII text a `Character` is a byte, except `"\r\n"`,
+        /// which is one: a prefix ending in `"\r"` is no prefix of text going on with `"\n"`.
+        private static func asciiMatch(_ stored: UnsafeRawBufferPointer, _ constant: UnsafeRawBufferPointer, lowercased: Bool, isPrefix: Bool) -> Bool? {
+            var isASCII = true
+            for byte in stored where byte >= 0x80 { isASCII = false }
+            guard isASCII else { return nil }
+            guard isPrefix ? stored.count >= constant.count : stored.count == constant.count else { return false }
+            for index in constant.indices {
+                var byte = stored[index]
+                if lowercased, byte >= 0x41, byte <= 0x5A { byte |= 0x20 }
+                if byte != constant[index] { return false }
+            }
+            if let last = constant.last, last == 0x0D, stored.count > constant.count, stored[constant.count] == 0x0A { return false }
+            return true
+        }
+
+        /// A text match as the record evaluator decides it, for stored text that is not ASCII
+        /// (or a constant that is not).
+        @inline(never)
+        private static func textMatch(
+            _ stored: UnsafeRawBufferPointer, _ constant: String, folding: TextOptions, isPrefix: Bool, at start: Int
+        ) -> Result<UInt8, TestFailure> {
+            guard let stored = String(validating: stored, as: UTF8.self) else {
+                return .failure(.decode(DecodeFailure(offset: start, reason: "a string is not valid UTF-8")))
+            }
+            let folded = TextFolding.folded(stored, options: folding)
+            return .success((isPrefix ? folded.starts(with: constant) : folded == constant) ? Order.equal : Order.less)
         }
 
         @inline(never)
@@ -619,9 +698,10 @@ final class ByteConditions {
     /// Turns query nodes into tests, collecting the positions they read.
     private struct Compiler {
         let schema: ObjectSchema
-        var positions = Set<Int>()
+        /// The positions read, each once (a few per query: a list costs less than a set).
+        var positions: [Int] = []
         /// The positions of the arrays and sets tests read.
-        var containers = Set<Int>()
+        var containers: [Int] = []
 
         mutating func compile(_ node: QueryNode, root: PredicateExpressions.VariableID) -> Test? {
             switch node {
@@ -633,6 +713,16 @@ final class ByteConditions {
                 return .or(left, right)
             case .not(let wrapped):
                 return compile(wrapped, root: root).map(Test.not)
+            case .equal(.folded(let text, let folding), .constant(.string(let constant))),
+                 .equal(.constant(.string(let constant)), .folded(let text, let folding)):
+                return textLeaf(text, folding: folding, isPrefix: false, .equal, constant, root: root)
+            case .notEqual(.folded(let text, let folding), .constant(.string(let constant))),
+                 .notEqual(.constant(.string(let constant)), .folded(let text, let folding)):
+                return textLeaf(text, folding: folding, isPrefix: false, .notEqual, constant, root: root)
+            case .startsWith(.folded(let text, let folding), .constant(.string(let constant))):
+                return textLeaf(text, folding: folding, isPrefix: true, .equal, constant, root: root)
+            case .startsWith(let text, .constant(.string(let constant))):
+                return textLeaf(text, folding: [], isPrefix: true, .equal, constant, root: root)
             case .equal(let lhs, let rhs):
                 if let test = arrayEquality(lhs, rhs, root: root) { return test }
                 return leaf(lhs, rhs, root: root) { _ in .equal }
@@ -709,8 +799,19 @@ final class ByteConditions {
             }
             guard let constant = Self.constant(value, for: kind) else { return nil }
             if case .bool = constant, case .ordered = comparison { return nil }
-            positions.insert(position)
+            if !positions.contains(position) { positions.append(position) }
             return .compare(position: position, comparison, constant, whenNil: whenNil)
+        }
+
+        /// A text match on one of the record's string properties (not optional: the record
+        /// evaluator leaves a nil's prefix to the model).
+        private mutating func textLeaf(
+            _ text: QueryNode, folding: TextOptions, isPrefix: Bool, _ comparison: Comparison, _ constant: String,
+            root: PredicateExpressions.VariableID
+        ) -> Test? {
+            guard let position = storedPosition(text, root: root), schema.properties[position].kind == .string else { return nil }
+            if !positions.contains(position) { positions.append(position) }
+            return .text(position: position, folding: folding, isPrefix: isPrefix, comparison, constant)
         }
 
         /// `lhs comparison rhs` of two constants, as the record evaluator decides it; nil when it
@@ -741,8 +842,8 @@ final class ByteConditions {
             switch schema.properties[position].kind {
             case .list(let element), .set(let element):
                 guard Self.isSingleValue(element) else { return nil }
-                positions.insert(position)
-                containers.insert(position)
+                if !positions.contains(position) { positions.append(position) }
+                if !containers.contains(position) { containers.append(position) }
                 return (position, element)
             default:
                 return nil
@@ -786,7 +887,7 @@ final class ByteConditions {
             default:
                 guard let position = storedPosition(node, root: root),
                       QueryNumber(kind: schema.properties[position].kind) == number else { return nil }
-                positions.insert(position)
+                if !positions.contains(position) { positions.append(position) }
                 return .stored(position: position)
             }
         }

@@ -109,6 +109,27 @@ enum Translations {
         return { parent, translator in try translation(parent + offset, translator) }
     }
 
+    /// Reads the key path `field` of a `Parent` expression as an `AnyKeyPath`, a reference read
+    /// in place with no generic type metadata.
+    static func keyPathReader<Parent, Child: AnyKeyPath>(_ field: KeyPath<Parent, Child>) -> (UnsafeRawPointer) -> AnyKeyPath {
+        guard let offset = MemoryLayout<Parent>.offset(of: field) else {
+            let read = reader(field)
+            return { read($0) }
+        }
+        return anyKeyPath(at: offset)
+    }
+
+    /// Not generic, so that the closure it makes has no generic context to look types up in.
+    private static func anyKeyPath(at offset: Int) -> (UnsafeRawPointer) -> AnyKeyPath {
+        { ($0 + offset).load(as: AnyKeyPath.self) }
+    }
+
+    /// The translation of a `PredicateExpressions.Variable` whose key lies at `offset`; not
+    /// generic, for the same reason.
+    static func variable(at offset: Int) -> Translation {
+        { expression, _ in .variable((expression + offset).load(as: PredicateExpressions.VariableID.self)) }
+    }
+
     /// Reads the value `field` of a `Parent` expression.
     static func reader<Parent, Child>(_ field: KeyPath<Parent, Child>) -> (UnsafeRawPointer) -> Child {
         guard let offset = MemoryLayout<Parent>.offset(of: field) else {
@@ -324,8 +345,11 @@ extension PredicateExpressions.NilLiteral: QueryTranslatable {
 
 extension PredicateExpressions.Variable: QueryTranslatable {
     static func makeTranslation() -> Translation {
-        let key = Translations.reader(\Self.key)
-        return { expression, _ in .variable(key(expression)) }
+        guard let offset = MemoryLayout<Self>.offset(of: \Self.key) else {
+            let key = Translations.reader(\Self.key)
+            return { expression, _ in .variable(key(expression)) }
+        }
+        return Translations.variable(at: offset)
     }
 }
 
@@ -334,8 +358,12 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
         let root = Translations.operand(\Self.root), keyPath = Translations.reader(\Self.keyPath)
         let memo = MemberMemo()
         guard Root.self == PredicateExpressions.Value<Root.Output>.self else {
+            // The root type and the key path as a plain reference, found now: asking for them in
+            // the translation looked up generic type metadata for each predicate.
+            let rootType: Any.Type = Root.Output.self
+            let anyKeyPath = Translations.keyPathReader(\Self.keyPath)
             return { expression, translator in
-                try translator.member(of: root(expression, translator), rootType: Root.Output.self, keyPath: keyPath(expression), memo: memo)
+                try translator.member(of: root(expression, translator), rootType: rootType, keyPath: anyKeyPath(expression), memo: memo)
             }
         }
         // `expected.email` of a captured `expected` is a constant: the planner can use it.

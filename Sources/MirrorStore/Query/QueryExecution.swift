@@ -36,8 +36,8 @@ final class LinkedRecords {
 struct QueryExecution<Model: Persistable> {
     let source: QuerySource
     let conditions: [QueryCondition]
-    /// The conditions compiled to tests on stored bytes, for a scan whose conditions compile to
-    /// them (see ``ByteConditions``); nil otherwise.
+    /// The conditions compiled to tests on stored bytes, when they compile to them (see
+    /// ``ByteConditions``) and the candidates need testing; nil otherwise.
     let byteTests: ByteConditions?
 
     /// The keys of the objects matching every condition, in primary-key order, from the
@@ -60,6 +60,7 @@ struct QueryExecution<Model: Persistable> {
         }
         candidates = Self.deduplicated(Self.sortedByPrimaryKey(candidates))
         if access.isExact || conditions.isEmpty { return candidates }
+        if let byteTests { return try byteTests.matching(candidates, in: source.snapshot.values(ofType: typeName)) }
         let tester = try ConditionTester<Model>(source: source, conditions: conditions)
         return try candidates.filter { key in
             guard let bytes = try source.snapshot.value(type: typeName, key: key) else { return false }

@@ -108,8 +108,17 @@ enum QueryNode: Sendable {
 
     /// Whether the node can be decided without the model for every record.
     var isFullyTranslated: Bool {
-        if case .unknown = self { return false }
-        return children.allSatisfy(\.isFullyTranslated)
+        switch self {
+        case .unknown: false
+        // Leaves and the usual shapes of a condition without making a list of children, which
+        // is an allocation per node of every query.
+        case .constant, .variable: true
+        case .member(let base, _, _, _), .not(let base), .folded(let base, _): base.isFullyTranslated
+        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
+             .startsWith(let a, let b):
+            a.isFullyTranslated && b.isFullyTranslated
+        default: children.allSatisfy(\.isFullyTranslated)
+        }
     }
 
     /// Whether Swift's evaluation of the node may throw: it holds a part only the model answers,
@@ -124,6 +133,13 @@ enum QueryNode: Sendable {
         case .range(.constant(let lower), .constant(let upper), let isClosed):
             ConditionEvaluator.isBackwardsRange(lower, upper, isClosed: isClosed)
         case .range(_, _, isClosed: false): true
+        // Leaves and the usual shapes of a condition without making a list of children, which
+        // is an allocation per node of every query.
+        case .constant, .variable: false
+        case .member(let base, _, _, _), .not(let base), .folded(let base, _): base.mayThrow
+        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
+             .startsWith(let a, let b):
+            a.mayThrow || b.mayThrow
         default: children.contains(where: \.mayThrow)
         }
     }

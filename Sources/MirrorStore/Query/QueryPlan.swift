@@ -38,8 +38,9 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         /// The predicate is decided on the encoded records.
         case records
         /// The predicate is decided on each record's stored bytes where they lie, without reading
-        /// the record into values: a scan whose conditions compare the model's own single-value
-        /// properties with constants.
+        /// the record into values: a scan, or an index range's candidates, whose conditions
+        /// compare the model's own single-value properties with constants or match a string
+        /// property's text.
         case storedBytes
         /// The predicate is decided on the encoded records where it can be, and on decoded models
         /// for the rest (a computed property, a function the store does not translate).

@@ -194,34 +194,35 @@ struct QueryPlanner {
         var best: (access: AccessPath, properties: Int)?
         for compound in indexes.compound {
             var prefix: [IndexKey] = []
-            var used: [Constraint] = []
-            var range: Constraint?
+            // Positions in `constraints`, so that no constraint is copied on the way.
+            var used: [Int] = []
+            var range: Int?
             for position in compound.positions {
-                guard let constraint = constraints.first(where: { $0.property.position == position && !$0.property.isFolded }) else { break }
-                if let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
-                   IndexKeys.equatesExactly(constraint.property.kind) {
+                guard let found = constraints.firstIndex(where: { $0.property.position == position && !$0.property.isFolded }) else { break }
+                if let lower = constraints[found].lower, let upper = constraints[found].upper, lower == upper, lower.isInclusive,
+                   IndexKeys.equatesExactly(constraints[found].property.kind) {
                     prefix.append(lower.key)
-                    used.append(constraint)
+                    used.append(found)
                     continue
                 }
-                if IndexKeys.ordersExactly(constraint.property.kind), constraint.lower != nil || constraint.upper != nil {
-                    range = constraint
-                    used.append(constraint)
+                if IndexKeys.ordersExactly(constraints[found].property.kind), constraints[found].lower != nil || constraints[found].upper != nil {
+                    range = found
+                    used.append(found)
                 }
                 break
             }
             guard let first = used.first, used.count > (best?.properties ?? 0) else { continue }
-            let lower: IndexBound = range?.lower.map { bound in
+            let lower: IndexBound = range.flatMap { constraints[$0].lower }.map { bound in
                 bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key]), inclusive: true)
                     : IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
             } ?? IndexBound(.tuple(prefix), inclusive: true)
-            let upper: IndexBound = range?.upper.map { bound in
+            let upper: IndexBound = range.flatMap { constraints[$0].upper }.map { bound in
                 bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
                     : IndexBound(.tuple(prefix + [bound.key]), inclusive: false)
             } ?? IndexBound(.tuple(prefix + [.greatest]), inclusive: false)
-            var text = RangeText(.component(property: first.property.name, first.text))
-            for constraint in used.dropFirst() { text.append(RangeText(.component(property: constraint.property.name, constraint.text))) }
-            let isExact = everyConjunctConstrains && used.count == constraints.count && used.allSatisfy(\.isExact)
+            var text = RangeText(.component(property: constraints[first].property.name, constraints[first].text))
+            for index in used.dropFirst() { text.append(RangeText(.component(property: constraints[index].property.name, constraints[index].text))) }
+            let isExact = everyConjunctConstrains && used.count == constraints.count && used.allSatisfy { constraints[$0].isExact }
             let ordering = compound.positions.dropFirst(prefix.count).map { (schema.properties[$0].name, schema.properties[$0].kind) }
             best = (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
                                isExact: isExact, rangeText: text, order: ordering), used.count)

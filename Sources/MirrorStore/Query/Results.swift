@@ -221,12 +221,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         all.append(condition)
         let access = QueryPlanner(source: source).accessPath(for: all)
         let accessPlan = access.planAccess(typeName: source.plan.typeName)
-        // Compiled once, here: the plan reports it and the scan runs it.
-        let byteTests: ByteConditions? = if case .scan = access.source {
-            ByteConditions(conditions: all.map { ($0.node, $0.root) }, schema: source.schema)
-        } else {
-            nil
-        }
+        // Compiled once, here: the plan reports it, and the scan or the test of an index's
+        // candidates runs it.
+        let byteTests: ByteConditions? = access.isExact ? nil : ByteConditions(conditions: all.map { ($0.node, $0.root) }, schema: source.schema)
         let filter: QueryPlan.Filter = if access.isExact {
             .none
         } else if !all.allSatisfy(\.node.isFullyTranslated) {

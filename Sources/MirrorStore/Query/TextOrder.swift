@@ -30,6 +30,12 @@ enum TextOrder {
     /// when none is (every scalar of `prefix` is U+10FFFF): the exclusive upper bound of a
     /// prefix's range of keys. Not normalized: the engine compares it by its bytes only.
     static func end(ofPrefix prefix: String) -> String? {
+        // ASCII: the last byte's successor in its place (U+0080 after U+007F), without lists of scalars.
+        if isASCII(prefix), let last = prefix.utf8.last {
+            var bytes = Array(prefix.utf8.dropLast())
+            if last < 0x7F { bytes.append(last + 1) } else { bytes += [0xC2, 0x80] }
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var scalars = Array(prefix.unicodeScalars)
         while let last = scalars.popLast() {
             // The scalar after the last one; surrogate code points are not scalars.

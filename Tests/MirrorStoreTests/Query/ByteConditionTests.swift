@@ -27,8 +27,9 @@ struct Sample: Persistable, Sendable {
 /// comparisons meet NaN; damaged records are reported, never trapped on.
 @Suite("Conditions tested on stored bytes")
 struct ByteConditionTests {
-    /// Precomposed and decomposed "é" are equal `String`s with different bytes.
-    static let labels = ["", "a", "ab", "b", "Apple", "apple", "café", "cafe\u{301}", "Zoë", "zoo", "\u{1F600}"]
+    /// Precomposed and decomposed "é" are equal `String`s with different bytes; `"\r\n"` is one
+    /// `Character`, so `"ab\r"` is no prefix of `"ab\r\n"` though its bytes are.
+    static let labels = ["", "a", "ab", "b", "Apple", "apple", "café", "cafe\u{301}", "Zoë", "zoo", "\u{1F600}", "ab\r", "ab\r\n", "AB\r\nc", "Ca"]
     static let values: [Double] = [-.infinity, -2.5, -0.0, 0.0, 1.0, 2.5, .nan, .infinity]
     static let dates = (0..<5).map { Date(timeIntervalSinceReferenceDate: Double($0) * 1_000) }
 
@@ -62,7 +63,7 @@ struct ByteConditionTests {
         let after = Int.random(in: 0...3, using: &random)
         let tags = (0..<Int.random(in: 0...2, using: &random)).map { _ in random.pick(labels) }
         let size = Int.random(in: 0...3, using: &random)
-        switch Int.random(in: 0..<31, using: &random) {
+        switch Int.random(in: 0..<34, using: &random) {
         // The array, the last property read, is tested where it lies.
         case 25: return (#Predicate { $0.tags.isEmpty || $0.label == label }, true)
         case 26: return (#Predicate { $0.tags.contains(label) }, true)
@@ -96,6 +97,9 @@ struct ByteConditionTests {
         case 23: return (#Predicate { ($0.note ?? "") == label && !($0.note == nil) }, false)
         case 24: return (#Predicate { !(($0.note ?? "zz") >= label) }, true)
         case 12: return (#Predicate { $0.after == after }, false)
+        case 31: return (#Predicate { $0.label.starts(with: label) }, true)
+        case 32: return (#Predicate { !$0.label.starts(with: label) && $0.on == flag }, true)
+        case 33: return (#Predicate { ($0.note ?? "").starts(with: label) }, false)
         default: return (#Predicate { $0.label == label && $0.after > after }, false)
         }
     }
@@ -149,6 +153,9 @@ struct ByteConditionTests {
         let computing = try #require(ByteConditions(conditions: computed.conditions.map { ($0.node, $0.root) }, schema: schema))
         let tagged = try store.objects(Sample.self).filter(#Predicate<Sample> { $0.tags.contains("café") || $0.tags == ["a", "b"] || $0.tags.count > 2 })
         let containing = try #require(ByteConditions(conditions: tagged.conditions.map { ($0.node, $0.root) }, schema: schema))
+        // Text matches, folded and not, read the stored string whole.
+        let texts = try store.objects(Sample.self).filter(\.label, .startsWith("ca")).filter(\.label, .equals("CAFÉ"), options: .caseInsensitive)
+        let matching = try #require(ByteConditions(conditions: texts.conditions.map { ($0.node, $0.root) }, schema: schema))
         var trapped = 0
         var encoder = RecordEncoder()
         let valid = try Self.samples(&random).prefix(20).map { try encoder.encode($0.managedObject()) }
@@ -161,7 +168,7 @@ struct ByteConditionTests {
             case 1: bytes.removeLast(bytes.count - position)
             default: bytes[position] = UInt8.random(in: 0...255, using: &random)
             }
-            let tested = [conditions, computing, containing][index % 3]
+            let tested = [conditions, computing, containing, matching][index % 4]
             do {
                 _ = try bytes.withUnsafeBytes { try tested.matches($0, key: StorageKey.integer(Int64(index))) }
             } catch let error as StoreError {

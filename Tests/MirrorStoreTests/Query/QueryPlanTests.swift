@@ -53,10 +53,10 @@ struct QueryPlanTests {
         let optional = try Self.compare(store, heroes, #Predicate { $0.realName == "Hulk" })
         #expect(optional.plan.indexName == "QueryHero.realName")
 
-        // An indexed condition narrows, the rest is tested on the candidates' records.
+        // An indexed condition narrows, the rest is tested on the candidates' stored bytes.
         let mixed = try Self.compare(store, heroes, #Predicate { $0.name == "Hulk" && $0.rating > 50 })
         #expect(mixed.plan.indexName == "QueryHero.name")
-        #expect(mixed.plan.filter == .records)
+        #expect(mixed.plan.filter == .storedBytes)
     }
 
     @Test("Conditions through links start from the linked objects and read the link's index")
@@ -141,7 +141,7 @@ struct QueryPlanTests {
         #expect(after.plan.access == .scan(typeName: "QueryHero"))
         let before = try Self.compare(store, heroes, #Predicate { $0.name == "Thor" && $0.age + 1 > 50 })
         #expect(before.plan.indexName == "QueryHero.name")
-        #expect(before.plan.filter == .records)
+        #expect(before.plan.filter == .storedBytes)
     }
 
     @Test("A range captured whole reads the index, or is tested on the stored bytes")
@@ -153,7 +153,7 @@ struct QueryPlanTests {
         #expect(closed.plan.filter == .none)
         let open = try Self.compare(store, heroes, #Predicate { teens.contains($0.age) && $0.rating > 10 })
         #expect(open.plan.indexName == "QueryHero.age")
-        #expect(open.plan.filter == .records)
+        #expect(open.plan.filter == .storedBytes)
         let ratings = 10.0...20.0
         let unindexed = try Self.compare(store, heroes, #Predicate { ratings.contains($0.rating) })
         #expect(unindexed.plan.access == .scan(typeName: "QueryHero") && unindexed.plan.filter == .storedBytes, "\(unindexed.plan)")
