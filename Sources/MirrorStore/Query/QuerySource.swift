@@ -41,13 +41,13 @@ final class QuerySource: Sendable {
     /// The stored model under `key`, decoded now, or `nil` when the snapshot does not hold it.
     func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
         guard let bytes = try values.value(for: key) else { return nil }
-        return try reader().model(type, key: key, bytes: bytes)
+        return try ModelReader.model(type, entry: entry, key: key, bytes: bytes, snapshot: snapshot, registry: registry)
     }
 
     /// The stored model under `key`, a key the results list, so its absence is damage. Not
     /// optional: results run unspecialised, and `Model?` would cost a metadata lookup per read.
     func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
-        try reader().model(type, key: key, bytes: listedBytes(of: key))
+        try ModelReader.model(type, entry: entry, key: key, bytes: listedBytes(of: key), snapshot: snapshot, registry: registry)
     }
 
     /// A reader of the queried type's models in this snapshot, as `pending` writes (if any) have

@@ -59,6 +59,17 @@ struct ModelReader {
         self.route = route
     }
 
+    /// The model stored as `bytes` under `key` of `entry`'s type, read on its own (it shares no
+    /// instances with other reads): for a standalone type no reader is made, which would cost a
+    /// retain and a release of each of its parts per read. The route is the one ``init`` takes.
+    static func model<Model: Persistable>(
+        _ type: Model.Type, entry: borrowing ModelRegistry.Entry, key: StorageKey, bytes: [UInt8],
+        snapshot: EngineSnapshot, registry: borrowing ModelRegistry
+    ) throws -> Model {
+        if entry.isStandalone { return try standaloneModel(type, plan: entry.plan, bytes: bytes, key: key) }
+        return try ModelReader(entry: entry, snapshot: snapshot, registry: registry).model(type, key: key, bytes: bytes)
+    }
+
     /// The model stored under `key`, or `nil` when none is.
     func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
         if case .graph(let records) = route {

@@ -225,7 +225,9 @@ public final class Store: Sendable {
     public func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> Model? {
         let entry = try registry.entry(for: type)
         let key = try registry.key(primaryKey, for: entry)
-        return try ModelReader(entry: entry, snapshot: engine.snapshot(), registry: registry).model(type, key: key)
+        let snapshot = engine.snapshot()
+        guard let bytes = try snapshot.value(type: entry.plan.typeName, key: key) else { return nil }
+        return try ModelReader.model(type, entry: entry, key: key, bytes: bytes, snapshot: snapshot, registry: registry)
     }
 
     /// All stored models of a type, as lazy ``Results`` to filter and sort. Making them reads no
