@@ -20,6 +20,7 @@ public enum TextMatch: Sendable, Equatable {
 /// as Foundation's `folding(options:locale:)` does without a locale; the strings are then
 /// compared as `String` compares them.
 public struct TextOptions: OptionSet, Sendable, Hashable {
+    /// The options as bits: 1 for ``caseInsensitive``, 2 for ``diacriticInsensitive``.
     public let rawValue: Int
 
     /// Creates options from their raw value.
