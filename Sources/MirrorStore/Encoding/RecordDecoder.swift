@@ -129,19 +129,10 @@ struct RecordDecoder {
         case .double: return .double(Double(bitPattern: try reader.uint64()))
         case .string: return .string(try reader.lengthPrefixedString())
         case .data: return .data(Data(try reader.lengthPrefixedBytes()))
-        case .date:
-            guard let value = StoredValues.date(try reader.uint64()) else {
-                throw RecordCodingFailure(.malformed(offset: start, reason: "a date that is not a number (NaN), which no store writes"))
-            }
-            return .date(value)
+        case .date: return .date(try StoredValues.readDate(from: &reader, start: start))
         case .uuid:
             return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
-        case .decimal:
-            let text = try reader.lengthPrefixedString()
-            guard let value = StoredValues.decimal(text) else {
-                throw RecordCodingFailure(.malformed(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one"))
-            }
-            return .decimal(value)
+        case .decimal: return .decimal(try StoredValues.readDecimal(from: &reader, start: start))
         case .url:
             let text = try reader.lengthPrefixedString()
             guard let value = URL(string: text) else {

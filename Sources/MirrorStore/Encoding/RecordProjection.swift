@@ -97,19 +97,10 @@ struct RecordProjection: Sendable {
         case .double: return .double(Double(bitPattern: try reader.uint64()))
         case .string: return .string(try reader.lengthPrefixedString())
         case .data: return .data(try reader.lengthPrefixedBytes())
-        case .date:
-            guard let value = StoredValues.date(try reader.uint64()) else {
-                throw DecodeFailure(offset: start, reason: "a date that is not a number (NaN), which no store writes")
-            }
-            return .date(value)
+        case .date: return .date(try StoredValues.readDate(from: &reader, start: start))
         case .uuid:
             return .uuid(UUID(storedBytes: try reader.fixedBytes(16)))
-        case .decimal:
-            let text = try reader.lengthPrefixedString()
-            guard let value = StoredValues.decimal(text) else {
-                throw DecodeFailure(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one")
-            }
-            return .decimal(value)
+        case .decimal: return .decimal(try StoredValues.readDecimal(from: &reader, start: start))
         case .url: return .url(try reader.lengthPrefixedString())
         case .reference:
             guard case .object(let typeName) = expected else { throw mismatch(tag, kind, at: start) }

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorStoreEngine
 
 /// The values whose stored form is text or a floating-point number, read back only in the form
 /// ``RecordEncoder`` writes: every reader of record bytes goes through these, so bytes a
@@ -18,5 +19,23 @@ enum StoredValues {
     static func date(_ bits: UInt64) -> Date? {
         let seconds = Double(bitPattern: bits)
         return seconds.isNaN ? nil : Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    /// The date payload at `reader`, of the value that starts at `start`; damage when it is NaN.
+    static func readDate(from reader: inout ByteReader, start: Int) throws(DecodeFailure) -> Date {
+        guard let value = date(try reader.uint64()) else {
+            throw DecodeFailure(offset: start, reason: "a date that is not a number (NaN), which no store writes")
+        }
+        return value
+    }
+
+    /// The decimal payload at `reader`, of the value that starts at `start`; damage when its text
+    /// is not one the encoder writes.
+    static func readDecimal(from reader: inout ByteReader, start: Int) throws(DecodeFailure) -> Decimal {
+        let text = try reader.lengthPrefixedString()
+        guard let value = decimal(text) else {
+            throw DecodeFailure(offset: start, reason: "\(text.debugDescription) is not a decimal number as a store writes one")
+        }
+        return value
     }
 }
