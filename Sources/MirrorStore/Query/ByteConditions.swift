@@ -573,13 +573,10 @@ final class ByteConditions {
         /// when `stored` is not ASCII. For ASCII text a `Character` is a byte, except `"\r\n"`,
         /// which is one: a prefix ending in `"\r"` is no prefix of text going on with `"\n"`.
         private static func asciiMatch(_ stored: UnsafeRawBufferPointer, _ constant: UnsafeRawBufferPointer, lowercased: Bool, isPrefix: Bool) -> Bool? {
-            var isASCII = true
-            for byte in stored where byte >= 0x80 { isASCII = false }
-            guard isASCII else { return nil }
+            guard stored.allSatisfy({ $0 < 0x80 }) else { return nil }
             guard isPrefix ? stored.count >= constant.count : stored.count == constant.count else { return false }
             for index in constant.indices {
-                var byte = stored[index]
-                if lowercased, byte >= 0x41, byte <= 0x5A { byte |= 0x20 }
+                let byte = lowercased ? TextFolding.caseFolded(stored[index]) : stored[index]
                 if byte != constant[index] { return false }
             }
             if let last = constant.last, last == 0x0D, stored.count > constant.count, stored[constant.count] == 0x0A { return false }

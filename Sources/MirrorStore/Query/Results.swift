@@ -160,6 +160,20 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         return models
     }
 
+    /// The name and schema position of the stored property `property` reads, for the operations
+    /// that take a key path to one (aggregates, projections, text matches and sorts).
+    ///
+    /// - Throws: ``QueryError`` when it reads no stored property, or an ignored one.
+    func storedProperty<Value>(_ property: KeyPath<Model, Value>) throws -> (name: String, position: Int) {
+        let schema = source.schema
+        guard let name = KeyPathNames.propertyName(of: property, rootType: Model.self) else {
+            throw QueryError(.unknownProperty(typeName: schema.typeName, property: KeyPathNames.errorName(of: property, rootType: Model.self)))
+        }
+        if schema.ignoredProperties.contains(name) { throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name)) }
+        guard let position = schema.index(ofProperty: name) else { throw QueryError(.unknownProperty(typeName: schema.typeName, property: name)) }
+        return (name, position)
+    }
+
     /// The same filters and sorts run again on `source`, a newer snapshot of the same store.
     func rerun(on source: QuerySource) throws -> Results<Model> {
         var results = Results(source: source)

@@ -146,13 +146,7 @@ struct StoredColumn {
         let source = results.source
         let schema = source.schema
         typeName = source.plan.typeName
-        guard let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else {
-            throw QueryError(.unknownProperty(typeName: typeName, property: KeyPathNames.errorName(of: keyPath, rootType: Model.self)))
-        }
-        if schema.ignoredProperties.contains(name) { throw QueryError(.ignoredProperty(typeName: typeName, property: name)) }
-        guard let position = schema.index(ofProperty: name) else {
-            throw QueryError(.unknownProperty(typeName: typeName, property: name))
-        }
+        let (name, position) = try results.storedProperty(keyPath)
         property = name
         self.position = position
         projection = RecordProjection(schema: schema, properties: [name], schemas: source.registry)

@@ -74,15 +74,4 @@ extension Results {
         key.folding = options
         return try sorted(folded: key)
     }
-
-    /// The name and schema position of the stored property `property` reads.
-    private func storedProperty<Value>(_ property: KeyPath<Model, Value>) throws -> (name: String, position: Int) {
-        let schema = source.schema
-        guard let name = KeyPathNames.propertyName(of: property, rootType: Model.self) else {
-            throw QueryError(.unknownProperty(typeName: schema.typeName, property: KeyPathNames.errorName(of: property, rootType: Model.self)))
-        }
-        if schema.ignoredProperties.contains(name) { throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name)) }
-        guard let position = schema.index(ofProperty: name) else { throw QueryError(.unknownProperty(typeName: schema.typeName, property: name)) }
-        return (name, position)
-    }
 }

@@ -10,11 +10,18 @@ enum TextFolding {
         // without a Foundation call per string an index keys.
         if TextOrder.isASCII(text) {
             guard options.contains(.caseInsensitive) else { return text }
-            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            return String(decoding: text.utf8.map(caseFolded), as: UTF8.self)
         }
         var foundation: String.CompareOptions = []
         if options.contains(.caseInsensitive) { foundation.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { foundation.insert(.diacriticInsensitive) }
         return TextOrder.normalized(text.folding(options: foundation, locale: nil))
+    }
+
+    /// An ASCII byte case-folded: an upper-case letter becomes its lower case, as Unicode case
+    /// folding maps it; every other ASCII byte stays.
+    @inline(__always)
+    static func caseFolded(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 }
