@@ -22,6 +22,8 @@ enum Compaction {
         var types: TypeTable
         var generation: any LogStorage
         var size: UInt64
+        /// The checkpoint written after the compacted units (file stores only).
+        var checkpoint: CheckpointSlot?
     }
 
     static func temporaryPath(for path: String) -> String {
@@ -29,11 +31,11 @@ enum Compaction {
     }
 
     static func compactFile(
-        path: String, index: KeyIndex, from source: any LogStorage, lastSequence: UInt64,
+        path: String, index: KeyIndex, from source: any LogStorage, lastSequence: UInt64, checkpointAfter: Int?,
         faults: FaultInjection?, poison: inout StorageError?
     ) throws -> Result {
         try replaceFile(path: path, replacing: source, faults: faults, poison: &poison, validate: { _ in }) { target in
-            try rewrite(index: index, from: source, into: target, lastSequence: lastSequence)
+            try rewrite(index: index, from: source, into: target, lastSequence: lastSequence, checkpointAfter: checkpointAfter)
         }
     }
 
@@ -87,40 +89,67 @@ enum Compaction {
     }
 
     static func compactMemory(index: KeyIndex, from source: any LogStorage, lastSequence: UInt64) throws -> Result {
-        try rewrite(index: index, from: source, into: MemoryLog(), lastSequence: lastSequence)
+        try rewrite(index: index, from: source, into: MemoryLog(), lastSequence: lastSequence, checkpointAfter: nil)
     }
 
-    /// Writes the header and the live state into `target`, returning the index that points into it.
-    /// Tests pass a small `chunkSize` to get runs of many units from little data.
+    /// Writes the header and the live state into `target`, returning the index that points into
+    /// it; when the compacted units take at least `checkpointAfter` bytes, a checkpoint after
+    /// them, so that opening the new file reads no unit. Tests pass a small `chunkSize` to get runs of many units from little data.
     static func rewrite(
         index: KeyIndex, from source: any LogStorage, into target: any LogStorage, lastSequence: UInt64,
-        chunkSize: Int = Compaction.chunkSize
+        checkpointAfter: Int?, chunkSize: Int = Compaction.chunkSize
     ) throws -> Result {
-        try target.write(LogHeader().encoded(), at: 0)
-        var writer = ChunkWriter(target: target, sequence: lastSequence, offset: UInt64(LogHeader.size), chunkSize: chunkSize)
+        let header = LogHeader()
+        try target.write(header.encoded(), at: 0)
+        var writer = ChunkWriter(target: target, sequence: lastSequence, offset: header.unitsStart, chunkSize: chunkSize)
         var newIndex = KeyIndex()
         for (key, value) in index.metadata.sorted(by: { $0.key < $1.key }) {
             try writer.append([.setMetadata(key: key, value: value)], into: &newIndex)
         }
         for name in index.types.keys.sorted() {
             guard let objects = index.types[name] else { continue }
+            let placements = try SpanReader.placements(of: objects, in: index)
+            var kinds = (integers: 0, strings: 0, byteStrings: 0)
+            for placement in placements {
+                switch placement.key {
+                case .integer: kinds.integers += 1
+                case .string: kinds.strings += 1
+                case .bytes: kinds.byteStrings += 1
+                }
+            }
             var preamble: [WriteBatch.Operation] = [.reserveCapacity(
-                type: name, integers: objects.integers.count, strings: objects.strings.count,
-                byteStrings: objects.byteStrings.count)]
+                type: name, integers: kinds.integers, strings: kinds.strings, byteStrings: kinds.byteStrings)]
             if let schema = objects.schema {
                 preamble.append(.setSchema(type: name, schema: schema))
             }
             try writer.append(preamble, into: &newIndex)
             // In file order, so the old log is read sequentially in large spans.
-            try SpanReader.forEach(SpanReader.placements(of: objects, in: index), in: source) { key, value in
+            try SpanReader.forEach(placements, in: source) { key, value in
                 try writer.append([.put(type: name, key: key, value: value)], into: &newIndex)
             }
         }
-        try writer.flush(force: lastSequence > 0 && writer.offset == UInt64(LogHeader.size), into: &newIndex)
-        // The header names where the run ends, so that recovery never applies part of it: a
-        // prefix of the run is a subset of the live state, a state no commit ever made.
-        try target.write(LogHeader(compactedEnd: writer.offset).encoded(), at: 0)
-        return Result(index: newIndex, types: writer.types, generation: target, size: writer.offset)
+        try writer.flush(force: lastSequence > 0 && writer.offset == header.unitsStart, into: &newIndex)
+        return try finish(
+            Result(index: newIndex, types: writer.types, generation: target, size: writer.offset), sequence: lastSequence,
+            checkpointAfter: checkpointAfter)
+    }
+
+    /// Records in the header where the compacted units end, after writing a checkpoint of them
+    /// when asked: the header names where the run ends, so that recovery never applies part of
+    /// it (a prefix of the run is a subset of the live state, a state no commit ever made).
+    private static func finish(_ compacted: Result, sequence: UInt64, checkpointAfter: Int?) throws -> Result {
+        var result = compacted
+        let target = result.generation
+        if let checkpointAfter, result.size - LogHeader().unitsStart >= UInt64(max(0, checkpointAfter)) {
+            let written = try Checkpoint.write(
+                index: result.index, types: result.types, log: target, at: result.size, sequence: sequence, number: 1)
+            result.index = written.index
+            result.size = written.end
+            result.checkpoint = written.slot
+            try target.write(written.slot.encoded(), at: CheckpointSlot.offset(forNumber: written.slot.number))
+        }
+        try target.write(LogHeader(compactedEnd: compacted.size).fields(), at: 0)
+        return result
     }
 }
 
@@ -128,16 +157,18 @@ extension Compaction {
     /// Writes the header, then whatever `produce` puts into `rewriter`, as a run that recovery
     /// accepts whole or not at all (like a compaction's).
     static func rewrite(
-        into target: any LogStorage, sequence: UInt64, chunkSize: Int = Compaction.chunkSize,
+        into target: any LogStorage, sequence: UInt64, checkpointAfter: Int?, chunkSize: Int = Compaction.chunkSize,
         produce: (inout LogRewriter) throws -> Void
     ) throws -> Result {
-        try target.write(LogHeader().encoded(), at: 0)
+        let header = LogHeader()
+        try target.write(header.encoded(), at: 0)
         var rewriter = LogRewriter(
-            writer: ChunkWriter(target: target, sequence: sequence, offset: UInt64(LogHeader.size), chunkSize: chunkSize))
+            writer: ChunkWriter(target: target, sequence: sequence, offset: header.unitsStart, chunkSize: chunkSize))
         try produce(&rewriter)
-        try rewriter.writer.flush(force: rewriter.writer.offset == UInt64(LogHeader.size), into: &rewriter.index)
-        try target.write(LogHeader(compactedEnd: rewriter.writer.offset).encoded(), at: 0)
-        return Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: rewriter.writer.offset)
+        try rewriter.writer.flush(force: rewriter.writer.offset == header.unitsStart, into: &rewriter.index)
+        return try finish(
+            Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: rewriter.writer.offset),
+            sequence: sequence, checkpointAfter: checkpointAfter)
     }
 }
 
@@ -171,7 +202,9 @@ public struct LogRewriter {
 
     /// Whether `key` of `type` was put already.
     public mutating func contains(type: String, key: StorageKey) -> Bool {
-        index.types[type]?[key] != nil || writer.pendingContains(type: type, key: key)
+        // This index is built in memory as the units are written, never read from runs, so
+        // looking a key up in it cannot fail.
+        (try? index.types[type]?.location(for: key)) != nil || writer.pendingContains(type: type, key: key)
     }
 }
 
@@ -231,7 +264,7 @@ private struct ChunkWriter {
         let frame = LogFrame.encode(sequence: sequence, payload: payload)
         try target.write(frame, at: offset)
         offset += UInt64(frame.count)
-        index.apply(decoded)
+        try index.apply(decoded)
         pending.removeAll(keepingCapacity: true)
         pendingKeys = nil
         pendingBytes = 0

@@ -41,6 +41,11 @@ public struct EngineConfiguration: Sendable {
     public var autoCompaction: AutoCompaction = .whenDeadBytesExceed(ratio: 0.5, minimumFileSize: 4 << 20)
     /// Open with a shared lock; never write, truncate or create anything but the lock file.
     public var readOnly: Bool = false
+    /// Bytes of commits after the newest checkpoint past which a commit writes the next one
+    /// (persisted key runs and a checkpoint unit; docs/FILE_FORMAT.md, "Checkpoints"), so that
+    /// opening reads the checkpoint and replays at most about this much; a compaction writes one
+    /// when its output is at least this large. 0 writes none. Tests set it low to checkpoint often.
+    public var checkpointInterval: Int = 4 << 20
 
     /// Creates a configuration; every argument has the default documented on its property.
     public init(

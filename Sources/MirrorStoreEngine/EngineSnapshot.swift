@@ -54,18 +54,24 @@ public struct EngineSnapshot: Sendable {
     /// them, or nil when the key is not stored. Two snapshots of one engine give equal identities
     /// only for equal bytes: the log never writes two values at one place of one file, and a
     /// compaction's new file is another generation.
-    public func storedValueIdentity(type: String, key: StorageKey) -> StoredValueIdentity? {
-        index.types[type]?[key].map { StoredValueIdentity(generation: generation, location: $0) }
+    ///
+    /// - Throws: `StorageError` when a persisted key run it reads is damaged.
+    public func storedValueIdentity(type: String, key: StorageKey) throws -> StoredValueIdentity? {
+        try index.types[type]?.location(for: key).map { StoredValueIdentity(generation: generation, location: $0) }
     }
 
     /// Whether `key` of `type` exists, without reading its value.
-    public func contains(type: String, key: StorageKey) -> Bool {
-        index.types[type]?[key] != nil
+    ///
+    /// - Throws: `StorageError` when a persisted key run it reads is damaged.
+    public func contains(type: String, key: StorageKey) throws -> Bool {
+        try index.types[type]?.location(for: key) != nil
     }
 
     /// Every key of `type`, in no particular order.
-    public func keys(type: String) -> [StorageKey] {
-        index.types[type]?.keys ?? []
+    ///
+    /// - Throws: `StorageError` when a persisted key run it reads is damaged.
+    public func keys(type: String) throws -> [StorageKey] {
+        try index.types[type]?.keys() ?? []
     }
 
     /// Every key and value of `type`, in no particular order. Reads the file in large
@@ -82,7 +88,7 @@ public struct EngineSnapshot: Sendable {
     /// sequential spans and holding one span at a time: for passes over more data than memory.
     public func forEachEntry(type: String, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
-        try SpanReader.forEach(SpanReader.placements(of: objects, in: index), in: generation, body)
+        try SpanReader.forEach(try SpanReader.placements(of: objects, in: index), in: generation, body)
     }
 
     /// Calls `body` with every key and value of `type` in key order (``StorageKey/precedes(_:_:)``):
@@ -96,25 +102,28 @@ public struct EngineSnapshot: Sendable {
     /// for passes over every object that must take them in the order they are listed.
     public func forEachValueInPlaceInKeyOrder(type: String, _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
-        let onlyIntegers = objects.strings.isEmpty && objects.byteStrings.isEmpty
-        func keyOrder() -> FileOrder.Sorted {
-            // Integer keys, the common case, sort as plain integers rather than as enum values.
-            var items = objects.integers.map { FileOrder.Item(packed: $0.value, payload: $0.key) }
-            items.sort { $0.payload < $1.payload }
-            guard !onlyIntegers else { return FileOrder.Sorted(items: items, keys: []) }
-            var keys = items.map { StorageKey.integer($0.payload) }
-            var rest: [(key: StorageKey, packed: UInt64)] = objects.strings.map { (.string($0.key), $0.value) }
-            rest.sort { StorageKey.precedes($0.key, $1.key) }
-            var bytes: [(key: StorageKey, packed: UInt64)] = objects.byteStrings.map { (.bytes($0.key), $0.value) }
-            bytes.sort { StorageKey.precedes($0.key, $1.key) }
-            for position in items.indices { items[position].payload = Int64(position) }
-            for entry in rest + bytes {
-                items.append(FileOrder.Item(packed: entry.packed, payload: Int64(keys.count)))
-                keys.append(entry.key)
+        let onlyIntegers = objects.onlyIntegers
+        func keyOrder() throws -> FileOrder.Sorted {
+            var items: [FileOrder.Item] = []
+            var keys: [StorageKey] = []
+            items.reserveCapacity(objects.count)
+            if onlyIntegers, objects.runs.isEmpty {
+                // Integer keys, the common case, sort as plain integers rather than as enum values.
+                items = objects.integers.compactMap { $0.value == 0 ? nil : FileOrder.Item(packed: $0.value, payload: $0.key) }
+                items.sort { $0.payload < $1.payload }
+                return FileOrder.Sorted(items: items, keys: [])
+            }
+            try objects.forEachInKeyOrder { key, packed in
+                if onlyIntegers, case .integer(let value) = key {
+                    items.append(FileOrder.Item(packed: packed, payload: value))
+                } else {
+                    items.append(FileOrder.Item(packed: packed, payload: Int64(keys.count)))
+                    keys.append(key)
+                }
             }
             return FileOrder.Sorted(items: items, keys: keys)
         }
-        try visitInPlace(objects.keyOrder?.value(keyOrder) ?? keyOrder(), onlyIntegers: onlyIntegers, body)
+        try visitInPlace(objects.keyOrder?.value(keyOrder) ?? (try keyOrder()), onlyIntegers: onlyIntegers, body)
     }
 
     /// Calls `body` with every key of `type` and its value's bytes where they lie (in the file's
@@ -124,19 +133,25 @@ public struct EngineSnapshot: Sendable {
         guard let objects = index.types[type] else { return }
         // With integer keys only (the common case) each key is its own payload; otherwise every
         // key is found again by its position in `keys`.
-        let onlyIntegers = objects.strings.isEmpty && objects.byteStrings.isEmpty
-        func fileOrder() -> FileOrder.Sorted {
+        let onlyIntegers = objects.onlyIntegers
+        func fileOrder() throws -> FileOrder.Sorted {
             var keys: [StorageKey] = []
             var items: [FileOrder.Item] = []
             items.reserveCapacity(objects.count)
             var largestOffset: UInt64 = 0
-            if onlyIntegers {
+            if onlyIntegers, objects.runs.isEmpty {
                 for (key, packed) in objects.integers {
                     items.append(FileOrder.Item(packed: packed, payload: key))
                     largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
                 }
+            } else if onlyIntegers {
+                try objects.forEach { key, packed in
+                    guard case .integer(let value) = key else { return }
+                    items.append(FileOrder.Item(packed: packed, payload: value))
+                    largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
+                }
             } else {
-                objects.forEach { key, packed in
+                try objects.forEach { key, packed in
                     items.append(FileOrder.Item(packed: packed, payload: Int64(keys.count)))
                     keys.append(key)
                     largestOffset = max(largestOffset, ValueLocation(packed: packed).offset)
@@ -145,7 +160,7 @@ public struct EngineSnapshot: Sendable {
             FileOrder.sort(&items, largestOffset: largestOffset)
             return FileOrder.Sorted(items: items, keys: keys)
         }
-        try visitInPlace(objects.fileOrder?.value(fileOrder) ?? fileOrder(), onlyIntegers: onlyIntegers, body)
+        try visitInPlace(objects.fileOrder?.value(fileOrder) ?? (try fileOrder()), onlyIntegers: onlyIntegers, body)
     }
 
     /// Calls `body` with each item's key and value bytes, in the order `order` lists them.
@@ -204,7 +219,7 @@ public struct TypeValues: Sendable {
 
     /// The value stored for `key`, or nil. Throws if the file cannot be read.
     public func value(for key: StorageKey) throws -> [UInt8]? {
-        guard let packed = objects?[key] else { return nil }
+        guard let packed = try objects?.location(for: key) else { return nil }
         let (offset, length) = snapshot.index.resolve(packed)
         return try snapshot.generation.read(at: offset, count: length)
     }
@@ -216,7 +231,7 @@ public struct TypeValues: Sendable {
         let (index, generation) = (snapshot.index, snapshot.generation)
         try generation.withBytesInPlace { file in
             for key in keys {
-                guard let packed = objects[key] else { continue }
+                guard let packed = try objects.location(for: key) else { continue }
                 let (offset, length) = index.resolve(packed)
                 if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
                     try body(key, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))

@@ -9,7 +9,8 @@ public struct EngineStatistics: Sendable, Equatable {
     public var formatVersion: UInt32
     /// The log's size in bytes (memory used by the log, for an in-memory engine).
     public var fileSize: UInt64
-    /// Bytes the live objects, schemas and metadata need in the log.
+    /// Bytes the live objects, schemas, metadata, and the persisted key runs and checkpoint in
+    /// force need in the log.
     public var liveBytes: UInt64
     /// Bytes that compaction would reclaim: superseded values, tombstones and framing.
     public var deadBytes: UInt64
@@ -24,4 +25,13 @@ public struct EngineStatistics: Sendable, Equatable {
     public var compactions: Int
     /// Why the last automatic compaction failed, if it did (the commit that triggered it still succeeded).
     public var lastAutoCompactionError: StorageError?
+    /// Checkpoints written since the engine was opened, by commits and compactions.
+    public var checkpoints: Int = 0
+    /// The persisted key runs in force, over every type: what opening reads instead of the log.
+    public var persistedRuns: Int = 0
+    /// Where the tail that opening replays starts (the end of the newest checkpoint), or nil
+    /// when the store has no checkpoint and opening replays the whole log.
+    public var checkpointEnd: UInt64?
+    /// Why the last checkpoint failed, if it did (the commits before it still stand).
+    public var lastCheckpointError: StorageError?
 }

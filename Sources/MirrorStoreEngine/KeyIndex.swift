@@ -20,9 +20,14 @@ struct ValueLocation: Hashable {
     var shortLength: Int { Int(packed & Self.lengthSentinel) }
 }
 
-/// The objects of one type: a dictionary per key kind, so integer keys cost 16 bytes per slot
-/// instead of the 32 a `[StorageKey: UInt64]` slot would take.
+/// The objects of one type: the persisted key runs of the last checkpoint (`KeyRun`, newest
+/// first), and in memory what changed since, a dictionary per key kind, so integer keys cost 16
+/// bytes per slot instead of the 32 a `[StorageKey: UInt64]` slot would take. A key's location
+/// is the memory part's, else the newest run's that mentions it; location 0 marks a key deleted
+/// since a run recorded it (offset 0 is the header, never a value).
 struct TypeIndex: Sendable {
+    /// Persisted runs, newest first.
+    private(set) var runs: [KeyRun] = []
     private(set) var integers: [Int64: UInt64] = [:]
     private(set) var strings: [String: UInt64] = [:]
     private(set) var byteStrings: [[UInt8]: UInt64] = [:]
@@ -37,11 +42,28 @@ struct TypeIndex: Sendable {
     /// Encoded bytes of this type's live objects and schema.
     /// Signed: canonically equal strings with different UTF-8 lengths make the tally approximate, never a trap.
     var liveBytes: Int = 0
+    /// Live objects.
+    private(set) var count = 0
 
-    var count: Int { integers.count + strings.count + byteStrings.count }
+    /// A type whose `count` objects lie in `runs`, as a checkpoint records it.
+    init(runs: [KeyRun], count: Int, schema: [UInt8]?, liveBytes: Int) {
+        self.runs = runs
+        self.count = count
+        self.schema = schema
+        self.liveBytes = liveBytes
+    }
+
+    init() {}
+
     var isVacant: Bool { count == 0 && schema == nil }
+    /// Whether every key is an integer: then scans key their items by the integer itself.
+    var onlyIntegers: Bool {
+        strings.isEmpty && byteStrings.isEmpty && runs.allSatisfy { if case .integers = $0.fences { true } else { false } }
+    }
+    /// Entries held in memory, deletions of persisted keys included.
+    var memoryCount: Int { integers.count + strings.count + byteStrings.count }
 
-    subscript(key: StorageKey) -> UInt64? {
+    private func memoryValue(_ key: StorageKey) -> UInt64? {
         switch key {
         case .integer(let value): return integers[value]
         case .string(let value): return strings[value]
@@ -49,16 +71,48 @@ struct TypeIndex: Sendable {
         }
     }
 
-    /// Stores `packed` for `key`, counting `size` live bytes, and returns the location it replaced.
-    mutating func set(_ key: StorageKey, _ packed: UInt64, adding size: Int) -> UInt64? {
-        liveBytes += size
-        fileOrder = nil
-        keyOrder = nil
+    /// The packed location of `key`'s value, or nil when it is not stored. Throws when a run
+    /// block it must read is damaged.
+    func location(for key: StorageKey) throws -> UInt64? {
+        if let packed = memoryValue(key) { return packed == 0 ? nil : packed }
+        return try persistedLocation(for: key)
+    }
+
+    /// The location the runs alone hold for `key`.
+    func persistedLocation(for key: StorageKey) throws -> UInt64? {
+        for run in runs {
+            if let packed = try run.packed(for: key) { return packed == 0 ? nil : packed }
+        }
+        return nil
+    }
+
+    @discardableResult
+    private mutating func setMemory(_ key: StorageKey, _ packed: UInt64) -> UInt64? {
         switch key {
         case .integer(let value): return integers.updateValue(packed, forKey: value)
         case .string(let value): return strings.updateValue(packed, forKey: value)
         case .bytes(let value): return byteStrings.updateValue(packed, forKey: value)
         }
+    }
+
+    private mutating func removeMemory(_ key: StorageKey) {
+        switch key {
+        case .integer(let value): integers[value] = nil
+        case .string(let value): strings[value] = nil
+        case .bytes(let value): byteStrings[value] = nil
+        }
+    }
+
+    /// Stores `packed` for `key`, counting `size` live bytes, and returns the location it replaced.
+    mutating func set(_ key: StorageKey, _ packed: UInt64, adding size: Int) throws -> UInt64? {
+        // Found before anything changes, so that a damaged run leaves the objects as they were.
+        let old = try location(for: key)
+        liveBytes += size
+        fileOrder = nil
+        keyOrder = nil
+        setMemory(key, packed)
+        if old == nil { count += 1 }
+        return old
     }
 
     mutating func reserveCapacity(integers: Int, strings: Int, byteStrings: Int) {
@@ -67,15 +121,33 @@ struct TypeIndex: Sendable {
         if byteStrings > 0 { self.byteStrings.reserveCapacity(byteStrings) }
     }
 
+    /// Removes `key` and returns the location it had, or nil when it was not stored.
     @discardableResult
-    mutating func remove(_ key: StorageKey) -> UInt64? {
+    mutating func remove(_ key: StorageKey) throws -> UInt64? {
+        guard let old = try location(for: key) else { return nil }
+        // A key a run holds stays deleted only through a mark that hides it.
+        let persisted = try persistedLocation(for: key) != nil
         fileOrder = nil
         keyOrder = nil
-        switch key {
-        case .integer(let value): return integers.removeValue(forKey: value)
-        case .string(let value): return strings.removeValue(forKey: value)
-        case .bytes(let value): return byteStrings.removeValue(forKey: value)
-        }
+        count -= 1
+        if persisted { setMemory(key, 0) } else { removeMemory(key) }
+        return old
+    }
+
+    /// The same objects with every run and memory entry written as the one run `run`.
+    func replacingContents(with run: KeyRun?) -> TypeIndex {
+        var merged = TypeIndex(runs: run.map { [$0] } ?? [], count: count, schema: schema, liveBytes: liveBytes)
+        merged.fileOrder = fileOrder
+        merged.keyOrder = keyOrder
+        return merged
+    }
+
+    /// The same objects with the memory entries written as the newest run, `delta`.
+    func addingRun(_ delta: KeyRun?) -> TypeIndex {
+        var layered = TypeIndex(runs: (delta.map { [$0] } ?? []) + runs, count: count, schema: schema, liveBytes: liveBytes)
+        layered.fileOrder = fileOrder
+        layered.keyOrder = keyOrder
+        return layered
     }
 
     /// Gives these objects a place to keep their file order and key order, if they have none.
@@ -84,19 +156,45 @@ struct TypeIndex: Sendable {
         if keyOrder == nil { keyOrder = Memo() }
     }
 
-    var keys: [StorageKey] {
+    /// Every key, in no particular order.
+    func keys() throws -> [StorageKey] {
         var result: [StorageKey] = []
         result.reserveCapacity(count)
-        result.append(contentsOf: integers.keys.lazy.map { .integer($0) })
-        result.append(contentsOf: strings.keys.lazy.map { .string($0) })
-        result.append(contentsOf: byteStrings.keys.lazy.map { .bytes($0) })
+        try forEach { key, _ in result.append(key) }
         return result
     }
 
-    func forEach(_ body: (StorageKey, UInt64) throws -> Void) rethrows {
-        for (key, packed) in integers { try body(.integer(key), packed) }
-        for (key, packed) in strings { try body(.string(key), packed) }
-        for (key, packed) in byteStrings { try body(.bytes(key), packed) }
+    /// The memory entries in key order, deletion marks included.
+    func sortedMemoryEntries() -> [(key: StorageKey, packed: UInt64)] {
+        var entries: [(key: StorageKey, packed: UInt64)] = integers.sorted { $0.key < $1.key }.map { (.integer($0.key), $0.value) }
+        entries += strings.sorted { $0.key < $1.key }.map { (.string($0.key), $0.value) }
+        entries += byteStrings.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { (.bytes($0.key), $0.value) }
+        return entries
+    }
+
+    /// Calls `body` with every live key and its location, in key order (``StorageKey/precedes(_:_:)``).
+    func forEachInKeyOrder(_ body: (StorageKey, UInt64) throws -> Void) throws {
+        let memory = sortedMemoryEntries()
+        guard !runs.isEmpty else {
+            for (key, packed) in memory where packed != 0 { try body(key, packed) }
+            return
+        }
+        try RunMerge.forEachNewest([RunMerge.Cursor(entries: memory)] + runs.map(RunMerge.Cursor.init)) { key, packed in
+            if packed != 0 { try body(key, packed) }
+        }
+    }
+
+    /// Calls `body` with every live key and its location: the runs' keys in key order, then the
+    /// memory's in no particular order.
+    func forEach(_ body: (StorageKey, UInt64) throws -> Void) throws {
+        if !runs.isEmpty {
+            try RunMerge.forEachLive(runs) { key, packed in
+                if memoryValue(key) == nil { try body(key, packed) }
+            }
+        }
+        for (key, packed) in integers where packed != 0 { try body(.integer(key), packed) }
+        for (key, packed) in strings where packed != 0 { try body(.string(key), packed) }
+        for (key, packed) in byteStrings where packed != 0 { try body(.bytes(key), packed) }
     }
 }
 
@@ -121,9 +219,14 @@ struct KeyIndex: Sendable {
         max(0, types.values.reduce(metadataBytes) { $0 + $1.liveBytes })
     }
 
-    func location(type: String, key: StorageKey) -> (offset: UInt64, length: Int)? {
-        guard let packed = types[type]?[key] else { return nil }
+    func location(type: String, key: StorageKey) throws -> (offset: UInt64, length: Int)? {
+        guard let packed = try types[type]?.location(for: key) else { return nil }
         return resolve(packed)
+    }
+
+    /// Bytes the persisted key runs take: live, since open reads through them.
+    var runBytes: Int {
+        types.values.reduce(0) { total, objects in objects.runs.reduce(total) { $0 + $1.byteCount } }
     }
 
     func resolve(_ packed: UInt64) -> (offset: UInt64, length: Int) {
@@ -142,11 +245,11 @@ struct KeyIndex: Sendable {
         (2 + name.utf8.count + ByteWriter.varintSize(UInt64(bytes.count)) + bytes.count)
     }
 
-    mutating func put(type: String, key: StorageKey, offset: UInt64, length: Int) {
+    mutating func put(type: String, key: StorageKey, offset: UInt64, length: Int) throws {
         let location = ValueLocation(offset: offset, length: length)
         if location.isLarge { largeValueLengths[offset] = UInt64(length) }
         let added = Self.entrySize(key, valueLength: length)
-        let old = types[type, default: TypeIndex()].set(key, location.packed, adding: added)
+        let old = try types[type, default: TypeIndex()].set(key, location.packed, adding: added)
         if let old { forget(type: type, key: key, packed: old) }
     }
 
@@ -162,16 +265,16 @@ struct KeyIndex: Sendable {
         types[type, default: TypeIndex()].reserveCapacity(integers: integers, strings: strings, byteStrings: byteStrings)
     }
 
-    mutating func delete(type: String, key: StorageKey) {
-        guard let old = types[type]?.remove(key) else { return }
+    mutating func delete(type: String, key: StorageKey) throws {
+        guard let old = try types[type]?.remove(key) else { return }
         forget(type: type, key: key, packed: old)
         dropIfVacant(type)
     }
 
-    mutating func deleteAll(type: String) {
+    mutating func deleteAll(type: String) throws {
         guard let current = types[type] else { return }
         if !largeValueLengths.isEmpty {
-            current.forEach { _, packed in
+            try current.forEach { _, packed in
                 let location = ValueLocation(packed: packed)
                 if location.isLarge { largeValueLengths[location.offset] = nil }
             }
@@ -210,16 +313,16 @@ struct KeyIndex: Sendable {
 
     /// Applies a unit's operations. `capacityLimit` caps what capacity hints may reserve
     /// (recovery passes a bound derived from the file's size).
-    mutating func apply(_ operations: [DecodedOperation], capacityLimit: Int = Int(Int32.max)) {
+    mutating func apply(_ operations: [DecodedOperation], capacityLimit: Int = Int(Int32.max)) throws {
         var hinted: [String] = []
         for operation in operations {
             switch operation {
             case .put(let type, let key, let offset, let length):
-                put(type: type, key: key, offset: offset, length: length)
+                try put(type: type, key: key, offset: offset, length: length)
             case .delete(let type, let key):
-                delete(type: type, key: key)
+                try delete(type: type, key: key)
             case .deleteAll(let type):
-                deleteAll(type: type)
+                try deleteAll(type: type)
             case .setSchema(let type, let schema):
                 setSchema(type: type, schema: schema)
             case .setMetadata(let key, let value):
@@ -231,5 +334,20 @@ struct KeyIndex: Sendable {
         }
         // A hint alone must not make a type appear.
         for type in hinted { dropIfVacant(type) }
+    }
+
+    /// Reads every run block that applying `operations` will look keys up in, so that a damaged
+    /// one refuses the commit before it is written rather than after.
+    func checkReadable(_ operations: [WriteBatch.Operation]) throws {
+        for operation in operations {
+            switch operation {
+            case .put(let type, let key, _), .delete(let type, let key):
+                if let objects = types[type], !objects.runs.isEmpty { _ = try objects.persistedLocation(for: key) }
+            case .deleteAll(let type):
+                if let objects = types[type], !objects.runs.isEmpty, !largeValueLengths.isEmpty { try objects.forEach { _, _ in } }
+            case .setSchema, .setMetadata, .reserveCapacity:
+                break
+            }
+        }
     }
 }

@@ -1,9 +1,13 @@
-/// The framing of one committed unit: payload length (4) · masked CRC32C (4) · sequence (8) · payload.
+/// The framing of one unit: payload length (4) · masked CRC32C (4) · sequence (8) · payload.
 ///
 /// The checksum covers the length, the sequence and the payload, so a flipped length or
-/// sequence bit is caught like a flipped payload bit.
+/// sequence bit is caught like a flipped payload bit. In a format-2 file the length field's top
+/// bit marks an *index unit* (a persisted key run or a checkpoint, `IndexUnit`): it carries the
+/// sequence number of the last commit before it and is never replayed as a commit.
 enum LogFrame {
     static let headerSize = 16
+    /// The length field's bit that marks an index unit; no payload is long enough to set it.
+    static let indexFlag: UInt32 = 1 << 31
     /// The largest payload one unit may carry; larger declared lengths are damage.
     static let maximumPayload = 1 << 30
     /// The highest sequence number a store writes: a unit above it is damage, and a commit that
@@ -11,10 +15,10 @@ enum LogFrame {
     static let maximumSequence = UInt64(Int64.max)
 
     /// The complete unit for `payload`.
-    static func encode(sequence: UInt64, payload: [UInt8]) -> [UInt8] {
+    static func encode(sequence: UInt64, payload: [UInt8], isIndex: Bool = false) -> [UInt8] {
         var writer = ByteWriter()
         writer.reserve(headerSize + payload.count)
-        writer.uint32(UInt32(payload.count))
+        writer.uint32(UInt32(payload.count) | (isIndex ? indexFlag : 0))
         writer.uint32(0)
         writer.uint64(sequence)
         writer.bytes.append(contentsOf: payload)

@@ -1,13 +1,16 @@
 /// The 32-byte header at the start of every store file.
 ///
 /// Layout (little-endian): magic (8) · format version (4) · flags (4) · end of the compacted run (8) ·
-/// reserved (4) · masked CRC32C of bytes 0..<28 (4).
+/// reserved (4) · masked CRC32C of bytes 0..<28 (4). In format 2 it begins a 4 KiB header
+/// region that also holds the two checkpoint slots (`CheckpointSlot`); units follow the region.
 struct LogHeader: Equatable {
     static let size = 32
+    /// The bytes before the first unit of a format-2 file.
+    static let regionSize = 4096
     /// `\x89MSTORE\n`: the high byte and the newline catch transfers that mangle binary files.
     static let magic: [UInt8] = [0x89, 0x4D, 0x53, 0x54, 0x4F, 0x52, 0x45, 0x0A]
     /// The format this code writes and the newest it reads.
-    static let currentVersion: UInt32 = 1
+    static let currentVersion: UInt32 = 2
     /// Flag bit 0: the file was created numbering its units from 1, so unless the header records a
     /// compacted run, a first unit with another number means the units before it are missing.
     /// Files from before the flag may start with a compacted run their header does not record.
@@ -20,7 +23,19 @@ struct LogHeader: Equatable {
     /// Readers that predate the field ignore it, as they ignore any reserved bytes.
     var compactedEnd: UInt64 = 0
 
+    /// Where the first unit starts: after the header in format 1, after the header region in format 2.
+    var unitsStart: UInt64 { version >= 2 ? UInt64(Self.regionSize) : UInt64(Self.size) }
+
+    /// The header followed by zeros up to `unitsStart`: in format 2, empty checkpoint slots.
     func encoded() -> [UInt8] {
+        var bytes = fields()
+        bytes += [UInt8](repeating: 0, count: Int(unitsStart) - bytes.count)
+        return bytes
+    }
+
+    /// The 32 bytes of the header alone, which a rewrite of the header puts back in place
+    /// without touching the checkpoint slots.
+    func fields() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: Self.magic)
         writer.uint32(version)

@@ -5,11 +5,11 @@
 final class Memo<Value: Sendable>: Sendable {
     private let value = Lock<Value?>(nil)
 
-    /// The value, computed by `make` on first use.
-    func value(_ make: () -> Value) -> Value {
-        value.withLock { known in
+    /// The value, computed by `make` on first use; when `make` throws, nothing is kept.
+    func value(_ make: () throws -> Value) rethrows -> Value {
+        try value.withLock { known in
             if let known { return known }
-            let made = make()
+            let made = try make()
             known = made
             return made
         }

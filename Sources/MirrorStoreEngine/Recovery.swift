@@ -32,6 +32,13 @@ struct RecoveredLog: Sendable {
     var lastSequence: UInt64 = 0
     /// The end of the last good unit: where the next commit goes once the rest is cut off.
     var validEnd = UInt64(LogHeader.size)
+    /// Where the first unit starts (after the header region in format 2).
+    var unitsStart = UInt64(LogHeader.size)
+    /// The checkpoint the state was opened from, nil when the whole log was replayed.
+    var checkpoint: CheckpointSlot?
+    /// The highest number either header slot holds, valid or not: the next checkpoint takes a
+    /// higher one, so a slot that outlived its checkpoint is never preferred to it.
+    var highestCheckpointNumber: UInt64 = 0
     var fileSize: UInt64 = 0
     var unitsChecked = 0
     var problem: LogProblem?
@@ -58,6 +65,8 @@ struct Recovery {
     private var window: [UInt8] = []
     private var windowStart: UInt64 = 0
     private var size: UInt64 = 0
+    /// The file's format has index units (format 2).
+    private var allowsIndex = false
 
     static let windowSize = 1 << 20
 
@@ -65,14 +74,18 @@ struct Recovery {
         self.storage = storage
     }
 
-    /// Scans the whole log. Throws only for a missing or bad header and for I/O errors;
-    /// damage after the header is reported in `problem`.
-    static func scan(_ storage: any LogStorage) throws -> RecoveredLog {
+    /// Scans the log from the newest valid checkpoint (when `fromCheckpoint` and the file has
+    /// one), else from the start. Throws only for a missing or bad header and for I/O errors;
+    /// damage after the header is reported in `problem`. A checkpoint whose runs turn out damaged
+    /// while its tail is replayed is given up for a replay of the whole log.
+    static func scan(_ storage: any LogStorage, fromCheckpoint: Bool = true) throws -> RecoveredLog {
         var recovery = Recovery(storage: storage)
-        return try recovery.run()
+        if fromCheckpoint, let found = try? recovery.run(fromCheckpoint: true) { return found }
+        recovery = Recovery(storage: storage)
+        return try recovery.run(fromCheckpoint: false)
     }
 
-    private mutating func run() throws -> RecoveredLog {
+    private mutating func run(fromCheckpoint: Bool) throws -> RecoveredLog {
         size = try storage.size()
         var result = RecoveredLog()
         result.fileSize = size
@@ -85,11 +98,39 @@ struct Recovery {
         let header = try LogHeader.decode(headerBytes, path: storage.path)
         result.formatVersion = header.version
         result.compactedEnd = header.compactedEnd
+        result.unitsStart = header.unitsStart
+        result.validEnd = header.unitsStart
+        allowsIndex = header.version >= 2
+        if size < header.unitsStart {
+            // The header region is written whole before any unit: no commit was made.
+            result.needsHeader = true
+            result.validEnd = 0
+            return result
+        }
         var numbering = Numbering(
             compactedEnd: header.compactedEnd, startsAtOne: header.flags & LogHeader.numberedFromOne != 0)
-        var offset = UInt64(LogHeader.size)
+        var offset = header.unitsStart
+        if header.version >= 2 {
+            let slots = try CheckpointSlot.offsets.compactMap { slotOffset in
+                CheckpointSlot.decode(try storage.read(at: slotOffset, count: CheckpointSlot.size))
+            }
+            result.highestCheckpointNumber = slots.map(\.number).max() ?? 0
+            if fromCheckpoint {
+                for slot in slots.sorted(by: { $0.number > $1.number }) {
+                    guard let found = try checkpoint(at: slot, header: header) else { continue }
+                    result.index = found.index
+                    result.types = found.types
+                    result.lastSequence = found.sequence
+                    result.checkpoint = slot
+                    numbering.accept(found.sequence)
+                    offset = slot.unitOffset + UInt64(slot.unitLength)
+                    result.validEnd = offset
+                    break
+                }
+            }
+        }
         while offset < size {
-            let unit: (buffer: [UInt8], payload: Range<Int>, sequence: UInt64)
+            let unit: (buffer: [UInt8], payload: Range<Int>, sequence: UInt64, isIndex: Bool)
             switch try readUnit(at: offset, numbering: numbering) {
             case .success(let found):
                 unit = found
@@ -107,16 +148,29 @@ struct Recovery {
                 result.problem = damage(at: offset, "the unit runs past the end of the compacted units at byte \(result.compactedEnd)", compactedEnd: result.compactedEnd)
                 return result
             }
+            if unit.isIndex {
+                let kind = unit.payload.isEmpty ? nil : IndexUnit.Kind(rawValue: unit.buffer[unit.payload.lowerBound])
+                guard kind != nil else {
+                    result.problem = damage(at: payloadOffset, "an index unit with a valid checksum is of no known kind", compactedEnd: result.compactedEnd)
+                    return result
+                }
+                result.unitsChecked += 1
+                result.validEnd = unitEnd
+                offset = unitEnd
+                continue
+            }
+            let operations: [DecodedOperation]
             do throws(DecodeFailure) {
-                let operations = try OperationCodec.decode(
+                operations = try OperationCodec.decode(
                     unit.buffer, range: unit.payload, fileOffset: payloadOffset, types: &result.types)
-                // Every put takes at least 5 bytes of the file, so no honest hint asks for more.
-                result.index.apply(operations, capacityLimit: Int(min(size / 5, UInt64(Int32.max))))
             } catch {
                 let at = payloadOffset + UInt64(error.offset - unit.payload.lowerBound)
                 result.problem = damage(at: at, "a unit with a valid checksum holds a bad operation: \(error.reason)", compactedEnd: result.compactedEnd)
                 return result
             }
+            // Every put takes at least 5 bytes of the file, so no honest hint asks for more. Only
+            // the runs of a checkpoint can make this throw: `scan` then replays the whole log.
+            try result.index.apply(operations, capacityLimit: Int(min(size / 5, UInt64(Int32.max))))
             numbering.accept(unit.sequence)
             result.lastSequence = unit.sequence
             result.unitsChecked += 1
@@ -239,14 +293,16 @@ struct Recovery {
 
     private mutating func readUnit(
         at offset: UInt64, numbering: Numbering
-    ) throws -> Result<(buffer: [UInt8], payload: Range<Int>, sequence: UInt64), BadUnit> {
+    ) throws -> Result<(buffer: [UInt8], payload: Range<Int>, sequence: UInt64, isIndex: Bool), BadUnit> {
         guard let (head, start) = try bytes(at: offset, count: LogFrame.headerSize) else {
             return .failure(BadUnit(reason: "the unit header is cut short by the end of the file"))
         }
         var reader = ByteReader(head, from: start, to: start + LogFrame.headerSize)
-        guard let length = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64() else {
+        guard let field = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64() else {
             return .failure(BadUnit(reason: "the unit header is cut short by the end of the file"))
         }
+        let isIndex = allowsIndex && field & LogFrame.indexFlag != 0
+        let length = isIndex ? field & ~LogFrame.indexFlag : field
         let declaredEnd = offset + UInt64(LogFrame.headerSize) + UInt64(length)
         guard Int(length) <= LogFrame.maximumPayload else {
             return .failure(BadUnit(reason: "the unit declares \(length) payload bytes, more than any unit holds", declaredEnd: declaredEnd))
@@ -261,12 +317,46 @@ struct Recovery {
         guard let (buffer, frameStart) = try bytes(at: offset, count: LogFrame.headerSize + Int(length)) else {
             return .failure(BadUnit(reason: "the unit's declared length of \(length) bytes runs past the end of the file", declaredEnd: declaredEnd))
         }
+        if isIndex {
+            // An index unit repeats the number of the last commit before it.
+            let expected = numbering.previous ?? 0
+            guard sequence == expected else {
+                return .failure(BadUnit(
+                    reason: "the index unit's sequence number \(sequence) differs from \(expected), the last commit's before it",
+                    declaredEnd: declaredEnd, checksumMatched: true))
+            }
+            let payloadStart = frameStart + LogFrame.headerSize
+            return .success((buffer, payloadStart..<(payloadStart + Int(length)), sequence, true))
+        }
         if let problem = numbering.problem(with: sequence, at: offset) {
             let gap = numbering.previous.flatMap { sequence > $0 + 1 && sequence <= LogFrame.maximumSequence ? sequence : nil }
             return .failure(BadUnit(reason: problem, declaredEnd: declaredEnd, checksumMatched: true, sequenceAfterGap: gap))
         }
         let payloadStart = frameStart + LogFrame.headerSize
-        return .success((buffer, payloadStart..<(payloadStart + Int(length)), sequence))
+        return .success((buffer, payloadStart..<(payloadStart + Int(length)), sequence, false))
+    }
+
+    /// The checkpoint `slot` points at, when the unit there is intact, is a checkpoint, carries
+    /// the slot's number and sequence, and lies after the header region and any compacted run;
+    /// nil otherwise (a torn, stale or damaged checkpoint: the other slot or a full replay decides).
+    private func checkpoint(at slot: CheckpointSlot, header: LogHeader) throws -> IndexUnit.Checkpoint? {
+        let length = UInt64(slot.unitLength)
+        guard slot.unitOffset >= header.unitsStart, slot.unitOffset >= header.compactedEnd,
+              length > UInt64(LogFrame.headerSize), length <= UInt64(LogFrame.headerSize + LogFrame.maximumPayload),
+              slot.unitOffset <= size, length <= size - slot.unitOffset
+        else { return nil }
+        let frame = try storage.read(at: slot.unitOffset, count: Int(length))
+        var reader = ByteReader(frame)
+        guard let field = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64(),
+              field & LogFrame.indexFlag != 0, UInt64(field & ~LogFrame.indexFlag) == length - UInt64(LogFrame.headerSize),
+              sequence == slot.sequence,
+              LogFrame.checksum(frame, frameStart: 0, payloadLength: Int(length) - LogFrame.headerSize) == CRC32C.unmask(masked)
+        else { return nil }
+        guard let found = try? IndexUnit.decodeCheckpoint(
+            frame, range: LogFrame.headerSize..<frame.count, unitOffset: slot.unitOffset, unitsStart: header.unitsStart, log: storage),
+            found.number == slot.number, found.sequence == slot.sequence
+        else { return nil }
+        return found
     }
 
     /// The checksum of the unit at `offset`, read at most a window at a time. Holes in the file
@@ -329,9 +419,10 @@ struct Recovery {
             }
             guard let (head, start) = try bytes(at: candidate, count: LogFrame.headerSize) else { break }
             var reader = ByteReader(head, from: start, to: start + LogFrame.headerSize)
-            guard let length = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64() else {
+            guard let field = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64() else {
                 break
             }
+            let length = allowsIndex ? field & ~LogFrame.indexFlag : field
             let distance = candidate - baseOffset
             let frameLength = LogFrame.headerSize + Int(length)
             guard sequence >= base, sequence - base <= 2 + distance / UInt64(LogFrame.headerSize),

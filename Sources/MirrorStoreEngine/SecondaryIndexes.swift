@@ -202,7 +202,7 @@ struct GroupValues {
     /// The value under `key` as the group has left it, else as the published state has it.
     func value(type: String, key: StorageKey, base: KeyIndex, log: any LogStorage) throws -> [UInt8]? {
         if let written = written(type: type, key: key) { return written }
-        guard let (offset, length) = base.location(type: type, key: key) else { return nil }
+        guard let (offset, length) = try base.location(type: type, key: key) else { return nil }
         return try log.read(at: offset, count: length)
     }
 }

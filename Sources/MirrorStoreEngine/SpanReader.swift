@@ -7,10 +7,10 @@ enum SpanReader {
     typealias Placement = (key: StorageKey, offset: UInt64, length: Int)
 
     /// Where every object of `objects` lies, sorted by offset.
-    static func placements(of objects: TypeIndex, in index: KeyIndex) -> [Placement] {
+    static func placements(of objects: TypeIndex, in index: KeyIndex) throws -> [Placement] {
         var placed: [Placement] = []
         placed.reserveCapacity(objects.count)
-        objects.forEach { key, packed in
+        try objects.forEach { key, packed in
             let (offset, length) = index.resolve(packed)
             placed.append((key, offset, length))
         }

@@ -36,6 +36,13 @@ public final class StorageEngine: Sendable {
         var hasUnsyncedChanges = false
         var lock: FileLock?
         var registration: OpenPathRegistration?
+        /// The log's format: only format 2 has checkpoints.
+        var formatVersion = LogHeader.currentVersion
+        /// The number of the newest checkpoint slot written (valid or not); the next is one more.
+        var checkpointNumber: UInt64 = 0
+        /// Where the newest checkpoint ends (or the first unit starts): the tail after it is what
+        /// opening replays.
+        var checkpointEnd: UInt64 = 0
     }
 
     /// What snapshots and statistics read: swapped in under a short lock after each commit.
@@ -48,6 +55,13 @@ public final class StorageEngine: Sendable {
         var compactions = 0
         var commitSyncs = 0
         var lastAutoCompactionError: StorageError?
+        var lastCheckpointError: StorageError?
+        var checkpoints = 0
+        /// The checkpoint in force, nil when there is none.
+        var checkpoint: CheckpointSlot?
+        /// Bytes of the log that stay live besides the objects: the key runs and the checkpoint
+        /// unit in force.
+        var indexBytes: UInt64 { UInt64(index.runBytes) + UInt64(checkpoint?.unitLength ?? 0) }
         var secondary = SecondaryIndexes()
     }
 
@@ -83,12 +97,13 @@ public final class StorageEngine: Sendable {
 
     /// An engine with the same semantics whose log lives in memory and vanishes with it.
     public convenience init(inMemoryWith configuration: EngineConfiguration = .init()) {
-        let log = MemoryLog(LogHeader().encoded())
+        let header = LogHeader()
+        let log = MemoryLog(header.encoded())
         let writer = Writer(
-            generation: log, types: TypeTable(), appendOffset: UInt64(LogHeader.size), lastSequence: 0)
+            generation: log, types: TypeTable(), appendOffset: header.unitsStart, lastSequence: 0)
         let published = Published(
             index: KeyIndex(), generation: log, sequence: 0,
-            fileSize: UInt64(LogHeader.size), formatVersion: LogHeader.currentVersion)
+            fileSize: header.unitsStart, formatVersion: LogHeader.currentVersion)
         self.init(path: nil, filePath: nil, configuration: configuration, faults: nil, writer: writer, published: published, recoveryReport: nil)
     }
 
@@ -132,16 +147,19 @@ public final class StorageEngine: Sendable {
         var report: RecoveryReport?
         let sync = configuration.durability == .full
         if recovered.needsHeader {
+            let header = LogHeader()
             if !configuration.readOnly {
                 try log.truncate(to: 0)
-                try log.write(LogHeader().encoded(), at: 0)
+                try log.write(header.encoded(), at: 0)
                 if sync {
                     try log.sync()
                     try FileSystem.syncDirectory(containing: path)
                 }
             }
-            recovered.validEnd = UInt64(LogHeader.size)
-            recovered.fileSize = UInt64(LogHeader.size)
+            recovered.validEnd = header.unitsStart
+            recovered.unitsStart = header.unitsStart
+            recovered.fileSize = header.unitsStart
+            recovered.formatVersion = header.version
         } else if recovered.problem != nil {
             report = try Recovery.leaveOut(&recovered, of: log, storePath: filePath, configuration: configuration)
         }
@@ -149,16 +167,22 @@ public final class StorageEngine: Sendable {
             generation: log, types: recovered.types, appendOffset: recovered.validEnd,
             lastSequence: recovered.lastSequence,
             hasUnsyncedChanges: !sync && !configuration.readOnly && (recovered.needsHeader || recovered.problem != nil),
-            lock: lock, registration: registration)
+            lock: lock, registration: registration, formatVersion: recovered.formatVersion,
+            checkpointNumber: recovered.highestCheckpointNumber,
+            checkpointEnd: recovered.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) } ?? recovered.unitsStart)
         let published = Published(
             index: recovered.index, generation: log, sequence: recovered.lastSequence,
-            fileSize: recovered.fileSize, formatVersion: recovered.formatVersion)
+            fileSize: recovered.fileSize, formatVersion: recovered.formatVersion,
+            checkpoint: recovered.checkpoint)
         self.init(
             path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
             recoveryReport: report)
     }
 
     private var displayPath: String { path ?? ":memory:" }
+
+    /// Bytes of units past which a compaction or rewrite writes a checkpoint; nil for none.
+    private var checkpointAfter: Int? { configuration.checkpointInterval > 0 ? configuration.checkpointInterval : nil }
 
     /// Batches waiting for the writer, in the order submitted; whoever holds the writer next
     /// writes all of them.
@@ -203,6 +227,7 @@ public final class StorageEngine: Sendable {
             if let done = ticket.outcome { return done }
             writeQueued(writer: &writer)
             maybeCompact(writer: &writer)
+            maybeCheckpoint(writer: &writer)
             return ticket.outcome
         }
         switch outcome {
@@ -259,15 +284,18 @@ public final class StorageEngine: Sendable {
                 request.finish(.success(sequence))
                 continue
             }
-            if !secondary.isEmpty {
-                do {
+            do {
+                // Applying the unit to the index reads the run blocks of the keys it touches: a
+                // damaged one refuses the commit here, before anything is written.
+                try base.checkReadable(request.batch.operations)
+                if !secondary.isEmpty {
                     try secondary.apply(request.batch.operations) { type, key in
                         try groupValues.value(type: type, key: key, base: base, log: publishedLog)
                     }
-                } catch {
-                    request.finish(.failure(error as? StorageError ?? StorageError(.closed)))
-                    continue
                 }
+            } catch {
+                request.finish(.failure(error as? StorageError ?? StorageError(.closed)))
+                continue
             }
             let unitStart = start + UInt64(frames.count)
             var unitTypes = types
@@ -323,12 +351,24 @@ public final class StorageEngine: Sendable {
         writer.appendOffset = start + UInt64(frames.count)
         writer.lastSequence = sequence
         let end = writer.appendOffset
+        var applyFailure: (any Error)?
         publish { state in
-            state.index.apply(operations)
+            do {
+                try state.index.apply(operations)
+            } catch {
+                // Unreachable in practice: `checkReadable` read every block this reads.
+                applyFailure = error
+            }
             state.secondary = secondary
             state.sequence = sequence
             state.fileSize = end
             if configuration.durability == .full { state.commitSyncs += 1 }
+        }
+        if let applyFailure {
+            let failure = applyFailure as? StorageError ?? StorageError(.syncFailed(path: displayPath))
+            writer.poison = failure
+            finish(written.map(\.request), .failure(failure))
+            return
         }
         for (request, _) in written {
             request.onPublish?()
@@ -343,8 +383,9 @@ public final class StorageEngine: Sendable {
               writer.poison == nil, !writer.isClosed else { return }
         let size = writer.appendOffset
         guard size >= UInt64(max(0, minimumFileSize)) else { return }
-        let live = published.withLock { UInt64($0.index.liveBytes) }
-        let dead = size > live + UInt64(LogHeader.size) ? size - live - UInt64(LogHeader.size) : 0
+        let live = published.withLock { UInt64($0.index.liveBytes) + $0.indexBytes }
+        let header = writer.formatVersion >= 2 ? UInt64(LogHeader.regionSize) : UInt64(LogHeader.size)
+        let dead = size > live + header ? size - live - header : 0
         guard Double(dead) > ratio * Double(size) else { return }
         do {
             try compact(writer: &writer)
@@ -352,6 +393,67 @@ public final class StorageEngine: Sendable {
         } catch {
             let failure = error as? StorageError ?? StorageError(.io(operation: "compact", path: displayPath, errno: 0))
             published.withLock { $0.lastAutoCompactionError = failure }
+        }
+    }
+
+    /// Writes a checkpoint once the units since the last one pass `checkpointInterval` bytes, so
+    /// that opening replays at most about that much. A failure leaves the previous checkpoint in
+    /// force and the commits standing; it is reported in `statistics.lastCheckpointError`.
+    private func maybeCheckpoint(writer: inout Writer) {
+        guard filePath != nil, configuration.checkpointInterval > 0, writer.formatVersion >= 2, writer.poison == nil,
+              !writer.isClosed, writer.appendOffset > writer.checkpointEnd,
+              writer.appendOffset - writer.checkpointEnd >= UInt64(configuration.checkpointInterval)
+        else { return }
+        do {
+            try checkpoint(writer: &writer)
+            published.withLock { $0.lastCheckpointError = nil }
+        } catch {
+            let failure = error as? StorageError ?? StorageError(.io(operation: "checkpoint", path: displayPath, errno: 0))
+            published.withLock { $0.lastCheckpointError = failure }
+        }
+    }
+
+    /// Writes every type's changes since the last checkpoint as key runs and a checkpoint unit
+    /// after the last commit, syncs them, then points the next header slot at the checkpoint and
+    /// syncs that: a crash before the slot's sync leaves the previous checkpoint in force.
+    private func checkpoint(writer: inout Writer) throws {
+        let start = writer.appendOffset
+        let index = published.withLock { $0.index }
+        let log = writer.generation
+        let sync = configuration.durability == .full
+        let written: Checkpoint.Written
+        do {
+            written = try Checkpoint.write(
+                index: index, types: writer.types, log: log, at: start, sequence: writer.lastSequence,
+                number: writer.checkpointNumber + 1)
+            if sync { try log.sync() }
+        } catch {
+            // Nothing points at what was appended: cut it off, so the next commit follows the last one.
+            do {
+                try log.truncate(to: start)
+                if sync { try log.sync() }
+            } catch {
+                writer.poison = StorageError(.syncFailed(path: displayPath))
+            }
+            throw error
+        }
+        writer.appendOffset = written.end
+        writer.checkpointEnd = written.end
+        writer.checkpointNumber = written.slot.number
+        writer.hasUnsyncedChanges = !sync
+        do {
+            try log.write(written.slot.encoded(), at: CheckpointSlot.offset(forNumber: written.slot.number))
+            if sync { try log.sync() }
+        } catch {
+            // Whether the slot reached the disk is unknown; either slot still names an intact checkpoint.
+            writer.poison = StorageError(.syncFailed(path: displayPath))
+            throw writer.poison ?? error
+        }
+        publish { state in
+            state.index = written.index
+            state.fileSize = written.end
+            state.checkpoints += 1
+            state.checkpoint = written.slot
         }
     }
 
@@ -407,7 +509,7 @@ public final class StorageEngine: Sendable {
         let result: Compaction.Result
         if let filePath {
             result = try Compaction.compactFile(
-                path: filePath, index: source, from: writer.generation, lastSequence: writer.lastSequence,
+                path: filePath, index: source, from: writer.generation, lastSequence: writer.lastSequence, checkpointAfter: checkpointAfter,
                 faults: faults, poison: &writer.poison)
         } else {
             result = try Compaction.compactMemory(index: source, from: writer.generation, lastSequence: writer.lastSequence)
@@ -437,7 +539,11 @@ public final class StorageEngine: Sendable {
             let source = snapshot()
             let sequence = writer.lastSequence + 1
             func write(_ target: any LogStorage) throws -> Compaction.Result {
-                try Compaction.rewrite(into: target, sequence: sequence) { try produce(source, &$0) }
+                try Compaction.rewrite(
+                    into: target, sequence: sequence, checkpointAfter: target is MemoryLog ? nil : checkpointAfter
+                ) {
+                    try produce(source, &$0)
+                }
             }
             var built = SecondaryIndexes()
             func check(_ result: Compaction.Result) throws {
@@ -467,11 +573,17 @@ public final class StorageEngine: Sendable {
         writer.types = result.types
         writer.appendOffset = result.size
         writer.hasUnsyncedChanges = false
+        writer.formatVersion = LogHeader.currentVersion
+        writer.checkpointNumber = result.checkpoint?.number ?? 0
+        writer.checkpointEnd = result.size
         publish { state in
             state.index = result.index
             state.generation = result.generation
             state.fileSize = result.size
             state.compactions += 1
+            state.formatVersion = LogHeader.currentVersion
+            if result.checkpoint != nil { state.checkpoints += 1 }
+            state.checkpoint = result.checkpoint
         }
     }
 
@@ -502,8 +614,8 @@ public final class StorageEngine: Sendable {
     /// Sizes, counts and the last sequence number.
     public var statistics: EngineStatistics {
         published.withLock { state in
-            let live = UInt64(state.index.liveBytes)
-            let used = live + UInt64(LogHeader.size)
+            let live = UInt64(state.index.liveBytes) + state.indexBytes
+            let used = live + (state.formatVersion >= 2 ? UInt64(LogHeader.regionSize) : UInt64(LogHeader.size))
             return EngineStatistics(
                 formatVersion: state.formatVersion,
                 fileSize: state.fileSize,
@@ -513,7 +625,11 @@ public final class StorageEngine: Sendable {
                 lastSequence: state.sequence,
                 commitSyncs: state.commitSyncs,
                 compactions: state.compactions,
-                lastAutoCompactionError: state.lastAutoCompactionError)
+                lastAutoCompactionError: state.lastAutoCompactionError,
+                checkpoints: state.checkpoints,
+                persistedRuns: state.index.types.values.reduce(0) { $0 + $1.runs.count },
+                checkpointEnd: state.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) },
+                lastCheckpointError: state.lastCheckpointError)
         }
     }
 }

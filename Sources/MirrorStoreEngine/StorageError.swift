@@ -27,7 +27,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case corrupted(path: String, offset: UInt64, reason: String)
         /// The units compaction wrote, which end at `compactedEnd`, are damaged at `offset`. They
         /// form a state only together, so no recovery mode opens the file: the compacted state and
-        /// every commit after it (bytes 32 to `fileSize`) are out of reach until it is repaired.
+        /// every commit after it (up to `fileSize`) are out of reach until it is repaired.
         case compactionDamaged(path: String, offset: UInt64, compactedEnd: UInt64, fileSize: UInt64, reason: String)
         /// The store file has more than one hard link. A lock cannot tell its names apart, so two
         /// engines could write it at once through different names; give it a single name.
@@ -93,7 +93,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case .corrupted(let path, let offset, let reason):
             return "The store at '\(path)' is corrupted at byte offset \(offset): \(reason)."
         case .compactionDamaged(let path, let offset, let compactedEnd, let fileSize, let reason):
-            return "The store at '\(path)' is corrupted at byte offset \(offset), inside the units its last compaction wrote (bytes 32..<\(compactedEnd)): \(reason). Those units make a state only together and keeping the ones before the damage would make a state no commit made, so no recovery mode opens the file: the compacted objects and every commit after them (bytes 32..<\(fileSize)) are out of reach until the file is repaired or restored."
+            return "The store at '\(path)' is corrupted at byte offset \(offset), inside the units its last compaction wrote (which end at byte \(compactedEnd)): \(reason). Those units make a state only together and keeping the ones before the damage would make a state no commit made, so no recovery mode opens the file: the compacted objects and every commit after them (to the end of the file at byte \(fileSize)) are out of reach until the file is repaired or restored."
         case .hardLinked(let path, let links):
             return "The store file '\(path)' has \(links) hard links. Its lock is found through the file's name, so another name of the same file would get a lock of its own and two writers could corrupt it; remove the other links (a symbolic link is fine)."
         case .lockedElsewhere(let path, let pid):

@@ -100,7 +100,7 @@ import TestSupport
             let engine = try StorageEngine(path: path, configuration: EngineConfiguration(autoCompaction: .disabled))
             let snapshot = engine.snapshot()
             for thread in acknowledged.indices {
-                let keys = Set(snapshot.keys(type: "Thread\(thread)"))
+                let keys = Set(try snapshot.keys(type: "Thread\(thread)"))
                 let count = keys.count
                 #expect(keys == Set((0..<count).map { StorageKey.integer(Int64($0 + 1)) }), "\(context): thread \(thread) has a gap")
                 #expect(count >= acknowledged[thread], "\(context): thread \(thread) stored \(count), acknowledged \(acknowledged[thread])")

@@ -65,7 +65,7 @@ import Testing
         #expect(recovered.problem == nil)
         #expect(recovered.index.types.isEmpty)
         var index = KeyIndex()
-        index.apply([.reserveCapacity(type: "T", integers: 1_000, strings: 1_000, byteStrings: 0),
+        try index.apply([.reserveCapacity(type: "T", integers: 1_000, strings: 1_000, byteStrings: 0),
                      .put(type: "T", key: .integer(1), valueOffset: 0, valueLength: 0)], capacityLimit: 100)
         let objects = try #require(index.types["T"])
         #expect(objects.integers.capacity >= 100 && objects.integers.capacity < 1_000)

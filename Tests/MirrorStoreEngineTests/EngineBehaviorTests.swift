@@ -53,9 +53,9 @@ import TestSupport
         let after = engine.snapshot()
         #expect(before.count(type: "Hero") == 2)
         #expect(try before.value(type: "Hero", key: .string("bruce")) == Array("Banner".utf8))
-        #expect(after.keys(type: "Hero") == [.string("tony")])
-        #expect(after.contains(type: "Hero", key: .string("tony")))
-        #expect(!after.contains(type: "Hero", key: .string("bruce")))
+        #expect(try after.keys(type: "Hero") == [.string("tony")])
+        #expect(try after.contains(type: "Hero", key: .string("tony")))
+        #expect(try !after.contains(type: "Hero", key: .string("bruce")))
         #expect(after.metadata(key: "schemaVersion") == [3])
         #expect(after.sequence == 2)
         #expect(engine.path == nil)
@@ -339,7 +339,7 @@ import TestSupport
         let reopened = try StorageEngine(path: path, configuration: fastConfiguration())
         #expect(try reopened.snapshot().value(type: "Blob", key: .bytes([1])) == large)
         try reopened.commit(Self.batch { $0.delete(type: "Blob", key: .bytes([1])) })
-        #expect(reopened.statistics.liveBytes < 100)
+        #expect(reopened.statistics.liveBytes < 300, "the small value, and the key run and checkpoint the compaction wrote")
         try reopened.close()
     }
 
@@ -350,9 +350,9 @@ import TestSupport
             $0.put(type: "B", key: .string("x"), value: [])
         })
         let stats = engine.statistics
-        #expect(stats.formatVersion == 1)
+        #expect(stats.formatVersion == LogHeader.currentVersion)
         #expect(stats.lastSequence == 1)
         #expect(stats.objectCounts == ["A": 1, "B": 1])
-        #expect(stats.fileSize == stats.liveBytes + stats.deadBytes + UInt64(LogHeader.size))
+        #expect(stats.fileSize == stats.liveBytes + stats.deadBytes + LogHeader().unitsStart)
     }
 }

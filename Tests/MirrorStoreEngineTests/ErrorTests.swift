@@ -20,8 +20,8 @@ import TestSupport
         let path = directory.file("future.store")
         try writeFile(path, LogHeader(version: 7).encoded())
         let error = try #require(throws: StorageError.self) { try StorageEngine(path: path) }
-        #expect(error.description == "The store at '\(path)' uses format version 7, but this MirrorStore reads only versions up to 1.")
-        #expect(error == StorageError(.newerFormat(path: path, found: 7, supported: 1)))
+        #expect(error.description == "The store at '\(path)' uses format version 7, but this MirrorStore reads only versions up to \(LogHeader.currentVersion).")
+        #expect(error == StorageError(.newerFormat(path: path, found: 7, supported: LogHeader.currentVersion)))
     }
 
     @Test func aDamagedHeader() throws {

@@ -17,7 +17,7 @@ struct StoreState: Equatable, CustomStringConvertible {
         for type in snapshot.typeNames {
             if let schema = snapshot.schema(type: type) { schemas[type] = schema }
             var values: [StorageKey: [UInt8]] = [:]
-            for key in snapshot.keys(type: type) {
+            for key in try snapshot.keys(type: type) {
                 values[key] = try snapshot.value(type: type, key: key)
             }
             if !values.isEmpty { objects[type] = values }
@@ -133,7 +133,8 @@ struct RecordedStore {
         let recovered = try Recovery.scan(source)
         let compacted = MemoryLog()
         _ = try Compaction.rewrite(
-            index: recovered.index, from: source, into: compacted, lastSequence: recovered.lastSequence, chunkSize: chunkSize)
+            index: recovered.index, from: source, into: compacted, lastSequence: recovered.lastSequence, checkpointAfter: nil,
+            chunkSize: chunkSize)
         try writeFile(path, try compacted.read(at: 0, count: Int(compacted.size())))
         let store = try record(at: path, commits: (before + 1)...(before + after), generator: &generator)
         #expect(store.states[0] == original.states[before], "compaction keeps the state")

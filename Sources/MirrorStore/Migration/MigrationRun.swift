@@ -92,8 +92,8 @@ final class MigrationRun {
             }
         }
         // A link to an object the file did not hold was dangling before the migration: it stays so.
-        let existedBefore = { (typeName: String, key: StorageKey) in
-            source.contains(type: migration.storedName(of: typeName) ?? typeName, key: key)
+        let existedBefore = { (typeName: String, key: StorageKey) throws in
+            try source.contains(type: migration.storedName(of: typeName) ?? typeName, key: key)
         }
         let decoder = RecordDecoder(
             schema: { [stored] in stored.schema(named: $0) },
@@ -173,7 +173,7 @@ final class MigrationRun {
     /// Writes `record` under `key`; the caller has made sure no other object has the key.
     private func put(
         _ record: ManagedObject, key: StorageKey, into target: inout LogRewriter, references: inout LinkReferences,
-        existedBefore: (String, StorageKey) -> Bool
+        existedBefore: (String, StorageKey) throws -> Bool
     ) throws {
         let typeName = record.objectSchema.typeName
         var encoder = RecordEncoder()
@@ -213,16 +213,16 @@ struct LinkReferences {
     private var keys: [String: [StorageKey: String]] = [:]
 
     /// `existedBefore`: whether the stored file held the object of a (new) type name and key.
-    mutating func collect(from record: ManagedObject, existedBefore: (String, StorageKey) -> Bool) throws {
+    mutating func collect(from record: ManagedObject, existedBefore: (String, StorageKey) throws -> Bool) throws {
         let source = record.objectSchema.typeName
         try PrimaryKey.forEachLink(in: record) { typeName, key in
-            if existedBefore(typeName, key) { keys[typeName, default: [:]][key] = source }
+            if try existedBefore(typeName, key) { keys[typeName, default: [:]][key] = source }
         }
     }
 
     func check(in snapshot: EngineSnapshot) throws {
         for (typeName, linked) in keys.sorted(by: { $0.key < $1.key }) {
-            for (key, source) in linked where !snapshot.contains(type: typeName, key: key) {
+            for (key, source) in linked where try !snapshot.contains(type: typeName, key: key) {
                 throw MigrationError(.missingLinkTarget(typeName: typeName, key: key.description, linkedFrom: source))
             }
         }

@@ -132,7 +132,7 @@ final class ObjectObserver<Model: Persistable> {
     private func fingerprint(_ snapshot: EngineSnapshot) throws -> Int {
         var hasher = Hasher()
         if let watched {
-            guard snapshot.contains(type: entry.plan.typeName, key: key) else { return 0 }
+            guard try snapshot.contains(type: entry.plan.typeName, key: key) else { return 0 }
             let source = QuerySource(snapshot: snapshot, registry: observation.registry, entry: entry)
             hasher.combine(try watched.fingerprints(of: [key], in: source))
             return hasher.finalize()

@@ -126,7 +126,7 @@ final class ResultsObserver<Model: Persistable> {
         if let watched {
             // Read anew each time: a watched path may go through linked records, which can change
             // while the result's own bytes stay where they were.
-            let keys = results.allKeys
+            let keys = try results.allKeys
             return Array(zip(keys, try watched.fingerprints(of: keys, in: results.source))).map { (key: $0.0, fingerprint: $0.1) }
         }
         let snapshot = results.source.snapshot
@@ -134,7 +134,7 @@ final class ResultsObserver<Model: Persistable> {
         var next: [StorageKey: (identity: StoredValueIdentity, fingerprint: Int)] = [:]
         next.reserveCapacity(known.count)
         let fingerprints = try results.allKeys.map { key in
-            guard let identity = snapshot.storedValueIdentity(type: typeName, key: key) else {
+            guard let identity = try snapshot.storedValueIdentity(type: typeName, key: key) else {
                 throw results.source.missing(key)
             }
             if let old = known[key], old.identity == identity {

@@ -127,13 +127,13 @@ struct LinkJoin: Sendable {
     private func targetKeys(source: QuerySource) throws -> [StorageKey] {
         switch target.source {
         case .primaryKeys(let keys):
-            return keys.filter { source.snapshot.contains(type: targetType, key: $0) }
+            return try keys.filter { try source.snapshot.contains(type: targetType, key: $0) }
         case .index(_, let index, let lower, let upper):
             return index.objects(from: lower, to: upper)
         case .linked(let inner):
             return try inner.candidateKeys(source: source)
         case .linkPresence(let presence):
-            return presence.objects(in: source.snapshot)
+            return try presence.objects(in: source.snapshot)
         case .scan:
             return try scannedTargetKeys(source: source)
         }

@@ -14,19 +14,26 @@ struct LinkPresence: Sendable {
     let isPresent: Bool
 
     /// The objects whose link reads as wanted, in index order.
-    func objects(in snapshot: EngineSnapshot) -> [StorageKey] {
+    func objects(in snapshot: EngineSnapshot) throws -> [StorageKey] {
         var objects: [StorageKey] = []
         var current: IndexKey?
         var currentExists = false
+        var failure: (any Error)?
         // Entries with a `nil` link come first; `!= nil` skips them.
         index.forEach(from: isPresent ? IndexBound(.null, inclusive: false) : nil, to: nil) { entry in
             if entry.key != current {
                 current = entry.key
-                currentExists = Self.storageKey(of: entry.key).map { snapshot.contains(type: targetType, key: $0) } ?? false
+                do {
+                    currentExists = try Self.storageKey(of: entry.key).map { try snapshot.contains(type: targetType, key: $0) } ?? false
+                } catch {
+                    failure = error
+                    return false
+                }
             }
             if currentExists == isPresent { objects.append(entry.object) }
             return true
         }
+        if let failure { throw failure }
         return objects
     }
 

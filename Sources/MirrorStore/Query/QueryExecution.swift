@@ -47,16 +47,16 @@ struct QueryExecution<Model: Persistable> {
         var candidates: [StorageKey]
         switch access.source {
         case .scan:
-            if conditions.isEmpty { return Self.sortedByPrimaryKey(source.snapshot.keys(type: typeName)) }
+            if conditions.isEmpty { return Self.sortedByPrimaryKey(try source.snapshot.keys(type: typeName)) }
             return try filteredScan()
         case .primaryKeys(let keys):
-            candidates = keys.filter { source.snapshot.contains(type: typeName, key: $0) }
+            candidates = try keys.filter { try source.snapshot.contains(type: typeName, key: $0) }
         case .index(_, let index, let lower, let upper):
             candidates = index.objects(from: lower, to: upper)
         case .linked(let join):
             candidates = try join.candidateKeys(source: source)
         case .linkPresence(let presence):
-            candidates = presence.objects(in: source.snapshot)
+            candidates = try presence.objects(in: source.snapshot)
         }
         candidates = Self.deduplicated(Self.sortedByPrimaryKey(candidates))
         if access.isExact || conditions.isEmpty { return candidates }

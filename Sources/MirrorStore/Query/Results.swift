@@ -80,7 +80,13 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// `position` must be in `indices`: outside them the subscript traps, as an array's does
     /// (``object(at:)`` throws instead). See the type's discussion for why a read here succeeds.
     public subscript(position: Int) -> Model {
-        guard let key = key(at: position) else {
+        let found: StorageKey?
+        do {
+            found = try key(at: position)
+        } catch {
+            fatalError("The \(source.plan.typeName) results could not be listed: \(error) Read through object(at:) or all() to get this as an error.")
+        }
+        guard let key = found else {
             fatalError("Index out of range: position \(position) of \(count) \(source.plan.typeName) results")
         }
         do {
@@ -93,10 +99,10 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     /// The key of the object at `position`.
-    private func key(at position: Int) -> StorageKey? {
+    private func key(at position: Int) throws -> StorageKey? {
         switch rows {
         case .all, .range:
-            let keys = keysInKeyOrder
+            let keys = try keysInKeyOrder
             return keys.indices.contains(position) ? keys[position] : nil
         case .keys(let keys):
             return keys.indices.contains(position) ? keys[position] : nil
@@ -107,28 +113,32 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     /// The primary keys of the results, in order, without decoding them: for tests that compare
     /// many results cheaply.
-    @_spi(Testing) public var storageKeys: [StorageKey] { allKeys }
+    @_spi(Testing) public var storageKeys: [StorageKey] { get throws { try allKeys } }
 
     /// The keys of all results, in order.
     var allKeys: [StorageKey] {
+        get throws {
         switch rows {
-        case .all, .range: keysInKeyOrder
+        case .all, .range: try keysInKeyOrder
         case .keys(let keys): keys
         case .index(let positions): positions.map(\.object)
+        }
         }
     }
 
     /// The keys of rows kept in key order, put in that order on first use.
     private var keysInKeyOrder: [StorageKey] {
-        state.keysInKeyOrder {
+        get throws {
+        try state.keysInKeyOrder {
             switch rows {
             case .range(let range):
                 // Most often one key, for an equality on a unique value: nothing to sort.
                 let keys = range.keysInIndexOrder
                 return keys.count < 2 ? keys : keys.sorted(by: StorageKey.precedes)
             // Rows that keep their keys never ask.
-            case .all, .keys, .index: return source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
+            case .all, .keys, .index: return try source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
             }
+        }
         }
     }
 
@@ -137,7 +147,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// - Throws: ``StoreError`` for a position outside the results or a record that does not
     ///   decode, ``MappingError`` for a value the model cannot hold.
     public func object(at position: Int) throws -> Model {
-        guard let key = key(at: position) else {
+        guard let key = try key(at: position) else {
             throw StoreError(.positionOutOfRange(typeName: source.plan.typeName, position: position, count: count))
         }
         return try source.listedModel(Model.self, key: key)
@@ -150,7 +160,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // One reader for all: links shared between results come back shared.
         let reader = source.reader()
         if case .all = rows { return try reader.allModels(Model.self) }
-        let keys = allKeys
+        let keys = try allKeys
         var models: [Model] = []
         models.reserveCapacity(keys.count)
         // A loop, not `map`: results run unspecialised, where `map` costs more than one read.
@@ -259,7 +269,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
         // A filter keeps the order the results had: the matches, picked from these results in turn.
         let matches = Set(keys)
-        return Found(conditions: all, rows: .keys(allKeys.filter(matches.contains)),
+        return Found(conditions: all, rows: .keys(try allKeys.filter(matches.contains)),
                      plan: QueryPlan(accessSource: accessPlan, filter: filter, order: plan.order))
     }
 

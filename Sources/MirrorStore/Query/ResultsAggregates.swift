@@ -192,7 +192,7 @@ struct StoredColumn {
             }
             return
         }
-        for key in results.allKeys {
+        for key in try results.allKeys {
             try body(try recordValue(in: source.listedBytes(of: key), key: key), key)
         }
     }

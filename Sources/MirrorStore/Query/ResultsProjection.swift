@@ -51,7 +51,7 @@ extension Results {
         let reader = source.reader()
         var projections: [Projection] = []
         projections.reserveCapacity(count)
-        for key in allKeys {
+        for key in try allKeys {
             projections.append(try reader.projection(type, shape: shape, key: key, bytes: source.listedBytes(of: key)))
         }
         return projections

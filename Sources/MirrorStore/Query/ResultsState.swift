@@ -42,10 +42,10 @@ final class ResultsState: Sendable {
 
 
     /// The rows' keys in key order: `sorted()` once, then kept.
-    func keysInKeyOrder(_ sorted: () -> [StorageKey]) -> [StorageKey] {
-        learned.withLock { learned in
+    func keysInKeyOrder(_ sorted: () throws -> [StorageKey]) rethrows -> [StorageKey] {
+        try learned.withLock { learned in
             if let keys = learned.keysInKeyOrder { return keys }
-            let keys = sorted()
+            let keys = try sorted()
             learned.keysInKeyOrder = keys
             return keys
         }

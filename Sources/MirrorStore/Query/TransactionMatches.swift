@@ -17,7 +17,7 @@ struct TransactionMatches<Model: Persistable> {
         let proposed: [StorageKey] = switch access.source {
         // A join, or a link's presence, reads the linked objects as committed: one the
         // transaction changed could make an untouched object match, so every object is a candidate.
-        case .scan, .linked, .linkPresence: snapshot.keys(type: typeName)
+        case .scan, .linked, .linkPresence: try snapshot.keys(type: typeName)
         case .primaryKeys(let keys): keys
         case .index(_, let index, let lower, let upper): index.objects(from: lower, to: upper)
         }

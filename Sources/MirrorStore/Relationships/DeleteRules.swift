@@ -75,7 +75,7 @@ struct DeleteRules: Sendable {
         var seen = Set<DeletedObject>()
         var queue = Array(roots.reversed())
         while let next = queue.popLast() {
-            guard seen.insert(DeletedObject(type: next.type, key: next.key)).inserted, view.contains(type: next.type, key: next.key) else { continue }
+            guard seen.insert(DeletedObject(type: next.type, key: next.key)).inserted, try view.contains(type: next.type, key: next.key) else { continue }
             deleted.append(next)
             guard let links = cascades[next.type], let bytes = try view.value(type: next.type, key: next.key),
                   let schema = schemas.schema(named: next.type) else { continue }

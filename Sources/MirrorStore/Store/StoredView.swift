@@ -18,19 +18,19 @@ struct StoredView {
     }
 
     /// Whether an object is stored under `key` of `type`, without reading it.
-    func contains(type: String, key: StorageKey) -> Bool {
+    func contains(type: String, key: StorageKey) throws -> Bool {
         switch pending?.state(type: type, key: key) {
         case .written: true
         case .deleted: false
-        case nil: snapshot.contains(type: type, key: key)
+        case nil: try snapshot.contains(type: type, key: key)
         }
     }
 
     /// The keys of `type`'s objects, in key order.
-    func keys(type: String) -> [StorageKey] {
-        guard let pending else { return snapshot.keys(type: type).sorted(by: StorageKey.precedes) }
+    func keys(type: String) throws -> [StorageKey] {
+        guard let pending else { return try snapshot.keys(type: type).sorted(by: StorageKey.precedes) }
         let changes = pending.changes(type: type)
-        var keys = changes.cleared ? Set<StorageKey>() : Set(snapshot.keys(type: type))
+        var keys = changes.cleared ? Set<StorageKey>() : Set(try snapshot.keys(type: type))
         for (key, bytes) in changes.keys {
             if bytes == nil { keys.remove(key) } else { keys.insert(key) }
         }

@@ -96,7 +96,7 @@ public final class WriteTransaction {
                     guard let targetKey = try PrimaryKey.storageKey(of: target) else { continue }
                     let targetType = target.objectSchema.typeName
                     let isItself = targetType == typeName && targetKey == key
-                    guard isItself || isStored(type: targetType, key: targetKey) else {
+                    guard try isItself || isStored(type: targetType, key: targetKey) else {
                         throw StoreError(.missingLinkTarget(typeName: targetType, key: targetKey.description, linkedFrom: typeName))
                     }
                 }
@@ -108,12 +108,12 @@ public final class WriteTransaction {
     }
 
     /// Whether the object exists as this transaction has left it.
-    private func isStored(type typeName: String, key: StorageKey) -> Bool {
-        StoredView(snapshot: snapshot, pending: pending).contains(type: typeName, key: key)
+    private func isStored(type typeName: String, key: StorageKey) throws -> Bool {
+        try StoredView(snapshot: snapshot, pending: pending).contains(type: typeName, key: key)
     }
 
-    private func generatedKey(for typeName: String) -> StorageKey {
-        let next = nextIdentities[typeName] ?? snapshot.keys(type: typeName).reduce(Int64(0)) { highest, key in
+    private func generatedKey(for typeName: String) throws -> StorageKey {
+        let next = try nextIdentities[typeName] ?? snapshot.keys(type: typeName).reduce(Int64(0)) { highest, key in
             if case .integer(let value) = key { max(highest, value) } else { highest }
         } + 1
         nextIdentities[typeName] = next + 1
@@ -213,7 +213,7 @@ public final class WriteTransaction {
     /// many of `keys` it deleted.
     func delete(type typeName: String, keys: [StorageKey]) throws -> Int {
         let view = StoredView(snapshot: snapshot, pending: pending)
-        let stored = keys.filter { view.contains(type: typeName, key: $0) }
+        let stored = try keys.filter { try view.contains(type: typeName, key: $0) }
         guard registry.deleteRules.apply(toDeleting: typeName) else {
             for key in stored { pending.delete(type: typeName, key: key) }
             return stored.count

@@ -793,7 +793,7 @@ struct PredicateDifferentialTests {
             let found = outcome {
                 let all = try store.objects(DiffRecord.self)
                 let results = sortFirst ? try all.sorted(using: sort).filter(predicate) : try all.filter(predicate).sorted(using: sort)
-                return integers(results.storageKeys)
+                return try integers(results.storageKeys)
             }
             #expect(found == expected, "\(phase): \(label) (t: \(k.text.debugDescription), u: \(k.otherText.debugDescription)), \(sort.count) sort keys, sorted \(sortFirst ? "first" : "last") (nil: threw)")
         }

@@ -93,7 +93,7 @@ struct QueryModelBasedTests {
             let found: [Int] = switch round % 20 {
             case 0: results.map(\.identifier)
             case 10: try results.all().map(\.identifier)
-            default: results.storageKeys.map { key in
+            default: try results.storageKeys.map { key in
                 if case .integer(let value) = key { Int(value) } else { -1 }
             }
             }

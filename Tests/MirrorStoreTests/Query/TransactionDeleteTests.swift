@@ -155,12 +155,12 @@ struct TransactionDeleteTests {
     /// The store's objects and some indexed queries, compared with the reference.
     static func check(_ store: Store, _ reference: [Int: QueryHero], random: inout SeededRandom, phase: String) throws {
         let all = try store.objects(QueryHero.self)
-        #expect(all.storageKeys == reference.keys.sorted().map { StorageKey.integer(Int64($0)) }, "\(phase): keys")
+        #expect(try all.storageKeys == reference.keys.sorted().map { StorageKey.integer(Int64($0)) }, "\(phase): keys")
         for _ in 0..<4 {
             let (label, predicate) = randomPredicate(&random)
             let expected = try reference.values.filter { try predicate.evaluate($0) }.map(\.identifier).sorted()
             let found = try all.filter(predicate)
-            #expect(found.storageKeys == expected.map { StorageKey.integer(Int64($0)) }, "\(phase): \(label); plan: \(found.plan)")
+            #expect(try found.storageKeys == expected.map { StorageKey.integer(Int64($0)) }, "\(phase): \(label); plan: \(found.plan)")
         }
     }
 
@@ -212,7 +212,7 @@ struct TransactionDeleteTests {
                                 reference[identifier] = nil
                             case 6 where !existing.isEmpty && random.chance(20):
                                 let made = try store.objects(QueryHero.self).filter(Self.randomPredicate(&random).1)
-                                let listed = made.storageKeys.compactMap { key -> Int? in
+                                let listed = try made.storageKeys.compactMap { key -> Int? in
                                     if case .integer(let value) = key { Int(value) } else { nil }
                                 }
                                 let expected = listed.filter { reference[$0] != nil }

@@ -50,7 +50,7 @@ struct ModelReaderRouteTests {
         let shape = ProjectionShape(plan: plan, fieldIndex: entry.plan.schema.properties.map { plan.schema.index(ofProperty: $0.name) })
         let snapshot = store.observation.engine.snapshot()
         var compared = 0
-        for key in snapshot.keys(type: entry.plan.typeName) {
+        for key in try snapshot.keys(type: entry.plan.typeName) {
             let bytes = try #require(try snapshot.value(type: entry.plan.typeName, key: key))
             for damage in 0..<5 {
                 let stored = damage == 0 ? bytes : random.damaged(bytes)
@@ -80,7 +80,7 @@ struct ModelReaderRouteTests {
         let snapshot = store.observation.engine.snapshot()
         let typeName = entry.plan.typeName
         var compared = 0
-        for key in snapshot.keys(type: typeName).sorted(by: StorageKey.precedes) {
+        for key in try snapshot.keys(type: typeName).sorted(by: StorageKey.precedes) {
             let place = "seed \(Self.seed), \(typeName) \(key)"
             let chosen = ModelReader(entry: entry, snapshot: snapshot, registry: registry)
             let general = ModelReader.general(entry: entry, snapshot: snapshot, registry: registry)

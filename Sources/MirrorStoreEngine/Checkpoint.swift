@@ -1,0 +1,52 @@
+/// Writes a checkpoint: each type's in-memory entries as a new persisted key run (or, when a
+/// type has too many runs or the new one would be large beside them, all of them merged into
+/// one), then the checkpoint unit that lists every live run. The caller syncs and then points a
+/// header slot at it (docs/FILE_FORMAT.md, "Checkpoints"). Until the slot is written nothing
+/// reads what this appends, and a crash in between leaves the previous checkpoint in force.
+enum Checkpoint {
+    /// Runs a type keeps before they are merged into one: a lookup reads at most this many.
+    static let maximumRuns = 4
+
+    struct Written {
+        /// The same state with every object in runs and nothing in memory.
+        var index: KeyIndex
+        var slot: CheckpointSlot
+        /// Where the checkpoint unit ends: the next commit goes here.
+        var end: UInt64
+    }
+
+    /// Appends the runs and the checkpoint unit numbered `number` at `offset` of `log`.
+    static func write(
+        index: KeyIndex, types: TypeTable, log: any LogStorage, at offset: UInt64, sequence: UInt64, number: UInt64
+    ) throws -> Written {
+        var next = index
+        var position = offset
+        for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
+            var writer = KeyRunWriter(log: log, sequence: sequence, offset: position)
+            let merges = objects.runs.count + 1 > maximumRuns
+                || objects.memoryCount * 4 >= objects.runs.reduce(0) { $0 + $1.entryCount }
+            if merges {
+                // Deletion marks have nothing older left to hide.
+                try RunMerge.forEachNewest(
+                    [RunMerge.Cursor(entries: objects.sortedMemoryEntries())] + objects.runs.map(RunMerge.Cursor.init)
+                ) { key, packed in
+                    if packed != 0 { try writer.append(key, packed: packed) }
+                }
+                next.types[name] = objects.replacingContents(with: try writer.finish())
+            } else {
+                for (key, packed) in objects.sortedMemoryEntries() { try writer.append(key, packed: packed) }
+                next.types[name] = objects.addingRun(try writer.finish())
+            }
+            position = writer.offset
+        }
+        let payload = try IndexUnit.encodeCheckpoint(
+            next, types: types, number: number, sequence: sequence, coveredEnd: offset, path: log.path)
+        let frame = LogFrame.encode(sequence: sequence, payload: payload, isIndex: true)
+        guard frame.count <= LogFrame.headerSize + LogFrame.maximumPayload else {
+            throw StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))
+        }
+        try log.write(frame, at: position)
+        let slot = CheckpointSlot(number: number, unitOffset: position, unitLength: UInt32(frame.count), sequence: sequence)
+        return Written(index: next, slot: slot, end: position + UInt64(frame.count))
+    }
+}

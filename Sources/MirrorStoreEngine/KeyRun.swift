@@ -1,0 +1,278 @@
+/// One persisted run of a type's primary keys: its entries (key → packed value location, 0 for
+/// a deleted key) sorted by ``StorageKey/precedes(_:_:)`` in checksummed blocks of about
+/// `blockTarget` bytes inside the log's index units, and, in memory, each block's offset and
+/// first key (its fence). A lookup finds its block by the fences, checks the block's checksum
+/// the first time any reader touches it, and searches it in place: nothing per object is held
+/// in memory or rebuilt at open (docs/FILE_FORMAT.md, "Checkpoints").
+struct KeyRun: Sendable {
+    /// Blocks close once they pass this many bytes.
+    static let blockTarget = 4096
+
+    /// Each block's first key: integers apart, so that the common integer-keyed run searches
+    /// plain numbers.
+    enum Fences: Sendable {
+        case integers([Int64])
+        case keys([StorageKey])
+
+        var count: Int {
+            switch self {
+            case .integers(let keys): keys.count
+            case .keys(let keys): keys.count
+            }
+        }
+
+        /// The first key of block `index`.
+        func key(_ index: Int) -> StorageKey {
+            switch self {
+            case .integers(let keys): .integer(keys[index])
+            case .keys(let keys): keys[index]
+            }
+        }
+
+        /// The last block whose first key is not after `key`, or nil when `key` precedes them all.
+        func block(for key: StorageKey) -> Int? {
+            var low = 0
+            var high = count
+            switch (self, key) {
+            case (.integers(let firsts), .integer(let wanted)):
+                while low < high {
+                    let middle = (low + high) / 2
+                    if firsts[middle] <= wanted { low = middle + 1 } else { high = middle }
+                }
+            default:
+                while low < high {
+                    let middle = (low + high) / 2
+                    if !StorageKey.precedes(key, self.key(middle)) { low = middle + 1 } else { high = middle }
+                }
+            }
+            return low > 0 ? low - 1 : nil
+        }
+    }
+
+    /// Where each block starts in the log.
+    let blockOffsets: [UInt64]
+    let fences: Fences
+    /// Entries in the run, deleted keys included.
+    let entryCount: Int
+    /// Bytes the run's units take in the log.
+    let byteCount: Int
+    /// The log generation holding the run.
+    let log: any LogStorage
+    /// Which blocks have passed their checksum, shared by every copy of the run.
+    let checked: CheckedBlocks
+
+    init(blockOffsets: [UInt64], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage) {
+        self.blockOffsets = blockOffsets
+        self.fences = fences
+        self.entryCount = entryCount
+        self.byteCount = byteCount
+        self.log = log
+        self.checked = CheckedBlocks(count: blockOffsets.count)
+    }
+
+    /// Calls `body` with block `index` in place (or a copy when the log is not mapped), once its
+    /// checksum has matched. A bad block throws `corrupted` naming its offset: a run is never
+    /// read unchecked, so a damaged one gives an error, never a wrong location.
+    func withBlock<Result>(_ index: Int, _ body: (RunBlockReader) throws -> Result) throws -> Result {
+        let offset = blockOffsets[index]
+        return try log.withBytesInPlace { file -> Result in
+            if let file, offset <= UInt64(file.count), UInt64(file.count) - offset >= UInt64(RunBlockReader.prefixSize) {
+                let start = Int(offset)
+                let length = Int(file[start]) | Int(file[start + 1]) << 8 | Int(file[start + 2]) << 16 | Int(file[start + 3]) << 24
+                let total = 4 + length + RunBlockReader.checksumSize
+                guard length >= 2, total <= file.count - start else {
+                    throw damage(at: offset, "the block's length of \(length) bytes runs past the end of the file")
+                }
+                let block = UnsafeRawBufferPointer(rebasing: file[start..<(start + total)])
+                try check(block, index: index, offset: offset)
+                return try body(RunBlockReader(bytes: block))
+            }
+            let head = try log.read(at: offset, count: 4)
+            let length = Int(head[0]) | Int(head[1]) << 8 | Int(head[2]) << 16 | Int(head[3]) << 24
+            guard length >= 2, length <= LogFrame.maximumPayload else {
+                throw damage(at: offset, "the block declares \(length) bytes, more than a unit holds")
+            }
+            let bytes = try log.read(at: offset, count: 4 + length + RunBlockReader.checksumSize)
+            return try bytes.withUnsafeBytes { block in
+                try check(block, index: index, offset: offset)
+                return try body(RunBlockReader(bytes: block))
+            }
+        }
+    }
+
+    private func check(_ block: UnsafeRawBufferPointer, index: Int, offset: UInt64) throws {
+        guard !checked.contains(index) else { return }
+        let covered = block.count - RunBlockReader.checksumSize
+        let stored = UInt32(block[covered]) | UInt32(block[covered + 1]) << 8 | UInt32(block[covered + 2]) << 16
+            | UInt32(block[covered + 3]) << 24
+        guard CRC32C.unmask(stored) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[0..<covered])) else {
+            throw damage(at: offset, "the block's checksum does not match its contents")
+        }
+        checked.insert(index)
+    }
+
+    private func damage(at offset: UInt64, _ reason: String) -> StorageError {
+        StorageError(.corrupted(path: log.path, offset: offset, reason: "a block of a persisted key run is damaged: \(reason); open the store with `recoverValidPrefix` or run `mirrorstore verify`"))
+    }
+
+    private func undecodable(_ block: Int) -> StorageError {
+        damage(at: blockOffsets[block], "an entry does not decode although the checksum matches")
+    }
+
+    /// The packed location the run holds for `key` (0 when the run records its deletion), or
+    /// nil when the run does not mention it.
+    func packed(for key: StorageKey) throws -> UInt64? {
+        guard let block = fences.block(for: key) else { return nil }
+        return try withBlock(block) { reader -> UInt64? in
+            var low = 0
+            var high = reader.count
+            if case .integer(let wanted) = key {
+                while low < high {
+                    let middle = (low + high) / 2
+                    guard let found = reader.integerKey(middle) else {
+                        // Integers precede every other kind of key.
+                        if reader.entry(middle) == nil { throw undecodable(block) }
+                        high = middle
+                        continue
+                    }
+                    if found == wanted {
+                        guard let packed = reader.integerEntryLocation(middle) else { throw undecodable(block) }
+                        return packed
+                    }
+                    if found < wanted { low = middle + 1 } else { high = middle }
+                }
+                return nil
+            }
+            while low < high {
+                let middle = (low + high) / 2
+                guard let found = reader.entry(middle) else { throw undecodable(block) }
+                if found.key == key { return found.packed }
+                if StorageKey.precedes(found.key, key) { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+    }
+
+    /// Calls `body` with every entry in key order, deleted keys (location 0) included.
+    func forEachEntry(_ body: (StorageKey, UInt64) throws -> Void) throws {
+        for block in blockOffsets.indices {
+            let entries = try withBlock(block) { reader -> [(StorageKey, UInt64)] in
+                var entries: [(StorageKey, UInt64)] = []
+                entries.reserveCapacity(reader.count)
+                for index in 0..<reader.count {
+                    guard let entry = reader.entry(index) else { throw undecodable(block) }
+                    entries.append(entry)
+                }
+                return entries
+            }
+            for (key, packed) in entries { try body(key, packed) }
+        }
+    }
+}
+
+/// Which blocks of one run have passed their checksum: a bit per block, shared by every
+/// snapshot, so each block is hashed once however often it is read.
+final class CheckedBlocks: Sendable {
+    private let bits: Lock<[UInt64]>
+
+    init(count: Int) {
+        bits = Lock([UInt64](repeating: 0, count: (count + 63) / 64))
+    }
+
+    func contains(_ index: Int) -> Bool {
+        bits.withLock { $0[index / 64] & (1 << UInt64(index % 64)) != 0 }
+    }
+
+    func insert(_ index: Int) {
+        bits.withLock { $0[index / 64] |= 1 << UInt64(index % 64) }
+    }
+}
+
+/// Writes sorted entries as a run: blocks of about `KeyRun.blockTarget` bytes, gathered into
+/// index units of about `unitTarget` bytes appended to the log, so that writing a run of any
+/// size holds one unit in memory.
+struct KeyRunWriter {
+    static let unitTarget = 4 << 20
+
+    let log: any LogStorage
+    let sequence: UInt64
+    private(set) var offset: UInt64
+    private var unit: [UInt8] = []
+    private var block = ByteWriter()
+    private var entryOffsets: [UInt16] = []
+    private var entries = 0
+    private var blockOffsets: [UInt64] = []
+    private var integerFences: [Int64] = []
+    private var keyFences: [StorageKey] = []
+    private var onlyIntegers = true
+    private var bytesWritten = 0
+    private var previous: StorageKey?
+
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64) {
+        self.log = log
+        self.sequence = sequence
+        self.offset = offset
+    }
+
+    /// Adds the next entry; keys must come in strictly increasing order.
+    mutating func append(_ key: StorageKey, packed: UInt64) throws {
+        if let previous, !StorageKey.precedes(previous, key) {
+            throw StorageError(.corrupted(path: log.path, offset: offset, reason: "the keys of a run being written are out of order at \(key)"))
+        }
+        previous = key
+        var encoded = ByteWriter()
+        OperationCodec.encodeKey(key, into: &encoded)
+        encoded.uint64(packed)
+        if !entryOffsets.isEmpty, block.bytes.count + encoded.bytes.count > UInt16.max || blockSize + encoded.bytes.count + 2 > KeyRun.blockTarget {
+            try closeBlock()
+        }
+        if entryOffsets.isEmpty {
+            if case .integer(let value) = key { integerFences.append(value) } else { onlyIntegers = false }
+            keyFences.append(key)
+        }
+        entryOffsets.append(UInt16(block.bytes.count))
+        block.bytes.append(contentsOf: encoded.bytes)
+        entries += 1
+    }
+
+    private var blockSize: Int { RunBlockReader.prefixSize + 2 * entryOffsets.count + block.bytes.count + RunBlockReader.checksumSize }
+
+    private mutating func closeBlock() throws {
+        guard !entryOffsets.isEmpty else { return }
+        var out = ByteWriter()
+        out.uint32(UInt32(2 + 2 * entryOffsets.count + block.bytes.count))
+        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count))
+        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count >> 8))
+        for entry in entryOffsets {
+            out.bytes.append(UInt8(truncatingIfNeeded: entry))
+            out.bytes.append(UInt8(truncatingIfNeeded: entry >> 8))
+        }
+        out.bytes.append(contentsOf: block.bytes)
+        out.uint32(CRC32C.mask(CRC32C.checksum(out.bytes)))
+        if unit.isEmpty { unit.append(IndexUnit.Kind.keyRun.rawValue) }
+        // The block's place in the file: after this unit's frame header and the bytes before it.
+        blockOffsets.append(offset + UInt64(LogFrame.headerSize + unit.count))
+        unit.append(contentsOf: out.bytes)
+        block = ByteWriter()
+        entryOffsets.removeAll(keepingCapacity: true)
+        if unit.count >= Self.unitTarget { try flushUnit() }
+    }
+
+    private mutating func flushUnit() throws {
+        guard !unit.isEmpty else { return }
+        let frame = LogFrame.encode(sequence: sequence, payload: unit, isIndex: true)
+        try log.write(frame, at: offset)
+        offset += UInt64(frame.count)
+        bytesWritten += frame.count
+        unit.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is pending and returns the run, or nil when it holds no entry.
+    mutating func finish() throws -> KeyRun? {
+        try closeBlock()
+        try flushUnit()
+        guard entries > 0 else { return nil }
+        let fences: KeyRun.Fences = onlyIntegers ? .integers(integerFences) : .keys(keyFences)
+        return KeyRun(blockOffsets: blockOffsets, fences: fences, entryCount: entries, byteCount: bytesWritten, log: log)
+    }
+}

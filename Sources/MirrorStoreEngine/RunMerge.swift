@@ -1,0 +1,85 @@
+/// Reads several sorted sources of key entries (persisted runs, and the memory's entries sorted)
+/// as one, in key order, where the newest source that mentions a key decides its location:
+/// what a lookup does for one key, done for all of them in one pass.
+enum RunMerge {
+    /// One sorted source: a run read a block at a time, or entries already in memory.
+    struct Cursor {
+        private let run: KeyRun?
+        private var block = 0
+        private var entries: [(key: StorageKey, packed: UInt64)]
+        private var position = 0
+
+        init(run: KeyRun) throws {
+            self.run = run
+            entries = []
+            try load()
+        }
+
+        init(entries: [(key: StorageKey, packed: UInt64)]) {
+            run = nil
+            self.entries = entries
+        }
+
+        var current: (key: StorageKey, packed: UInt64)? { position < entries.count ? entries[position] : nil }
+
+        mutating func advance() throws {
+            position += 1
+            if position >= entries.count, run != nil {
+                block += 1
+                try load()
+            }
+        }
+
+        /// Reads the blocks from `block` on until one holds entries.
+        private mutating func load() throws {
+            guard let run else { return }
+            entries.removeAll(keepingCapacity: true)
+            position = 0
+            while entries.isEmpty, block < run.blockOffsets.count {
+                let index = block
+                entries = try run.withBlock(index) { reader in
+                    var decoded: [(key: StorageKey, packed: UInt64)] = []
+                    decoded.reserveCapacity(reader.count)
+                    for entry in 0..<reader.count {
+                        guard let found = reader.entry(entry) else {
+                            throw StorageError(.corrupted(
+                                path: run.log.path, offset: run.blockOffsets[index],
+                                reason: "an entry of a persisted key run does not decode although its block's checksum matches"))
+                        }
+                        decoded.append(found)
+                    }
+                    return decoded
+                }
+                if entries.isEmpty { block += 1 }
+            }
+        }
+    }
+
+    /// Calls `body` with every key the cursors mention, in key order, with the location the
+    /// first cursor (the newest) that mentions it holds, deletion marks (0) included.
+    static func forEachNewest(_ cursors: [Cursor], _ body: (StorageKey, UInt64) throws -> Void) throws {
+        var cursors = cursors
+        while true {
+            var smallest: Int?
+            for index in cursors.indices {
+                guard let entry = cursors[index].current else { continue }
+                if let best = smallest, let bestEntry = cursors[best].current, !StorageKey.precedes(entry.key, bestEntry.key) { continue }
+                smallest = index
+            }
+            guard let smallest, let chosen = cursors[smallest].current else { return }
+            try body(chosen.key, chosen.packed)
+            for index in cursors.indices where cursors[index].current?.key == chosen.key {
+                try cursors[index].advance()
+            }
+        }
+    }
+
+    /// Calls `body` with each live key of `runs` (newest first) and its location, in key order.
+    static func forEachLive(_ runs: [KeyRun], _ body: (StorageKey, UInt64) throws -> Void) throws {
+        if runs.count == 1 {
+            try runs[0].forEachEntry { key, packed in if packed != 0 { try body(key, packed) } }
+            return
+        }
+        try forEachNewest(runs.map(Cursor.init)) { key, packed in if packed != 0 { try body(key, packed) } }
+    }
+}
