@@ -20,6 +20,8 @@ enum Checkpoint {
         index: KeyIndex, types: TypeTable, log: any LogStorage, at offset: UInt64, sequence: UInt64, number: UInt64
     ) throws -> Written {
         var next = index
+        // Everything before `offset` is covered from now on: reads check it against these.
+        next.regions = try CoveredRegions.extending(index.regions, start: LogHeader().unitsStart, end: offset, log: log)
         var position = offset
         for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
             var writer = KeyRunWriter(log: log, sequence: sequence, offset: position)

@@ -103,6 +103,8 @@ enum Compaction {
         try target.write(header.encoded(), at: 0)
         var writer = ChunkWriter(target: target, sequence: lastSequence, offset: header.unitsStart, chunkSize: chunkSize)
         var newIndex = KeyIndex()
+        // Compaction reads every live value: the old log's checkpoint regions are checked first.
+        try index.regions?.verifyAll(in: source)
         for (key, value) in index.metadata.sorted(by: { $0.key < $1.key }) {
             try writer.append([.setMetadata(key: key, value: value)], into: &newIndex)
         }

@@ -88,6 +88,7 @@ public struct EngineSnapshot: Sendable {
     /// sequential spans and holding one span at a time: for passes over more data than memory.
     public func forEachEntry(type: String, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
+        try index.regions?.verifyAll(in: generation)
         try SpanReader.forEach(try SpanReader.placements(of: objects, in: index), in: generation, body)
     }
 
@@ -168,6 +169,8 @@ public struct EngineSnapshot: Sendable {
         _ order: FileOrder.Sorted, onlyIntegers: Bool, _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let items = order.items, keys = order.keys
+        // A pass over every object reads every region: check them all once, not one per value.
+        try index.regions?.verifyAll(in: generation)
         try generation.withBytesInPlace { file in
             for item in items {
                 let key: StorageKey = onlyIntegers ? .integer(item.payload) : keys[Int(item.payload)]
@@ -221,6 +224,7 @@ public struct TypeValues: Sendable {
     public func value(for key: StorageKey) throws -> [UInt8]? {
         guard let packed = try objects?.location(for: key) else { return nil }
         let (offset, length) = snapshot.index.resolve(packed)
+        try snapshot.index.verify(offset: offset, length: length, in: snapshot.generation)
         return try snapshot.generation.read(at: offset, count: length)
     }
 
@@ -233,6 +237,7 @@ public struct TypeValues: Sendable {
             for key in keys {
                 guard let packed = try objects.location(for: key) else { continue }
                 let (offset, length) = index.resolve(packed)
+                try index.verify(offset: offset, length: length, in: generation)
                 if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
                     try body(key, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
                 } else {

@@ -31,6 +31,11 @@ enum IndexUnit {
             writer.varint(offset)
             writer.varint(length)
         }
+        let regions = index.regions?.checksums ?? []
+        writer.varint(index.regions?.start ?? 0)
+        writer.varint(index.regions?.end ?? 0)
+        writer.varint(UInt64(regions.count))
+        for checksum in regions { writer.uint32(checksum) }
         writer.varint(UInt64(index.types.count))
         for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) {
             guard let id = types.id(of: name), objects.memoryCount == 0 else {
@@ -110,6 +115,19 @@ enum IndexUnit {
             let offset = try reader.varint()
             index.largeValueLengths[offset] = try reader.varint()
         }
+        let regionsAt = reader.position
+        let regionsStart = try reader.varint()
+        let regionsEnd = try reader.varint()
+        let regionCount = try count("region checksums")
+        guard regionsStart == unitsStart, regionsEnd == coveredEnd,
+              regionCount == CoveredRegions.count(start: regionsStart, end: regionsEnd), regionCount * 4 <= reader.remaining
+        else {
+            throw DecodeFailure(offset: regionsAt, reason: "the checkpoint's region checksums do not cover \(unitsStart)..<\(coveredEnd)")
+        }
+        var checksums: [UInt32] = []
+        checksums.reserveCapacity(regionCount)
+        for _ in 0..<regionCount { checksums.append(try reader.uint32()) }
+        index.regions = CoveredRegions(start: regionsStart, end: regionsEnd, checksums: checksums)
         for _ in 0..<(try count("types")) {
             let start = reader.position
             let id = try reader.varint()

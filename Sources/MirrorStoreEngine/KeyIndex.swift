@@ -206,6 +206,14 @@ struct KeyIndex: Sendable {
     /// True lengths of values too long for `ValueLocation`, by value offset.
     var largeValueLengths: [UInt64: UInt64] = [:]
     var metadataBytes: Int = 0
+    /// Checksums of the log the checkpoint this state was opened from covers, checked as values
+    /// are read from there; nil when every unit was replayed (and so checked) at open.
+    var regions: CoveredRegions?
+
+    /// Checks the bytes of the value at `offset` against the checkpoint's checksums.
+    func verify(offset: UInt64, length: Int, in log: any LogStorage) throws {
+        try regions?.verify(offset: offset, length: length, in: log)
+    }
 
     /// Gives each type's objects a place to keep their file order, so that the snapshots taken
     /// from this state share one (a copy of a state without one would compute its own).

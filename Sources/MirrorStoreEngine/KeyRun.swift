@@ -8,8 +8,8 @@ struct KeyRun: Sendable {
     /// Blocks close once they pass this many bytes.
     static let blockTarget = 4096
 
-    /// Each block's first key: integers apart, so that the common integer-keyed run searches
-    /// plain numbers.
+    /// Each block's first key: integers apart when every key of the run is one, so that the
+    /// common integer-keyed run searches plain numbers.
     enum Fences: Sendable {
         case integers([Int64])
         case keys([StorageKey])
@@ -173,18 +173,27 @@ struct KeyRun: Sendable {
 /// Which blocks of one run have passed their checksum: a bit per block, shared by every
 /// snapshot, so each block is hashed once however often it is read.
 final class CheckedBlocks: Sendable {
-    private let bits: Lock<[UInt64]>
+    private let bits: Lock<(words: [UInt64], count: Int)>
 
     init(count: Int) {
-        bits = Lock([UInt64](repeating: 0, count: (count + 63) / 64))
+        bits = Lock(([UInt64](repeating: 0, count: (count + 63) / 64), 0))
     }
 
     func contains(_ index: Int) -> Bool {
-        bits.withLock { $0[index / 64] & (1 << UInt64(index % 64)) != 0 }
+        bits.withLock { $0.words[index / 64] & (1 << UInt64(index % 64)) != 0 }
     }
 
-    func insert(_ index: Int) {
-        bits.withLock { $0[index / 64] |= 1 << UInt64(index % 64) }
+    /// Marks `index` checked and returns how many are.
+    @discardableResult
+    func insert(_ index: Int) -> Int {
+        bits.withLock { state in
+            let bit: UInt64 = 1 << UInt64(index % 64)
+            if state.words[index / 64] & bit == 0 {
+                state.words[index / 64] |= bit
+                state.count += 1
+            }
+            return state.count
+        }
     }
 }
 
@@ -226,8 +235,10 @@ struct KeyRunWriter {
         if !entryOffsets.isEmpty, block.bytes.count + encoded.bytes.count > UInt16.max || blockSize + encoded.bytes.count + 2 > KeyRun.blockTarget {
             try closeBlock()
         }
+        // Integer fences say every key of the run is an integer: scans key their items by it.
+        if case .integer = key {} else { onlyIntegers = false }
         if entryOffsets.isEmpty {
-            if case .integer(let value) = key { integerFences.append(value) } else { onlyIntegers = false }
+            if case .integer(let value) = key { integerFences.append(value) }
             keyFences.append(key)
         }
         entryOffsets.append(UInt16(block.bytes.count))

@@ -203,6 +203,7 @@ struct GroupValues {
     func value(type: String, key: StorageKey, base: KeyIndex, log: any LogStorage) throws -> [UInt8]? {
         if let written = written(type: type, key: key) { return written }
         guard let (offset, length) = try base.location(type: type, key: key) else { return nil }
+        try base.verify(offset: offset, length: length, in: log)
         return try log.read(at: offset, count: length)
     }
 }

@@ -143,7 +143,9 @@ public final class StorageEngine: Sendable {
         // The lock file is found by name; this lock stays with the file when it is renamed.
         try log.lock(exclusive: !configuration.readOnly)
         try FileSystem.requireSingleLink(descriptor, path: path)
-        var recovered = try Recovery.scan(log)
+        // Point-in-time recovery must find the first damaged unit, which only a replay of the
+        // whole log does; strict opening trusts the newest checkpoint and checks as it reads.
+        var recovered = try Recovery.scan(log, fromCheckpoint: configuration.recoveryMode == .strict)
         var report: RecoveryReport?
         let sync = configuration.durability == .full
         if recovered.needsHeader {

@@ -34,13 +34,23 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
     public var objectCounts: [String: Int]
     /// What earlier recoveries left out of this store and kept in sidecar files, oldest first.
     public var keptRecoveries: [RecoveryReport]
+    /// The sequence number the newest valid checkpoint covers, nil when the file has none.
+    public var checkpointSequence: UInt64?
+    /// The persisted key runs that checkpoint lists, over every type.
+    public var persistedRuns: Int = 0
+    /// Why opening from the checkpoint would not give the state a replay of the whole log gives
+    /// (a damaged run block, a key or location that differs), or nil when they agree.
+    public var checkpointDisagreement: String?
 
     /// Whether every byte of the file belongs to a good unit.
-    public var isIntact: Bool { firstDamageOffset == nil }
+    public var isIntact: Bool { firstDamageOffset == nil && checkpointDisagreement == nil }
 
     /// A one-line summary.
     public var description: String {
         let units = "\(unitsChecked) unit\(unitsChecked == 1 ? "" : "s") checked, last sequence \(lastSequence)"
+        if let checkpointDisagreement {
+            return "'\(path)' has a checkpoint that disagrees with its log (\(checkpointDisagreement)): \(units); opening in strict mode may fail to read some objects, and recoverValidPrefix replays the whole log."
+        }
         guard let offset = firstDamageOffset else {
             return "'\(path)' is intact: format version \(formatVersion), \(units), \(fileSize) bytes."
         }
@@ -60,7 +70,9 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 
 /// Scans the store file at `path` without locking it or opening it for writing, checking every
 /// unit's checksum and payload, and reports the first damage, what opening would leave out, and
-/// what earlier recoveries left out and kept in sidecar files.
+/// what earlier recoveries left out and kept in sidecar files. When the file has a checkpoint, it
+/// also opens from it and checks that every run block is intact and that the state it gives
+/// equals the state the whole log gives.
 ///
 /// ```swift
 /// let report = try verifyStoreFile(at: "heroes.store")
@@ -73,9 +85,25 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
     let descriptor = try FileSystem.openRegularFile(path, flags: O_RDONLY)
     guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
     let log = FileLog(path: path, descriptor: descriptor, faults: nil)
-    let recovered = try Recovery.scan(log)
+    let recovered = try Recovery.scan(log, fromCheckpoint: false)
     if recovered.needsHeader {
         throw StorageError(.notAStore(path: path))
+    }
+    var checkpointSequence: UInt64?
+    var persistedRuns = 0
+    var disagreement: String?
+    if recovered.problem == nil, recovered.formatVersion >= 2 {
+        do {
+            let fromCheckpoint = try Recovery.scan(log, fromCheckpoint: true)
+            if let slot = fromCheckpoint.checkpoint {
+                checkpointSequence = slot.sequence
+                persistedRuns = fromCheckpoint.index.types.values.reduce(0) { $0 + $1.runs.count }
+                try fromCheckpoint.index.regions?.verifyAll(in: log)
+                disagreement = try StateComparison.difference(fromCheckpoint.index, recovered.index)
+            }
+        } catch {
+            disagreement = "\(error)"
+        }
     }
     return VerificationReport(
         path: path,
@@ -93,5 +121,34 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
         }(),
         commitsDropped: recovered.problem?.commitsDropped ?? 0,
         objectCounts: recovered.index.types.mapValues(\.count).filter { $0.value > 0 },
-        keptRecoveries: try keptRecoveries(ofStoreAt: path))
+        keptRecoveries: try keptRecoveries(ofStoreAt: path),
+        checkpointSequence: checkpointSequence,
+        persistedRuns: persistedRuns,
+        checkpointDisagreement: disagreement)
+}
+
+/// Compares two in-memory states of one log, as a checkpoint and a full replay give them.
+enum StateComparison {
+    /// The first difference between `lhs` and `rhs` (objects, their locations, schemas,
+    /// metadata), or nil when they hold the same state. Reading runs may throw.
+    static func difference(_ lhs: KeyIndex, _ rhs: KeyIndex) throws -> String? {
+        if lhs.metadata != rhs.metadata { return "the metadata differs" }
+        for name in Set(lhs.types.keys).union(rhs.types.keys).sorted() {
+            let left = lhs.types[name] ?? TypeIndex(), right = rhs.types[name] ?? TypeIndex()
+            if left.schema != right.schema { return "the schema of '\(name)' differs" }
+            if left.count != right.count { return "'\(name)' has \(left.count) objects against \(right.count)" }
+            var leftEntries: [StorageKey: (offset: UInt64, length: Int)] = [:]
+            try left.forEach { key, packed in leftEntries[key] = lhs.resolve(packed) }
+            if leftEntries.count != left.count { return "'\(name)' lists \(leftEntries.count) objects but counts \(left.count)" }
+            var found: String?
+            try right.forEach { key, packed in
+                guard found == nil else { return }
+                let location = rhs.resolve(packed)
+                if let other = leftEntries[key], other == location { return }
+                found = "object \(key) of '\(name)' lies elsewhere or is missing"
+            }
+            if let found { return found }
+        }
+        return nil
+    }
 }
