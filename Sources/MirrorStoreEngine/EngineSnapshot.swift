@@ -41,7 +41,10 @@ public struct EngineSnapshot: Sendable {
 
     /// The value stored for `key` of `type`, or nil. Throws if the file cannot be read.
     public func value(type: String, key: StorageKey) throws -> [UInt8]? {
-        try values(ofType: type).value(for: key)
+        guard let packed = try index.types[type]?.location(for: key) else { return nil }
+        let (offset, length) = index.resolve(packed)
+        try index.verify(offset: offset, length: length, in: generation)
+        return try generation.read(at: offset, count: length)
     }
 
     /// The values of `type`, for reading many of them by key: the type is found once, not on

@@ -59,6 +59,10 @@ final class FileLog: LogStorage {
         try mapping.withFile(body)
     }
 
+    func stableBytes(upTo end: UInt64) -> StableBytes? {
+        mapping.stableBytes(upTo: end)
+    }
+
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         guard offset <= UInt64(Int64.max) else {

@@ -168,7 +168,7 @@ enum IndexUnit {
                     throw DecodeFailure(offset: start, reason: "a run of type '\(name)' lists no block or impossible sizes")
                 }
                 let fences: KeyRun.Fences = fenceKind == 0 ? .integers(integers) : .keys(keys)
-                runs.append(KeyRun(blockOffsets: offsets, fences: fences, entryCount: Int(entries), byteCount: Int(byteCount), log: log))
+                runs.append(KeyRun(blockOffsets: offsets, fences: fences, entryCount: Int(entries), byteCount: Int(byteCount), log: log, end: unitOffset))
             }
             guard objects <= UInt64(Int.max) else {
                 throw DecodeFailure(offset: start, reason: "type '\(name)' declares \(objects) objects")

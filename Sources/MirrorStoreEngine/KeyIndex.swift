@@ -80,8 +80,8 @@ struct TypeIndex: Sendable {
 
     /// The location the runs alone hold for `key`.
     func persistedLocation(for key: StorageKey) throws -> UInt64? {
-        for run in runs {
-            if let packed = try run.packed(for: key) { return packed == 0 ? nil : packed }
+        for index in runs.indices {
+            if let packed = try runs[index].packed(for: key) { return packed == 0 ? nil : packed }
         }
         return nil
     }
@@ -201,7 +201,12 @@ struct TypeIndex: Sendable {
 /// The whole in-memory state of a store: object locations per type, schemas, metadata.
 /// A value type: a snapshot is a copy, and copy-on-write keeps taking one cheap.
 struct KeyIndex: Sendable {
-    var types: [String: TypeIndex] = [:]
+    var types: [String: TypeIndex] = [:] {
+        // A changed or added type may lack the caches every snapshot used to find in place.
+        didSet { cachesProvided = false }
+    }
+    /// Every type has its file-order and key-order caches: taking a snapshot need not look.
+    private var cachesProvided = false
     var metadata: [String: [UInt8]] = [:]
     /// True lengths of values too long for `ValueLocation`, by value offset.
     var largeValueLengths: [UInt64: UInt64] = [:]
@@ -218,8 +223,10 @@ struct KeyIndex: Sendable {
     /// Gives each type's objects a place to keep their file order, so that the snapshots taken
     /// from this state share one (a copy of a state without one would compute its own).
     mutating func provideFileOrderCaches() {
+        guard !cachesProvided else { return }
         let names = types.compactMap { $0.value.fileOrder == nil || $0.value.keyOrder == nil ? $0.key : nil }
         for name in names { types[name]?.provideFileOrderCache() }
+        cachesProvided = true
     }
 
     /// Payload bytes the live state needs; the rest of the file is dead and compaction drops it.

@@ -1,10 +1,12 @@
+import Synchronization
+
 /// One persisted run of a type's primary keys: its entries (key → packed value location, 0 for
 /// a deleted key) sorted by ``StorageKey/precedes(_:_:)`` in checksummed blocks of about
 /// `blockTarget` bytes inside the log's index units, and, in memory, each block's offset and
 /// first key (its fence). A lookup finds its block by the fences, checks the block's checksum
 /// the first time any reader touches it, and searches it in place: nothing per object is held
 /// in memory or rebuilt at open (docs/FILE_FORMAT.md, "Checkpoints").
-struct KeyRun: Sendable {
+final class KeyRun: Sendable {
     /// Blocks close once they pass this many bytes.
     static let blockTarget = 4096
 
@@ -33,13 +35,14 @@ struct KeyRun: Sendable {
         func block(for key: StorageKey) -> Int? {
             var low = 0
             var high = count
-            switch (self, key) {
-            case (.integers(let firsts), .integer(let wanted)):
-                while low < high {
-                    let middle = (low + high) / 2
-                    if firsts[middle] <= wanted { low = middle + 1 } else { high = middle }
+            if case .integers(let firsts) = self, case .integer(let wanted) = key {
+                firsts.withUnsafeBufferPointer { firsts in
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if firsts[middle] <= wanted { low = middle + 1 } else { high = middle }
+                    }
                 }
-            default:
+            } else {
                 while low < high {
                     let middle = (low + high) / 2
                     if !StorageKey.precedes(key, self.key(middle)) { low = middle + 1 } else { high = middle }
@@ -60,14 +63,19 @@ struct KeyRun: Sendable {
     let log: any LogStorage
     /// Which blocks have passed their checksum, shared by every copy of the run.
     let checked: CheckedBlocks
+    /// The log's bytes up to the run's end, mapped once: a lookup reads its block without asking
+    /// the log for its mapping (and taking its lock) every time.
+    let mapped: StableBytes?
 
-    init(blockOffsets: [UInt64], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage) {
+    /// A run whose blocks all lie before `end` in `log`.
+    init(blockOffsets: [UInt64], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage, end: UInt64) {
         self.blockOffsets = blockOffsets
         self.fences = fences
         self.entryCount = entryCount
         self.byteCount = byteCount
         self.log = log
         self.checked = CheckedBlocks(count: blockOffsets.count)
+        mapped = log.stableBytes(upTo: end)
     }
 
     /// Calls `body` with block `index` in place (or a copy when the log is not mapped), once its
@@ -75,21 +83,16 @@ struct KeyRun: Sendable {
     /// read unchecked, so a damaged one gives an error, never a wrong location.
     func withBlock<Result>(_ index: Int, _ body: (RunBlockReader) throws -> Result) throws -> Result {
         let offset = blockOffsets[index]
+        if let file = mapped?.bytes {
+            return try withBlock(index, at: offset, in: file, body)
+        }
         return try log.withBytesInPlace { file -> Result in
-            if let file, offset <= UInt64(file.count), UInt64(file.count) - offset >= UInt64(RunBlockReader.prefixSize) {
-                let start = Int(offset)
-                let length = Int(file[start]) | Int(file[start + 1]) << 8 | Int(file[start + 2]) << 16 | Int(file[start + 3]) << 24
-                let total = 4 + length + RunBlockReader.checksumSize
-                guard length >= 2, total <= file.count - start else {
-                    throw damage(at: offset, "the block's length of \(length) bytes runs past the end of the file")
-                }
-                let block = UnsafeRawBufferPointer(rebasing: file[start..<(start + total)])
-                try check(block, index: index, offset: offset)
-                return try body(RunBlockReader(bytes: block))
+            if let file {
+                return try withBlock(index, at: offset, in: file, body)
             }
             let head = try log.read(at: offset, count: 4)
             let length = Int(head[0]) | Int(head[1]) << 8 | Int(head[2]) << 16 | Int(head[3]) << 24
-            guard length >= 2, length <= LogFrame.maximumPayload else {
+            guard length >= 3, length <= LogFrame.maximumPayload else {
                 throw damage(at: offset, "the block declares \(length) bytes, more than a unit holds")
             }
             let bytes = try log.read(at: offset, count: 4 + length + RunBlockReader.checksumSize)
@@ -100,6 +103,26 @@ struct KeyRun: Sendable {
         }
     }
 
+    /// Block `index`, at `offset` of the mapped `file`.
+    private func withBlock<Result>(
+        _ index: Int, at offset: UInt64, in file: UnsafeRawBufferPointer, _ body: (RunBlockReader) throws -> Result
+    ) throws -> Result {
+        guard offset <= UInt64(file.count), UInt64(file.count) - offset >= UInt64(RunBlockReader.prefixSize) else {
+            throw damage(at: offset, "the block lies past the end of the file")
+        }
+        let start = Int(offset)
+        let length = Int(file[start]) | Int(file[start + 1]) << 8 | Int(file[start + 2]) << 16 | Int(file[start + 3]) << 24
+        let total = 4 + length + RunBlockReader.checksumSize
+        guard length >= 3, total <= file.count - start else {
+            throw damage(at: offset, "the block's length of \(length) bytes runs past the end of the file")
+        }
+        let block = UnsafeRawBufferPointer(rebasing: file[start..<(start + total)])
+        try check(block, index: index, offset: offset)
+        return try body(RunBlockReader(bytes: block))
+    }
+
+    /// Checks block `index` once: its checksum, and that its layout and count fit its length
+    /// (which the reader's fixed-place reads rely on).
     private func check(_ block: UnsafeRawBufferPointer, index: Int, offset: UInt64) throws {
         guard !checked.contains(index) else { return }
         let covered = block.count - RunBlockReader.checksumSize
@@ -107,6 +130,9 @@ struct KeyRun: Sendable {
             | UInt32(block[covered + 3]) << 24
         guard CRC32C.unmask(stored) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[0..<covered])) else {
             throw damage(at: offset, "the block's checksum does not match its contents")
+        }
+        guard RunBlockReader(bytes: block).isWellFormed else {
+            throw damage(at: offset, "the block's layout or entry count does not fit its length")
         }
         checked.insert(index)
     }
@@ -124,25 +150,15 @@ struct KeyRun: Sendable {
     func packed(for key: StorageKey) throws -> UInt64? {
         guard let block = fences.block(for: key) else { return nil }
         return try withBlock(block) { reader -> UInt64? in
+            if case .integer(let wanted) = key {
+                switch reader.location(ofInteger: wanted) {
+                case .found(let packed): return packed
+                case .absent: return nil
+                case .damaged: throw undecodable(block)
+                }
+            }
             var low = 0
             var high = reader.count
-            if case .integer(let wanted) = key {
-                while low < high {
-                    let middle = (low + high) / 2
-                    guard let found = reader.integerKey(middle) else {
-                        // Integers precede every other kind of key.
-                        if reader.entry(middle) == nil { throw undecodable(block) }
-                        high = middle
-                        continue
-                    }
-                    if found == wanted {
-                        guard let packed = reader.integerEntryLocation(middle) else { throw undecodable(block) }
-                        return packed
-                    }
-                    if found < wanted { low = middle + 1 } else { high = middle }
-                }
-                return nil
-            }
             while low < high {
                 let middle = (low + high) / 2
                 guard let found = reader.entry(middle) else { throw undecodable(block) }
@@ -174,13 +190,18 @@ struct KeyRun: Sendable {
 /// snapshot, so each block is hashed once however often it is read.
 final class CheckedBlocks: Sendable {
     private let bits: Lock<(words: [UInt64], count: Int)>
+    private let total: Int
+    /// Every block has been checked: no lock is taken any more.
+    private let complete = Atomic<Bool>(false)
 
     init(count: Int) {
+        total = count
         bits = Lock(([UInt64](repeating: 0, count: (count + 63) / 64), 0))
     }
 
     func contains(_ index: Int) -> Bool {
-        bits.withLock { $0.words[index / 64] & (1 << UInt64(index % 64)) != 0 }
+        if complete.load(ordering: .acquiring) { return true }
+        return bits.withLock { $0.words[index / 64] & (1 << UInt64(index % 64)) != 0 }
     }
 
     /// Marks `index` checked and returns how many are.
@@ -191,6 +212,7 @@ final class CheckedBlocks: Sendable {
             if state.words[index / 64] & bit == 0 {
                 state.words[index / 64] |= bit
                 state.count += 1
+                if state.count == total { complete.store(true, ordering: .releasing) }
             }
             return state.count
         }
@@ -209,6 +231,9 @@ struct KeyRunWriter {
     private var unit: [UInt8] = []
     private var block = ByteWriter()
     private var entryOffsets: [UInt16] = []
+    /// The block's entries while all its keys are integers (then it takes the integer layout).
+    private var blockIntegers: [(key: Int64, packed: UInt64)] = []
+    private var blockAllIntegers = true
     private var entries = 0
     private var blockOffsets: [UInt64] = []
     private var integerFences: [Int64] = []
@@ -232,9 +257,15 @@ struct KeyRunWriter {
         var encoded = ByteWriter()
         OperationCodec.encodeKey(key, into: &encoded)
         encoded.uint64(packed)
-        if !entryOffsets.isEmpty, block.bytes.count + encoded.bytes.count > UInt16.max || blockSize + encoded.bytes.count + 2 > KeyRun.blockTarget {
-            try closeBlock()
+        let integer: Int64? = if case .integer(let value) = key { value } else { nil }
+        if !entryOffsets.isEmpty {
+            let staysIntegers = blockAllIntegers && integer != nil
+            let grown = staysIntegers
+                ? RunBlockReader.prefixSize + RunBlockReader.integerEntrySize * (entryOffsets.count + 1) + RunBlockReader.checksumSize
+                : blockSize + encoded.bytes.count + 2
+            if block.bytes.count + encoded.bytes.count > UInt16.max || grown > KeyRun.blockTarget { try closeBlock() }
         }
+        if let integer, blockAllIntegers { blockIntegers.append((integer, packed)) } else { blockAllIntegers = false }
         // Integer fences say every key of the run is an integer: scans key their items by it.
         if case .integer = key {} else { onlyIntegers = false }
         if entryOffsets.isEmpty {
@@ -251,15 +282,29 @@ struct KeyRunWriter {
     private mutating func closeBlock() throws {
         guard !entryOffsets.isEmpty else { return }
         var out = ByteWriter()
-        out.uint32(UInt32(2 + 2 * entryOffsets.count + block.bytes.count))
-        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count))
-        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count >> 8))
-        for entry in entryOffsets {
-            out.bytes.append(UInt8(truncatingIfNeeded: entry))
-            out.bytes.append(UInt8(truncatingIfNeeded: entry >> 8))
+        if blockAllIntegers {
+            out.uint32(UInt32(3 + RunBlockReader.integerEntrySize * blockIntegers.count))
+            out.byte(RunBlockReader.integerLayout)
+            out.bytes.append(UInt8(truncatingIfNeeded: blockIntegers.count))
+            out.bytes.append(UInt8(truncatingIfNeeded: blockIntegers.count >> 8))
+            for entry in blockIntegers {
+                out.uint64(UInt64(bitPattern: entry.key))
+                out.uint64(entry.packed)
+            }
+        } else {
+            out.uint32(UInt32(3 + 2 * entryOffsets.count + block.bytes.count))
+            out.byte(RunBlockReader.generalLayout)
+            out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count))
+            out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count >> 8))
+            for entry in entryOffsets {
+                out.bytes.append(UInt8(truncatingIfNeeded: entry))
+                out.bytes.append(UInt8(truncatingIfNeeded: entry >> 8))
+            }
+            out.bytes.append(contentsOf: block.bytes)
         }
-        out.bytes.append(contentsOf: block.bytes)
         out.uint32(CRC32C.mask(CRC32C.checksum(out.bytes)))
+        blockIntegers.removeAll(keepingCapacity: true)
+        blockAllIntegers = true
         if unit.isEmpty { unit.append(IndexUnit.Kind.keyRun.rawValue) }
         // The block's place in the file: after this unit's frame header and the bytes before it.
         blockOffsets.append(offset + UInt64(LogFrame.headerSize + unit.count))
@@ -284,6 +329,6 @@ struct KeyRunWriter {
         try flushUnit()
         guard entries > 0 else { return nil }
         let fences: KeyRun.Fences = onlyIntegers ? .integers(integerFences) : .keys(keyFences)
-        return KeyRun(blockOffsets: blockOffsets, fences: fences, entryCount: entries, byteCount: bytesWritten, log: log)
+        return KeyRun(blockOffsets: blockOffsets, fences: fences, entryCount: entries, byteCount: bytesWritten, log: log, end: offset)
     }
 }

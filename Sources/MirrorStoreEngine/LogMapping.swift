@@ -64,6 +64,12 @@ final class LogMapping: Sendable {
         return try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base), count: Int(size)))
     }
 
+    /// Bytes `0..<end` of a mapping, which stays mapped until this object is released.
+    func stableBytes(upTo end: UInt64) -> StableBytes? {
+        guard end > 0, let base = address(covering: end) else { return nil }
+        return StableBytes(bytes: UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base), count: Int(end)))
+    }
+
     /// The base of a mapping that covers `0..<end`, making one if needed, or nil when `end` lies
     /// past the known end of the file or the file cannot be mapped.
     private func address(covering end: UInt64) -> UInt? {

@@ -15,6 +15,9 @@ protocol LogStorage: AnyObject, Sendable {
     /// Calls `body` with the log's bytes in place, when it can give them without copying (a file
     /// mapped in memory), or with nil. The bytes stay valid while the log lives.
     func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result
+    /// The log's bytes `0..<end` in a mapping that stays valid as long as the log lives, or nil
+    /// when they cannot be mapped: for readers that keep a pointer, such as persisted key runs.
+    func stableBytes(upTo end: UInt64) -> StableBytes?
     /// The first byte at or after `offset` that holds data rather than lying in a hole (a range
     /// of a sparse file never written, which reads as zeros); nil when only a hole follows.
     /// `offset` itself when the storage cannot tell.
@@ -30,6 +33,8 @@ extension LogStorage {
     }
 
     func dataStart(from offset: UInt64) -> UInt64? { offset }
+
+    func stableBytes(upTo end: UInt64) -> StableBytes? { nil }
 
     func holeStart(from offset: UInt64) -> UInt64 { .max }
 }

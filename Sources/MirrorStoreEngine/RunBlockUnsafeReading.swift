@@ -2,17 +2,36 @@
 /// persisted key runs. Every read is bounds-checked against the block; a block is trusted only
 /// after its checksum matched (`KeyRun.withBlock`).
 ///
-/// A block is `length (4) · count (2) · count entry offsets (2 each) · entries · masked CRC32C (4)`,
-/// the checksum covering the length and everything before it; an entry is a key encoded as in a
-/// payload, then its packed value location (8, little-endian; 0 marks a deleted key).
+/// A block is `length (4) · layout (1) · count (2) · entries · masked CRC32C (4)`, the checksum
+/// covering everything before it. In the general layout (0) the entries are `count` offsets (2
+/// each, from the end of the offsets) and then each entry: its key encoded as in a payload and
+/// its packed value location (8, little-endian; 0 marks a deleted key). In the integer layout (1),
+/// for blocks whose keys are all integers, each entry is the key and the location, 8 bytes each,
+/// so a lookup compares plain numbers at fixed places.
 struct RunBlockReader {
     let bytes: UnsafeRawBufferPointer
 
-    /// Bytes of a block before its entries' offsets: the length and the count.
-    static let prefixSize = 6
+    /// Bytes of a block before its entries: the length, the layout and the count.
+    static let prefixSize = 7
     static let checksumSize = 4
+    static let generalLayout: UInt8 = 0
+    static let integerLayout: UInt8 = 1
+    /// Bytes of one entry in the integer layout.
+    static let integerEntrySize = 16
 
-    var count: Int { Int(uint16(at: 4)) }
+    var count: Int { Int(uint16(at: 5)) }
+    var layout: UInt8 { bytes[4] }
+
+    /// Whether the block's declared layout and count fit its length: checked once, with its checksum.
+    var isWellFormed: Bool {
+        guard bytes.count >= Self.prefixSize + Self.checksumSize else { return false }
+        let room = bytes.count - Self.prefixSize - Self.checksumSize
+        switch layout {
+        case Self.integerLayout: return count * Self.integerEntrySize == room
+        case Self.generalLayout: return 2 * count <= room
+        default: return false
+        }
+    }
 
     private func uint16(at position: Int) -> UInt16 {
         UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
@@ -24,7 +43,7 @@ struct RunBlockReader {
         return value
     }
 
-    /// Where entry `index` starts, or nil when the block does not hold it.
+    /// Where entry `index` of a general block starts, or nil when the block does not hold it.
     private func entryStart(_ index: Int) -> Int? {
         let count = count
         let table = Self.prefixSize + 2 * index
@@ -51,6 +70,11 @@ struct RunBlockReader {
 
     /// Entry `index` as its key and packed location, or nil when its bytes do not decode.
     func entry(_ index: Int) -> (key: StorageKey, packed: UInt64)? {
+        if layout == Self.integerLayout {
+            guard index < count else { return nil }
+            let start = Self.prefixSize + Self.integerEntrySize * index
+            return (.integer(Int64(bitPattern: uint64(at: start))), uint64(at: start + 8))
+        }
         guard var position = entryStart(index) else { return nil }
         let end = bytes.count - Self.checksumSize
         let tag = bytes[position]
@@ -76,20 +100,92 @@ struct RunBlockReader {
         guard end - position >= 8 else { return nil }
         return (key, uint64(at: position))
     }
+}
 
-    /// The integer key of entry `index`, without building a `StorageKey`; nil when the entry
-    /// holds another kind of key or does not decode.
-    func integerKey(_ index: Int) -> Int64? {
-        guard var position = entryStart(index), bytes[position] == OperationCodec.KeyTag.integer.rawValue else { return nil }
-        position += 1
-        return varint(&position).map(ByteWriter.unzigzag)
+/// A pointer into a log's memory mapping that stays valid while the log lives (see
+/// `LogStorage.stableBytes(upTo:)`): whoever keeps one keeps the log too.
+struct StableBytes: @unchecked Sendable {
+    // @unchecked: the bytes are a read-only shared mapping that is unmapped only when the log
+    // that made it is released, and every holder also holds that log.
+    let bytes: UnsafeRawBufferPointer
+}
+
+extension RunBlockReader {
+    /// The packed location of integer key `wanted`: a binary search over the entries in place.
+    /// `.absent` when the block does not hold it, `.damaged` when an entry does not decode.
+    func location(ofInteger wanted: Int64) -> IntegerSearch {
+        let count = count
+        if layout == Self.integerLayout {
+            func key(_ index: Int) -> Int64 {
+                Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: Self.prefixSize + Self.integerEntrySize * index, as: UInt64.self).littleEndian)
+            }
+            var low = 0
+            var high = count
+            // Keys are often dense (an auto-incremented key): a guess from where `wanted` lies
+            // between the ends finds them in a probe or two, touching less of the block than
+            // halving it; halving takes over after two guesses, so spread keys cost no more.
+            var guesses = 0
+            while low < high {
+                let middle: Int
+                if guesses < 2, high - low > 4 {
+                    guesses += 1
+                    let first = key(low), last = key(high - 1)
+                    if wanted < first || wanted > last { return .absent }
+                    let span = Double(last) - Double(first)
+                    let fraction = span > 0 ? (Double(wanted) - Double(first)) / span : 0
+                    middle = low + min(high - 1 - low, max(0, Int(fraction * Double(high - 1 - low))))
+                } else {
+                    middle = (low + high) / 2
+                }
+                let found = key(middle)
+                if found == wanted {
+                    return .found(bytes.loadUnaligned(fromByteOffset: Self.prefixSize + Self.integerEntrySize * middle + 8, as: UInt64.self).littleEndian)
+                }
+                if found < wanted { low = middle + 1 } else { high = middle }
+            }
+            return .absent
+        }
+        let tableEnd = Self.prefixSize + 2 * count
+        let end = bytes.count - Self.checksumSize
+        guard tableEnd <= end else { return .damaged }
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            let table = Self.prefixSize + 2 * middle
+            var position = tableEnd + (Int(bytes[table]) | Int(bytes[table + 1]) << 8)
+            guard position < end else { return .damaged }
+            guard bytes[position] == OperationCodec.KeyTag.integer.rawValue else {
+                // Integers precede every other kind of key.
+                high = middle
+                continue
+            }
+            position += 1
+            var raw: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard position < end, shift <= 63 else { return .damaged }
+                let byte = bytes[position]
+                position += 1
+                raw |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { break }
+                shift += 7
+            }
+            let found = ByteWriter.unzigzag(raw)
+            if found == wanted {
+                guard end - position >= 8 else { return .damaged }
+                var packed: UInt64 = 0
+                for index in 0..<8 { packed |= UInt64(bytes[position + index]) << UInt64(8 * index) }
+                return .found(packed)
+            }
+            if found < wanted { low = middle + 1 } else { high = middle }
+        }
+        return .absent
     }
 
-    /// The packed location of the integer-keyed entry `index`.
-    func integerEntryLocation(_ index: Int) -> UInt64? {
-        guard var position = entryStart(index) else { return nil }
-        position += 1
-        guard varint(&position) != nil, bytes.count - Self.checksumSize - position >= 8 else { return nil }
-        return uint64(at: position)
+    enum IntegerSearch {
+        case found(UInt64)
+        case absent
+        case damaged
     }
 }

@@ -1,6 +1,7 @@
 // A child process for the kill -9 tests. Modes:
 //   commit <store>    commit CrashWorkload transactions forever, printing "ack <sequence> <n>" after each
 //   compact <store>   the same, compacting after every third commit
+//   checkpoint <store> the same, writing a checkpoint after every few hundred bytes of commits
 //   group <store>     8 threads commit at once (sharing syncs), each its own numbered keys,
 //                     printing "ack <thread> <n>" after each
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
@@ -18,7 +19,7 @@ import TestSupport
 func run() -> Int32 {
     let arguments = CommandLine.arguments
     guard arguments.count == 3 else {
-        say("usage: EngineCrashChild commit|compact|group|hold <store>")
+        say("usage: EngineCrashChild commit|compact|checkpoint|group|hold <store>")
         return 2
     }
     let mode = arguments[1]
@@ -28,10 +29,13 @@ func run() -> Int32 {
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)
         }
+        if mode == "checkpoint" {
+            configuration.checkpointInterval = 400
+        }
         let engine = try StorageEngine(path: path, configuration: configuration)
         say("ready \(getpid())")
         switch mode {
-        case "commit", "compact":
+        case "commit", "compact", "checkpoint":
             var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
             while true {
                 n += 1
