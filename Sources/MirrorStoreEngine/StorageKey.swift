@@ -29,15 +29,25 @@ extension StorageKey: CustomStringConvertible {
 
 extension StorageKey {
     /// The order results come in when nothing else orders them: integers in numeric order, then
-    /// strings, then byte strings, each in lexicographic order.
+    /// strings (by the Unicode scalars of their canonical composition, NFC, so canonically equal
+    /// strings, which are one key, sort as one), then byte strings, each in lexicographic order.
     public static func precedes(_ lhs: StorageKey, _ rhs: StorageKey) -> Bool {
         switch (lhs, rhs) {
         case (.integer(let a), .integer(let b)): a < b
-        case (.string(let a), .string(let b)): a < b
+        case (.string(let a), .string(let b)): stringPrecedes(a, b)
         case (.bytes(let a), .bytes(let b)): a.lexicographicallyPrecedes(b)
         case (.integer, _): true
         case (.string, .bytes): true
         default: false
         }
+    }
+
+    /// Whether string key `a` sorts before `b`. Swift's `<` is not a strict weak order on strings
+    /// that mix normalization forms ("é14" precomposed and "e\u{301}1" compare neither way), which
+    /// would let a sorted run or a binary search lose a key; their NFC forms always compare. ASCII
+    /// is its own NFC, and by far the common case, so it keeps the fast comparison.
+    static func stringPrecedes(_ a: String, _ b: String) -> Bool {
+        if a.utf8.allSatisfy({ $0 < 0x80 }), b.utf8.allSatisfy({ $0 < 0x80 }) { return a < b }
+        return a._nfcCodeUnits.lexicographicallyPrecedes(b._nfcCodeUnits)
     }
 }
