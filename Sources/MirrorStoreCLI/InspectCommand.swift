@@ -3,13 +3,13 @@ import MirrorStoreEngine
 
 enum InspectCommand: Command {
     static let name = "inspect"
-    static let summary = "Show the format version, types with object counts, and live and dead bytes."
+    static let summary = "Show the format version, types with object counts, live and dead bytes, and the checkpoint."
     static let usage = """
         USAGE: mirrorstore inspect <store-path>
 
         Opens the store read-only (refused while another process has it open for writing) and
         prints its format version, schema version, last sequence number, file size, live and dead
-        bytes, each type with its object count and schema, and under "recovery:" what earlier
+        bytes, the checkpoint opening starts from and its persisted key runs, each type with its object count and schema, and under "recovery:" what earlier
         recoveries dropped and the files that keep those bytes (<store-path>.dropped-<n>), and a
         torn final commit that opening for writing would drop.
         """
@@ -25,6 +25,11 @@ enum InspectCommand: Command {
         print("file size: \(statistics.fileSize) bytes")
         print("live bytes: \(statistics.liveBytes)")
         print("dead bytes: \(statistics.deadBytes)")
+        if let end = statistics.checkpointEnd {
+            print("checkpoint: ends at byte \(end), \(statistics.persistedRuns) key run\(statistics.persistedRuns == 1 ? "" : "s") in force; opening replays \(statistics.fileSize - min(end, statistics.fileSize)) bytes after it")
+        } else {
+            print("checkpoint: none; opening replays the whole log")
+        }
         print("types:")
         for typeName in inspector.typeNames {
             print("  \(typeName): \(inspector.count(of: typeName)) objects")
