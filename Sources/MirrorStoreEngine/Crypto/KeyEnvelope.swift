@@ -65,6 +65,7 @@ package struct KeyEnvelope: Equatable, Sendable {
         case .key:
             derivation = .rawKey
         }
+        // No path: the derivation was chosen from the secret, so the two cannot mismatch here.
         let keyEncryptionKey = try Self.keyEncryptionKey(for: secret, derivation: derivation, path: "")
         let nonce = try SecureRandom.bytes(AES256GCM.nonceByteCount)
         // The cipher takes an array: this copy of the data key is wiped once sealed.
