@@ -11,9 +11,15 @@ let package = Package(
     targets: [
         // C helpers the engine needs: hardware CRC32C, the stack left, and the SEEK_DATA/SEEK_HOLE calls Glibc does not export.
         .target(name: "CMirrorStoreSupport"),
+        // OpenSSL's libcrypto on Linux, for encryption at rest (libssl-dev): a system library, so
+        // the package still declares no package dependency. Apple platforms use CryptoKit instead.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The storage engine: framed append-only log, index, recovery, compaction, locking.
         // It deals in type names, keys and bytes only, and knows nothing of reflection.
-        .target(name: "MirrorStoreEngine", dependencies: ["CMirrorStoreSupport"]),
+        .target(name: "MirrorStoreEngine", dependencies: [
+            "CMirrorStoreSupport",
+            .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
+        ]),
         // Records, reflection mapping, record encoding and the Store API.
         .target(name: "MirrorStore", dependencies: ["MirrorStoreEngine"]),
         .executableTarget(name: "MirrorStoreExample", dependencies: ["MirrorStore"]),

@@ -73,6 +73,21 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case precedingCommitFailed
         /// The store was given an empty path.
         case emptyPath
+        /// The passphrase or key given does not open the store's key envelope: the envelope is
+        /// intact, but it was not made with this passphrase or key.
+        case wrongKey(path: String)
+        /// An encryption passphrase is empty.
+        case emptyPassphrase
+        /// An encryption key is `found` bytes long instead of `expected`.
+        case invalidKeyLength(found: Int, expected: Int)
+        /// The cryptography library failed, or was asked for something it cannot do.
+        case encryptionFailed(reason: String)
+        /// Encrypted bytes did not authenticate: they were changed, or sealed with another key,
+        /// nonce or associated data. Nothing of them was decrypted.
+        case authenticationFailed
+        /// A data key has sealed `limit` chunks, the most random nonces allow under one key
+        /// (NIST SP 800-38D); a new data key is needed.
+        case nonceLimitReached(limit: UInt64)
     }
 
     /// What went wrong.
@@ -131,6 +146,18 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "This transaction read the changes of an earlier one that was still being committed, and that commit failed, so nothing of this one was written; run it again."
         case .emptyPath:
             return "The store path is empty; give the store a file name, such as 'app.store'."
+        case .wrongKey(let path):
+            return "The passphrase or key given does not open the store at '\(path)': it is not the one the store was encrypted with."
+        case .emptyPassphrase:
+            return "The encryption passphrase is empty; give a passphrase of at least one character, or a 32-byte key."
+        case .invalidKeyLength(let found, let expected):
+            return "The encryption key is \(found) bytes long, but AES-256 needs a key of exactly \(expected) bytes."
+        case .encryptionFailed(let reason):
+            return "Encryption failed: \(reason)."
+        case .authenticationFailed:
+            return "The encrypted bytes did not authenticate: they were changed, or sealed with another key, nonce or associated data, so nothing of them was decrypted."
+        case .nonceLimitReached(let limit):
+            return "The data key has sealed \(limit) chunks, the most one key may seal with random nonces (NIST SP 800-38D), so it seals no more; rotate the data key."
         }
     }
 

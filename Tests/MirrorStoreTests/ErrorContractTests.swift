@@ -53,6 +53,19 @@ struct ErrorContractTests {
         #expect(statistics.compactions == 0)
     }
 
+    @Test("the encryption kinds are switched on with import MirrorStore alone")
+    func encryptionKinds() {
+        let error = StorageError(.wrongKey(path: "/data/app.store"))
+        switch error.kind {
+        case .wrongKey(let path):
+            #expect(path == "/data/app.store")
+        case .emptyPassphrase, .invalidKeyLength, .encryptionFailed, .authenticationFailed, .nonceLimitReached:
+            Issue.record("another encryption kind: \(error)")
+        default:
+            Issue.record("unexpected kind: \(error)")
+        }
+    }
+
     @Test("a full disk says the store was left as it was, not that a commit was rolled back")
     func diskFullMessage() {
         #expect(StorageError(.diskFull(path: "/data/app.store")).description

@@ -1,0 +1,49 @@
+/// AES-256-GCM authenticated encryption with associated data (the AEAD the store will seal its
+/// chunks with): a 32-byte key, a 12-byte nonce, a 16-byte tag appended to the ciphertext.
+///
+/// The cipher is the platform library's (`CryptoBinding`); this type checks sizes and turns a
+/// failed tag into `StorageError.Kind.authenticationFailed`, never a trap. A nonce must never be
+/// used twice with one key: take them from a `NonceBudget`.
+package enum AES256GCM {
+    package static let keyByteCount = 32
+    package static let nonceByteCount = 12
+    package static let tagByteCount = 16
+
+    /// `plaintext` encrypted under `key` and `nonce`, followed by the tag that authenticates it
+    /// together with `associatedData` (which is not encrypted and not included).
+    package static func seal(
+        _ plaintext: [UInt8], key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []
+    ) throws(StorageError) -> [UInt8] {
+        try check(key: key, nonce: nonce)
+        return try key.withUnsafeBytes { (keyBytes) throws(StorageError) in
+            try CryptoBinding.aes256GCMSeal(key: keyBytes, nonce: nonce, associatedData: associatedData, plaintext: plaintext)
+        }
+    }
+
+    /// The plaintext of `sealed` (ciphertext then tag, as `seal` returns it). Throws
+    /// `authenticationFailed` when the tag does not match the ciphertext, the key, the nonce and
+    /// `associatedData`, or when `sealed` is shorter than a tag; no unauthenticated byte is returned.
+    package static func open(
+        _ sealed: [UInt8], key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []
+    ) throws(StorageError) -> [UInt8] {
+        try check(key: key, nonce: nonce)
+        guard sealed.count >= tagByteCount else { throw StorageError(.authenticationFailed) }
+        let split = sealed.count - tagByteCount
+        let opened = try key.withUnsafeBytes { (keyBytes) throws(StorageError) in
+            try CryptoBinding.aes256GCMOpen(
+                key: keyBytes, nonce: nonce, associatedData: associatedData,
+                ciphertext: sealed[..<split], tag: sealed[split...])
+        }
+        guard let plaintext = opened else { throw StorageError(.authenticationFailed) }
+        return plaintext
+    }
+
+    private static func check(key: SecretBytes, nonce: [UInt8]) throws(StorageError) {
+        guard key.count == keyByteCount else {
+            throw StorageError(.invalidKeyLength(found: key.count, expected: keyByteCount))
+        }
+        guard nonce.count == nonceByteCount else {
+            throw StorageError(.encryptionFailed(reason: "an AES-256-GCM nonce must be \(nonceByteCount) bytes, not \(nonce.count)"))
+        }
+    }
+}

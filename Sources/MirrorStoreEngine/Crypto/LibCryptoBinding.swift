@@ -1,0 +1,176 @@
+// Apple platforms use CryptoKitBinding.swift, which has the same functions.
+#if !canImport(CryptoKit) && canImport(CLibCrypto)
+import CLibCrypto
+
+/// The OpenSSL libcrypto calls behind `Crypto/` on Linux, and the raw memory they need. Every
+/// cipher, MAC and KDF is libcrypto's; this file only passes buffers and checks return codes.
+///
+/// Lengths are checked by the callers (`AES256GCM`, `PBKDF2`); the `Int32` conversions here are
+/// checked again, since libcrypto takes `int` lengths.
+enum CryptoBinding {
+    /// Where the cryptography comes from, for messages.
+    static let library = "OpenSSL libcrypto"
+
+    /// AES-256-GCM encryption of `plaintext`: the ciphertext followed by the 16-byte tag.
+    static func aes256GCMSeal(
+        key: UnsafeRawBufferPointer, nonce: [UInt8], associatedData: [UInt8], plaintext: [UInt8]
+    ) throws(StorageError) -> [UInt8] {
+        guard let textLength = Int32(exactly: plaintext.count), let dataLength = Int32(exactly: associatedData.count) else {
+            throw StorageError(.encryptionFailed(reason: "a message or its associated data is longer than libcrypto takes in one call"))
+        }
+        guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
+        // Freeing the context clears it, the key schedule included (the GCM provider frees it
+        // with OPENSSL_clear_free).
+        defer { EVP_CIPHER_CTX_free(context) }
+        try start(context, encrypting: true, key: key, nonce: nonce)
+        try addAssociatedData(associatedData, length: dataLength, to: context, encrypting: true)
+
+        var sealed = [UInt8](repeating: 0, count: plaintext.count + AES256GCM.tagByteCount)
+        let finished = sealed.withUnsafeMutableBufferPointer { output -> String? in
+            guard let start = output.baseAddress else { return "no output buffer" }
+            var written: Int32 = 0
+            if textLength > 0 {
+                let updated = plaintext.withUnsafeBufferPointer { input in
+                    EVP_EncryptUpdate(context, start, &written, input.baseAddress, textLength)
+                }
+                guard updated == 1, written == textLength else { return "EVP_EncryptUpdate" }
+            }
+            var finalWritten: Int32 = 0
+            guard EVP_EncryptFinal_ex(context, start + Int(written), &finalWritten) == 1, finalWritten == 0 else {
+                return "EVP_EncryptFinal_ex"
+            }
+            let tag = start + plaintext.count
+            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(AES256GCM.tagByteCount), tag) == 1 else {
+                return "EVP_CTRL_GCM_GET_TAG"
+            }
+            return nil
+        }
+        if let call = finished { throw failure(call) }
+        return sealed
+    }
+
+    /// AES-256-GCM decryption: the plaintext, or nil when the tag does not authenticate the
+    /// ciphertext, the nonce and the associated data under `key`.
+    static func aes256GCMOpen(
+        key: UnsafeRawBufferPointer, nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
+    ) throws(StorageError) -> [UInt8]? {
+        guard let textLength = Int32(exactly: ciphertext.count), let dataLength = Int32(exactly: associatedData.count) else {
+            throw StorageError(.encryptionFailed(reason: "a message or its associated data is longer than libcrypto takes in one call"))
+        }
+        guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        try start(context, encrypting: false, key: key, nonce: nonce)
+        try addAssociatedData(associatedData, length: dataLength, to: context, encrypting: false)
+
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        // The tag goes in through a `void *`, so it is handed over from a copy of its own.
+        var expectedTag = Array(tag)
+        let outcome = plaintext.withUnsafeMutableBufferPointer { output -> (authentic: Bool, failedCall: String?) in
+            var written: Int32 = 0
+            if textLength > 0 {
+                let updated = ciphertext.withUnsafeBufferPointer { input in
+                    EVP_DecryptUpdate(context, output.baseAddress, &written, input.baseAddress, textLength)
+                }
+                guard updated == 1, written == textLength else { return (false, "EVP_DecryptUpdate") }
+            }
+            let tagSet = expectedTag.withUnsafeMutableBytes { tagBytes in
+                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagBytes.count), tagBytes.baseAddress)
+            }
+            guard tagSet == 1 else { return (false, "EVP_CTRL_GCM_SET_TAG") }
+            // The final call compares the tags; it writes nothing for GCM. A scratch byte stands in
+            // for the output position, which may be the end of an empty buffer.
+            var scratch: UInt8 = 0
+            var finalWritten: Int32 = 0
+            return (EVP_DecryptFinal_ex(context, &scratch, &finalWritten) == 1, nil)
+        }
+        if let call = outcome.failedCall { throw failure(call) }
+        guard outcome.authentic else {
+            // A failed tag says nothing about the error queue's state, so it is emptied here
+            // rather than left to confuse a later failure's message.
+            ERR_clear_error()
+            // What came out is unauthenticated: it must not be used, and is wiped.
+            plaintext.withUnsafeMutableBytes { cleanse($0) }
+            return nil
+        }
+        return plaintext
+    }
+
+    /// PBKDF2 with HMAC-SHA-256, filling `output`.
+    static func pbkdf2SHA256(
+        password: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32, output: UnsafeMutableRawBufferPointer
+    ) throws(StorageError) {
+        guard let passwordLength = Int32(exactly: password.count), let saltLength = Int32(exactly: salt.count),
+              let rounds = Int32(exactly: iterations), let outputLength = Int32(exactly: output.count) else {
+            throw StorageError(.encryptionFailed(reason: "a PBKDF2 input is longer, or its iteration count larger, than libcrypto takes"))
+        }
+        guard let passwordStart = password.baseAddress, let outputStart = output.baseAddress else {
+            throw StorageError(.encryptionFailed(reason: "PBKDF2 was given an empty password or asked for no bytes"))
+        }
+        let derived = salt.withUnsafeBufferPointer { saltBytes in
+            PKCS5_PBKDF2_HMAC(
+                passwordStart.assumingMemoryBound(to: CChar.self), passwordLength,
+                saltBytes.baseAddress, saltLength, rounds, EVP_sha256(),
+                outputLength, outputStart.assumingMemoryBound(to: UInt8.self))
+        }
+        guard derived == 1 else { throw failure("PKCS5_PBKDF2_HMAC") }
+    }
+
+    /// Fills `output` from libcrypto's CSPRNG (seeded by the kernel's getrandom).
+    static func randomBytes(into output: UnsafeMutableRawBufferPointer) throws(StorageError) {
+        guard let start = output.baseAddress, output.count > 0 else { return }
+        guard let length = Int32(exactly: output.count) else {
+            throw StorageError(.encryptionFailed(reason: "\(output.count) random bytes are more than RAND_bytes gives in one call"))
+        }
+        guard RAND_bytes(start.assumingMemoryBound(to: UInt8.self), length) == 1 else { throw failure("RAND_bytes") }
+    }
+
+    /// Overwrites `buffer` with zeros in a way the optimizer does not remove.
+    static func cleanse(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let start = buffer.baseAddress, buffer.count > 0 else { return }
+        OPENSSL_cleanse(start, buffer.count)
+    }
+
+    /// Sets up `context` for AES-256-GCM with a 12-byte nonce.
+    private static func start(
+        _ context: OpaquePointer, encrypting: Bool, key: UnsafeRawBufferPointer, nonce: [UInt8]
+    ) throws(StorageError) {
+        let initialize = encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex
+        guard initialize(context, EVP_aes_256_gcm(), nil, nil, nil) == 1 else {
+            throw failure(encrypting ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex")
+        }
+        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1 else {
+            throw failure("EVP_CTRL_GCM_SET_IVLEN")
+        }
+        let keyed = nonce.withUnsafeBufferPointer { nonceBytes in
+            initialize(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonceBytes.baseAddress)
+        }
+        guard keyed == 1 else { throw failure(encrypting ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex") }
+    }
+
+    /// Authenticates `associatedData` without encrypting it (an update with no output).
+    private static func addAssociatedData(
+        _ associatedData: [UInt8], length: Int32, to context: OpaquePointer, encrypting: Bool
+    ) throws(StorageError) {
+        guard length > 0 else { return }
+        var written: Int32 = 0
+        let added = associatedData.withUnsafeBufferPointer { bytes in
+            encrypting
+                ? EVP_EncryptUpdate(context, nil, &written, bytes.baseAddress, length)
+                : EVP_DecryptUpdate(context, nil, &written, bytes.baseAddress, length)
+        }
+        guard added == 1 else { throw failure(encrypting ? "EVP_EncryptUpdate" : "EVP_DecryptUpdate") }
+    }
+
+    /// A failed libcrypto call, with the first reason on the thread's error queue (which is
+    /// emptied, so that a later failure does not report this one's reason).
+    private static func failure(_ call: String) -> StorageError {
+        let code = ERR_get_error()
+        ERR_clear_error()
+        guard code != 0 else { return StorageError(.encryptionFailed(reason: "\(library)'s \(call) failed")) }
+        var text = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &text, text.count)
+        let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return StorageError(.encryptionFailed(reason: "\(library)'s \(call) failed (\(reason))"))
+    }
+}
+#endif
