@@ -26,24 +26,91 @@ struct ValueLocation: Hashable {
 /// is the memory part's, else the newest run's that mentions it; location 0 marks a key deleted
 /// since a run recorded it (offset 0 is the header, never a value).
 struct TypeIndex: Sendable {
+    /// The fields, behind one reference: reading a type out of `KeyIndex.types` copies one
+    /// pointer rather than a dozen fields (a lookup paid for that copy twice over), and a change
+    /// copies the fields only when a snapshot shares them.
+    private final class Storage: @unchecked Sendable {
+        // @unchecked: a `Storage` is changed only through `TypeIndex.unique()`, when no other
+        // `TypeIndex` (and so no snapshot on another thread) refers to it.
+        var runs: [KeyRun] = []
+        var integers: [Int64: UInt64] = [:]
+        var strings: [String: UInt64] = [:]
+        var byteStrings: [[UInt8]: UInt64] = [:]
+        var fileOrder: Memo<FileOrder.Sorted>?
+        var keyOrder: Memo<FileOrder.Sorted>?
+        var schema: [UInt8]?
+        var liveBytes = 0
+        var count = 0
+
+        func copy() -> Storage {
+            let copy = Storage()
+            copy.runs = runs
+            copy.integers = integers
+            copy.strings = strings
+            copy.byteStrings = byteStrings
+            copy.fileOrder = fileOrder
+            copy.keyOrder = keyOrder
+            copy.schema = schema
+            copy.liveBytes = liveBytes
+            copy.count = count
+            return copy
+        }
+    }
+
+    private var storage = Storage()
+
+    private mutating func unique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
     /// Persisted runs, newest first.
-    private(set) var runs: [KeyRun] = []
-    private(set) var integers: [Int64: UInt64] = [:]
-    private(set) var strings: [String: UInt64] = [:]
-    private(set) var byteStrings: [[UInt8]: UInt64] = [:]
+    private(set) var runs: [KeyRun] {
+        get { storage.runs }
+        set { unique(); storage.runs = newValue }
+    }
+    private(set) var integers: [Int64: UInt64] {
+        get { storage.integers }
+        set { unique(); storage.integers = newValue }
+        _modify { unique(); yield &storage.integers }
+    }
+    private(set) var strings: [String: UInt64] {
+        get { storage.strings }
+        set { unique(); storage.strings = newValue }
+        _modify { unique(); yield &storage.strings }
+    }
+    private(set) var byteStrings: [[UInt8]: UInt64] {
+        get { storage.byteStrings }
+        set { unique(); storage.byteStrings = newValue }
+        _modify { unique(); yield &storage.byteStrings }
+    }
     /// The objects in file order, once a scan has put them so, shared by every snapshot of these
     /// objects (sorting the locations was a seventh of a scan, paid again by every query of the
     /// same objects): dropped by any change to them, so it never describes other objects.
-    private(set) var fileOrder: Memo<FileOrder.Sorted>?
+    private(set) var fileOrder: Memo<FileOrder.Sorted>? {
+        get { storage.fileOrder }
+        set { unique(); storage.fileOrder = newValue }
+    }
     /// The objects in key order, kept as `fileOrder` is: every read in key order of every object
     /// (fetching all, aggregates) sorted the keys again.
-    private(set) var keyOrder: Memo<FileOrder.Sorted>?
-    var schema: [UInt8]?
+    private(set) var keyOrder: Memo<FileOrder.Sorted>? {
+        get { storage.keyOrder }
+        set { unique(); storage.keyOrder = newValue }
+    }
+    var schema: [UInt8]? {
+        get { storage.schema }
+        set { unique(); storage.schema = newValue }
+    }
     /// Encoded bytes of this type's live objects and schema.
     /// Signed: canonically equal strings with different UTF-8 lengths make the tally approximate, never a trap.
-    var liveBytes: Int = 0
+    var liveBytes: Int {
+        get { storage.liveBytes }
+        set { unique(); storage.liveBytes = newValue }
+    }
     /// Live objects.
-    private(set) var count = 0
+    private(set) var count: Int {
+        get { storage.count }
+        set { unique(); storage.count = newValue }
+    }
 
     /// A type whose `count` objects lie in `runs`, as a checkpoint records it.
     init(runs: [KeyRun], count: Int, schema: [UInt8]?, liveBytes: Int) {
