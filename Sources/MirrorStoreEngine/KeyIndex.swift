@@ -131,10 +131,11 @@ struct TypeIndex: Sendable {
     var memoryCount: Int { integers.count + strings.count + byteStrings.count }
 
     private func memoryValue(_ key: StorageKey) -> UInt64? {
+        // Right after a checkpoint the memory is empty, and a lookup need not hash its key.
         switch key {
-        case .integer(let value): return integers[value]
-        case .string(let value): return strings[value]
-        case .bytes(let value): return byteStrings[value]
+        case .integer(let value): return integers.isEmpty ? nil : integers[value]
+        case .string(let value): return strings.isEmpty ? nil : strings[value]
+        case .bytes(let value): return byteStrings.isEmpty ? nil : byteStrings[value]
         }
     }
 

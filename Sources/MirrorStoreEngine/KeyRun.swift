@@ -37,8 +37,20 @@ final class KeyRun: Sendable {
             var high = count
             if case .integers(let firsts) = self, case .integer(let wanted) = key {
                 firsts.withUnsafeBufferPointer { firsts in
+                    // As within an integer block: two guesses from where `wanted` lies between
+                    // the ends (dense keys land on their block), then halving.
+                    var guesses = 0
                     while low < high {
-                        let middle = (low + high) / 2
+                        let middle: Int
+                        if guesses < 2, high - low > 4, firsts[low] <= wanted, wanted < firsts[high - 1] {
+                            guesses += 1
+                            let span = Double(firsts[high - 1]) - Double(firsts[low])
+                            let fraction = (Double(wanted) - Double(firsts[low])) / span
+                            middle = low + min(high - 1 - low, max(0, Int(fraction * Double(high - 1 - low))))
+                        } else {
+                            guesses = 2
+                            middle = (low + high) / 2
+                        }
                         if firsts[middle] <= wanted { low = middle + 1 } else { high = middle }
                     }
                 }

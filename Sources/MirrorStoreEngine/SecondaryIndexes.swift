@@ -32,7 +32,12 @@ struct SecondaryIndexes: Sendable {
     private(set) var definitions: [String: IndexDefinition] = [:]
     /// Index names by the type they index.
     private var namesByType: [String: [String]] = [:]
-    private(set) var indexes: [String: OrderedIndex] = [:]
+    private(set) var indexes: [String: OrderedIndex] = [:] {
+        // A changed index may lack the chunk starts every snapshot used to find in place.
+        didSet { chunkStartsProvided = false }
+    }
+    /// Every index has its chunk starts' memo: taking a snapshot need not look.
+    private var chunkStartsProvided = false
 
     /// Indexes for `definitions`, built from every object `snapshot` holds.
     init(definitions: [IndexDefinition], snapshot: EngineSnapshot) throws {
@@ -146,8 +151,10 @@ struct SecondaryIndexes: Sendable {
 
     /// Gives each index without one a place to keep its chunk starts (`OrderedIndex.chunkStarts`).
     mutating func provideChunkStarts() {
+        guard !chunkStartsProvided else { return }
         let names = indexes.compactMap { $0.value.chunkStarts == nil ? $0.key : nil }
         for name in names { indexes[name]?.provideChunkStarts() }
+        chunkStartsProvided = true
     }
 
     func snapshot(named name: String) -> IndexSnapshot? {
