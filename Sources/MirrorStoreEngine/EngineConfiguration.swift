@@ -46,6 +46,9 @@ public struct EngineConfiguration: Sendable {
     /// opening reads the checkpoint and replays at most about this much; a compaction writes one
     /// when its output is at least this large. 0 writes none. Tests set it low to checkpoint often.
     public var checkpointInterval: Int = 4 << 20
+    /// How long opening waits while another process holds the store's lock (a writer, or for a
+    /// writer any opener) before it throws `lockedElsewhere`; zero, the default, throws at once.
+    public var lockTimeout: Duration = .zero
 
     /// Creates a configuration; every argument has the default documented on its property.
     public init(

@@ -35,7 +35,7 @@ final class FileLock: Sendable {
 
     /// Locks the sidecar of `storePath` (resolved by `FileSystem.resolvedPath`, so that every
     /// spelling of one store meets one lock), creating it if needed. Errors name `displayPath`.
-    static func acquire(storePath: String, exclusive: Bool, as displayPath: String) throws -> FileLock {
+    static func acquire(storePath: String, exclusive: Bool, waiting: Duration = .zero, as displayPath: String) throws -> FileLock {
         let lockPath = storePath + ".lock"
         var descriptor = try FileSystem.openRegularFile(lockPath, flags: O_RDWR | O_CREAT)
         if descriptor < 0, !exclusive, errno == EACCES || errno == EROFS {
@@ -48,9 +48,11 @@ final class FileLock: Sendable {
         // Named by the store: the lock file is the store's business, not the user's.
         guard descriptor >= 0 else { throw FileSystem.ioError("create the lock file of the store", displayPath) }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        var wait = LockWait(limit: waiting)
         while flock(descriptor, operation) != 0 {
             let code = errno
             if code == EINTR { continue }
+            if code == EWOULDBLOCK || code == EAGAIN, wait.pause() { continue }
             let owner = readOwner(descriptor)
             close(descriptor)
             if code == EWOULDBLOCK || code == EAGAIN {
@@ -72,10 +74,12 @@ final class FileLock: Sendable {
     /// Takes `flock` on an open store file, `LOCK_EX` for a writer and `LOCK_SH` for a reader.
     /// Throws `storeFileLocked` when another open of the file holds it, in this process or
     /// another (`flock` treats two opens of one file in one process as two owners).
-    static func lockStoreFile(_ descriptor: Int32, exclusive: Bool, path: String) throws {
+    static func lockStoreFile(_ descriptor: Int32, exclusive: Bool, waiting: Duration = .zero, path: String) throws {
+        var wait = LockWait(limit: waiting)
         while flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
+            if code == EWOULDBLOCK || code == EAGAIN, wait.pause() { continue }
             if code == EWOULDBLOCK || code == EAGAIN { throw StorageError(.storeFileLocked(path: path)) }
             throw FileSystem.ioError("lock", path, code)
         }
@@ -87,6 +91,34 @@ final class FileLock: Sendable {
         guard count > 0 else { return nil }
         let text = String(decoding: buffer[0..<count], as: UTF8.self).trimmingNewlines()
         return Int32(text)
+    }
+}
+
+/// Waiting for a lock another process holds: pauses of 2 ms doubling to 50 ms (`flock` cannot
+/// block with a time limit), until `limit` has passed since the first.
+struct LockWait {
+    let limit: Duration
+    private var deadline: ContinuousClock.Instant?
+    private var pauseLength = Duration.milliseconds(2)
+
+    init(limit: Duration) {
+        self.limit = limit
+    }
+
+    /// Sleeps and returns true while time is left; false once the limit has passed (at once for
+    /// a limit of zero).
+    mutating func pause() -> Bool {
+        guard limit > .zero else { return false }
+        let now = ContinuousClock.now
+        let deadline = self.deadline ?? now.advanced(by: limit)
+        self.deadline = deadline
+        guard now < deadline else { return false }
+        let pause = min(pauseLength, deadline - now)
+        let (seconds, attoseconds) = pause.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        _ = nanosleep(&request, nil)
+        pauseLength = min(pauseLength * 2, .milliseconds(50))
+        return true
     }
 }
 

@@ -29,8 +29,8 @@ final class FileLog: LogStorage {
     }
 
     /// Takes the store file's own lock (see `FileLock.lockStoreFile`).
-    func lock(exclusive: Bool) throws {
-        try FileLock.lockStoreFile(descriptor, exclusive: exclusive, path: path)
+    func lock(exclusive: Bool, waiting: Duration = .zero) throws {
+        try FileLock.lockStoreFile(descriptor, exclusive: exclusive, waiting: waiting, path: path)
     }
 
     /// Releases the store file's own lock, when the engine closes while snapshots still read.

@@ -126,7 +126,8 @@ public final class StorageEngine: Sendable {
         guard !path.isEmpty else { throw StorageError(.emptyPath) }
         let filePath = try FileSystem.resolvedPath(path)
         let registration = try OpenPathRegistration.register(filePath, as: path)
-        let lock = try FileLock.acquire(storePath: filePath, exclusive: !configuration.readOnly, as: path)
+        let lock = try FileLock.acquire(
+            storePath: filePath, exclusive: !configuration.readOnly, waiting: configuration.lockTimeout, as: path)
         if !configuration.readOnly {
             _ = FileSystem.remove(Compaction.temporaryPath(for: filePath))
         }
@@ -141,7 +142,7 @@ public final class StorageEngine: Sendable {
         guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
         let log = FileLog(path: path, descriptor: descriptor, faults: faults)
         // The lock file is found by name; this lock stays with the file when it is renamed.
-        try log.lock(exclusive: !configuration.readOnly)
+        try log.lock(exclusive: !configuration.readOnly, waiting: configuration.lockTimeout)
         try FileSystem.requireSingleLink(descriptor, path: path)
         // Point-in-time recovery must find the first damaged unit, which only a replay of the
         // whole log does; strict opening trusts the newest checkpoint and checks as it reads.

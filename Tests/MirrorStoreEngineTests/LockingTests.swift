@@ -25,6 +25,38 @@ import TestSupport
         try engine.close()
     }
 
+    /// A second writer waits its turn, up to `lockTimeout`: it gets the store once the first
+    /// process closes it, and the same typed error as without waiting once the time is up.
+    @Test func aSecondWriterWaitsItsTurnUpToItsTimeout() throws {
+        let child = try #require(crashChildURL(), "EngineCrashChild must be built next to the tests")
+        let directory = TemporaryDirectory()
+        let path = directory.file("turn.store")
+        let holder = try ChildProcess(executable: child, mode: "hold", store: path)
+        _ = try #require(holder.waitForLine(startingWith: "ready"))
+        var impatient = EngineConfiguration()
+        impatient.lockTimeout = .milliseconds(300)
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(throws: StorageError(.lockedElsewhere(path: path, pid: holder.pid))) {
+            try StorageEngine(path: path, configuration: impatient)
+        }
+        let waited = clock.now - start
+        #expect(waited >= .milliseconds(300) && waited < .seconds(10), "waited \(waited)")
+
+        // The holder dies (kill -9) while the patient writer waits: the kernel drops its locks.
+        let pid = holder.pid
+        let release = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            kill(pid, SIGKILL)
+        }
+        release.start()
+        var patient = EngineConfiguration()
+        patient.lockTimeout = .seconds(30)
+        let engine = try StorageEngine(path: path, configuration: patient)
+        holder.process.waitUntilExit()
+        try engine.close()
+    }
+
     @Test func theSameStoreTwiceInOneProcessIsRefused() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("twice.store")

@@ -55,6 +55,16 @@ extension Store {
         /// Automatic compaction; by default when half of a file of 4 MiB or more is dead.
         public var compaction: Compaction = .whenDeadBytesExceed(ratio: 0.5, minimumFileSize: 4 << 20)
 
+        /// How long opening waits while another process has the store open (for writing, or when
+        /// this opener writes) before it throws the `StorageError` `.lockedElsewhere`; zero, the
+        /// default, throws at once. A helper process that opens a store its app also writes sets it.
+        ///
+        /// ```swift
+        /// var configuration = Store.Configuration()
+        /// configuration.lockTimeout = .seconds(2)
+        /// ```
+        public var lockTimeout: Duration = .zero
+
         /// The default configuration.
         public init() {}
 
@@ -62,6 +72,7 @@ extension Store {
             var configuration = EngineConfiguration()
             configuration.durability = durability == .full ? .full : .none
             configuration.recoveryMode = recovery == .strict ? .strict : .recoverValidPrefix
+            configuration.lockTimeout = lockTimeout
             switch compaction {
             case .manual:
                 configuration.autoCompaction = .disabled
