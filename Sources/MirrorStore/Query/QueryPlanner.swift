@@ -191,43 +191,60 @@ struct QueryPlanner {
     /// tuple that starts with the prefix. `everyConjunctConstrains`: each conjunct gave one of
     /// `constraints`, so using them all answers the query.
     private func compoundAccess(_ constraints: [Constraint], everyConjunctConstrains: Bool) -> (access: AccessPath, properties: Int)? {
-        var best: (access: AccessPath, properties: Int)?
-        for compound in indexes.compound {
-            var prefix: [IndexKey] = []
-            // Positions in `constraints`, so that no constraint is copied on the way.
-            var used: [Int] = []
+        // The index first, then its access: making bounds and texts for every candidate cost
+        // more than choosing.
+        var best: (compound: Int, equalities: Int, range: Int?)?
+        var bestProperties = 0
+        for number in indexes.compound.indices {
+            var equalities = 0
             var range: Int?
-            for position in compound.positions {
-                guard let found = constraints.firstIndex(where: { $0.property.position == position && !$0.property.isFolded }) else { break }
-                if let lower = constraints[found].lower, let upper = constraints[found].upper, lower == upper, lower.isInclusive,
+            for position in indexes.compound[number].positions {
+                guard let found = compoundConstraint(constraints, position) else { break }
+                if let lower = constraints[found].lower, let upper = constraints[found].upper, lower.isInclusive, lower == upper,
                    IndexKeys.equatesExactly(constraints[found].property.kind) {
-                    prefix.append(lower.key)
-                    used.append(found)
+                    equalities += 1
                     continue
                 }
                 if IndexKeys.ordersExactly(constraints[found].property.kind), constraints[found].lower != nil || constraints[found].upper != nil {
                     range = found
-                    used.append(found)
                 }
                 break
             }
-            guard let first = used.first, used.count > (best?.properties ?? 0) else { continue }
-            let lower: IndexBound = range.flatMap { constraints[$0].lower }.map { bound in
-                bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key]), inclusive: true)
-                    : IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
-            } ?? IndexBound(.tuple(prefix), inclusive: true)
-            let upper: IndexBound = range.flatMap { constraints[$0].upper }.map { bound in
-                bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
-                    : IndexBound(.tuple(prefix + [bound.key]), inclusive: false)
-            } ?? IndexBound(.tuple(prefix + [.greatest]), inclusive: false)
-            var text = RangeText(.component(property: constraints[first].property.name, constraints[first].text))
-            for index in used.dropFirst() { text.append(RangeText(.component(property: constraints[index].property.name, constraints[index].text))) }
-            let isExact = everyConjunctConstrains && used.count == constraints.count && used.allSatisfy { constraints[$0].isExact }
-            let ordering = compound.positions.dropFirst(prefix.count).map { (schema.properties[$0].name, schema.properties[$0].kind) }
-            best = (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
-                               isExact: isExact, rangeText: text, order: ordering), used.count)
+            let properties = equalities + (range == nil ? 0 : 1)
+            guard properties > bestProperties else { continue }
+            best = (number, equalities, range)
+            bestProperties = properties
         }
-        return best
+        guard let best else { return nil }
+        let compound = indexes.compound[best.compound]
+        var prefix = IndexTuple(capacity: 64)
+        var text: RangeText?
+        var allExact = true
+        // The equalities, then the range: the range's property follows theirs in the index.
+        for (offset, position) in compound.positions.prefix(bestProperties).enumerated() {
+            guard let found = compoundConstraint(constraints, position) else { return nil }
+            if offset < best.equalities, let lower = constraints[found].lower { prefix.append(lower.key) }
+            let component = RangeText.Term.component(property: constraints[found].property.name, constraints[found].text)
+            if text == nil { text = RangeText(component) } else { text?.append(component) }
+            allExact = allExact && constraints[found].isExact
+        }
+        let lower: IndexBound = best.range.flatMap { constraints[$0].lower }.map { bound in
+            bound.isInclusive ? IndexBound(.tuple(prefix.appending(bound.key)), inclusive: true)
+                : IndexBound(.tuple(prefix.appending(bound.key).appending(.greatest)), inclusive: false)
+        } ?? IndexBound(.tuple(prefix), inclusive: true)
+        let upper: IndexBound = best.range.flatMap { constraints[$0].upper }.map { bound in
+            bound.isInclusive ? IndexBound(.tuple(prefix.appending(bound.key).appending(.greatest)), inclusive: false)
+                : IndexBound(.tuple(prefix.appending(bound.key)), inclusive: false)
+        } ?? IndexBound(.tuple(prefix.appending(.greatest)), inclusive: false)
+        let isExact = everyConjunctConstrains && bestProperties == constraints.count && allExact
+        let ordering = compound.positions.dropFirst(best.equalities).map { (schema.properties[$0].name, schema.properties[$0].kind) }
+        return (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
+                           isExact: isExact, rangeText: text, order: ordering), bestProperties)
+    }
+
+    /// The position in `constraints` of the one on the unfolded property at schema `position`.
+    private func compoundConstraint(_ constraints: [Constraint], _ position: Int) -> Int? {
+        constraints.firstIndex { $0.property.position == position && !$0.property.isFolded }
     }
 
     /// The access `$0.link == nil` or `$0.link != nil` offers on a to-one link's index.
