@@ -244,8 +244,8 @@ public struct IndexTuple: Hashable, Sendable {
         }
     }
 
-    /// A tuple of bytes this type encoded.
-    private init(encoded: [UInt8]) {
+    /// A tuple of bytes this type encoded (or, in tests, bytes damaged on purpose).
+    init(encoded: [UInt8]) {
         bytes = encoded
     }
 }
