@@ -181,6 +181,13 @@ public struct IndexTuple: Hashable, Sendable {
     }
 
     private static func appendEscaped(_ run: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        // Most runs hold no zero byte, and are copied as they are.
+        guard run.contains(0) else {
+            bytes.append(contentsOf: run)
+            bytes.append(end.0)
+            bytes.append(end.1)
+            return
+        }
         bytes.reserveCapacity(bytes.count + run.count + 2)
         for byte in run {
             if byte == 0 {

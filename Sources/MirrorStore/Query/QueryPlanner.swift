@@ -90,6 +90,9 @@ struct QueryPlanner {
         var upper: IndexBound?
         var isExact: Bool
         var text: RangeText
+        /// Whether the bounds are one key, both inclusive: an equality. Kept, as comparing the
+        /// bounds' keys again where it is asked costs a string comparison.
+        var isOneKey: Bool
 
         /// Adds what another conjunct says about the same property.
         mutating func narrow(by other: Constraint) {
@@ -97,6 +100,7 @@ struct QueryPlanner {
             upper = QueryPlanner.tighter(upper, other.upper, lower: false)
             isExact = isExact && other.isExact
             text.append(other.text)
+            isOneKey = if let lower, let upper { lower.isInclusive && lower == upper } else { false }
         }
     }
 
@@ -200,8 +204,7 @@ struct QueryPlanner {
             var range: Int?
             for position in indexes.compound[number].positions {
                 guard let found = compoundConstraint(constraints, position) else { break }
-                if let lower = constraints[found].lower, let upper = constraints[found].upper, lower.isInclusive, lower == upper,
-                   IndexKeys.equatesExactly(constraints[found].property.kind) {
+                if constraints[found].isOneKey, IndexKeys.equatesExactly(constraints[found].property.kind) {
                     equalities += 1
                     continue
                 }
@@ -267,7 +270,7 @@ struct QueryPlanner {
     /// so an exact constraint answers the whole query.
     private func access(using constraint: Constraint, alone: Bool) -> AccessPath? {
         guard let index = constraint.property.index else {
-            guard constraint.property.isPrimaryKey, let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
+            guard constraint.property.isPrimaryKey, constraint.isOneKey, let lower = constraint.lower,
                   let key = Self.storageKey(for: lower.key) else { return nil }
             return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, order: nil)
         }
@@ -351,10 +354,10 @@ struct QueryPlanner {
             if case .string(let from) = lowerValue, case .string(let to) = upperValue {
                 return Constraint(property: property, lower: IndexBound(.string(TextOrder.comparisonBounds(of: from).lower), inclusive: true),
                                   upper: TextOrder.comparisonBounds(of: to).upper.map { IndexBound(.string($0), inclusive: false) },
-                                  isExact: false, text: text)
+                                  isExact: false, text: text, isOneKey: false)
             }
             return Constraint(property: property, lower: IndexBound(lower, inclusive: true), upper: IndexBound(upper, inclusive: isClosed),
-                              isExact: true, text: text)
+                              isExact: true, text: text, isOneKey: isClosed && lower == upper)
         case .startsWith(let base, .constant(.string(let prefix))):
             guard let property = indexedProperty(base, root), Self.isString(property.kind), !prefix.isEmpty else { return nil }
             // A string starts with `prefix`'s characters only if its NFC form starts with the
@@ -363,11 +366,11 @@ struct QueryPlanner {
             let start = TextOrder.normalized(prefix)
             return Constraint(property: property, lower: IndexBound(.string(start), inclusive: true),
                               upper: TextOrder.end(ofPrefix: start).map { IndexBound(.string($0), inclusive: false) },
-                              isExact: false, text: RangeText(.startsWith(prefix)))
+                              isExact: false, text: RangeText(.startsWith(prefix)), isOneKey: false)
         case .contains(let sequence, .constant(let value)):
             guard let property = indexedProperty(sequence, root), Self.isContainer(property.kind), let key = IndexKeys.key(for: value) else { return nil }
             return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
-                              isExact: false, text: RangeText(.contains(key)))
+                              isExact: false, text: RangeText(.contains(key)), isOneKey: true)
         default:
             break
         }
@@ -385,7 +388,7 @@ struct QueryPlanner {
         // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
         if Self.isLink(kind), key == .null { return nil }
         return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
-                          isExact: !Self.isLink(kind), text: RangeText(.equal(key)))
+                          isExact: !Self.isLink(kind), text: RangeText(.equal(key)), isOneKey: true)
     }
 
     private func bound(_ property: IndexedProperty, _ comparison: QueryComparison, _ value: QueryValue) -> Constraint? {
@@ -405,11 +408,12 @@ struct QueryPlanner {
             // range takes them in, and each candidate is tested with Swift's own operators.
             let (lower, upper) = TextOrder.comparisonBounds(of: string)
             return Constraint(property: property, lower: isBelow ? afterNil : IndexBound(.string(lower), inclusive: true),
-                              upper: isBelow ? upper.map { IndexBound(.string($0), inclusive: false) } : nil, isExact: false, text: text)
+                              upper: isBelow ? upper.map { IndexBound(.string($0), inclusive: false) } : nil, isExact: false, text: text,
+                              isOneKey: false)
         }
         let inclusive = comparison == .lessThanOrEqual || comparison == .greaterThanOrEqual
         return Constraint(property: property, lower: isBelow ? afterNil : IndexBound(key, inclusive: inclusive),
-                          upper: isBelow ? IndexBound(key, inclusive: inclusive) : nil, isExact: true, text: text)
+                          upper: isBelow ? IndexBound(key, inclusive: inclusive) : nil, isExact: true, text: text, isOneKey: false)
     }
 
     /// The property a node reads directly from the model, when the model's type has an index on
