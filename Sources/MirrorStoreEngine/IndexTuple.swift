@@ -56,11 +56,12 @@ public struct IndexTuple: Hashable, Sendable {
         return components
     }
 
-    /// Whether a component is `null` (a unique index does not constrain such a tuple).
+    /// Whether a component is `null` (a unique index does not constrain such a tuple), read
+    /// from the tags alone.
     var containsNull: Bool {
         var reader = Reader(bytes: bytes[...])
-        while let component = reader.next() {
-            if component == .null { return true }
+        while let tag = reader.skip() {
+            if tag == Tag.null { return true }
         }
         return false
     }
@@ -98,8 +99,11 @@ public struct IndexTuple: Hashable, Sendable {
                     if a != b {
                         // The first differing byte is the lowest in memory: the low end of a
                         // little-endian word, the high end of a big-endian one.
-                        let difference = a ^ b
-                        position += (UInt64(littleEndian: 1) == 1 ? difference.trailingZeroBitCount : difference.leadingZeroBitCount) / 8
+                        #if _endian(little)
+                        position += (a ^ b).trailingZeroBitCount / 8
+                        #else
+                        position += (a ^ b).leadingZeroBitCount / 8
+                        #endif
                         break
                     }
                     position += 8
@@ -226,6 +230,29 @@ public struct IndexTuple: Hashable, Sendable {
             case Tag.greatest: return .greatest
             default: return nil
             }
+        }
+
+        /// Passes over the next component without decoding it; its tag.
+        mutating func skip() -> UInt8? {
+            guard let tag = bytes.popFirst() else { return nil }
+            let size: Int
+            switch tag {
+            case Tag.null, Tag.greatest: size = 0
+            case Tag.bool: size = 1
+            case Tag.integer, Tag.unsigned, Tag.double: size = 8
+            case Tag.string, Tag.bytes, Tag.tuple:
+                // To the end mark: a zero byte followed by the end's second byte.
+                while let byte = bytes.popFirst() {
+                    guard byte == 0 else { continue }
+                    guard let next = bytes.popFirst() else { return nil }
+                    if next == IndexTuple.end.1 { return tag }
+                }
+                return nil
+            default: return nil
+            }
+            guard bytes.count >= size else { return nil }
+            bytes.removeFirst(size)
+            return tag
         }
 
         private mutating func bigEndian() -> UInt64? {
