@@ -68,10 +68,18 @@ public struct IndexTuple: Hashable, Sendable {
 
     // MARK: Order
 
-    /// Negative, zero or positive as `lhs` orders before, with, or after `rhs`.
+    /// Negative, zero or positive as `lhs` orders before, with, or after `rhs`. Its two steps
+    /// are never inlined: inlined into `IndexKey`'s comparisons, they made those too large to
+    /// inline into the index searches, which then ran slower for every kind of key.
     static func order(_ lhs: IndexTuple, _ rhs: IndexTuple) -> Int {
         let (order, isNumberTags) = firstDifference(lhs.bytes, rhs.bytes)
-        return isNumberTags ? componentOrder(lhs.components, rhs.components) : order
+        return isNumberTags ? decodedOrder(lhs, rhs) : order
+    }
+
+    /// The order of the components, for tuples whose bytes do not decide.
+    @inline(never)
+    private static func decodedOrder(_ lhs: IndexTuple, _ rhs: IndexTuple) -> Int {
+        componentOrder(lhs.components, rhs.components)
     }
 
     /// Component by component, as `IndexKey` orders them; of two tuples equal as far as the
@@ -88,6 +96,7 @@ public struct IndexTuple: Hashable, Sendable {
     /// The order of two byte strings (the shorter first when one is a prefix of the other), and
     /// whether their first differing bytes are two different number tags, where the bytes do
     /// not decide. Eight bytes at a time: keys are often longer than a word.
+    @inline(never)
     private static func firstDifference(_ lhs: [UInt8], _ rhs: [UInt8]) -> (order: Int, isNumberTags: Bool) {
         lhs.withUnsafeBytes { left in
             rhs.withUnsafeBytes { right in
