@@ -116,6 +116,11 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         if case .string(let a) = lhs, case .string(let b) = rhs { return compareBytes(a, b) }
         if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return IndexTuple.order(a, b) }
         if case .integer(let a) = lhs, case .integer(let b) = rhs { return a < b ? -1 : (a == b ? 0 : 1) }
+        // Dates are doubles: a range of them compares every entry with its upper bound.
+        if case .double(let a) = lhs, case .double(let b) = rhs {
+            if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? 0 : a.isNaN ? 1 : -1 }
+            return a < b ? -1 : (b < a ? 1 : 0)
+        }
         return lhs < rhs ? -1 : rhs < lhs ? 1 : 0
     }
 

@@ -60,6 +60,19 @@ import TestSupport
         }
     }
 
+    @Test("IndexKey.order, with its fast paths for some kinds, agrees with asking < both ways")
+    func keyOrder() {
+        var random = SeededRandom(seed: Self.seed)
+        for _ in 0..<20_000 {
+            let a = random.chance(30) ? IndexKey.double(random.double()) : Self.component(&random)
+            let b = random.chance(30) ? IndexKey.double(random.double()) : Self.component(&random)
+            for (lhs, rhs) in [(a, b), (b, a), (a, a)] {
+                let expected = lhs < rhs ? -1 : rhs < lhs ? 1 : 0
+                #expect(IndexKey.order(lhs, rhs) == expected, "seed \(Self.seed): \(lhs) against \(rhs)")
+            }
+        }
+    }
+
     @Test("a prefix built one component at a time is the tuple of its components")
     func appending() {
         var random = SeededRandom(seed: Self.seed)
