@@ -30,8 +30,8 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     case double(Double)
     case string(String)
     case bytes([UInt8])
-    /// The keys of several properties, for a compound index.
-    case tuple([IndexKey])
+    /// The keys of several properties, for a compound index (kept as bytes that compare quickly).
+    case tuple(IndexTuple)
     /// After every other key: only a bound, never a value's key.
     case greatest
 
@@ -52,7 +52,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var isUniquelyConstrained: Bool {
         switch self {
         case .null: false
-        case .tuple(let components): !components.contains(.null)
+        case .tuple(let tuple): !tuple.containsNull
         default: true
         }
     }
@@ -84,7 +84,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         // Canonically equivalent strings hash alike, so strings equal by their bytes do too.
         case .string(let value): hasher.combine(value)
         case .bytes(let value): hasher.combine(value)
-        case .tuple(let components): hasher.combine(components)
+        case .tuple(let tuple): hasher.combine(tuple)
         case .greatest: break
         }
     }
@@ -92,7 +92,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static func < (lhs: IndexKey, rhs: IndexKey) -> Bool {
         // Tuples and strings, which index searches compare most, without pairing the two keys
         // in a tuple below, which copies both.
-        if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return tupleOrder(a, b) < 0 }
+        if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return IndexTuple.order(a, b) < 0 }
         if case .string(let a) = lhs, case .string(let b) = rhs { return compareBytes(a, b) < 0 }
         let (left, right) = (lhs.rank, rhs.rank)
         if left != right { return left < right }
@@ -100,7 +100,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case (.bool(let a), .bool(let b)): return !a && b
         case (.string(let a), .string(let b)): return compareBytes(a, b) < 0
         case (.bytes(let a), .bytes(let b)): return a.lexicographicallyPrecedes(b)
-        case (.tuple(let a), .tuple(let b)): return tupleOrder(a, b) < 0
+        case (.tuple(let a), .tuple(let b)): return IndexTuple.order(a, b) < 0
         case (.greatest, .greatest): return false
         case (.integer(let a), .integer(let b)): return a < b
         case (.unsigned(let a), .unsigned(let b)): return a < b
@@ -114,19 +114,14 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         let (left, right) = (lhs.rank, rhs.rank)
         if left != right { return left < right ? -1 : 1 }
         if case .string(let a) = lhs, case .string(let b) = rhs { return compareBytes(a, b) }
-        if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return tupleOrder(a, b) }
+        if case .tuple(let a) = lhs, case .tuple(let b) = rhs { return IndexTuple.order(a, b) }
         if case .integer(let a) = lhs, case .integer(let b) = rhs { return a < b ? -1 : (a == b ? 0 : 1) }
-        return lhs < rhs ? -1 : rhs < lhs ? 1 : 0
-    }
-
-    /// Component by component; of two tuples equal as far as the shorter goes, the shorter first.
-    private static func tupleOrder(_ lhs: [IndexKey], _ rhs: [IndexKey]) -> Int {
-        // By index: a `zip` copied each pair of components, retaining their payloads.
-        for index in 0..<min(lhs.count, rhs.count) {
-            let order = order(lhs[index], rhs[index])
-            if order != 0 { return order }
+        // Dates are doubles: a range of them compares every entry with its upper bound.
+        if case .double(let a) = lhs, case .double(let b) = rhs {
+            if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? 0 : a.isNaN ? 1 : -1 }
+            return a < b ? -1 : (b < a ? 1 : 0)
         }
-        return lhs.count == rhs.count ? 0 : lhs.count < rhs.count ? -1 : 1
+        return lhs < rhs ? -1 : rhs < lhs ? 1 : 0
     }
 
     /// Compares the UTF-8 bytes of two strings with one `memcmp` over their contiguous storage:
@@ -178,7 +173,7 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .double(let value): "\(value)"
         case .string(let value): value.debugDescription
         case .bytes(let value): "\(value.count) bytes"
-        case .tuple(let components): "(\(components.map(\.description).joined(separator: ", ")))"
+        case .tuple(let tuple): "(\(tuple.components.map(\.description).joined(separator: ", ")))"
         case .greatest: "greatest"
         }
     }

@@ -106,7 +106,7 @@ enum IndexKeys {
                     definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
                         let values = try projection.values(of: bytes)
                         // Only single values are compound components (`CompoundIndex.accepts`).
-                        return [.tuple(positions.map { key(for: values[$0]) ?? .null })]
+                        return [.tuple(IndexTuple(positions.map { key(for: values[$0]) ?? .null }))]
                     })
                 }
             }

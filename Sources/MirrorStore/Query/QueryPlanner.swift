@@ -90,6 +90,9 @@ struct QueryPlanner {
         var upper: IndexBound?
         var isExact: Bool
         var text: RangeText
+        /// Whether the bounds are one key, both inclusive: an equality. Kept, as comparing the
+        /// bounds' keys again where it is asked costs a string comparison.
+        var isOneKey: Bool
 
         /// Adds what another conjunct says about the same property.
         mutating func narrow(by other: Constraint) {
@@ -97,6 +100,7 @@ struct QueryPlanner {
             upper = QueryPlanner.tighter(upper, other.upper, lower: false)
             isExact = isExact && other.isExact
             text.append(other.text)
+            isOneKey = if let lower, let upper { lower.isInclusive && lower == upper } else { false }
         }
     }
 
@@ -191,43 +195,59 @@ struct QueryPlanner {
     /// tuple that starts with the prefix. `everyConjunctConstrains`: each conjunct gave one of
     /// `constraints`, so using them all answers the query.
     private func compoundAccess(_ constraints: [Constraint], everyConjunctConstrains: Bool) -> (access: AccessPath, properties: Int)? {
-        var best: (access: AccessPath, properties: Int)?
-        for compound in indexes.compound {
-            var prefix: [IndexKey] = []
-            // Positions in `constraints`, so that no constraint is copied on the way.
-            var used: [Int] = []
+        // The index first, then its access: making bounds and texts for every candidate cost
+        // more than choosing.
+        var best: (compound: Int, equalities: Int, range: Int?)?
+        var bestProperties = 0
+        for number in indexes.compound.indices {
+            var equalities = 0
             var range: Int?
-            for position in compound.positions {
-                guard let found = constraints.firstIndex(where: { $0.property.position == position && !$0.property.isFolded }) else { break }
-                if let lower = constraints[found].lower, let upper = constraints[found].upper, lower == upper, lower.isInclusive,
-                   IndexKeys.equatesExactly(constraints[found].property.kind) {
-                    prefix.append(lower.key)
-                    used.append(found)
+            for position in indexes.compound[number].positions {
+                guard let found = compoundConstraint(constraints, position) else { break }
+                if constraints[found].isOneKey, IndexKeys.equatesExactly(constraints[found].property.kind) {
+                    equalities += 1
                     continue
                 }
                 if IndexKeys.ordersExactly(constraints[found].property.kind), constraints[found].lower != nil || constraints[found].upper != nil {
                     range = found
-                    used.append(found)
                 }
                 break
             }
-            guard let first = used.first, used.count > (best?.properties ?? 0) else { continue }
-            let lower: IndexBound = range.flatMap { constraints[$0].lower }.map { bound in
-                bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key]), inclusive: true)
-                    : IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
-            } ?? IndexBound(.tuple(prefix), inclusive: true)
-            let upper: IndexBound = range.flatMap { constraints[$0].upper }.map { bound in
-                bound.isInclusive ? IndexBound(.tuple(prefix + [bound.key, .greatest]), inclusive: false)
-                    : IndexBound(.tuple(prefix + [bound.key]), inclusive: false)
-            } ?? IndexBound(.tuple(prefix + [.greatest]), inclusive: false)
-            var text = RangeText(.component(property: constraints[first].property.name, constraints[first].text))
-            for index in used.dropFirst() { text.append(RangeText(.component(property: constraints[index].property.name, constraints[index].text))) }
-            let isExact = everyConjunctConstrains && used.count == constraints.count && used.allSatisfy { constraints[$0].isExact }
-            let ordering = compound.positions.dropFirst(prefix.count).map { (schema.properties[$0].name, schema.properties[$0].kind) }
-            best = (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
-                               isExact: isExact, rangeText: text, order: ordering), used.count)
+            let properties = equalities + (range == nil ? 0 : 1)
+            guard properties > bestProperties else { continue }
+            best = (number, equalities, range)
+            bestProperties = properties
         }
-        return best
+        guard let best else { return nil }
+        let compound = indexes.compound[best.compound]
+        var prefix = IndexTuple(capacity: 64)
+        var text: RangeText?
+        var allExact = true
+        // The equalities, then the range: the range's property follows theirs in the index.
+        for (offset, position) in compound.positions.prefix(bestProperties).enumerated() {
+            guard let found = compoundConstraint(constraints, position) else { return nil }
+            if offset < best.equalities, let lower = constraints[found].lower { prefix.append(lower.key) }
+            let component = RangeText.Term.component(property: constraints[found].property.name, constraints[found].text)
+            if text == nil { text = RangeText(component) } else { text?.append(component) }
+            allExact = allExact && constraints[found].isExact
+        }
+        let lower: IndexBound = best.range.flatMap { constraints[$0].lower }.map { bound in
+            bound.isInclusive ? IndexBound(.tuple(prefix.appending(bound.key)), inclusive: true)
+                : IndexBound(.tuple(prefix.appending(bound.key).appending(.greatest)), inclusive: false)
+        } ?? IndexBound(.tuple(prefix), inclusive: true)
+        let upper: IndexBound = best.range.flatMap { constraints[$0].upper }.map { bound in
+            bound.isInclusive ? IndexBound(.tuple(prefix.appending(bound.key).appending(.greatest)), inclusive: false)
+                : IndexBound(.tuple(prefix.appending(bound.key)), inclusive: false)
+        } ?? IndexBound(.tuple(prefix.appending(.greatest)), inclusive: false)
+        let isExact = everyConjunctConstrains && bestProperties == constraints.count && allExact
+        let ordering = compound.positions.dropFirst(best.equalities).map { (schema.properties[$0].name, schema.properties[$0].kind) }
+        return (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
+                           isExact: isExact, rangeText: text, order: ordering), bestProperties)
+    }
+
+    /// The position in `constraints` of the one on the unfolded property at schema `position`.
+    private func compoundConstraint(_ constraints: [Constraint], _ position: Int) -> Int? {
+        constraints.firstIndex { $0.property.position == position && !$0.property.isFolded }
     }
 
     /// The access `$0.link == nil` or `$0.link != nil` offers on a to-one link's index.
@@ -250,7 +270,7 @@ struct QueryPlanner {
     /// so an exact constraint answers the whole query.
     private func access(using constraint: Constraint, alone: Bool) -> AccessPath? {
         guard let index = constraint.property.index else {
-            guard constraint.property.isPrimaryKey, let lower = constraint.lower, let upper = constraint.upper, lower == upper, lower.isInclusive,
+            guard constraint.property.isPrimaryKey, constraint.isOneKey, let lower = constraint.lower,
                   let key = Self.storageKey(for: lower.key) else { return nil }
             return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, order: nil)
         }
@@ -334,10 +354,10 @@ struct QueryPlanner {
             if case .string(let from) = lowerValue, case .string(let to) = upperValue {
                 return Constraint(property: property, lower: IndexBound(.string(TextOrder.comparisonBounds(of: from).lower), inclusive: true),
                                   upper: TextOrder.comparisonBounds(of: to).upper.map { IndexBound(.string($0), inclusive: false) },
-                                  isExact: false, text: text)
+                                  isExact: false, text: text, isOneKey: false)
             }
             return Constraint(property: property, lower: IndexBound(lower, inclusive: true), upper: IndexBound(upper, inclusive: isClosed),
-                              isExact: true, text: text)
+                              isExact: true, text: text, isOneKey: isClosed && lower == upper)
         case .startsWith(let base, .constant(.string(let prefix))):
             guard let property = indexedProperty(base, root), Self.isString(property.kind), !prefix.isEmpty else { return nil }
             // A string starts with `prefix`'s characters only if its NFC form starts with the
@@ -346,11 +366,11 @@ struct QueryPlanner {
             let start = TextOrder.normalized(prefix)
             return Constraint(property: property, lower: IndexBound(.string(start), inclusive: true),
                               upper: TextOrder.end(ofPrefix: start).map { IndexBound(.string($0), inclusive: false) },
-                              isExact: false, text: RangeText(.startsWith(prefix)))
+                              isExact: false, text: RangeText(.startsWith(prefix)), isOneKey: false)
         case .contains(let sequence, .constant(let value)):
             guard let property = indexedProperty(sequence, root), Self.isContainer(property.kind), let key = IndexKeys.key(for: value) else { return nil }
             return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
-                              isExact: false, text: RangeText(.contains(key)))
+                              isExact: false, text: RangeText(.contains(key)), isOneKey: true)
         default:
             break
         }
@@ -368,7 +388,7 @@ struct QueryPlanner {
         // A link to a deleted object is `nil` to the model, but its index entry keeps the key.
         if Self.isLink(kind), key == .null { return nil }
         return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
-                          isExact: !Self.isLink(kind), text: RangeText(.equal(key)))
+                          isExact: !Self.isLink(kind), text: RangeText(.equal(key)), isOneKey: true)
     }
 
     private func bound(_ property: IndexedProperty, _ comparison: QueryComparison, _ value: QueryValue) -> Constraint? {
@@ -388,11 +408,12 @@ struct QueryPlanner {
             // range takes them in, and each candidate is tested with Swift's own operators.
             let (lower, upper) = TextOrder.comparisonBounds(of: string)
             return Constraint(property: property, lower: isBelow ? afterNil : IndexBound(.string(lower), inclusive: true),
-                              upper: isBelow ? upper.map { IndexBound(.string($0), inclusive: false) } : nil, isExact: false, text: text)
+                              upper: isBelow ? upper.map { IndexBound(.string($0), inclusive: false) } : nil, isExact: false, text: text,
+                              isOneKey: false)
         }
         let inclusive = comparison == .lessThanOrEqual || comparison == .greaterThanOrEqual
         return Constraint(property: property, lower: isBelow ? afterNil : IndexBound(key, inclusive: inclusive),
-                          upper: isBelow ? IndexBound(key, inclusive: inclusive) : nil, isExact: true, text: text)
+                          upper: isBelow ? IndexBound(key, inclusive: inclusive) : nil, isExact: true, text: text, isOneKey: false)
     }
 
     /// The property a node reads directly from the model, when the model's type has an index on

@@ -36,6 +36,11 @@ struct RangeText: Sendable, Equatable, CustomStringConvertible {
         rest += other.rest
     }
 
+    /// One more term, for a condition that must also hold.
+    mutating func append(_ term: Term) {
+        rest.append(term)
+    }
+
     /// The terms joined by "and": `>= 3 and < 9`.
     var description: String {
         terms.map { term in

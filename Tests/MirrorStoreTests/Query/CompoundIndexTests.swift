@@ -32,6 +32,22 @@ import MirrorStore
         }
     }
 
+    /// Three-property compound indexes over strings, dates and integers (negative too), whose
+    /// keys' bytes hold zero bytes, digits and spaces.
+    final class Shift: Persistable {
+        var id = 0
+        var site = ""
+        var day = Date(timeIntervalSinceReferenceDate: 0)
+        var slot = 0
+        var code: Int?
+        init() {}
+        static var primaryKey: String? { "id" }
+        static var compoundIndexes: [CompoundIndex] { [["site", "day", "slot"], ["code", "slot", "site"]] }
+    }
+
+    static let sites = ["A1", "A2", "A 1", "A", "", "a\u{0}", "a\u{0}b", "Z\u{1C}"]
+    static let days = [-86_400.0, -0.5, 0, 0.125, 86_400, 1e9].map(Date.init(timeIntervalSinceReferenceDate:))
+
     struct Seat: Persistable {
         var id = 0
         var row = 0
@@ -156,6 +172,69 @@ import MirrorStore
 
         let red = try store.objects(Player.self).filter(#Predicate { $0.team == "red" && $0.number >= 10 })
         #expect(red.plan.access == .index(name: "Player.team+number", range: "team == \"red\" and number >= 10"))
+    }
+
+    @Test("three-property indexes of strings, dates and integers answer equalities and a range on any next property as Array.filter does")
+    func threeProperties() throws {
+        var random = SeededRandom(seed: Self.seed)
+        let shifts = (1...400).map { id in
+            let shift = Shift()
+            shift.id = id
+            shift.site = random.pick(Self.sites)
+            shift.day = random.pick(Self.days)
+            shift.slot = Int.random(in: -40...40, using: &random)
+            shift.code = random.chance(20) ? nil : Int.random(in: -2...2, using: &random)
+            return shift
+        }
+        let directory = TemporaryDirectory()
+        let path = directory.file("shifts.store")
+        do {
+            let store = try Store(path: path, models: [Shift.self])
+            try store.write { try $0.add(contentsOf: shifts) }
+            try checkShifts(store, shifts, context: "fresh")
+            try store.close()
+        }
+        let store = try Store(path: path, models: [Shift.self])
+        try checkShifts(store, shifts, context: "reopened")
+        try store.close()
+    }
+
+    private func checkShifts(_ store: Store, _ shifts: [Shift], context: String) throws {
+        let place = "seed \(Self.seed), \(context)"
+        func expect(_ predicate: Predicate<Shift>, index: String, exact: Bool, _ line: Int = #line) throws {
+            let results = try store.objects(Shift.self).filter(predicate)
+            let expected = try shifts.filter { try predicate.evaluate($0) }.map(\.id)
+            #expect(results.map(\.id) == expected, "\(place), line \(line): \(results.plan)")
+            #expect(results.count == expected.count, "\(place), line \(line): \(results.plan)")
+            #expect(results.plan.indexName == index, "\(place), line \(line): \(results.plan)")
+            #expect((results.plan.filter == .none) == exact, "\(place), line \(line): \(results.plan)")
+        }
+        let byDay = "Shift.site+day+slot", byCode = "Shift.code+slot+site"
+        for site in Self.sites {
+            for (offset, day) in Self.days.enumerated() {
+                let later = Self.days[min(offset + 2, Self.days.count - 1)]
+                for slot in [-41, -7, 0, 1, 40] {
+                    let above = slot + 12
+                    try expect(#Predicate { $0.site == site && $0.day == day && $0.slot == slot }, index: byDay, exact: true)
+                    try expect(#Predicate { $0.slot == slot && $0.day == day && $0.site == site }, index: byDay, exact: true)
+                    try expect(#Predicate { $0.site == site && $0.day == day && $0.slot > slot }, index: byDay, exact: true)
+                    try expect(#Predicate { $0.site == site && $0.day == day && $0.slot <= slot }, index: byDay, exact: true)
+                    try expect(#Predicate { $0.site == site && $0.day == day && $0.slot >= slot && $0.slot < above }, index: byDay, exact: true)
+                }
+                try expect(#Predicate { $0.site == site && $0.day == day }, index: byDay, exact: true)
+                try expect(#Predicate { $0.site == site && $0.day >= day && $0.day < later }, index: byDay, exact: true)
+                try expect(#Predicate { $0.site == site && $0.day > day }, index: byDay, exact: true)
+            }
+            for code in [nil, -2, 0, 2] as [Int?] {
+                for slot in [-7, 0, 40] {
+                    // A range of strings is widened and each candidate tested (see `TextOrder`).
+                    try expect(#Predicate { $0.code == code && $0.slot == slot && $0.site >= site }, index: byCode, exact: false)
+                    try expect(#Predicate { $0.code == code && $0.slot == slot && $0.site < site }, index: byCode, exact: false)
+                    try expect(#Predicate { $0.code == code && $0.slot == slot && $0.site == site }, index: byCode, exact: true)
+                }
+                try expect(#Predicate { $0.code == code && $0.slot > -3 }, index: byCode, exact: true)
+            }
+        }
     }
 
     @Test("a unique compound index refuses two objects agreeing on every property, as a dictionary would, but not with nil")
