@@ -31,11 +31,13 @@ struct TypeIndex: Sendable {
     /// copies the fields only when a snapshot shares them.
     private final class Storage: @unchecked Sendable {
         // @unchecked: a `Storage` is changed only through `TypeIndex.unique()`, when no other
-        // `TypeIndex` (and so no snapshot on another thread) refers to it.
-        var runs: [KeyRun] = []
-        var integers: [Int64: UInt64] = [:]
-        var strings: [String: UInt64] = [:]
-        var byteStrings: [[UInt8]: UInt64] = [:]
+        // `TypeIndex` (and so no snapshot on another thread) refers to it. The same discipline
+        // makes every access exclusive, so the lookups' fields skip the runtime's check, which
+        // cost a lookup as much as hashing its key.
+        @exclusivity(unchecked) var runs: [KeyRun] = []
+        @exclusivity(unchecked) var integers: [Int64: UInt64] = [:]
+        @exclusivity(unchecked) var strings: [String: UInt64] = [:]
+        @exclusivity(unchecked) var byteStrings: [[UInt8]: UInt64] = [:]
         var fileOrder: Memo<FileOrder.Sorted>?
         var keyOrder: Memo<FileOrder.Sorted>?
         var schema: [UInt8]?
@@ -142,8 +144,20 @@ struct TypeIndex: Sendable {
     /// The packed location of `key`'s value, or nil when it is not stored. Throws when a run
     /// block it must read is damaged.
     func location(for key: StorageKey) throws -> UInt64? {
+        if case .integer(let value) = key { return try location(forInteger: value) }
         if let packed = memoryValue(key) { return packed == 0 ? nil : packed }
         return try persistedLocation(for: key)
+    }
+
+    /// `location(for: .integer(value))`, the common case, without a `StorageKey` to pass around.
+    func location(forInteger value: Int64) throws -> UInt64? {
+        let memory = storage.integers
+        if !memory.isEmpty, let packed = memory[value] { return packed == 0 ? nil : packed }
+        let runs = storage.runs
+        for index in runs.indices {
+            if let packed = try runs[index].packed(forInteger: value) { return packed == 0 ? nil : packed }
+        }
+        return nil
     }
 
     /// The location the runs alone hold for `key`.
@@ -173,12 +187,19 @@ struct TypeIndex: Sendable {
 
     /// Stores `packed` for `key`, counting `size` live bytes, and returns the location it replaced.
     mutating func set(_ key: StorageKey, _ packed: UInt64, adding size: Int) throws -> UInt64? {
-        // Found before anything changes, so that a damaged run leaves the objects as they were.
-        let old = try location(for: key)
+        let old: UInt64?
+        if runs.isEmpty {
+            // Nothing to read that could fail: one hash of the key finds and replaces.
+            let replaced = setMemory(key, packed)
+            old = replaced == 0 ? nil : replaced
+        } else {
+            // Found before anything changes, so that a damaged run leaves the objects as they were.
+            old = try location(for: key)
+            setMemory(key, packed)
+        }
         liveBytes += size
         fileOrder = nil
         keyOrder = nil
-        setMemory(key, packed)
         if old == nil { count += 1 }
         return old
     }

@@ -36,24 +36,7 @@ final class KeyRun: Sendable {
             var low = 0
             var high = count
             if case .integers(let firsts) = self, case .integer(let wanted) = key {
-                firsts.withUnsafeBufferPointer { firsts in
-                    // As within an integer block: two guesses from where `wanted` lies between
-                    // the ends (dense keys land on their block), then halving.
-                    var guesses = 0
-                    while low < high {
-                        let middle: Int
-                        if guesses < 2, high - low > 4, firsts[low] <= wanted, wanted < firsts[high - 1] {
-                            guesses += 1
-                            let span = Double(firsts[high - 1]) - Double(firsts[low])
-                            let fraction = (Double(wanted) - Double(firsts[low])) / span
-                            middle = low + min(high - 1 - low, max(0, Int(fraction * Double(high - 1 - low))))
-                        } else {
-                            guesses = 2
-                            middle = (low + high) / 2
-                        }
-                        if firsts[middle] <= wanted { low = middle + 1 } else { high = middle }
-                    }
-                }
+                return Self.block(in: firsts, for: wanted)
             } else {
                 while low < high {
                     let middle = (low + high) / 2
@@ -61,6 +44,20 @@ final class KeyRun: Sendable {
                 }
             }
             return low > 0 ? low - 1 : nil
+        }
+
+        /// The last block whose first key, in `firsts`, is not above `wanted`: the fences are
+        /// few and hot in the cache, so plain halving.
+        static func block(in firsts: [Int64], for wanted: Int64) -> Int? {
+            firsts.withUnsafeBufferPointer { firsts in
+                var low = 0
+                var high = firsts.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if firsts[middle] <= wanted { low = middle + 1 } else { high = middle }
+                }
+                return low > 0 ? low - 1 : nil
+            }
         }
     }
 
@@ -155,6 +152,20 @@ final class KeyRun: Sendable {
 
     private func undecodable(_ block: Int) -> StorageError {
         damage(at: blockOffsets[block], "an entry does not decode although the checksum matches")
+    }
+
+    /// `packed(for: .integer(wanted))` without making or copying a `StorageKey`: the lookup
+    /// every integer-keyed read makes.
+    func packed(forInteger wanted: Int64) throws -> UInt64? {
+        guard case .integers(let firsts) = fences else { return try packed(for: .integer(wanted)) }
+        guard let block = Fences.block(in: firsts, for: wanted) else { return nil }
+        return try withBlock(block) { reader -> UInt64? in
+            switch reader.location(ofInteger: wanted) {
+            case .found(let packed): return packed
+            case .absent: return nil
+            case .damaged: throw undecodable(block)
+            }
+        }
     }
 
     /// The packed location the run holds for `key` (0 when the run records its deletion), or
