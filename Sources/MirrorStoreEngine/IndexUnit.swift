@@ -58,6 +58,7 @@ enum IndexUnit {
                 writer.varint(UInt64(run.blockOffsets.count))
                 for block in run.blockOffsets.indices {
                     writer.varint(run.blockOffsets[block])
+                    writer.varint(UInt64(run.blockCounts[block]))
                     OperationCodec.encodeKey(run.fences.key(block), into: &writer)
                 }
             }
@@ -145,6 +146,8 @@ enum IndexUnit {
                 let blocks = try count("blocks")
                 var offsets: [UInt64] = []
                 offsets.reserveCapacity(blocks)
+                var counts: [UInt16] = []
+                counts.reserveCapacity(blocks)
                 var integers: [Int64] = []
                 var keys: [StorageKey] = []
                 for _ in 0..<blocks {
@@ -154,6 +157,11 @@ enum IndexUnit {
                         throw DecodeFailure(offset: at, reason: "a run block at byte \(offset) lies outside \(unitsStart)..<\(unitOffset)")
                     }
                     offsets.append(offset)
+                    let entries = try reader.varint()
+                    guard entries > 0, entries <= UInt64(UInt16.max) else {
+                        throw DecodeFailure(offset: at, reason: "a run block lists \(entries) entries")
+                    }
+                    counts.append(UInt16(entries))
                     let key = try OperationCodec.decodeKey(&reader)
                     if fenceKind == 0 {
                         guard case .integer(let value) = key else {
@@ -168,7 +176,9 @@ enum IndexUnit {
                     throw DecodeFailure(offset: start, reason: "a run of type '\(name)' lists no block or impossible sizes")
                 }
                 let fences: KeyRun.Fences = fenceKind == 0 ? .integers(integers) : .keys(keys)
-                runs.append(KeyRun(blockOffsets: offsets, fences: fences, entryCount: Int(entries), byteCount: Int(byteCount), log: log, end: unitOffset))
+                runs.append(KeyRun(
+                    blockOffsets: offsets, blockCounts: counts, fences: fences, entryCount: Int(entries), byteCount: Int(byteCount),
+                    log: log, end: unitOffset))
             }
             guard objects <= UInt64(Int.max) else {
                 throw DecodeFailure(offset: start, reason: "type '\(name)' declares \(objects) objects")

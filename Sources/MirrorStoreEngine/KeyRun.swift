@@ -63,6 +63,9 @@ final class KeyRun: Sendable {
 
     /// Where each block starts in the log.
     let blockOffsets: [UInt64]
+    /// How many entries each block holds: with the fences, where in an integer block a key
+    /// should lie, so that a lookup reads the one line of the block that holds it.
+    let blockCounts: [UInt16]
     let fences: Fences
     /// Entries in the run, deleted keys included.
     let entryCount: Int
@@ -77,8 +80,9 @@ final class KeyRun: Sendable {
     let mapped: StableBytes?
 
     /// A run whose blocks all lie before `end` in `log`.
-    init(blockOffsets: [UInt64], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage, end: UInt64) {
+    init(blockOffsets: [UInt64], blockCounts: [UInt16], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage, end: UInt64) {
         self.blockOffsets = blockOffsets
+        self.blockCounts = blockCounts
         self.fences = fences
         self.entryCount = entryCount
         self.byteCount = byteCount
@@ -159,8 +163,15 @@ final class KeyRun: Sendable {
     func packed(forInteger wanted: Int64) throws -> UInt64? {
         guard case .integers(let firsts) = fences else { return try packed(for: .integer(wanted)) }
         guard let block = Fences.block(in: firsts, for: wanted) else { return nil }
+        // Where `wanted` lies between this block's first key and the next block's, scaled to
+        // its entries: a dense block (keys counting up by one) has it exactly there.
+        let count = Int(blockCounts[block])
+        let first = firsts[block]
+        let next = block + 1 < firsts.count ? firsts[block + 1] : first.addingReportingOverflow(Int64(count)).partialValue
+        let span = Double(next) - Double(first)
+        let guess = span > 0 ? min(count - 1, max(0, Int((Double(wanted) - Double(first)) / span * Double(count)))) : 0
         return try withBlock(block) { reader -> UInt64? in
-            switch reader.location(ofInteger: wanted) {
+            switch reader.location(ofInteger: wanted, guess: guess) {
             case .found(let packed): return packed
             case .absent: return nil
             case .damaged: throw undecodable(block)
@@ -259,6 +270,7 @@ struct KeyRunWriter {
     private var blockAllIntegers = true
     private var entries = 0
     private var blockOffsets: [UInt64] = []
+    private var blockCounts: [UInt16] = []
     private var integerFences: [Int64] = []
     private var keyFences: [StorageKey] = []
     private var onlyIntegers = true
@@ -331,6 +343,7 @@ struct KeyRunWriter {
         if unit.isEmpty { unit.append(IndexUnit.Kind.keyRun.rawValue) }
         // The block's place in the file: after this unit's frame header and the bytes before it.
         blockOffsets.append(offset + UInt64(LogFrame.headerSize + unit.count))
+        blockCounts.append(UInt16(truncatingIfNeeded: entryOffsets.count))
         unit.append(contentsOf: out.bytes)
         block = ByteWriter()
         entryOffsets.removeAll(keepingCapacity: true)
@@ -352,6 +365,8 @@ struct KeyRunWriter {
         try flushUnit()
         guard entries > 0 else { return nil }
         let fences: KeyRun.Fences = onlyIntegers ? .integers(integerFences) : .keys(keyFences)
-        return KeyRun(blockOffsets: blockOffsets, fences: fences, entryCount: entries, byteCount: bytesWritten, log: log, end: offset)
+        return KeyRun(
+            blockOffsets: blockOffsets, blockCounts: blockCounts, fences: fences, entryCount: entries, byteCount: bytesWritten,
+            log: log, end: offset)
     }
 }

@@ -111,9 +111,10 @@ struct StableBytes: @unchecked Sendable {
 }
 
 extension RunBlockReader {
-    /// The packed location of integer key `wanted`: a binary search over the entries in place.
+    /// The packed location of integer key `wanted`: a search over the entries in place, whose
+    /// first probe is entry `guess` (where the caller expects it), then halving.
     /// `.absent` when the block does not hold it, `.damaged` when an entry does not decode.
-    func location(ofInteger wanted: Int64) -> IntegerSearch {
+    func location(ofInteger wanted: Int64, guess: Int = -1) -> IntegerSearch {
         let count = count
         if layout == Self.integerLayout {
             func key(_ index: Int) -> Int64 {
@@ -121,19 +122,15 @@ extension RunBlockReader {
             }
             var low = 0
             var high = count
-            // Keys are often dense (an auto-incremented key): a guess from where `wanted` lies
-            // between the ends finds them in a probe or two, touching less of the block than
-            // halving it; halving takes over after two guesses, so spread keys cost no more.
-            var guesses = 0
+            // Keys are often dense (an auto-incremented key): the guess from the fences then
+            // lands on the entry, and the lookup reads one line of the block, not a halving's
+            // worth; a wrong guess costs one probe.
+            var guessed = !(0..<count).contains(guess)
             while low < high {
                 let middle: Int
-                if guesses < 2, high - low > 4 {
-                    guesses += 1
-                    let first = key(low), last = key(high - 1)
-                    if wanted < first || wanted > last { return .absent }
-                    let span = Double(last) - Double(first)
-                    let fraction = span > 0 ? (Double(wanted) - Double(first)) / span : 0
-                    middle = low + min(high - 1 - low, max(0, Int(fraction * Double(high - 1 - low))))
+                if !guessed {
+                    guessed = true
+                    middle = guess
                 } else {
                     middle = (low + high) / 2
                 }
