@@ -4,8 +4,22 @@
 /// header slot at it (docs/FILE_FORMAT.md, "Checkpoints"). Until the slot is written nothing
 /// reads what this appends, and a crash in between leaves the previous checkpoint in force.
 enum Checkpoint {
-    /// Runs a type keeps before they are merged into one: a lookup reads at most this many.
-    static let maximumRuns = 4
+    /// Runs a type keeps at most: a lookup reads at most this many.
+    static let maximumRuns = 6
+
+    /// How many of `runs` (newest first) the new entries merge with: every run up to the first
+    /// that is more than twice as large as what is merged so far (size-tiered, so each entry is
+    /// rewritten a logarithmic number of times, never once per checkpoint), and all of them when
+    /// the type would otherwise keep more than `maximumRuns`.
+    static func runsToMerge(newEntries: Int, runs: [KeyRun]) -> Int {
+        var merged = newEntries
+        var taken = 0
+        while taken < runs.count, runs[taken].entryCount <= 2 * merged {
+            merged += runs[taken].entryCount
+            taken += 1
+        }
+        return runs.count - taken + 1 > maximumRuns ? runs.count : taken
+    }
 
     struct Written {
         /// The same state with every object in runs and nothing in memory.
@@ -25,20 +39,15 @@ enum Checkpoint {
         var position = offset
         for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
             var writer = KeyRunWriter(log: log, sequence: sequence, offset: position)
-            let merges = objects.runs.count + 1 > maximumRuns
-                || objects.memoryCount * 4 >= objects.runs.reduce(0) { $0 + $1.entryCount }
-            if merges {
-                // Deletion marks have nothing older left to hide.
-                try RunMerge.forEachNewest(
-                    [RunMerge.Cursor(entries: objects.sortedMemoryEntries())] + objects.runs.map(RunMerge.Cursor.init)
-                ) { key, packed in
-                    if packed != 0 { try writer.append(key, packed: packed) }
-                }
-                next.types[name] = objects.replacingContents(with: try writer.finish())
-            } else {
-                for (key, packed) in objects.sortedMemoryEntries() { try writer.append(key, packed: packed) }
-                next.types[name] = objects.addingRun(try writer.finish())
+            let merged = runsToMerge(newEntries: objects.memoryCount, runs: objects.runs)
+            // Deletion marks are kept while an older run may hold what they hide.
+            let keepsMarks = merged < objects.runs.count
+            try RunMerge.forEachNewest(
+                [RunMerge.Cursor(entries: objects.sortedMemoryEntries())] + objects.runs.prefix(merged).map(RunMerge.Cursor.init)
+            ) { key, packed in
+                if packed != 0 || keepsMarks { try writer.append(key, packed: packed) }
             }
+            next.types[name] = objects.replacingRuns(merged, with: try writer.finish())
             position = writer.offset
         }
         let payload = try IndexUnit.encodeCheckpoint(

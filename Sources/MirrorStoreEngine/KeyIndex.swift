@@ -223,20 +223,13 @@ struct TypeIndex: Sendable {
         return old
     }
 
-    /// The same objects with every run and memory entry written as the one run `run`.
-    func replacingContents(with run: KeyRun?) -> TypeIndex {
-        var merged = TypeIndex(runs: run.map { [$0] } ?? [], count: count, schema: schema, liveBytes: liveBytes)
-        merged.fileOrder = fileOrder
-        merged.keyOrder = keyOrder
-        return merged
-    }
-
-    /// The same objects with the memory entries written as the newest run, `delta`.
-    func addingRun(_ delta: KeyRun?) -> TypeIndex {
-        var layered = TypeIndex(runs: (delta.map { [$0] } ?? []) + runs, count: count, schema: schema, liveBytes: liveBytes)
-        layered.fileOrder = fileOrder
-        layered.keyOrder = keyOrder
-        return layered
+    /// The same objects with the memory entries and the `merged` newest runs written as the one
+    /// run `run` (nil when they left no entry), in front of the older runs.
+    func replacingRuns(_ merged: Int, with run: KeyRun?) -> TypeIndex {
+        var next = TypeIndex(runs: (run.map { [$0] } ?? []) + runs.dropFirst(merged), count: count, schema: schema, liveBytes: liveBytes)
+        next.fileOrder = fileOrder
+        next.keyOrder = keyOrder
+        return next
     }
 
     /// Gives these objects a place to keep their file order and key order, if they have none.
