@@ -144,17 +144,8 @@ final class KeyRun: Sendable {
         guard CRC32C.unmask(stored) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[0..<covered])) else {
             throw damage(at: offset, "the block's checksum does not match its contents")
         }
-        let reader = RunBlockReader(bytes: block)
-        guard reader.isWellFormed else {
+        guard RunBlockReader(bytes: block).isWellFormed else {
             throw damage(at: offset, "the block's layout or entry count does not fit its length")
-        }
-        // What the checkpoint says of the block must hold, since a checked block of an integer
-        // run is then read at places computed from it (`packed(forInteger:)`).
-        guard reader.count == Int(blockCounts[index]) else {
-            throw damage(at: offset, "the block holds \(reader.count) entries where the checkpoint lists \(blockCounts[index])")
-        }
-        if case .integers = fences, reader.layout != RunBlockReader.integerLayout {
-            throw damage(at: offset, "a block of an integer-keyed run is not in the integer layout")
         }
         checked.insert(index)
     }
@@ -179,21 +170,12 @@ final class KeyRun: Sendable {
         let next = block + 1 < firsts.count ? firsts[block + 1] : first.addingReportingOverflow(Int64(count)).partialValue
         let span = Double(next) - Double(first)
         let guess = span > 0 ? min(count - 1, max(0, Int((Double(wanted) - Double(first)) / span * Double(count)))) : 0
-        let found: RunBlockReader.IntegerSearch
-        if let file = mapped?.bytes, checked.contains(block) {
-            // A checked block of an integer run: its entries lie at places known from the
-            // checkpoint, so the lookup reads the entry line alone, not the block's header too.
-            let start = Int(blockOffsets[block]) + RunBlockReader.prefixSize
-            let end = start + RunBlockReader.integerEntrySize * count
-            guard end <= file.count else { throw damage(at: blockOffsets[block], "the block lies past the end of the file") }
-            found = RunBlockReader.location(ofInteger: wanted, guess: guess, inIntegerEntries: UnsafeRawBufferPointer(rebasing: file[start..<end]))
-        } else {
-            found = try withBlock(block) { $0.location(ofInteger: wanted, guess: guess) }
-        }
-        switch found {
-        case .found(let packed): return packed
-        case .absent: return nil
-        case .damaged: throw undecodable(block)
+        return try withBlock(block) { reader -> UInt64? in
+            switch reader.location(ofInteger: wanted, guess: guess) {
+            case .found(let packed): return packed
+            case .absent: return nil
+            case .damaged: throw undecodable(block)
+            }
         }
     }
 

@@ -117,8 +117,30 @@ extension RunBlockReader {
     func location(ofInteger wanted: Int64, guess: Int = -1) -> IntegerSearch {
         let count = count
         if layout == Self.integerLayout {
-            let entries = UnsafeRawBufferPointer(rebasing: bytes[Self.prefixSize..<(Self.prefixSize + Self.integerEntrySize * count)])
-            return Self.location(ofInteger: wanted, guess: guess, inIntegerEntries: entries)
+            func key(_ index: Int) -> Int64 {
+                Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: Self.prefixSize + Self.integerEntrySize * index, as: UInt64.self).littleEndian)
+            }
+            var low = 0
+            var high = count
+            // Keys are often dense (an auto-incremented key): the guess from the fences then
+            // lands on the entry, and the lookup reads one line of the block, not a halving's
+            // worth; a wrong guess costs one probe.
+            var guessed = !(0..<count).contains(guess)
+            while low < high {
+                let middle: Int
+                if !guessed {
+                    guessed = true
+                    middle = guess
+                } else {
+                    middle = (low + high) / 2
+                }
+                let found = key(middle)
+                if found == wanted {
+                    return .found(bytes.loadUnaligned(fromByteOffset: Self.prefixSize + Self.integerEntrySize * middle + 8, as: UInt64.self).littleEndian)
+                }
+                if found < wanted { low = middle + 1 } else { high = middle }
+            }
+            return .absent
         }
         let tableEnd = Self.prefixSize + 2 * count
         let end = bytes.count - Self.checksumSize
@@ -152,36 +174,6 @@ extension RunBlockReader {
                 var packed: UInt64 = 0
                 for index in 0..<8 { packed |= UInt64(bytes[position + index]) << UInt64(8 * index) }
                 return .found(packed)
-            }
-            if found < wanted { low = middle + 1 } else { high = middle }
-        }
-        return .absent
-    }
-
-    /// The integer search over the fixed 16-byte `entries` of an integer block (the block's
-    /// layout and count already checked), probing entry `guess` first when it is one of them.
-    static func location(ofInteger wanted: Int64, guess: Int, inIntegerEntries entries: UnsafeRawBufferPointer) -> IntegerSearch {
-        let count = entries.count / integerEntrySize
-        func key(_ index: Int) -> Int64 {
-            Int64(bitPattern: entries.loadUnaligned(fromByteOffset: integerEntrySize * index, as: UInt64.self).littleEndian)
-        }
-        var low = 0
-        var high = count
-        // Keys are often dense (an auto-incremented key): the guess from the fences then
-        // lands on the entry, and the lookup reads one line of the block, not a halving's
-        // worth; a wrong guess costs one probe.
-        var guessed = !(0..<count).contains(guess)
-        while low < high {
-            let middle: Int
-            if !guessed {
-                guessed = true
-                middle = guess
-            } else {
-                middle = (low + high) / 2
-            }
-            let found = key(middle)
-            if found == wanted {
-                return .found(entries.loadUnaligned(fromByteOffset: integerEntrySize * middle + 8, as: UInt64.self).littleEndian)
             }
             if found < wanted { low = middle + 1 } else { high = middle }
         }
