@@ -197,10 +197,11 @@ struct TypeIndex: Sendable {
             old = try location(for: key)
             setMemory(key, packed)
         }
-        liveBytes += size
-        fileOrder = nil
-        keyOrder = nil
-        if old == nil { count += 1 }
+        unique()
+        storage.liveBytes += size
+        storage.fileOrder = nil
+        storage.keyOrder = nil
+        if old == nil { storage.count += 1 }
         return old
     }
 
@@ -213,13 +214,17 @@ struct TypeIndex: Sendable {
     /// Removes `key` and returns the location it had, or nil when it was not stored.
     @discardableResult
     mutating func remove(_ key: StorageKey) throws -> UInt64? {
-        guard let old = try location(for: key) else { return nil }
-        // A key a run holds stays deleted only through a mark that hides it.
-        let persisted = try persistedLocation(for: key) != nil
-        fileOrder = nil
-        keyOrder = nil
-        count -= 1
-        if persisted { setMemory(key, 0) } else { removeMemory(key) }
+        let inMemory = memoryValue(key)
+        if inMemory == 0 { return nil }
+        // Read once: it is the old location when the memory does not hold the key, and a key a
+        // run holds stays deleted only through a mark that hides it.
+        let persisted = try persistedLocation(for: key)
+        guard let old = inMemory ?? persisted else { return nil }
+        unique()
+        storage.fileOrder = nil
+        storage.keyOrder = nil
+        storage.count -= 1
+        if persisted != nil { setMemory(key, 0) } else { removeMemory(key) }
         return old
     }
 

@@ -158,22 +158,11 @@ extension RunBlockReader {
                 continue
             }
             position += 1
-            var raw: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard position < end, shift <= 63 else { return .damaged }
-                let byte = bytes[position]
-                position += 1
-                raw |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { break }
-                shift += 7
-            }
+            guard let raw = varint(&position) else { return .damaged }
             let found = ByteWriter.unzigzag(raw)
             if found == wanted {
                 guard end - position >= 8 else { return .damaged }
-                var packed: UInt64 = 0
-                for index in 0..<8 { packed |= UInt64(bytes[position + index]) << UInt64(8 * index) }
-                return .found(packed)
+                return .found(uint64(at: position))
             }
             if found < wanted { low = middle + 1 } else { high = middle }
         }
