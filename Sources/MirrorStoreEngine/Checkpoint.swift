@@ -11,19 +11,21 @@ enum Checkpoint {
     /// that is more than twice as large as what is merged so far (size-tiered, so each entry is
     /// rewritten a logarithmic number of times, never once per checkpoint), and all of them when
     /// the type would otherwise keep more than `maximumRuns`.
-    static func runsToMerge(newEntries: Int, runs: [KeyRun]) -> Int {
+    static func runsToMerge(newEntries: Int, runSizes: [Int]) -> Int {
         var merged = newEntries
         var taken = 0
-        while taken < runs.count, runs[taken].entryCount <= 2 * merged {
-            merged += runs[taken].entryCount
+        while taken < runSizes.count, runSizes[taken] <= 2 * merged {
+            merged += runSizes[taken]
             taken += 1
         }
-        return runs.count - taken + 1 > maximumRuns ? runs.count : taken
+        return runSizes.count - taken + 1 > maximumRuns ? runSizes.count : taken
     }
 
     struct Written {
         /// The same state with every object in runs and nothing in memory.
         var index: KeyIndex
+        /// The same secondary indexes, likewise.
+        var secondary: SecondaryIndexes
         var slot: CheckpointSlot
         /// Where the checkpoint unit ends: the next commit goes here.
         var end: UInt64
@@ -31,7 +33,8 @@ enum Checkpoint {
 
     /// Appends the runs and the checkpoint unit numbered `number` at `offset` of `log`.
     static func write(
-        index: KeyIndex, types: TypeTable, log: any LogStorage, at offset: UInt64, sequence: UInt64, number: UInt64
+        index: KeyIndex, secondary: SecondaryIndexes, types: TypeTable, log: any LogStorage, at offset: UInt64, sequence: UInt64,
+        number: UInt64
     ) throws -> Written {
         var next = index
         // Everything before `offset` is covered from now on: reads check it against these.
@@ -39,7 +42,7 @@ enum Checkpoint {
         var position = offset
         for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
             var writer = KeyRunWriter(log: log, sequence: sequence, offset: position)
-            let merged = runsToMerge(newEntries: objects.memoryCount, runs: objects.runs)
+            let merged = runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
             // Deletion marks are kept while an older run may hold what they hide.
             let keepsMarks = merged < objects.runs.count
             try RunMerge.forEachNewest(
@@ -50,6 +53,31 @@ enum Checkpoint {
             next.types[name] = objects.replacingRuns(merged, with: try writer.finish())
             position = writer.offset
         }
+        var nextSecondary = secondary
+        var persisted: [String: PersistedIndex] = [:]
+        // An index no one defined since open stays valid while its type's objects have not
+        // changed; otherwise its runs no longer match the type's key runs and it is dropped.
+        for (name, kept) in index.persistedIndexes where secondary.definitions[name] == nil {
+            let objects = next.types[kept.typeName]
+            if (index.types[kept.typeName]?.memoryCount ?? 0) == 0, kept.basis == PersistedIndex.basis(of: objects) {
+                persisted[name] = kept
+            }
+        }
+        for (name, definition) in secondary.definitions.sorted(by: { $0.key < $1.key }) {
+            guard var current = secondary.indexes[name] else { continue }
+            if current.hasChanges || current.runs.contains(where: { $0.log !== log }) {
+                let (run, merged, end) = try writeRun(of: current, log: log, at: position, sequence: sequence)
+                current = current.replacingRuns(merged, with: run)
+                nextSecondary.replace(name, with: current)
+                position = end
+            }
+            let objects = next.types[definition.typeName]
+            persisted[name] = PersistedIndex(
+                typeName: definition.typeName, isUnique: definition.isUnique, fingerprint: definition.fingerprint,
+                schemaCheck: PersistedIndex.schemaCheck(objects?.schema), count: current.count, runs: current.runs,
+                basis: PersistedIndex.basis(of: objects))
+        }
+        next.persistedIndexes = persisted
         let payload = try IndexUnit.encodeCheckpoint(
             next, types: types, number: number, sequence: sequence, coveredEnd: offset, path: log.path)
         let frame = LogFrame.encode(sequence: sequence, payload: payload, isIndex: true)
@@ -58,6 +86,33 @@ enum Checkpoint {
         }
         try log.write(frame, at: position)
         let slot = CheckpointSlot(number: number, unitOffset: position, unitLength: UInt32(frame.count), sequence: sequence)
-        return Written(index: next, slot: slot, end: position + UInt64(frame.count))
+        return Written(index: next, secondary: nextSecondary, slot: slot, end: position + UInt64(frame.count))
+    }
+
+    /// Writes `index`'s changes and as many of its newest runs as `runsToMerge` says (all of
+    /// them when one lies in another log, as after a compaction) as one run at `offset`: each
+    /// entry with the sum of its weights over those sources, which keeps every entry's sum over
+    /// all sources at 0 or 1. A merge of every run drops the marks, as nothing older is left.
+    private static func writeRun(
+        of index: SecondaryIndex, log: any LogStorage, at offset: UInt64, sequence: UInt64
+    ) throws -> (run: IndexRun?, merged: Int, end: UInt64) {
+        let runs = index.runs
+        let merged = runs.contains(where: { $0.log !== log })
+            ? runs.count
+            : runsToMerge(newEntries: index.added.count + index.removed.count, runSizes: runs.map(\.entryCount))
+        let isBottom = merged == runs.count
+        var cursors = try runs.prefix(merged).map { try IndexCursor(run: $0, from: { _ in false }) }
+        cursors.append(IndexCursor(memory: index.added, weight: 1, from: { _ in false }))
+        cursors.append(IndexCursor(memory: index.removed, weight: -1, from: { _ in false }))
+        var merge = IndexMerge(cursors, forward: true)
+        var writer = IndexRunWriter(log: log, sequence: sequence, offset: offset)
+        while let (entry, weight) = try merge.next() {
+            guard weight >= -1, weight <= 1, !(isBottom && weight < 0) else {
+                throw StorageError(.corrupted(path: log.path, offset: offset, reason: "a secondary index's runs and changes count entry \(entry.key) of \(entry.object) \(weight) times"))
+            }
+            if weight != 0 { try writer.append(entry, isLive: weight > 0) }
+        }
+        let run = try writer.finish()
+        return (run, merged, writer.offset)
     }
 }

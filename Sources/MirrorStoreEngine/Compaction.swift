@@ -24,6 +24,9 @@ enum Compaction {
         var size: UInt64
         /// The checkpoint written after the compacted units (file stores only).
         var checkpoint: CheckpointSlot?
+        /// The secondary indexes given, with their runs written by that checkpoint; nil when
+        /// none was written (the indexes' entries do not depend on where objects lie).
+        var secondary: SecondaryIndexes?
     }
 
     static func temporaryPath(for path: String) -> String {
@@ -31,11 +34,12 @@ enum Compaction {
     }
 
     static func compactFile(
-        path: String, index: KeyIndex, from source: any LogStorage, lastSequence: UInt64, checkpointAfter: Int?,
-        faults: FaultInjection?, poison: inout StorageError?
+        path: String, index: KeyIndex, secondary: SecondaryIndexes, from source: any LogStorage, lastSequence: UInt64,
+        checkpointAfter: Int?, faults: FaultInjection?, poison: inout StorageError?
     ) throws -> Result {
         try replaceFile(path: path, replacing: source, faults: faults, poison: &poison, validate: { _ in }) { target in
-            try rewrite(index: index, from: source, into: target, lastSequence: lastSequence, checkpointAfter: checkpointAfter)
+            try rewrite(
+                index: index, secondary: secondary, from: source, into: target, lastSequence: lastSequence, checkpointAfter: checkpointAfter)
         }
     }
 
@@ -89,14 +93,15 @@ enum Compaction {
     }
 
     static func compactMemory(index: KeyIndex, from source: any LogStorage, lastSequence: UInt64) throws -> Result {
-        try rewrite(index: index, from: source, into: MemoryLog(), lastSequence: lastSequence, checkpointAfter: nil)
+        try rewrite(index: index, secondary: SecondaryIndexes(), from: source, into: MemoryLog(), lastSequence: lastSequence, checkpointAfter: nil)
     }
 
     /// Writes the header and the live state into `target`, returning the index that points into
     /// it; when the compacted units take at least `checkpointAfter` bytes, a checkpoint after
-    /// them, so that opening the new file reads no unit. Tests pass a small `chunkSize` to get runs of many units from little data.
+    /// them, with `secondary`'s runs, so that opening the new file reads no unit. Tests pass a
+    /// small `chunkSize` to get runs of many units from little data.
     static func rewrite(
-        index: KeyIndex, from source: any LogStorage, into target: any LogStorage, lastSequence: UInt64,
+        index: KeyIndex, secondary: SecondaryIndexes, from source: any LogStorage, into target: any LogStorage, lastSequence: UInt64,
         checkpointAfter: Int?, chunkSize: Int = Compaction.chunkSize
     ) throws -> Result {
         let header = LogHeader()
@@ -132,20 +137,22 @@ enum Compaction {
         }
         try writer.flush(force: lastSequence > 0 && writer.offset == header.unitsStart, into: &newIndex)
         return try finish(
-            Result(index: newIndex, types: writer.types, generation: target, size: writer.offset), sequence: lastSequence,
-            checkpointAfter: checkpointAfter)
+            Result(index: newIndex, types: writer.types, generation: target, size: writer.offset), secondary: secondary,
+            sequence: lastSequence, checkpointAfter: checkpointAfter)
     }
 
     /// Records in the header where the compacted units end, after writing a checkpoint of them
     /// when asked: the header names where the run ends, so that recovery never applies part of
     /// it (a prefix of the run is a subset of the live state, a state no commit ever made).
-    private static func finish(_ compacted: Result, sequence: UInt64, checkpointAfter: Int?) throws -> Result {
+    private static func finish(_ compacted: Result, secondary: SecondaryIndexes, sequence: UInt64, checkpointAfter: Int?) throws -> Result {
         var result = compacted
         let target = result.generation
         if let checkpointAfter, result.size - LogHeader().unitsStart >= UInt64(max(0, checkpointAfter)) {
             let written = try Checkpoint.write(
-                index: result.index, types: result.types, log: target, at: result.size, sequence: sequence, number: 1)
+                index: result.index, secondary: secondary, types: result.types, log: target, at: result.size, sequence: sequence,
+                number: 1)
             result.index = written.index
+            result.secondary = written.secondary
             result.size = written.end
             result.checkpoint = written.slot
             try target.write(written.slot.encoded(), at: CheckpointSlot.offset(forNumber: written.slot.number))
@@ -170,7 +177,7 @@ extension Compaction {
         try rewriter.writer.flush(force: rewriter.writer.offset == header.unitsStart, into: &rewriter.index)
         return try finish(
             Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: rewriter.writer.offset),
-            sequence: sequence, checkpointAfter: checkpointAfter)
+            secondary: SecondaryIndexes(), sequence: sequence, checkpointAfter: checkpointAfter)
     }
 }
 

@@ -47,6 +47,14 @@ public struct EngineSnapshot: Sendable {
         return try generation.read(at: offset, count: length)
     }
 
+    /// The value at the packed location `packed` (`ValueLocation`), checked against the
+    /// checkpoint's checksums when it lies where they cover.
+    func value(atPacked packed: UInt64) throws -> [UInt8] {
+        let (offset, length) = index.resolve(packed)
+        try index.verify(offset: offset, length: length, in: generation)
+        return try generation.read(at: offset, count: length)
+    }
+
     /// The values of `type`, for reading many of them by key: the type is found once, not on
     /// every read.
     public func values(ofType type: String) -> TypeValues {

@@ -1,12 +1,15 @@
 /// A secondary index as one snapshot saw it: read-only, and unchanged by later commits.
 ///
+/// Reads may touch the index's persisted runs, whose blocks are checked as they are read, so
+/// they throw `StorageError` for a damaged block.
+///
 /// ```swift
 /// let byName = try #require(snapshot.index(named: "Hero.name"))
-/// let keys = byName.objects(from: IndexBound(.string("A"), inclusive: true),
-///                           to: IndexBound(.string("B"), inclusive: false))
+/// let keys = try byName.objects(from: IndexBound(.string("A"), inclusive: true),
+///                               to: IndexBound(.string("B"), inclusive: false))
 /// ```
 public struct IndexSnapshot: Sendable {
-    let storage: OrderedIndex
+    let storage: SecondaryIndex
     /// Whether no two objects may hold the same non-null key.
     public let isUnique: Bool
 
@@ -15,82 +18,109 @@ public struct IndexSnapshot: Sendable {
 
     /// Calls `body` with each entry between the bounds (`nil`: unbounded), in index order, until
     /// it returns `false`.
-    public func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (IndexEntry) -> Bool) {
-        let start = lower ?? IndexBound(.null, inclusive: true)
-        storage.forEach(from: start) { entry in
-            // One comparison per entry, where asking `<` both ways made two.
-            if let upper {
-                let order = IndexKey.order(entry.key, upper.key)
-                if order > 0 || (order == 0 && !upper.isInclusive) { return false }
-            }
-            return body(entry)
-        }
+    public func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
+        try storage.forEach(from: lower, to: upper, body)
+    }
+
+    /// Calls `body` with each entry between the bounds in reverse index order, from `upper` down
+    /// to `lower`, until it returns `false`.
+    public func forEachReversed(from upper: IndexBound?, to lower: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
+        try storage.forEachReversed(from: upper, to: lower, body)
     }
 
     /// The keys of the objects with an entry between the bounds, in index order (an object with
     /// several matching values comes once per value).
-    public func objects(from lower: IndexBound?, to upper: IndexBound?) -> [StorageKey] {
+    public func objects(from lower: IndexBound?, to upper: IndexBound?) throws -> [StorageKey] {
         var keys: [StorageKey] = []
-        forEach(from: lower, to: upper) { entry in
+        try forEach(from: lower, to: upper) { entry in
             keys.append(entry.object)
             return true
         }
         return keys
     }
 
-    /// How many entries lie between the bounds, without collecting them.
-    public func count(from lower: IndexBound?, to upper: IndexBound?) -> Int {
-        let before = lower.map { storage.rank(below: $0.key, orEqual: !$0.isInclusive) } ?? 0
-        let through = upper.map { storage.rank(below: $0.key, orEqual: $0.isInclusive) } ?? count
-        return max(0, through - before)
+    /// How many entries lie between the bounds, from the counts the index keeps, without
+    /// visiting them.
+    public func count(from lower: IndexBound?, to upper: IndexBound?) throws -> Int {
+        try storage.count(from: lower, to: upper)
     }
 
-    /// Positional access to every entry, in index order: for reading a prefix of a large ordered
-    /// result without collecting all of it. Building one costs one step per 256 to 512 entries.
-    public var positions: IndexPositions {
-        IndexPositions(storage.chunks, starts: storage.chunkStarts?.value { IndexPositions.starts(of: storage.chunks) })
+    /// Every entry by position, in index order (`ascending`) or with the groups of equal keys in
+    /// reverse order, each group still in object-key order: for reading a prefix of a large
+    /// ordered result without collecting all of it.
+    public func positions(ascending: Bool) -> IndexPositions {
+        IndexPositions(storage, ascending: ascending)
     }
 }
 
-/// Every entry of an index by position, in index order.
-public struct IndexPositions: RandomAccessCollection, Sendable {
-    private let chunks: [[IndexEntry]]
-    /// `starts[i]` is the position of the first entry of `chunks[i]`; one more at the end.
-    private let starts: [Int]
+/// Every entry of an index by position, read from the index as far as the positions asked for
+/// (and to the end of the group of equal keys reached), so that reading the first few of a large
+/// index reads only those.
+///
+/// ```swift
+/// let newest = index.positions(ascending: false)
+/// let first = try newest.entry(at: 0)?.object
+/// ```
+public final class IndexPositions: Sendable {
+    private let index: SecondaryIndex
+    /// Whether positions follow the index order, or its groups of equal keys in reverse.
+    public let ascending: Bool
+    /// The number of positions.
+    public let count: Int
+    private let read: Lock<(entries: [IndexEntry], isComplete: Bool)>
 
-    /// `starts` when the index keeps them, else computed now.
-    init(_ chunks: [[IndexEntry]], starts: [Int]?) {
-        self.chunks = chunks
-        self.starts = starts ?? Self.starts(of: chunks)
+    init(_ index: SecondaryIndex, ascending: Bool) {
+        self.index = index
+        self.ascending = ascending
+        count = index.count
+        read = Lock(([], index.count == 0))
     }
 
-    /// The position of each chunk's first entry, and one past the last entry.
-    static func starts(of chunks: [[IndexEntry]]) -> [Int] {
-        var starts: [Int] = []
-        starts.reserveCapacity(chunks.count + 1)
-        var position = 0
-        // By index: iterating the chunks themselves retains and releases each one.
-        for chunk in chunks.indices {
-            starts.append(position)
-            position += chunks[chunk].count
+    /// The entry at `position`, or nil when `position` is not in `0..<count`.
+    public func entry(at position: Int) throws -> IndexEntry? {
+        guard position >= 0, position < count else { return nil }
+        return try read.withLock { state -> IndexEntry? in
+            while state.entries.count <= position, !state.isComplete {
+                try extend(&state, toAtLeast: max(position + 1, 2 * state.entries.count, 64))
+            }
+            return state.entries.count > position ? state.entries[position] : nil
         }
-        starts.append(position)
-        return starts
     }
 
-    /// The first position.
-    public var startIndex: Int { 0 }
-    /// One past the last position.
-    public var endIndex: Int { starts.last ?? 0 }
-
-    /// The entry at `position`, found with a binary search over the chunks.
-    public subscript(position: Int) -> IndexEntry {
-        var low = 0
-        var high = chunks.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if starts[middle] <= position { low = middle } else { high = middle - 1 }
+    /// Every entry's object, in position order.
+    public func objects() throws -> [StorageKey] {
+        try read.withLock { state in
+            if !state.isComplete { try extend(&state, toAtLeast: Int.max) }
+            return state.entries.map(\.object)
         }
-        return chunks[low][position - starts[low]]
+    }
+
+    /// Reads on from the last group read until `wanted` entries are read (and the group reached
+    /// is complete) or the index ends.
+    private func extend(_ state: inout (entries: [IndexEntry], isComplete: Bool), toAtLeast wanted: Int) throws {
+        let last = state.entries.last?.key
+        var group: [IndexEntry] = []
+        var reachedEnd = true
+        func take(_ entry: IndexEntry) -> Bool {
+            if let first = group.first, first.key != entry.key {
+                state.entries.append(contentsOf: ascending ? group : group.reversed())
+                group.removeAll(keepingCapacity: true)
+                if state.entries.count >= wanted {
+                    reachedEnd = false
+                    return false
+                }
+            }
+            group.append(entry)
+            return true
+        }
+        if ascending {
+            try index.forEach(from: last.map { IndexBound($0, inclusive: false) }, to: nil, take)
+        } else {
+            try index.forEachReversed(from: last.map { IndexBound($0, inclusive: false) }, to: nil, take)
+        }
+        if reachedEnd {
+            state.entries.append(contentsOf: ascending ? group : group.reversed())
+            state.isComplete = true
+        }
     }
 }

@@ -7,6 +7,8 @@ enum IndexUnit {
         case keyRun = 1
         /// A checkpoint: the whole state as of a sequence number, its objects in key runs.
         case checkpoint = 2
+        /// Blocks of one persisted secondary index run (`IndexRun`).
+        case indexRun = 3
     }
 
     /// Encodes the checkpoint of `index` (whose types' objects all lie in runs) numbered
@@ -60,6 +62,28 @@ enum IndexUnit {
                     writer.varint(run.blockOffsets[block])
                     writer.varint(UInt64(run.blockCounts[block]))
                     OperationCodec.encodeKey(run.fences.key(block), into: &writer)
+                }
+            }
+        }
+        writer.varint(UInt64(index.persistedIndexes.count))
+        for (name, persisted) in index.persistedIndexes.sorted(by: { $0.key < $1.key }) {
+            writer.lengthPrefixed(name)
+            writer.lengthPrefixed(persisted.typeName)
+            writer.byte(persisted.isUnique ? 1 : 0)
+            writer.lengthPrefixed(persisted.fingerprint)
+            writer.uint32(persisted.schemaCheck)
+            writer.varint(UInt64(persisted.count))
+            writer.varint(UInt64(persisted.runs.count))
+            for run in persisted.runs {
+                writer.varint(UInt64(run.byteCount))
+                writer.varint(UInt64(run.fences.count))
+                for block in run.fences.indices {
+                    writer.varint(run.blocks.offsets[block])
+                    writer.varint(UInt64(run.liveCounts[block]))
+                    writer.varint(UInt64(run.markCounts[block]))
+                    // Fences come from written entries, which are never `greatest`.
+                    _ = IndexKeyTag.encode(run.fences[block].key, into: &writer)
+                    OperationCodec.encodeKey(run.fences[block].object, into: &writer)
                 }
             }
         }
@@ -185,9 +209,82 @@ enum IndexUnit {
             }
             index.types[name] = TypeIndex(runs: runs, count: Int(objects), schema: schema, liveBytes: Int(liveBytes))
         }
+        // Checkpoints written before indexes were persisted end here.
+        if !reader.isAtEnd {
+            index.persistedIndexes = try decodeIndexes(&reader, index: index, unitOffset: unitOffset, unitsStart: unitsStart, log: log)
+        }
         guard reader.isAtEnd else {
             throw DecodeFailure(offset: reader.position, reason: "the checkpoint has bytes after its last field")
         }
         return Checkpoint(number: number, sequence: sequence, coveredEnd: coveredEnd, index: index, types: types)
+    }
+
+    /// The persisted secondary indexes a checkpoint lists, after its types.
+    private static func decodeIndexes(
+        _ reader: inout ByteReader, index: KeyIndex, unitOffset: UInt64, unitsStart: UInt64, log: any LogStorage
+    ) throws(DecodeFailure) -> [String: PersistedIndex] {
+        func count(_ what: String) throws(DecodeFailure) -> Int {
+            let start = reader.position
+            let value = try reader.varint()
+            guard value <= UInt64(reader.remaining) else {
+                throw DecodeFailure(offset: start, reason: "the checkpoint lists \(value) \(what), more than its bytes hold")
+            }
+            return Int(value)
+        }
+        var indexes: [String: PersistedIndex] = [:]
+        for _ in 0..<(try count("secondary indexes")) {
+            let start = reader.position
+            let name = try reader.lengthPrefixedString()
+            let typeName = try reader.lengthPrefixedString()
+            let isUnique = try reader.byte() != 0
+            let fingerprint = try reader.lengthPrefixedString()
+            let schemaCheck = try reader.uint32()
+            let entries = try reader.varint()
+            guard indexes[name] == nil, entries <= UInt64(Int.max) else {
+                throw DecodeFailure(offset: start, reason: "the checkpoint lists index '\(name)' twice or with \(entries) entries")
+            }
+            var runs: [IndexRun] = []
+            var net = 0
+            for _ in 0..<(try count("index runs")) {
+                let byteCount = try reader.varint()
+                let blocks = try count("index run blocks")
+                guard blocks > 0, byteCount <= UInt64(Int.max) else {
+                    throw DecodeFailure(offset: reader.position, reason: "a run of index '\(name)' lists no block or an impossible size")
+                }
+                var offsets: [UInt64] = []
+                var fences: [IndexEntry] = []
+                var live: [UInt16] = []
+                var marks: [UInt16] = []
+                for _ in 0..<blocks {
+                    let at = reader.position
+                    let offset = try reader.varint()
+                    let liveCount = try reader.varint()
+                    let markCount = try reader.varint()
+                    guard offset >= unitsStart, offset < unitOffset, liveCount + markCount > 0, liveCount + markCount <= UInt64(UInt16.max) else {
+                        throw DecodeFailure(offset: at, reason: "an index run block at byte \(offset) lies outside \(unitsStart)..<\(unitOffset) or lists \(liveCount) entries and \(markCount) marks")
+                    }
+                    let fence = IndexEntry(key: try IndexKeyTag.decode(&reader), object: try OperationCodec.decodeKey(&reader))
+                    if let previous = fences.last, !IndexEntry.precedes(previous, fence) {
+                        throw DecodeFailure(offset: at, reason: "the blocks of a run of index '\(name)' are out of order")
+                    }
+                    offsets.append(offset)
+                    fences.append(fence)
+                    live.append(UInt16(liveCount))
+                    marks.append(UInt16(markCount))
+                }
+                let run = IndexRun(
+                    blockOffsets: offsets, fences: fences, liveCounts: live, markCounts: marks, byteCount: Int(byteCount), log: log,
+                    end: unitOffset)
+                net += run.net
+                runs.append(run)
+            }
+            guard net == Int(entries) else {
+                throw DecodeFailure(offset: start, reason: "the runs of index '\(name)' hold \(net) entries, not the \(entries) the checkpoint lists")
+            }
+            indexes[name] = PersistedIndex(
+                typeName: typeName, isUnique: isUnique, fingerprint: fingerprint, schemaCheck: schemaCheck, count: Int(entries),
+                runs: runs, basis: PersistedIndex.basis(of: index.types[typeName]))
+        }
+        return indexes
     }
 }

@@ -298,6 +298,10 @@ struct KeyIndex: Sendable {
     /// True lengths of values too long for `ValueLocation`, by value offset.
     var largeValueLengths: [UInt64: UInt64] = [:]
     var metadataBytes: Int = 0
+    /// The secondary indexes the newest checkpoint persisted, by name, for the layer above to
+    /// reuse when it defines them (`SecondaryIndexes`); the engine's indexes in force are kept
+    /// apart from the objects, in `SecondaryIndexes`.
+    var persistedIndexes: [String: PersistedIndex] = [:]
     /// Checksums of the log the checkpoint this state was opened from covers, checked as values
     /// are read from there; nil when every unit was replayed (and so checked) at open.
     var regions: CoveredRegions?
@@ -326,9 +330,10 @@ struct KeyIndex: Sendable {
         return resolve(packed)
     }
 
-    /// Bytes the persisted key runs take: live, since open reads through them.
+    /// Bytes the persisted key runs and index runs take: live, since open reads through them.
     var runBytes: Int {
-        types.values.reduce(0) { total, objects in objects.runs.reduce(total) { $0 + $1.byteCount } }
+        let keyRuns = types.values.reduce(0) { total, objects in objects.runs.reduce(total) { $0 + $1.byteCount } }
+        return persistedIndexes.values.reduce(keyRuns) { total, index in index.runs.reduce(total) { $0 + $1.byteCount } }
     }
 
     func resolve(_ packed: UInt64) -> (offset: UInt64, length: Int) {

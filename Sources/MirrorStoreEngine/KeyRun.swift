@@ -61,8 +61,6 @@ final class KeyRun: Sendable {
         }
     }
 
-    /// Where each block starts in the log.
-    let blockOffsets: [UInt64]
     /// How many entries each block holds: with the fences, where in an integer block a key
     /// should lie, so that a lookup reads the one line of the block that holds it.
     let blockCounts: [UInt16]
@@ -71,91 +69,30 @@ final class KeyRun: Sendable {
     let entryCount: Int
     /// Bytes the run's units take in the log.
     let byteCount: Int
+    /// The blocks, read in place once their checksums match.
+    let blocks: RunBlocks
+
+    /// Where each block starts in the log.
+    var blockOffsets: [UInt64] { blocks.offsets }
     /// The log generation holding the run.
-    let log: any LogStorage
-    /// Which blocks have passed their checksum, shared by every copy of the run.
-    let checked: CheckedBlocks
-    /// The log's bytes up to the run's end, mapped once: a lookup reads its block without asking
-    /// the log for its mapping (and taking its lock) every time.
-    let mapped: StableBytes?
+    var log: any LogStorage { blocks.log }
 
     /// A run whose blocks all lie before `end` in `log`.
     init(blockOffsets: [UInt64], blockCounts: [UInt16], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage, end: UInt64) {
-        self.blockOffsets = blockOffsets
         self.blockCounts = blockCounts
         self.fences = fences
         self.entryCount = entryCount
         self.byteCount = byteCount
-        self.log = log
-        self.checked = CheckedBlocks(count: blockOffsets.count)
-        mapped = log.stableBytes(upTo: end)
+        blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "key run")
     }
 
-    /// Calls `body` with block `index` in place (or a copy when the log is not mapped), once its
-    /// checksum has matched. A bad block throws `corrupted` naming its offset: a run is never
-    /// read unchecked, so a damaged one gives an error, never a wrong location.
+    /// Calls `body` with block `index` once its checksum has matched (`RunBlocks.withBlock`).
     func withBlock<Result>(_ index: Int, _ body: (RunBlockReader) throws -> Result) throws -> Result {
-        let offset = blockOffsets[index]
-        if let file = mapped?.bytes {
-            return try withBlock(index, at: offset, in: file, body)
-        }
-        return try log.withBytesInPlace { file -> Result in
-            if let file {
-                return try withBlock(index, at: offset, in: file, body)
-            }
-            let head = try log.read(at: offset, count: 4)
-            let length = Int(head[0]) | Int(head[1]) << 8 | Int(head[2]) << 16 | Int(head[3]) << 24
-            guard length >= 3, length <= LogFrame.maximumPayload else {
-                throw damage(at: offset, "the block declares \(length) bytes, more than a unit holds")
-            }
-            let bytes = try log.read(at: offset, count: 4 + length + RunBlockReader.checksumSize)
-            return try bytes.withUnsafeBytes { block in
-                try check(block, index: index, offset: offset)
-                return try body(RunBlockReader(bytes: block))
-            }
-        }
-    }
-
-    /// Block `index`, at `offset` of the mapped `file`.
-    private func withBlock<Result>(
-        _ index: Int, at offset: UInt64, in file: UnsafeRawBufferPointer, _ body: (RunBlockReader) throws -> Result
-    ) throws -> Result {
-        guard offset <= UInt64(file.count), UInt64(file.count) - offset >= UInt64(RunBlockReader.prefixSize) else {
-            throw damage(at: offset, "the block lies past the end of the file")
-        }
-        let start = Int(offset)
-        let length = Int(file[start]) | Int(file[start + 1]) << 8 | Int(file[start + 2]) << 16 | Int(file[start + 3]) << 24
-        let total = 4 + length + RunBlockReader.checksumSize
-        guard length >= 3, total <= file.count - start else {
-            throw damage(at: offset, "the block's length of \(length) bytes runs past the end of the file")
-        }
-        let block = UnsafeRawBufferPointer(rebasing: file[start..<(start + total)])
-        try check(block, index: index, offset: offset)
-        return try body(RunBlockReader(bytes: block))
-    }
-
-    /// Checks block `index` once: its checksum, and that its layout and count fit its length
-    /// (which the reader's fixed-place reads rely on).
-    private func check(_ block: UnsafeRawBufferPointer, index: Int, offset: UInt64) throws {
-        guard !checked.contains(index) else { return }
-        let covered = block.count - RunBlockReader.checksumSize
-        let stored = UInt32(block[covered]) | UInt32(block[covered + 1]) << 8 | UInt32(block[covered + 2]) << 16
-            | UInt32(block[covered + 3]) << 24
-        guard CRC32C.unmask(stored) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[0..<covered])) else {
-            throw damage(at: offset, "the block's checksum does not match its contents")
-        }
-        guard RunBlockReader(bytes: block).isWellFormed else {
-            throw damage(at: offset, "the block's layout or entry count does not fit its length")
-        }
-        checked.insert(index)
-    }
-
-    private func damage(at offset: UInt64, _ reason: String) -> StorageError {
-        StorageError(.corrupted(path: log.path, offset: offset, reason: "a block of a persisted key run is damaged: \(reason); open the store with `recoverValidPrefix` or run `mirrorstore verify`"))
+        try blocks.withBlock(index, body)
     }
 
     private func undecodable(_ block: Int) -> StorageError {
-        damage(at: blockOffsets[block], "an entry does not decode although the checksum matches")
+        blocks.undecodable(block)
     }
 
     /// `packed(for: .integer(wanted))` without making or copying a `StorageKey`: the lookup

@@ -30,12 +30,6 @@ struct OrderedIndex: Sendable {
 
     private(set) var chunks: [[IndexEntry]] = []
     private(set) var count = 0
-    /// Where each chunk starts (`IndexPositions.starts(of:)`), for positional reads: shared by
-    /// every copy of this version of the index and dropped by any change to it. A query sorted by
-    /// an indexed property reads a prefix by position, and building these anew for each query
-    /// cost more than reading it.
-    private(set) var chunkStarts: Memo<[Int]>?
-
     init() {}
 
     /// An index holding `entries`, which need not be sorted.
@@ -75,11 +69,6 @@ struct OrderedIndex: Sendable {
         self = OrderedIndex(sorted: merged)
     }
 
-    /// Gives this version of the index a place to keep its chunk starts, if it has none.
-    mutating func provideChunkStarts() {
-        if chunkStarts == nil { chunkStarts = Memo() }
-    }
-
     /// Whether `added` entries are many beside the index (more than an eighth of it): then they
     /// are merged in one pass, and one pass over the whole index checks them too, which costs
     /// less than searching it for each.
@@ -91,7 +80,7 @@ struct OrderedIndex: Sendable {
     /// and 0 when it accepts every entry), found by two binary searches: over the chunks' last
     /// entries, then within one chunk. `isBelow` must accept a prefix of the entries; its
     /// comparisons can be string comparisons, so only a logarithmic number of them.
-    private func firstEntry(notBelow isBelow: (IndexEntry) -> Bool) -> (chunk: Int, position: Int) {
+    func firstEntry(notBelow isBelow: (IndexEntry) -> Bool) -> (chunk: Int, position: Int) {
         var chunk = 0
         var high = chunks.count
         while chunk < high {
@@ -109,19 +98,7 @@ struct OrderedIndex: Sendable {
         return (chunk, position)
     }
 
-    /// How many entries have a key below `key` (or equal to it, when `orEqual`): a count of a
-    /// range is the difference of two of these, found without visiting the entries between.
-    func rank(below key: IndexKey, orEqual: Bool) -> Int {
-        let (chunk, position) = firstEntry { $0.key < key || (orEqual && $0.key == key) }
-        // By position: iterating the chunks themselves retained and released each one, which
-        // cost more than the searches.
-        var total = position
-        for earlier in 0..<chunk { total += chunks[earlier].count }
-        return total
-    }
-
     mutating func insert(_ entry: IndexEntry) {
-        chunkStarts = nil
         count += 1
         if chunks.isEmpty {
             chunks.append([entry])
@@ -143,23 +120,10 @@ struct OrderedIndex: Sendable {
     mutating func remove(_ entry: IndexEntry) -> Bool {
         let (target, at) = firstEntry { IndexEntry.precedes($0, entry) }
         guard target < chunks.count, at < chunks[target].count, chunks[target][at] == entry else { return false }
-        chunkStarts = nil
         chunks[target].remove(at: at)
         count -= 1
         if chunks[target].isEmpty { chunks.remove(at: target) }
         return true
-    }
-
-    /// Whether the index holds `entry` and another object's entry with the same key.
-    func holdsAnother(_ entry: IndexEntry) -> Bool {
-        var holdsEntry = false
-        var holdsOther = false
-        forEach(from: IndexBound(entry.key, inclusive: true)) { found in
-            guard found.key == entry.key else { return false }
-            if found.object == entry.object { holdsEntry = true } else { holdsOther = true }
-            return !(holdsEntry && holdsOther)
-        }
-        return holdsEntry && holdsOther
     }
 
     /// Calls `body` with each entry from `lower` on, in order, until it returns `false`.

@@ -1,13 +1,16 @@
 /// Reads run blocks where they lie in the log's memory mapping: the only raw-memory code of the
-/// persisted key runs. Every read is bounds-checked against the block; a block is trusted only
-/// after its checksum matched (`KeyRun.withBlock`).
+/// persisted runs. Every read is bounds-checked against the block; a block is trusted only
+/// after its checksum matched (`RunBlocks.withBlock`).
 ///
 /// A block is `length (4) · layout (1) · count (2) · entries · masked CRC32C (4)`, the checksum
 /// covering everything before it. In the general layout (0) the entries are `count` offsets (2
 /// each, from the end of the offsets) and then each entry: its key encoded as in a payload and
 /// its packed value location (8, little-endian; 0 marks a deleted key). In the integer layout (1),
 /// for blocks whose keys are all integers, each entry is the key and the location, 8 bytes each,
-/// so a lookup compares plain numbers at fixed places.
+/// so a lookup compares plain numbers at fixed places. In the index layout (2), a block of a
+/// secondary index's run (`IndexRun`), the offsets are as in the general layout and each entry is
+/// a flag (1 for an entry, 0 for the mark of one deleted), the index key (`IndexKeyTag`) and the
+/// object's key encoded as in a payload.
 struct RunBlockReader {
     let bytes: UnsafeRawBufferPointer
 
@@ -16,6 +19,7 @@ struct RunBlockReader {
     static let checksumSize = 4
     static let generalLayout: UInt8 = 0
     static let integerLayout: UInt8 = 1
+    static let indexLayout: UInt8 = 2
     /// Bytes of one entry in the integer layout.
     static let integerEntrySize = 16
 
@@ -28,7 +32,7 @@ struct RunBlockReader {
         let room = bytes.count - Self.prefixSize - Self.checksumSize
         switch layout {
         case Self.integerLayout: return count * Self.integerEntrySize == room
-        case Self.generalLayout: return 2 * count <= room
+        case Self.generalLayout, Self.indexLayout: return 2 * count <= room
         default: return false
         }
     }
@@ -75,30 +79,78 @@ struct RunBlockReader {
             let start = Self.prefixSize + Self.integerEntrySize * index
             return (.integer(Int64(bitPattern: uint64(at: start))), uint64(at: start + 8))
         }
-        guard var position = entryStart(index) else { return nil }
+        guard layout == Self.generalLayout, var position = entryStart(index), let key = storageKey(&position) else { return nil }
+        guard bytes.count - Self.checksumSize - position >= 8 else { return nil }
+        return (key, uint64(at: position))
+    }
+
+    /// Entry `index` of an index-layout block: the entry, and whether it is one (true) or the
+    /// mark of one deleted (false); nil when its bytes do not decode.
+    func indexEntry(_ index: Int) -> (entry: IndexEntry, isLive: Bool)? {
+        guard layout == Self.indexLayout, var position = entryStart(index) else { return nil }
+        let flag = bytes[position]
+        position += 1
+        guard flag <= 1, let key = indexKey(&position), let object = storageKey(&position) else { return nil }
+        return (IndexEntry(key: key, object: object), flag == 1)
+    }
+
+    /// `count` bytes at `position`, advancing it; nil when they run past the entries.
+    private func body(_ position: inout Int, count: UInt64) -> UnsafeRawBufferPointer? {
         let end = bytes.count - Self.checksumSize
+        guard count <= UInt64(end - position) else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(count))])
+        position += Int(count)
+        return body
+    }
+
+    /// An object's key at `position` (encoded as in a payload), advancing it.
+    private func storageKey(_ position: inout Int) -> StorageKey? {
+        guard position < bytes.count - Self.checksumSize else { return nil }
         let tag = bytes[position]
         position += 1
-        let key: StorageKey
         switch OperationCodec.KeyTag(rawValue: tag) {
         case .integer:
-            guard let raw = varint(&position) else { return nil }
-            key = .integer(ByteWriter.unzigzag(raw))
-        case .string, .bytes:
-            guard let length = varint(&position), length <= UInt64(end - position) else { return nil }
-            let body = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))])
-            position += Int(length)
-            if tag == OperationCodec.KeyTag.string.rawValue {
-                guard let text = String(validating: body, as: UTF8.self) else { return nil }
-                key = .string(text)
-            } else {
-                key = .bytes(Array(body))
-            }
+            return varint(&position).map { .integer(ByteWriter.unzigzag($0)) }
+        case .string:
+            guard let length = varint(&position), let body = body(&position, count: length),
+                  let text = String(validating: body, as: UTF8.self) else { return nil }
+            return .string(text)
+        case .bytes:
+            guard let length = varint(&position), let body = body(&position, count: length) else { return nil }
+            return .bytes(Array(body))
         case nil:
             return nil
         }
-        guard end - position >= 8 else { return nil }
-        return (key, uint64(at: position))
+    }
+
+    /// An index key at `position` (`IndexKeyTag`), advancing it.
+    private func indexKey(_ position: inout Int) -> IndexKey? {
+        guard position < bytes.count - Self.checksumSize else { return nil }
+        let tag = bytes[position]
+        position += 1
+        func fixed() -> UInt64? {
+            guard bytes.count - Self.checksumSize - position >= 8 else { return nil }
+            defer { position += 8 }
+            return uint64(at: position)
+        }
+        func counted() -> UnsafeRawBufferPointer? {
+            guard let length = varint(&position) else { return nil }
+            return body(&position, count: length)
+        }
+        switch IndexKeyTag(rawValue: tag) {
+        case .null: return .null
+        case .falseValue: return .bool(false)
+        case .trueValue: return .bool(true)
+        case .integer: return fixed().map { .integer(Int64(bitPattern: $0)) }
+        case .unsigned: return fixed().map { .unsigned($0) }
+        case .double: return fixed().map { .double(Double(bitPattern: $0)) }
+        case .string:
+            guard let body = counted(), let text = String(validating: body, as: UTF8.self) else { return nil }
+            return .string(text)
+        case .bytes: return counted().map { .bytes(Array($0)) }
+        case .tuple: return counted().map { .tuple(IndexTuple(encoded: Array($0))) }
+        case nil: return nil
+        }
     }
 }
 

@@ -2,8 +2,13 @@
 /// stored value. The engine calls `keys` on values as they are committed and when it builds the
 /// index; it never interprets the value itself.
 ///
+/// The index is persisted in the store's checkpoints. A definition with a `fingerprint` finds it
+/// there at the next open when the fingerprint, the type's stored schema and the index's name,
+/// type and uniqueness are the same, and then reads only what changed since the checkpoint;
+/// otherwise, or without a fingerprint, it is built from every object of the type.
+///
 /// ```swift
-/// let byName = IndexDefinition(name: "Hero.name", typeName: "Hero", isUnique: false) { value in
+/// let byName = IndexDefinition(name: "Hero.name", typeName: "Hero", isUnique: false, fingerprint: "name v1") { value in
 ///     [.string(decodeName(value))]
 /// }
 /// try engine.defineIndexes([byName])
@@ -15,15 +20,51 @@ public struct IndexDefinition: Sendable {
     public let typeName: String
     /// Whether a commit that gives two objects the same non-null key is refused.
     public let isUnique: Bool
+    /// Says what `keys` computes: two definitions with one fingerprint must give the same keys
+    /// for the same stored value. Empty: the persisted index is never reused.
+    public let fingerprint: String
     /// The keys one stored value contributes (none, one, or one per element of a collection).
     public let keys: @Sendable ([UInt8]) throws -> [IndexKey]
 
     /// Creates a definition.
-    public init(name: String, typeName: String, isUnique: Bool, keys: @escaping @Sendable ([UInt8]) throws -> [IndexKey]) {
+    public init(
+        name: String, typeName: String, isUnique: Bool, fingerprint: String = "", keys: @escaping @Sendable ([UInt8]) throws -> [IndexKey]
+    ) {
         self.name = name
         self.typeName = typeName
         self.isUnique = isUnique
+        self.fingerprint = fingerprint
         self.keys = keys
+    }
+
+    /// Whether `other` computes the same keys for the same index, as far as the fingerprints tell.
+    func isSame(as other: IndexDefinition) -> Bool {
+        !fingerprint.isEmpty && fingerprint == other.fingerprint && name == other.name && typeName == other.typeName
+            && isUnique == other.isUnique
+    }
+}
+
+/// A secondary index as the checkpoint in force recorded it: kept from open until the layer above
+/// defines its indexes, which then reuse it (`SecondaryIndexes.init(definitions:snapshot:reusing:)`).
+struct PersistedIndex: Sendable {
+    var typeName: String
+    var isUnique: Bool
+    var fingerprint: String
+    /// CRC32C of the type's schema bytes when the runs were written (0 for none).
+    var schemaCheck: UInt32
+    /// Entries in the index.
+    var count: Int
+    var runs: [IndexRun]
+    /// The first block of each of the type's key runs when these were written: while the type
+    /// keeps those key runs, its objects changed since are exactly its in-memory entries.
+    var basis: [UInt64]
+
+    static func schemaCheck(_ schema: [UInt8]?) -> UInt32 {
+        schema.map { CRC32C.checksum($0) } ?? 0
+    }
+
+    static func basis(of objects: TypeIndex?) -> [UInt64] {
+        objects?.runs.compactMap(\.blockOffsets.first) ?? []
     }
 }
 
@@ -32,30 +73,67 @@ struct SecondaryIndexes: Sendable {
     private(set) var definitions: [String: IndexDefinition] = [:]
     /// Index names by the type they index.
     private var namesByType: [String: [String]] = [:]
-    private(set) var indexes: [String: OrderedIndex] = [:] {
-        // A changed index may lack the chunk starts every snapshot used to find in place.
-        didSet { chunkStartsProvided = false }
-    }
-    /// Every index has its chunk starts' memo: taking a snapshot need not look.
-    private var chunkStartsProvided = false
+    private(set) var indexes: [String: SecondaryIndex] = [:]
 
-    /// Indexes for `definitions`, built from every object `snapshot` holds.
-    init(definitions: [IndexDefinition], snapshot: EngineSnapshot) throws {
+    /// Indexes for `definitions` as of `snapshot`: an index `current` already keeps for the same
+    /// definition is taken as it is; one the snapshot's checkpoint persisted is its runs plus the
+    /// objects changed since; any other is built from every object of its type.
+    init(definitions: [IndexDefinition], snapshot: EngineSnapshot, reusing current: SecondaryIndexes? = nil) throws {
         for definition in definitions {
             self.definitions[definition.name] = definition
             namesByType[definition.typeName, default: []].append(definition.name)
+            if let current, let kept = current.definitions[definition.name], kept.isSame(as: definition),
+               let index = current.indexes[definition.name] {
+                indexes[definition.name] = index
+                continue
+            }
+            let objects = snapshot.index.types[definition.typeName]
+            if let persisted = snapshot.index.persistedIndexes[definition.name], !definition.fingerprint.isEmpty,
+               persisted.fingerprint == definition.fingerprint, persisted.typeName == definition.typeName,
+               persisted.isUnique == definition.isUnique, persisted.schemaCheck == PersistedIndex.schemaCheck(objects?.schema),
+               persisted.basis == PersistedIndex.basis(of: objects) {
+                indexes[definition.name] = try Self.updated(persisted, objects: objects, definition: definition, snapshot: snapshot)
+                continue
+            }
             var entries: [IndexEntry] = []
             for (object, value) in try snapshot.entries(type: definition.typeName) {
                 for key in try Self.keys(of: value, object: object, definition: definition) {
                     entries.append(IndexEntry(key: key, object: object))
                 }
             }
-            let index = OrderedIndex(entries: entries)
-            if definition.isUnique, let duplicate = index.firstDuplicate() {
+            let index = SecondaryIndex(entries: entries)
+            if definition.isUnique, let duplicate = try index.firstDuplicate() {
                 throw StorageError(.uniqueConstraint(index: definition.name, value: duplicate.description))
             }
             indexes[definition.name] = index
         }
+    }
+
+    /// `persisted` brought up to date with the objects of its type changed since it was written.
+    private static func updated(
+        _ persisted: PersistedIndex, objects: TypeIndex?, definition: IndexDefinition, snapshot: EngineSnapshot
+    ) throws -> SecondaryIndex {
+        var index = SecondaryIndex(runs: persisted.runs, count: persisted.count)
+        guard let objects else { return index }
+        var inserted: [IndexEntry] = []
+        for (object, packed) in objects.sortedMemoryEntries() {
+            if let old = try objects.persistedLocation(for: object) {
+                for key in try keys(of: try snapshot.value(atPacked: old), object: object, definition: definition) {
+                    index.remove(IndexEntry(key: key, object: object))
+                }
+            }
+            guard packed != 0 else { continue }
+            for key in try keys(of: try snapshot.value(atPacked: packed), object: object, definition: definition) {
+                inserted.append(IndexEntry(key: key, object: object))
+            }
+        }
+        index.insert(contentsOf: inserted)
+        if definition.isUnique {
+            for entry in inserted where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
+                throw StorageError(.uniqueConstraint(index: definition.name, value: entry.key.description))
+            }
+        }
+        return index
     }
 
     init() {}
@@ -63,11 +141,19 @@ struct SecondaryIndexes: Sendable {
     var isEmpty: Bool { definitions.isEmpty }
 
     private static func keys(of value: [UInt8], object: StorageKey, definition: IndexDefinition) throws -> [IndexKey] {
+        let keys: [IndexKey]
         do {
-            return try definition.keys(value)
+            keys = try definition.keys(value)
         } catch {
             throw StorageError(.unindexable(index: definition.name, object: object.description, reason: "\(error)"))
         }
+        if keys.contains(.greatest) {
+            throw StorageError(.unindexable(index: definition.name, object: object.description, reason: "`greatest` is only a bound, never a key"))
+        }
+        // An object holds each key once: a collection with a repeated element adds one entry.
+        guard keys.count > 1 else { return keys }
+        var seen = Set<IndexKey>()
+        return keys.filter { seen.insert($0).inserted }
     }
 
     /// Applies one batch's operations, reading the values they replace through `oldValue`, and
@@ -125,7 +211,7 @@ struct SecondaryIndexes: Sendable {
             case .deleteAll(let type):
                 for name in namesByType[type] ?? [] {
                     waiting[name] = nil
-                    updated.indexes[name] = OrderedIndex()
+                    updated.indexes[name] = SecondaryIndex()
                 }
             case .setSchema, .setMetadata, .reserveCapacity:
                 break
@@ -136,46 +222,27 @@ struct SecondaryIndexes: Sendable {
             guard let index = updated.indexes[name] else { continue }
             // Many new entries: one pass over the whole index finds any key two objects share.
             if index.takesInBulk(entries.count) {
-                if let duplicate = index.firstDuplicate() {
+                if let duplicate = try index.firstDuplicate() {
                     throw StorageError(.uniqueConstraint(index: name, value: duplicate.description))
                 }
                 continue
             }
             // An entry the batch later replaced or deleted is gone from the index: not a clash.
-            for entry in entries where entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
+            for entry in entries where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
                 throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
             }
         }
         self = updated
     }
 
-    /// Gives each index without one a place to keep its chunk starts (`OrderedIndex.chunkStarts`).
-    mutating func provideChunkStarts() {
-        guard !chunkStartsProvided else { return }
-        let names = indexes.compactMap { $0.value.chunkStarts == nil ? $0.key : nil }
-        for name in names { indexes[name]?.provideChunkStarts() }
-        chunkStartsProvided = true
+    /// Puts `index` in place of the index called `name` (the same entries, written to runs).
+    mutating func replace(_ name: String, with index: SecondaryIndex) {
+        indexes[name] = index
     }
 
     func snapshot(named name: String) -> IndexSnapshot? {
         guard let index = indexes[name], let definition = definitions[name] else { return nil }
         return IndexSnapshot(storage: index, isUnique: definition.isUnique)
-    }
-}
-
-extension OrderedIndex {
-    /// The first key two objects share that a unique index refuses, if any.
-    func firstDuplicate() -> IndexKey? {
-        var previous: IndexEntry?
-        for chunk in chunks.indices {
-            for entry in chunks[chunk] {
-                if let previous, previous.key == entry.key, entry.key.isUniquelyConstrained, previous.object != entry.object {
-                    return entry.key
-                }
-                previous = entry
-            }
-        }
-        return nil
     }
 }
 

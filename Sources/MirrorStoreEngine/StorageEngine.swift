@@ -421,13 +421,13 @@ public final class StorageEngine: Sendable {
     /// syncs that: a crash before the slot's sync leaves the previous checkpoint in force.
     private func checkpoint(writer: inout Writer) throws {
         let start = writer.appendOffset
-        let index = published.withLock { $0.index }
+        let (index, secondary) = published.withLock { ($0.index, $0.secondary) }
         let log = writer.generation
         let sync = configuration.durability == .full
         let written: Checkpoint.Written
         do {
             written = try Checkpoint.write(
-                index: index, types: writer.types, log: log, at: start, sequence: writer.lastSequence,
+                index: index, secondary: secondary, types: writer.types, log: log, at: start, sequence: writer.lastSequence,
                 number: writer.checkpointNumber + 1)
             if sync { try log.sync() }
         } catch {
@@ -454,6 +454,7 @@ public final class StorageEngine: Sendable {
         }
         publish { state in
             state.index = written.index
+            state.secondary = written.secondary
             state.fileSize = written.end
             state.checkpoints += 1
             state.checkpoint = written.slot
@@ -464,7 +465,6 @@ public final class StorageEngine: Sendable {
     public func snapshot() -> EngineSnapshot {
         published.withLock { state in
             state.index.provideFileOrderCaches()
-            state.secondary.provideChunkStarts()
             return EngineSnapshot(
                 index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary,
                 version: publishedVersion.load(ordering: .relaxed))
@@ -484,15 +484,20 @@ public final class StorageEngine: Sendable {
         }
     }
 
-    /// Replaces the secondary indexes with `definitions`, built now from every stored object and
-    /// kept in step with each later commit. Indexes live in memory: define them after each open.
+    /// Replaces the secondary indexes with `definitions`, kept in step with each later commit and
+    /// written to the log's runs by each checkpoint. Define them after each open: an index the
+    /// newest checkpoint persisted for the same definition (see ``IndexDefinition/fingerprint``)
+    /// is read from its runs plus the objects changed since; any other is built now from every
+    /// stored object of its type.
     ///
-    /// - Throws: `StorageError` when stored objects already share a key of a unique index, or a
-    ///   stored value's keys cannot be read; the previous indexes then stay.
+    /// - Throws: `StorageError` when stored objects already share a key of a unique index, a
+    ///   stored value's keys cannot be read, or a persisted run is damaged; the previous indexes
+    ///   then stay.
     public func defineIndexes(_ definitions: [IndexDefinition]) throws {
         try writer.withLock { writer in
             if writer.isClosed { throw StorageError(.closed) }
-            let built = try SecondaryIndexes(definitions: definitions, snapshot: snapshot())
+            let current = published.withLock { $0.secondary }
+            let built = try SecondaryIndexes(definitions: definitions, snapshot: snapshot(), reusing: current)
             publish { $0.secondary = built }
         }
     }
@@ -508,12 +513,12 @@ public final class StorageEngine: Sendable {
     }
 
     private func compact(writer: inout Writer) throws {
-        let source = published.withLock { $0.index }
+        let (source, secondary) = published.withLock { ($0.index, $0.secondary) }
         let result: Compaction.Result
         if let filePath {
             result = try Compaction.compactFile(
-                path: filePath, index: source, from: writer.generation, lastSequence: writer.lastSequence, checkpointAfter: checkpointAfter,
-                faults: faults, poison: &writer.poison)
+                path: filePath, index: source, secondary: secondary, from: writer.generation, lastSequence: writer.lastSequence,
+                checkpointAfter: checkpointAfter, faults: faults, poison: &writer.poison)
         } else {
             result = try Compaction.compactMemory(index: source, from: writer.generation, lastSequence: writer.lastSequence)
         }
@@ -581,6 +586,7 @@ public final class StorageEngine: Sendable {
         writer.checkpointEnd = result.size
         publish { state in
             state.index = result.index
+            if let secondary = result.secondary { state.secondary = secondary }
             state.generation = result.generation
             state.fileSize = result.size
             state.compactions += 1
@@ -631,6 +637,7 @@ public final class StorageEngine: Sendable {
                 lastAutoCompactionError: state.lastAutoCompactionError,
                 checkpoints: state.checkpoints,
                 persistedRuns: state.index.types.values.reduce(0) { $0 + $1.runs.count },
+                persistedIndexRuns: state.secondary.indexes.values.reduce(0) { $0 + $1.runs.count },
                 checkpointEnd: state.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) },
                 lastCheckpointError: state.lastCheckpointError)
         }

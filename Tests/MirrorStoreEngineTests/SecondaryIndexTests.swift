@@ -20,8 +20,11 @@ import TestSupport
     static func entries(_ snapshot: EngineSnapshot, _ name: String) throws -> [IndexEntry] {
         let index = try #require(snapshot.index(named: name))
         var entries: [IndexEntry] = []
-        index.forEach(from: nil, to: nil) { entries.append($0); return true }
-        #expect(Array(index.positions) == entries, "positional access agrees with iteration")
+        try index.forEach(from: nil, to: nil) { entries.append($0); return true }
+        #expect(try index.positions(ascending: true).objects() == entries.map(\.object), "positional access agrees with iteration")
+        var reversed: [IndexEntry] = []
+        try index.forEachReversed(from: nil, to: nil) { reversed.append($0); return true }
+        #expect(reversed == entries.reversed(), "reversed iteration agrees with iteration")
         return entries
     }
 
@@ -63,9 +66,9 @@ import TestSupport
             #expect(try Self.entries(engine.snapshot(), "T.value") == Self.expectedEntries(reference), "round \(round)")
         }
         let index = try #require(engine.snapshot().index(named: "T.value"))
-        let fives = index.objects(from: IndexBound(.integer(5), inclusive: true), to: IndexBound(.integer(5), inclusive: true))
+        let fives = try index.objects(from: IndexBound(.integer(5), inclusive: true), to: IndexBound(.integer(5), inclusive: true))
         #expect(fives == reference.filter { $0.value % 16 == 5 }.keys.sorted().map { StorageKey.integer($0) })
-        #expect(index.count(from: IndexBound(.integer(3), inclusive: false), to: IndexBound(.integer(7), inclusive: false))
+        #expect(try index.count(from: IndexBound(.integer(3), inclusive: false), to: IndexBound(.integer(7), inclusive: false))
                 == reference.values.filter { (4...6).contains($0 % 16) }.count)
         try engine.close()
     }
@@ -131,8 +134,8 @@ import TestSupport
         for _ in 0..<500 {
             let (lower, upper) = (bound(), bound())
             var walked = 0
-            index.forEach(from: lower, to: upper) { _ in walked += 1; return true }
-            #expect(index.count(from: lower, to: upper) == walked, "\(String(describing: lower)) to \(String(describing: upper))")
+            try index.forEach(from: lower, to: upper) { _ in walked += 1; return true }
+            #expect(try index.count(from: lower, to: upper) == walked, "\(String(describing: lower)) to \(String(describing: upper))")
         }
     }
 

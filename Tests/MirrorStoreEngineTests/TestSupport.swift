@@ -133,7 +133,7 @@ struct RecordedStore {
         let recovered = try Recovery.scan(source)
         let compacted = MemoryLog()
         _ = try Compaction.rewrite(
-            index: recovered.index, from: source, into: compacted, lastSequence: recovered.lastSequence, checkpointAfter: nil,
+            index: recovered.index, secondary: SecondaryIndexes(), from: source, into: compacted, lastSequence: recovered.lastSequence, checkpointAfter: nil,
             chunkSize: chunkSize)
         try writeFile(path, try compacted.read(at: 0, count: Int(compacted.size())))
         let store = try record(at: path, commits: (before + 1)...(before + after), generator: &generator)

@@ -91,19 +91,20 @@ enum IndexKeys {
                 let positions = wanted.positions
                 let projection = RecordProjection(
                     schema: schema, properties: Set(positions.map { schema.properties[$0].name }), schemas: registry)
+                let fingerprint = Self.fingerprint(of: wanted, schema: schema)
                 if wanted.isFolded {
                     let position = positions[0]
-                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: false) { bytes in
+                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: false, fingerprint: fingerprint) { bytes in
                         guard case .string(let text) = try projection.value(at: position, of: bytes) else { return [.null] }
                         return [.string(TextFolding.folded(text, options: .insensitive))]
                     })
                 } else if positions.count == 1 {
                     let position = positions[0]
-                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
+                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique, fingerprint: fingerprint) { bytes in
                         keys(for: try projection.value(at: position, of: bytes))
                     })
                 } else {
-                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique) { bytes in
+                    definitions.append(IndexDefinition(name: wanted.name, typeName: typeName, isUnique: wanted.isUnique, fingerprint: fingerprint) { bytes in
                         let values = try projection.values(of: bytes)
                         // Only single values are compound components (`CompoundIndex.accepts`).
                         return [.tuple(IndexTuple(positions.map { key(for: values[$0]) ?? .null }))]
@@ -112,6 +113,15 @@ enum IndexKeys {
             }
         }
         return definitions
+    }
+
+    /// What decides the keys of `wanted`'s definition: how they are made (this function's
+    /// version, folded, single or compound) and the positions and kinds of the properties read.
+    /// The engine reuses a persisted index only for the same fingerprint and stored schema.
+    static func fingerprint(of wanted: WantedIndex, schema: ObjectSchema) -> String {
+        let form = wanted.isFolded ? "folded" : wanted.positions.count == 1 ? "single" : "compound"
+        let properties = wanted.positions.map { "\($0):\(schema.properties[$0].name):\(schema.properties[$0].kind)" }
+        return "keys-1 \(form) " + properties.joined(separator: ",")
     }
 
     /// The indexes `plan`'s model asks for, in property order; `schemaNamed` finds the schemas

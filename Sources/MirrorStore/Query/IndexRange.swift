@@ -1,11 +1,11 @@
 import MirrorStoreEngine
 
 /// The objects in one range of a single-valued index (a compound one too), which answers a
-/// filter exactly: counted
-/// from the index without collecting them, and collected only when a position is read (the
-/// results keep both, see ``ResultsState``). Counting the matches of an indexed condition then
-/// costs two searches of the index, and reading them all one walk of the range: neither pays for
-/// the other. A class: results copy their rows on every read, and one reference is cheaper to
+/// filter exactly: counted from the index without collecting them when the range is made (a
+/// count may read a persisted run, which can fail, and `Results.count` cannot throw), and
+/// collected only when a position is read (the results keep both, see ``ResultsState``).
+/// Counting the matches of an indexed condition then costs two searches of the index, and
+/// reading them all one walk of the range: neither pays for the other. A class: results copy their rows on every read, and one reference is cheaper to
 /// copy than the index, the names and both bounds.
 final class IndexRange: Sendable {
     /// The index's engine name, and the orders its entries follow in the range, by
@@ -17,17 +17,18 @@ final class IndexRange: Sendable {
     private let lower: IndexBound?
     private let upper: IndexBound?
 
-    init(index: IndexSnapshot, named indexName: String, properties: [String], lower: IndexBound?, upper: IndexBound?) {
+    /// The number of objects in the range, counted in the index.
+    let count: Int
+
+    init(index: IndexSnapshot, named indexName: String, properties: [String], lower: IndexBound?, upper: IndexBound?) throws {
         self.indexName = indexName
         self.properties = properties
         self.index = index
         self.lower = lower
         self.upper = upper
+        count = try index.count(from: lower, to: upper)
     }
 
-    /// The number of objects in the range, counted in the index.
-    var count: Int { index.count(from: lower, to: upper) }
-
     /// The objects in the index's order: by value, equal values in key order.
-    var keysInIndexOrder: [StorageKey] { index.objects(from: lower, to: upper) }
+    var keysInIndexOrder: [StorageKey] { get throws { try index.objects(from: lower, to: upper) } }
 }

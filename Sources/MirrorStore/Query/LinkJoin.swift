@@ -118,7 +118,7 @@ struct LinkJoin: Sendable {
         var keys: [StorageKey] = []
         for targetKey in try targetKeys(source: source) {
             let key = IndexKeys.key(for: targetKey)
-            keys += index.objects(from: IndexBound(key, inclusive: true), to: IndexBound(key, inclusive: true))
+            keys += try index.objects(from: IndexBound(key, inclusive: true), to: IndexBound(key, inclusive: true))
         }
         return keys
     }
@@ -129,7 +129,7 @@ struct LinkJoin: Sendable {
         case .primaryKeys(let keys):
             return try keys.filter { try source.snapshot.contains(type: targetType, key: $0) }
         case .index(_, let index, let lower, let upper):
-            return index.objects(from: lower, to: upper)
+            return try index.objects(from: lower, to: upper)
         case .linked(let inner):
             return try inner.candidateKeys(source: source)
         case .linkPresence(let presence):

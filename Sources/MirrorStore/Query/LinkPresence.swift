@@ -20,7 +20,7 @@ struct LinkPresence: Sendable {
         var currentExists = false
         var failure: (any Error)?
         // Entries with a `nil` link come first; `!= nil` skips them.
-        index.forEach(from: isPresent ? IndexBound(.null, inclusive: false) : nil, to: nil) { entry in
+        try index.forEach(from: isPresent ? IndexBound(.null, inclusive: false) : nil, to: nil) { entry in
             if entry.key != current {
                 current = entry.key
                 do {

@@ -52,7 +52,7 @@ struct QueryExecution<Model: Persistable> {
         case .primaryKeys(let keys):
             candidates = try keys.filter { try source.snapshot.contains(type: typeName, key: $0) }
         case .index(_, let index, let lower, let upper):
-            candidates = index.objects(from: lower, to: upper)
+            candidates = try index.objects(from: lower, to: upper)
         case .linked(let join):
             candidates = try join.candidateKeys(source: source)
         case .linkPresence(let presence):

@@ -107,7 +107,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .keys(let keys):
             return keys.indices.contains(position) ? keys[position] : nil
         case .index(let positions):
-            return positions.indices.contains(position) ? positions[position].object : nil
+            return try positions.entry(at: position)?.object
         }
     }
 
@@ -121,7 +121,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         switch rows {
         case .all, .range: try keysInKeyOrder
         case .keys(let keys): keys
-        case .index(let positions): positions.map(\.object)
+        case .index(let positions): try positions.objects()
         }
         }
     }
@@ -133,7 +133,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             switch rows {
             case .range(let range):
                 // Most often one key, for an equality on a unique value: nothing to sort.
-                let keys = range.keysInIndexOrder
+                let keys = try range.keysInIndexOrder
                 return keys.count < 2 ? keys : keys.sorted(by: StorageKey.precedes)
             // Rows that keep their keys never ask.
             case .all, .keys, .index: return try source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
@@ -260,7 +260,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // An index range that is the whole answer stays in the index until a position is read.
         if access.isExact, plan.order == .primaryKey, case .index(let name, let index, let lower, let upper) = access.source,
            let order = access.order, order.allSatisfy({ IndexKeys.ordersExactly($0.kind) }) {
-            return Found(conditions: all, rows: .range(IndexRange(index: index, named: name, properties: order.map(\.name), lower: lower, upper: upper)),
+            return Found(conditions: all, rows: .range(try IndexRange(index: index, named: name, properties: order.map(\.name), lower: lower, upper: upper)),
                          plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         let keys = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
@@ -339,7 +339,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// The results sorted by values read from records, or `nil` when a path reads a value only
     /// the model knows (a link that is not optional, to a deleted object).
     private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Found? {
-        if !sortKeys.isEmpty, let byIndex = indexOrdered(by: sortKeys) ?? indexRangeOrdered(by: sortKeys) {
+        if !sortKeys.isEmpty, let byIndex = try indexOrdered(by: sortKeys) ?? indexRangeOrdered(by: sortKeys) {
             return byIndex
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
@@ -365,29 +365,18 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
         guard let index = source.snapshot.index(named: name) else { return nil }
         let order = QueryPlan.Order.index(name: name, ascending: ascending)
-        if ascending {
-            return Found(conditions: conditions, rows: .index(index.positions), plan: plan.ordered(order))
-        }
         // Descending: groups of equal values in reverse, each group still in key order.
-        var groups: [[StorageKey]] = []
-        var last: IndexKey?
-        index.forEach(from: nil, to: nil) { entry in
-            if entry.key != last || groups.isEmpty { groups.append([]) }
-            groups[groups.count - 1].append(entry.object)
-            last = entry.key
-            return true
-        }
-        return Found(conditions: conditions, rows: .keys(groups.reversed().flatMap { $0 }), plan: plan.ordered(order))
+        return Found(conditions: conditions, rows: .index(index.positions(ascending: ascending)), plan: plan.ordered(order))
     }
 
     /// Filtered results in the order of the index range their filter read, when that index
     /// answered the filter exactly and orders by the sort keys' properties (those of a compound
     /// index after its equalities): the range, read in order, is already sorted (equal values in
     /// key order), so no record is read.
-    private func indexRangeOrdered(by keys: [RecordSortKey]) -> Found? {
+    private func indexRangeOrdered(by keys: [RecordSortKey]) throws -> Found? {
         guard case .range(let range) = rows, range.properties == keys.map(\.orderName),
               keys.allSatisfy({ $0.readsStoredProperty && $0.ascending && $0.stringComparator == nil }) else { return nil }
-        return Found(conditions: conditions, rows: .keys(range.keysInIndexOrder), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
+        return Found(conditions: conditions, rows: .keys(try range.keysInIndexOrder), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }
 
     private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey]? {

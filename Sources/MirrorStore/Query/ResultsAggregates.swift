@@ -295,22 +295,30 @@ struct StoredColumn {
     /// of the least primary key, the first in the results' order. `nil` when that does not apply.
     func indexEnd<Model: Persistable, Value: RecordPrimitive>(of results: Results<Model>, least: Bool) throws -> Value? {
         guard results.isEveryObject, let index = results.source.indexes[position] else { return nil }
-        let entries = index.snapshot.positions
-        var position = least ? entries.startIndex : entries.endIndex - 1
         func skipped(_ key: IndexKey) -> Bool {
             if case .null = key { return true }
             if case .double(let value) = key { return value.isNaN }
             return false
         }
-        while entries.indices.contains(position), skipped(entries[position].key) {
-            position += least ? 1 : -1
+        var found: IndexEntry?
+        func take(_ entry: IndexEntry) -> Bool {
+            if let first = found {
+                // Read down from the greatest end, a group of equal keys comes in falling object
+                // keys: its last entry has the least.
+                guard !least, first.key == entry.key else { return false }
+                found = entry
+                return true
+            }
+            guard !skipped(entry.key) else { return true }
+            found = entry
+            return !least
         }
-        guard entries.indices.contains(position) else { return nil }
-        if !least {
-            let key = entries[position].key
-            while position > entries.startIndex, entries[position - 1].key == key { position -= 1 }
+        if least {
+            try index.snapshot.forEach(from: nil, to: nil, take)
+        } else {
+            try index.snapshot.forEachReversed(from: nil, to: nil, take)
         }
-        let object = entries[position].object
+        guard let object = found?.object else { return nil }
         let bytes = try results.source.listedBytes(of: object)
         return try value(in: bytes, key: object)
     }

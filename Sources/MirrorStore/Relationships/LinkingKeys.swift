@@ -19,7 +19,7 @@ enum LinkingKeys {
         var keys: [StorageKey]
         if let index = snapshot.index(named: IndexKeys.indexName(typeName: sourceType, property: property)) {
             let bound = IndexBound(wanted, inclusive: true)
-            keys = index.objects(from: bound, to: bound)
+            keys = try index.objects(from: bound, to: bound)
         } else {
             // Only a schema source without the store's indexes gets here; the answer is the same.
             keys = try snapshot.entries(type: sourceType).compactMap { entry in

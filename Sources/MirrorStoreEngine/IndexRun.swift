@@ -1,0 +1,246 @@
+/// One persisted run of a secondary index: entries (index key, object key), each with a flag
+/// saying whether it adds the entry or marks it deleted, sorted by ``IndexEntry/precedes(_:_:)``
+/// in checksummed blocks (the index layout of `RunBlockReader`) inside the log's index units,
+/// and in memory each block's first entry and its counts of entries and marks.
+///
+/// An index is its runs (newest first) and the changes since they were written: an entry is in
+/// the index when the sources that add it outnumber those that mark it deleted. Writing runs
+/// keeps that count at 0 or 1 for every entry (`IndexRunWriter`), so a count of a range is the
+/// sum, over sources, of entries minus marks in it, found from the block counts without reading
+/// the blocks in between (docs/FILE_FORMAT.md, "Checkpoints").
+final class IndexRun: Sendable {
+    /// Blocks close once they pass this many bytes.
+    static let blockTarget = 4096
+
+    /// Each block's first entry.
+    let fences: [IndexEntry]
+    /// Each block's entries that add, and marks.
+    let liveCounts: [UInt16]
+    let markCounts: [UInt16]
+    /// Entries in the run, marks included.
+    let entryCount: Int
+    /// Entries minus marks over the whole run.
+    let net: Int
+    /// Bytes the run's units take in the log.
+    let byteCount: Int
+    let blocks: RunBlocks
+
+    /// A run whose blocks all lie before `end` in `log`.
+    init(blockOffsets: [UInt64], fences: [IndexEntry], liveCounts: [UInt16], markCounts: [UInt16], byteCount: Int, log: any LogStorage, end: UInt64) {
+        self.fences = fences
+        self.liveCounts = liveCounts
+        self.markCounts = markCounts
+        self.byteCount = byteCount
+        var entries = 0
+        var net = 0
+        for block in liveCounts.indices {
+            entries += Int(liveCounts[block]) + Int(markCounts[block])
+            net += Int(liveCounts[block]) - Int(markCounts[block])
+        }
+        entryCount = entries
+        self.net = net
+        blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "index run")
+    }
+
+    var log: any LogStorage { blocks.log }
+
+    /// The entries of block `index`, in order, each with whether it adds (true) or marks.
+    func entries(inBlock index: Int) throws -> [(entry: IndexEntry, isLive: Bool)] {
+        try blocks.withBlock(index) { reader in
+            var entries: [(entry: IndexEntry, isLive: Bool)] = []
+            entries.reserveCapacity(reader.count)
+            var live = 0
+            for position in 0..<reader.count {
+                guard let found = reader.indexEntry(position) else { throw blocks.undecodable(index) }
+                if found.isLive { live += 1 }
+                entries.append(found)
+            }
+            guard live == Int(liveCounts[index]), reader.count - live == Int(markCounts[index]) else {
+                throw blocks.damage(at: blocks.offsets[index], "the block holds other counts of entries and marks than the checkpoint lists")
+            }
+            return entries
+        }
+    }
+
+    /// How many blocks have a first entry that `isBelow` accepts (it must accept a prefix of the
+    /// entries): the first entry it rejects lies in the block before that many, or in the first.
+    func blocksBelow(_ isBelow: (IndexEntry) -> Bool) -> Int {
+        var low = 0
+        var high = fences.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isBelow(fences[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Entries minus marks among the entries `isBelow` accepts (a prefix of them): the blocks
+    /// wholly below by their counts, and one block read.
+    func netCount(below isBelow: (IndexEntry) -> Bool) throws -> Int {
+        let below = blocksBelow(isBelow)
+        guard below > 0 else { return 0 }
+        var total = 0
+        for block in 0..<(below - 1) { total += Int(liveCounts[block]) - Int(markCounts[block]) }
+        for found in try entries(inBlock: below - 1) {
+            guard isBelow(found.entry) else { break }
+            total += found.isLive ? 1 : -1
+        }
+        return total
+    }
+}
+
+/// The tags of an index key in an index run's entries (`RunBlockReader.indexEntry`): a tag, then
+/// 8 little-endian bytes for a number, or a varint length and the bytes for a string (UTF-8),
+/// byte string or tuple (`IndexTuple`'s bytes).
+enum IndexKeyTag: UInt8 {
+    case null = 0
+    case falseValue = 1
+    case trueValue = 2
+    case integer = 3
+    case unsigned = 4
+    case double = 5
+    case string = 6
+    case bytes = 7
+    case tuple = 8
+
+    /// Appends `key`; nil for ``IndexKey/greatest``, which is only ever a bound.
+    static func encode(_ key: IndexKey, into writer: inout ByteWriter) -> Void? {
+        switch key {
+        case .null: writer.byte(Self.null.rawValue)
+        case .bool(let value): writer.byte(value ? Self.trueValue.rawValue : Self.falseValue.rawValue)
+        case .integer(let value):
+            writer.byte(Self.integer.rawValue)
+            writer.uint64(UInt64(bitPattern: value))
+        case .unsigned(let value):
+            writer.byte(Self.unsigned.rawValue)
+            writer.uint64(value)
+        case .double(let value):
+            writer.byte(Self.double.rawValue)
+            writer.uint64(value.bitPattern)
+        case .string(let value):
+            writer.byte(Self.string.rawValue)
+            writer.lengthPrefixed(value)
+        case .bytes(let value):
+            writer.byte(Self.bytes.rawValue)
+            writer.lengthPrefixed(value)
+        case .tuple(let value):
+            writer.byte(Self.tuple.rawValue)
+            writer.lengthPrefixed(value.bytes)
+        case .greatest:
+            return nil
+        }
+        return ()
+    }
+
+    /// Reads a key `encode` wrote (a checkpoint's fences).
+    static func decode(_ reader: inout ByteReader) throws(DecodeFailure) -> IndexKey {
+        let start = reader.position
+        let tag = try reader.byte()
+        switch IndexKeyTag(rawValue: tag) {
+        case .null: return .null
+        case .falseValue: return .bool(false)
+        case .trueValue: return .bool(true)
+        case .integer: return .integer(Int64(bitPattern: try reader.uint64()))
+        case .unsigned: return .unsigned(try reader.uint64())
+        case .double: return .double(Double(bitPattern: try reader.uint64()))
+        case .string: return .string(try reader.lengthPrefixedString())
+        case .bytes: return .bytes(try reader.lengthPrefixedBytes())
+        case .tuple: return .tuple(IndexTuple(encoded: try reader.lengthPrefixedBytes()))
+        case nil: throw DecodeFailure(offset: start, reason: "an index key has the unknown tag \(tag)")
+        }
+    }
+}
+
+/// Writes sorted, flagged entries as an index run: blocks of about `IndexRun.blockTarget` bytes
+/// gathered into index units of about `KeyRunWriter.unitTarget` bytes, so that writing a run of
+/// any size holds one unit in memory.
+struct IndexRunWriter {
+    let log: any LogStorage
+    let sequence: UInt64
+    private(set) var offset: UInt64
+    private var unit: [UInt8] = []
+    private var block = ByteWriter()
+    private var entryOffsets: [UInt16] = []
+    private var blockLive = 0
+    private var blockOffsets: [UInt64] = []
+    private var fences: [IndexEntry] = []
+    private var liveCounts: [UInt16] = []
+    private var markCounts: [UInt16] = []
+    private var bytesWritten = 0
+    private var previous: IndexEntry?
+
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64) {
+        self.log = log
+        self.sequence = sequence
+        self.offset = offset
+    }
+
+    /// Adds the next entry (or, with `isLive` false, the mark of a deleted one); entries must
+    /// come in strictly increasing order.
+    mutating func append(_ entry: IndexEntry, isLive: Bool) throws {
+        if let previous, !IndexEntry.precedes(previous, entry) {
+            throw StorageError(.corrupted(path: log.path, offset: offset, reason: "the entries of an index run being written are out of order at \(entry.key)"))
+        }
+        previous = entry
+        var encoded = ByteWriter()
+        encoded.byte(isLive ? 1 : 0)
+        guard IndexKeyTag.encode(entry.key, into: &encoded) != nil else {
+            throw StorageError(.corrupted(path: log.path, offset: offset, reason: "an index entry holds the bound `greatest` as a key"))
+        }
+        OperationCodec.encodeKey(entry.object, into: &encoded)
+        if !entryOffsets.isEmpty {
+            let grown = RunBlockReader.prefixSize + 2 * (entryOffsets.count + 1) + block.bytes.count + encoded.bytes.count
+                + RunBlockReader.checksumSize
+            if block.bytes.count + encoded.bytes.count > UInt16.max || entryOffsets.count == Int(UInt16.max) || grown > IndexRun.blockTarget {
+                try closeBlock()
+            }
+        }
+        if entryOffsets.isEmpty { fences.append(entry) }
+        entryOffsets.append(UInt16(block.bytes.count))
+        block.bytes.append(contentsOf: encoded.bytes)
+        if isLive { blockLive += 1 }
+    }
+
+    private mutating func closeBlock() throws {
+        guard !entryOffsets.isEmpty else { return }
+        var out = ByteWriter()
+        out.uint32(UInt32(3 + 2 * entryOffsets.count + block.bytes.count))
+        out.byte(RunBlockReader.indexLayout)
+        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count))
+        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count >> 8))
+        for entry in entryOffsets {
+            out.bytes.append(UInt8(truncatingIfNeeded: entry))
+            out.bytes.append(UInt8(truncatingIfNeeded: entry >> 8))
+        }
+        out.bytes.append(contentsOf: block.bytes)
+        out.uint32(CRC32C.mask(CRC32C.checksum(out.bytes)))
+        if unit.isEmpty { unit.append(IndexUnit.Kind.indexRun.rawValue) }
+        blockOffsets.append(offset + UInt64(LogFrame.headerSize + unit.count))
+        liveCounts.append(UInt16(blockLive))
+        markCounts.append(UInt16(entryOffsets.count - blockLive))
+        unit.append(contentsOf: out.bytes)
+        block = ByteWriter()
+        entryOffsets.removeAll(keepingCapacity: true)
+        blockLive = 0
+        if unit.count >= KeyRunWriter.unitTarget { try flushUnit() }
+    }
+
+    private mutating func flushUnit() throws {
+        guard !unit.isEmpty else { return }
+        let frame = LogFrame.encode(sequence: sequence, payload: unit, isIndex: true)
+        try log.write(frame, at: offset)
+        offset += UInt64(frame.count)
+        bytesWritten += frame.count
+        unit.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is pending and returns the run, or nil when it holds no entry.
+    mutating func finish() throws -> IndexRun? {
+        try closeBlock()
+        try flushUnit()
+        guard !fences.isEmpty else { return nil }
+        return IndexRun(
+            blockOffsets: blockOffsets, fences: fences, liveCounts: liveCounts, markCounts: markCounts, byteCount: bytesWritten,
+            log: log, end: offset)
+    }
+}

@@ -1,0 +1,95 @@
+/// The blocks of one persisted run (of primary keys, `KeyRun`, or of a secondary index,
+/// `IndexRun`) where they lie in the log: each block is read in place from the log's mapping
+/// (or copied when the log is not mapped) and trusted only once its checksum has matched.
+struct RunBlocks: Sendable {
+    /// Where each block starts in the log.
+    let offsets: [UInt64]
+    /// The log generation holding the run.
+    let log: any LogStorage
+    /// Which blocks have passed their checksum, shared by every copy of the run.
+    let checked: CheckedBlocks
+    /// The log's bytes up to the run's end, mapped once: a read finds its block without asking
+    /// the log for its mapping (and taking its lock) every time.
+    let mapped: StableBytes?
+    /// What the run holds, for error messages ("key run", "index run").
+    let what: String
+
+    /// The blocks at `offsets`, all before `end` in `log`.
+    init(offsets: [UInt64], log: any LogStorage, end: UInt64, what: String) {
+        self.offsets = offsets
+        self.log = log
+        self.what = what
+        checked = CheckedBlocks(count: offsets.count)
+        mapped = log.stableBytes(upTo: end)
+    }
+
+    var count: Int { offsets.count }
+
+    /// Calls `body` with block `index` once its checksum has matched. A bad block throws
+    /// `corrupted` naming its offset: a run is never read unchecked, so a damaged one gives an
+    /// error, never a wrong answer.
+    func withBlock<Result>(_ index: Int, _ body: (RunBlockReader) throws -> Result) throws -> Result {
+        let offset = offsets[index]
+        if let file = mapped?.bytes {
+            return try withBlock(index, at: offset, in: file, body)
+        }
+        return try log.withBytesInPlace { file -> Result in
+            if let file {
+                return try withBlock(index, at: offset, in: file, body)
+            }
+            let head = try log.read(at: offset, count: 4)
+            let length = Int(head[0]) | Int(head[1]) << 8 | Int(head[2]) << 16 | Int(head[3]) << 24
+            guard length >= 3, length <= LogFrame.maximumPayload else {
+                throw damage(at: offset, "the block declares \(length) bytes, more than a unit holds")
+            }
+            let bytes = try log.read(at: offset, count: 4 + length + RunBlockReader.checksumSize)
+            return try bytes.withUnsafeBytes { block in
+                try check(block, index: index, offset: offset)
+                return try body(RunBlockReader(bytes: block))
+            }
+        }
+    }
+
+    /// Block `index`, at `offset` of the mapped `file`.
+    private func withBlock<Result>(
+        _ index: Int, at offset: UInt64, in file: UnsafeRawBufferPointer, _ body: (RunBlockReader) throws -> Result
+    ) throws -> Result {
+        guard offset <= UInt64(file.count), UInt64(file.count) - offset >= UInt64(RunBlockReader.prefixSize) else {
+            throw damage(at: offset, "the block lies past the end of the file")
+        }
+        let start = Int(offset)
+        let length = Int(file[start]) | Int(file[start + 1]) << 8 | Int(file[start + 2]) << 16 | Int(file[start + 3]) << 24
+        let total = 4 + length + RunBlockReader.checksumSize
+        guard length >= 3, total <= file.count - start else {
+            throw damage(at: offset, "the block's length of \(length) bytes runs past the end of the file")
+        }
+        let block = UnsafeRawBufferPointer(rebasing: file[start..<(start + total)])
+        try check(block, index: index, offset: offset)
+        return try body(RunBlockReader(bytes: block))
+    }
+
+    /// Checks block `index` once: its checksum, and that its layout and count fit its length
+    /// (which the reader's fixed-place reads rely on).
+    private func check(_ block: UnsafeRawBufferPointer, index: Int, offset: UInt64) throws {
+        guard !checked.contains(index) else { return }
+        let covered = block.count - RunBlockReader.checksumSize
+        let stored = UInt32(block[covered]) | UInt32(block[covered + 1]) << 8 | UInt32(block[covered + 2]) << 16
+            | UInt32(block[covered + 3]) << 24
+        guard CRC32C.unmask(stored) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[0..<covered])) else {
+            throw damage(at: offset, "the block's checksum does not match its contents")
+        }
+        guard RunBlockReader(bytes: block).isWellFormed else {
+            throw damage(at: offset, "the block's layout or entry count does not fit its length")
+        }
+        checked.insert(index)
+    }
+
+    func damage(at offset: UInt64, _ reason: String) -> StorageError {
+        StorageError(.corrupted(path: log.path, offset: offset, reason: "a block of a persisted \(what) is damaged: \(reason); open the store with `recoverValidPrefix` or run `mirrorstore verify`"))
+    }
+
+    /// The error for block `index` whose entry does not decode though its checksum matched.
+    func undecodable(_ index: Int) -> StorageError {
+        damage(at: offsets[index], "an entry does not decode although the checksum matches")
+    }
+}
