@@ -9,7 +9,7 @@ enum InspectCommand: Command {
 
         Opens the store read-only (refused while another process has it open for writing) and
         prints its format version, schema version, last sequence number, file size, live and dead
-        bytes, the checkpoint opening starts from and its persisted key runs, each type with its object count and schema, and under "recovery:" what earlier
+        bytes, the checkpoint opening starts from and its persisted key and index runs, each type with its object count and schema, and under "recovery:" what earlier
         recoveries dropped and the files that keep those bytes (<store-path>.dropped-<n>), and a
         torn final commit that opening for writing would drop.
         """
@@ -26,7 +26,8 @@ enum InspectCommand: Command {
         print("live bytes: \(statistics.liveBytes)")
         print("dead bytes: \(statistics.deadBytes)")
         if let end = statistics.checkpointEnd {
-            print("checkpoint: ends at byte \(end), \(statistics.persistedRuns) key run\(statistics.persistedRuns == 1 ? "" : "s") in force; opening replays \(statistics.fileSize - min(end, statistics.fileSize)) bytes after it")
+            let indexRuns = statistics.persistedIndexRuns
+            print("checkpoint: ends at byte \(end), \(statistics.persistedRuns) key run\(statistics.persistedRuns == 1 ? "" : "s") and \(indexRuns) index run\(indexRuns == 1 ? "" : "s") in force; opening replays \(statistics.fileSize - min(end, statistics.fileSize)) bytes after it")
         } else {
             print("checkpoint: none; opening replays the whole log")
         }

@@ -29,7 +29,7 @@ public struct EngineStatistics: Sendable, Equatable {
     public var checkpoints: Int = 0
     /// The persisted key runs in force, over every type: what opening reads instead of the log.
     public var persistedRuns: Int = 0
-    /// The persisted runs of the secondary indexes in force, over every index.
+    /// The persisted runs of secondary indexes the checkpoint in force lists, over every index.
     public var persistedIndexRuns: Int = 0
     /// Where the tail that opening replays starts (the end of the newest checkpoint), or nil
     /// when the store has no checkpoint and opening replays the whole log.

@@ -11,8 +11,6 @@ struct IndexCursor {
     private let forward: Bool
     /// The run's block or the memory's chunk.
     private var block: Int
-    /// The current run block's entries.
-    private var entries: [(entry: IndexEntry, isLive: Bool)] = []
     private var position = 0
     private(set) var current: (entry: IndexEntry, weight: Int)?
 
@@ -22,8 +20,7 @@ struct IndexCursor {
         forward = true
         block = max(0, run.blocksBelow(isBelow) - 1)
         guard block < run.fences.count else { return }
-        entries = try run.entries(inBlock: block)
-        position = entries.firstIndex { !isBelow($0.entry) } ?? entries.count
+        position = try run.entriesBelow(inBlock: block, isBelow)
         try settle()
     }
 
@@ -33,8 +30,7 @@ struct IndexCursor {
         forward = false
         block = run.blocksBelow(isNotAbove) - 1
         guard block >= 0 else { return }
-        entries = try run.entries(inBlock: block)
-        position = (entries.firstIndex { !isNotAbove($0.entry) } ?? entries.count) - 1
+        position = try run.entriesBelow(inBlock: block, isNotAbove) - 1
         try settle()
     }
 
@@ -69,19 +65,19 @@ struct IndexCursor {
         }
     }
 
-    /// Moves past the ends of run blocks until `position` names an entry, or the run ends.
+    /// Moves past the ends of run blocks until `position` names an entry, or the run ends, and
+    /// reads that entry.
     private mutating func settle() throws {
         guard case .run(let run) = source else { return }
-        while !entries.indices.contains(position) {
+        while position < 0 || position >= run.count(inBlock: block) {
             block += forward ? 1 : -1
             guard run.fences.indices.contains(block) else {
                 current = nil
                 return
             }
-            entries = try run.entries(inBlock: block)
-            position = forward ? 0 : entries.count - 1
+            position = forward ? 0 : run.count(inBlock: block) - 1
         }
-        let found = entries[position]
+        let found = try run.entry(block, position)
         current = (found.entry, found.isLive ? 1 : -1)
     }
 

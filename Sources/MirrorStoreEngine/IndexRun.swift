@@ -44,21 +44,16 @@ final class IndexRun: Sendable {
 
     var log: any LogStorage { blocks.log }
 
-    /// The entries of block `index`, in order, each with whether it adds (true) or marks.
-    func entries(inBlock index: Int) throws -> [(entry: IndexEntry, isLive: Bool)] {
-        try blocks.withBlock(index) { reader in
-            var entries: [(entry: IndexEntry, isLive: Bool)] = []
-            entries.reserveCapacity(reader.count)
-            var live = 0
-            for position in 0..<reader.count {
-                guard let found = reader.indexEntry(position) else { throw blocks.undecodable(index) }
-                if found.isLive { live += 1 }
-                entries.append(found)
-            }
-            guard live == Int(liveCounts[index]), reader.count - live == Int(markCounts[index]) else {
-                throw blocks.damage(at: blocks.offsets[index], "the block holds other counts of entries and marks than the checkpoint lists")
-            }
-            return entries
+    /// Entries and marks in block `block`.
+    func count(inBlock block: Int) -> Int {
+        Int(liveCounts[block]) + Int(markCounts[block])
+    }
+
+    /// Entry `position` of block `block`, and whether it adds (true) or marks a deletion.
+    func entry(_ block: Int, _ position: Int) throws -> (entry: IndexEntry, isLive: Bool) {
+        try blocks.withBlock(block) { reader in
+            guard reader.count == count(inBlock: block), let found = reader.indexEntry(position) else { throw blocks.undecodable(block) }
+            return found
         }
     }
 
@@ -74,18 +69,39 @@ final class IndexRun: Sendable {
         return low
     }
 
+    /// How many entries of block `block` `isBelow` accepts (a prefix of them), found by halving:
+    /// only the entries probed are decoded.
+    func entriesBelow(inBlock block: Int, _ isBelow: (IndexEntry) -> Bool) throws -> Int {
+        try blocks.withBlock(block) { reader in
+            guard reader.count == count(inBlock: block) else { throw blocks.undecodable(block) }
+            var low = 0
+            var high = reader.count
+            while low < high {
+                let middle = (low + high) / 2
+                guard let found = reader.indexEntry(middle) else { throw blocks.undecodable(block) }
+                if isBelow(found.entry) { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+    }
+
     /// Entries minus marks among the entries `isBelow` accepts (a prefix of them): the blocks
-    /// wholly below by their counts, and one block read.
+    /// wholly below by their counts, and in the one block the flags of the entries below.
     func netCount(below isBelow: (IndexEntry) -> Bool) throws -> Int {
         let below = blocksBelow(isBelow)
         guard below > 0 else { return 0 }
         var total = 0
         for block in 0..<(below - 1) { total += Int(liveCounts[block]) - Int(markCounts[block]) }
-        for found in try entries(inBlock: below - 1) {
-            guard isBelow(found.entry) else { break }
-            total += found.isLive ? 1 : -1
+        let block = below - 1
+        let inside = try entriesBelow(inBlock: block, isBelow)
+        return try blocks.withBlock(block) { reader in
+            var net = total
+            for position in 0..<inside {
+                guard let isLive = reader.indexFlag(position) else { throw blocks.undecodable(block) }
+                net += isLive ? 1 : -1
+            }
+            return net
         }
-        return total
     }
 }
 

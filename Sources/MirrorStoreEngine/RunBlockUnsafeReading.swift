@@ -94,6 +94,13 @@ struct RunBlockReader {
         return (IndexEntry(key: key, object: object), flag == 1)
     }
 
+    /// Whether entry `index` of an index-layout block adds (true) or marks a deletion (false),
+    /// from its first byte alone; nil when the block does not hold it.
+    func indexFlag(_ index: Int) -> Bool? {
+        guard layout == Self.indexLayout, let position = entryStart(index), bytes[position] <= 1 else { return nil }
+        return bytes[position] == 1
+    }
+
     /// `count` bytes at `position`, advancing it; nil when they run past the entries.
     private func body(_ position: inout Int, count: UInt64) -> UnsafeRawBufferPointer? {
         let end = bytes.count - Self.checksumSize

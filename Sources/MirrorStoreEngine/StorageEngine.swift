@@ -637,7 +637,7 @@ public final class StorageEngine: Sendable {
                 lastAutoCompactionError: state.lastAutoCompactionError,
                 checkpoints: state.checkpoints,
                 persistedRuns: state.index.types.values.reduce(0) { $0 + $1.runs.count },
-                persistedIndexRuns: state.secondary.indexes.values.reduce(0) { $0 + $1.runs.count },
+                persistedIndexRuns: state.index.persistedIndexes.values.reduce(0) { $0 + $1.runs.count },
                 checkpointEnd: state.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) },
                 lastCheckpointError: state.lastCheckpointError)
         }

@@ -38,6 +38,8 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
     public var checkpointSequence: UInt64?
     /// The persisted key runs that checkpoint lists, over every type.
     public var persistedRuns: Int = 0
+    /// The persisted runs of secondary indexes that checkpoint lists, over every index.
+    public var persistedIndexRuns: Int = 0
     /// Why opening from the checkpoint would not give the state a replay of the whole log gives
     /// (a damaged run block, a key or location that differs), or nil when they agree.
     public var checkpointDisagreement: String?
@@ -72,7 +74,10 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// unit's checksum and payload, and reports the first damage, what opening would leave out, and
 /// what earlier recoveries left out and kept in sidecar files. When the file has a checkpoint, it
 /// also opens from it and checks that every run block is intact and that the state it gives
-/// equals the state the whole log gives.
+/// equals the state the whole log gives, and that every persisted index run is intact, in order,
+/// holds the counts the checkpoint lists and, merged with the other runs of its index, counts
+/// each entry once or not at all. (Whether an index holds the keys its objects give depends on
+/// the definitions, which only the layer above knows; it checks that when it defines them.)
 ///
 /// ```swift
 /// let report = try verifyStoreFile(at: "heroes.store")
@@ -91,6 +96,7 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
     }
     var checkpointSequence: UInt64?
     var persistedRuns = 0
+    var persistedIndexRuns = 0
     var disagreement: String?
     if recovered.problem == nil, recovered.formatVersion >= 2 {
         do {
@@ -99,7 +105,9 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
                 checkpointSequence = slot.sequence
                 persistedRuns = fromCheckpoint.index.types.values.reduce(0) { $0 + $1.runs.count }
                 try fromCheckpoint.index.regions?.verifyAll(in: log)
+                persistedIndexRuns = fromCheckpoint.index.persistedIndexes.values.reduce(0) { $0 + $1.runs.count }
                 disagreement = try StateComparison.difference(fromCheckpoint.index, recovered.index)
+                    ?? StateComparison.indexDamage(fromCheckpoint.index.persistedIndexes)
             }
         } catch {
             disagreement = "\(error)"
@@ -124,6 +132,7 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
         keptRecoveries: try keptRecoveries(ofStoreAt: path),
         checkpointSequence: checkpointSequence,
         persistedRuns: persistedRuns,
+        persistedIndexRuns: persistedIndexRuns,
         checkpointDisagreement: disagreement)
 }
 
@@ -148,6 +157,36 @@ enum StateComparison {
                 found = "object \(key) of '\(name)' lies elsewhere or is missing"
             }
             if let found { return found }
+        }
+        return nil
+    }
+
+    /// The first fault of the persisted indexes' runs: an entry out of order, block counts that
+    /// are not the checkpoint's, an entry counted other than once or not at all over the runs,
+    /// or a total that is not the index's count. Reading a damaged block throws.
+    static func indexDamage(_ indexes: [String: PersistedIndex]) throws -> String? {
+        for (name, index) in indexes.sorted(by: { $0.key < $1.key }) {
+            for run in index.runs {
+                var previous: IndexEntry?
+                for block in run.fences.indices {
+                    var live = 0
+                    for position in 0..<run.count(inBlock: block) {
+                        let (entry, isLive) = try run.entry(block, position)
+                        if let previous, !IndexEntry.precedes(previous, entry) { return "a run of index '\(name)' is out of order at \(entry.key)" }
+                        if position == 0, entry != run.fences[block] { return "a block of index '\(name)' does not start with its fence" }
+                        previous = entry
+                        if isLive { live += 1 }
+                    }
+                    if live != Int(run.liveCounts[block]) { return "a block of index '\(name)' holds other counts than the checkpoint lists" }
+                }
+            }
+            var merge = IndexMerge(try index.runs.map { try IndexCursor(run: $0, from: { _ in false }) }, forward: true)
+            var total = 0
+            while let (entry, weight) = try merge.next() {
+                guard weight == 0 || weight == 1 else { return "the runs of index '\(name)' count \(entry.key) of \(entry.object) \(weight) times" }
+                total += weight
+            }
+            if total != index.count { return "the runs of index '\(name)' hold \(total) entries, not \(index.count)" }
         }
         return nil
     }

@@ -17,6 +17,22 @@ enum CrashWorkload {
         return (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) }
     }
 
+    /// The secondary indexes the checkpoint mode defines, and so persists: items by length
+    /// modulo 13 (many objects per key), labels by their value (a schema change empties them).
+    static let indexes: [IndexDefinition] = [
+        IndexDefinition(name: "Item.size", typeName: "Item", isUnique: false, fingerprint: "size v1") { [.integer(Int64($0.count % 13))] },
+        IndexDefinition(name: "Label.value", typeName: "Label", isUnique: true, fingerprint: "value v1") { [.bytes($0)] },
+    ]
+
+    /// The entries `objects` give `definition`'s index, in index order.
+    static func entries(_ definition: IndexDefinition, _ objects: [String: [StorageKey: [UInt8]]]) throws -> [IndexEntry] {
+        var entries: [IndexEntry] = []
+        for (key, value) in objects[definition.typeName] ?? [:] {
+            for indexKey in try definition.keys(value) { entries.append(IndexEntry(key: indexKey, object: key)) }
+        }
+        return entries.sorted { $0.key != $1.key ? $0.key < $1.key : StorageKey.precedes($0.object, $1.object) }
+    }
+
     static func encode(_ n: Int) -> [UInt8] {
         withUnsafeBytes(of: Int64(n).littleEndian) { Array($0) }
     }

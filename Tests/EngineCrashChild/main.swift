@@ -1,7 +1,8 @@
 // A child process for the kill -9 tests. Modes:
 //   commit <store>    commit CrashWorkload transactions forever, printing "ack <sequence> <n>" after each
 //   compact <store>   the same, compacting after every third commit
-//   checkpoint <store> the same, writing a checkpoint after every few hundred bytes of commits
+//   checkpoint <store> the same, with two secondary indexes, writing a checkpoint (key runs and
+//                     index runs) after every few hundred bytes of commits
 //   group <store>     8 threads commit at once (sharing syncs), each its own numbered keys,
 //                     printing "ack <thread> <n>" after each
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
@@ -33,6 +34,7 @@ func run() -> Int32 {
             configuration.checkpointInterval = 400
         }
         let engine = try StorageEngine(path: path, configuration: configuration)
+        if mode == "checkpoint" { try engine.defineIndexes(CrashWorkload.indexes) }
         say("ready \(getpid())")
         switch mode {
         case "commit", "compact", "checkpoint":

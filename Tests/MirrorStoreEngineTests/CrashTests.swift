@@ -63,6 +63,13 @@ import TestSupport
                 let report = try verifyStoreFile(at: path)
                 #expect(report.isIntact && report.checkpointDisagreement == nil, "\(context): \(report)")
                 #expect(round < 3 || report.checkpointSequence != nil, "\(context): no checkpoint was written")
+                #expect(round < 3 || report.persistedIndexRuns > 0, "\(context): no index run was written")
+                // The persisted indexes, brought up to date with the tail, agree with the objects.
+                try engine.defineIndexes(CrashWorkload.indexes)
+                for definition in CrashWorkload.indexes {
+                    let index = try #require(engine.snapshot().index(named: definition.name))
+                    #expect(try index.objects(from: nil, to: nil) == CrashWorkload.entries(definition, model).map(\.object), "\(context): \(definition.name)")
+                }
             }
             highestAcknowledged = committed
             highestSequence = snapshot.sequence
