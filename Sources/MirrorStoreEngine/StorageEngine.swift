@@ -598,7 +598,9 @@ public final class StorageEngine: Sendable {
 
     /// Releases the lock and the file. Snapshots taken earlier stay readable; later calls
     /// throw `closed` (closing twice does nothing). With `.none` durability the log is synced
-    /// once here if anything was written, so a bulk load is durable when `close` returns.
+    /// once here if anything was written, so a bulk load is durable when `close` returns. When
+    /// many bytes of commits follow the last checkpoint, a checkpoint is written first, so the
+    /// next open reads it rather than those commits.
     public func close() throws {
         try writer.withLock { writer in
             if writer.isClosed { return }
@@ -616,9 +618,35 @@ public final class StorageEngine: Sendable {
             }
             if writer.hasUnsyncedChanges, writer.poison == nil {
                 try writer.generation.sync()
+                writer.hasUnsyncedChanges = false
+            }
+            checkpointAtClose(writer: &writer)
+            if writer.hasUnsyncedChanges, writer.poison == nil {
+                try writer.generation.sync()
             }
         }
     }
+
+    /// Writes a checkpoint when the commits since the last one take at least
+    /// `closingCheckpointTail` bytes (or `checkpointInterval`, if less), so that the next open
+    /// replays none of them and its indexes read none of their objects. The commits are durable
+    /// before it starts; a failure leaves them as they are and is kept in `statistics`.
+    private func checkpointAtClose(writer: inout Writer) {
+        let interval = UInt64(max(0, configuration.checkpointInterval))
+        guard filePath != nil, !configuration.readOnly, interval > 0, writer.formatVersion >= 2, writer.poison == nil,
+              writer.appendOffset > writer.checkpointEnd,
+              writer.appendOffset - writer.checkpointEnd >= min(interval, Self.closingCheckpointTail)
+        else { return }
+        do {
+            try checkpoint(writer: &writer)
+        } catch {
+            let failure = error as? StorageError ?? StorageError(.io(operation: "checkpoint", path: displayPath, errno: 0))
+            published.withLock { $0.lastCheckpointError = failure }
+        }
+    }
+
+    /// Bytes of commits after the last checkpoint past which closing writes one.
+    static let closingCheckpointTail: UInt64 = 64 << 10
 
     /// Sizes, counts and the last sequence number.
     public var statistics: EngineStatistics {

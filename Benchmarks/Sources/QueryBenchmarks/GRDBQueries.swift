@@ -153,6 +153,10 @@ final class GRDBQueries: QuerySystem {
         try dbQueue.read { db in try firstRequest(limit).fetchAll(db) }
     }
 
+    func newestCreated(_ limit: Int) throws -> [Customer] {
+        try dbQueue.read { db in try Customer.order(Self.createdAt.desc, Self.id).limit(limit).fetchAll(db) }
+    }
+
     func living(in city: String) throws -> [Customer] {
         try dbQueue.read { db in try cityRequest(city).fetchAll(db) }
     }

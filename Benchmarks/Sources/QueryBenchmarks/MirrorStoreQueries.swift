@@ -111,6 +111,10 @@ final class MirrorStoreQueries: QuerySystem {
         Array(try firstResults().prefix(limit))
     }
 
+    func newestCreated(_ limit: Int) throws -> [Customer] {
+        Array(try store.objects(Customer.self).sorted(using: SortDescriptor(\.createdAt, order: .reverse)).prefix(limit))
+    }
+
     func living(in city: String) throws -> [Customer] {
         try cityResults(city).all()
     }

@@ -29,6 +29,12 @@ enum QueryWorkload: String, CaseIterable, Codable {
     case open
     /// The same store without secondary indexes: the baseline of the index memory.
     case openPlain = "open-plain"
+    /// An app's first screen on the store of `openObjects` customers, its file in the page
+    /// cache: open, the 20 newest by the indexed `createdAt`, one customer by the indexed
+    /// `email`, all mapped.
+    case firstScreen = "first-screen"
+    /// The same with the store's file evicted from the page cache first.
+    case firstScreenEvicted = "first-screen-evicted"
     /// The first query of the type after opening the store of `openObjects` customers (the open
     /// itself untimed): `email == x`, one customer mapped. Costs what the query costs, not what
     /// the type holds.
@@ -48,6 +54,14 @@ enum QueryWorkload: String, CaseIterable, Codable {
         }
     }
 
+    /// Whether the cell opens the store of `openObjects` customers.
+    var usesLargeStore: Bool {
+        switch self {
+        case .open, .openPlain, .firstQuery, .firstScreen, .firstScreenEvicted: true
+        default: false
+        }
+    }
+
     /// Whether the cell reads the members' store rather than the customers'.
     var usesMembers: Bool {
         switch self {
@@ -60,7 +74,7 @@ enum QueryWorkload: String, CaseIterable, Codable {
     var operation: String {
         switch self {
         case .insert: "object"
-        case .open, .openPlain: "open"
+        case .open, .openPlain, .firstScreen, .firstScreenEvicted: "open"
         default: "query"
         }
     }

@@ -52,6 +52,8 @@ struct QueryCellRunner<System: QuerySystem> {
         case .open: try open(plain: false)
         case .openPlain: try open(plain: true)
         case .firstQuery: try firstQuery()
+        case .firstScreen: try firstScreen(evicted: false)
+        case .firstScreenEvicted: try firstScreen(evicted: true)
         case .compoundEqual, .insensitivePrefix: try memberQuery()
         default: try query()
         }
@@ -348,6 +350,39 @@ struct QueryCellRunner<System: QuerySystem> {
             throw failure("the first query does not find customer \(id): \(results.plan)")
         }
         return QueryCellResult(cell: cell.name, seconds: seconds, cpuSeconds: cpuSeconds, operations: 1, verified: 1, plan: results.plan.description)
+    }
+
+    /// Times an app's first screen on the store of `openObjects` customers: open, the 20 newest
+    /// by `createdAt`, one customer by `email`; then checks both against the fixtures.
+    private func firstScreen(evicted: Bool) throws -> QueryCellResult {
+        let path = sharedStorePath(directory: directory, name: "customers", objects: sizes.openObjects, fileExtension: System.fileExtension)
+        for file in System.files(for: path) where FileManager.default.fileExists(atPath: file) {
+            if evicted { evictFromPageCache(file) } else { readThrough(file) }
+        }
+        let id = sizes.openObjects / 4 + 1
+        let wanted = QueryFixtures.customer(id: id, seed: seed)
+        let start = now()
+        let cpu = processorSeconds()
+        let system = try System(path: path)
+        let newest = try system.newestCreated(20)
+        let found = try system.withEmail(wanted.email)
+        let seconds = now() - start
+        let cpuSeconds = processorSeconds() - cpu
+        let plan = try system.checkPlan(.equal, email: wanted.email, window: Date()..<Date(), city: "", bound: 0)
+        try system.close()
+        guard found.count == 1, found[0].fields == wanted.fields else { throw failure("customer \(id) is not found by its email") }
+        let all = QueryFixtures.customers(1...sizes.openObjects, seed: seed)
+        let expected = all.sorted { ($0.createdAt, -$0.id) > ($1.createdAt, -$1.id) }.prefix(20)
+        guard newest.map(\.fields) == expected.map(\.fields) else { throw failure("the 20 newest are not the fixtures' 20 newest") }
+        return QueryCellResult(cell: cell.name, seconds: seconds, cpuSeconds: cpuSeconds, operations: 1, verified: 21, plan: plan)
+    }
+
+    /// Drops a file's pages from the page cache (`POSIX_FADV_DONTNEED`; its pages are clean).
+    private func evictFromPageCache(_ path: String) {
+        let descriptor = Foundation.open(path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_DONTNEED))
     }
 
     /// Reads a file to its end, so its pages are in the page cache.

@@ -45,7 +45,7 @@ func runQueryCells(options: QueryOptions) throws {
         sizes: \(sizes.objects) customers queried and inserted (and as many members), \(sizes.openObjects) opened; seed \(sizes.seed)
         """)
     fflush(nil)
-    let needsLarge = cells.contains { $0.workload == .open || $0.workload == .openPlain || $0.workload == .firstQuery }
+    let needsLarge = cells.contains { $0.workload.usesLargeStore }
     for system in [QuerySystemName.mirrorStore, .grdb] where cells.contains(where: { $0.system == system }) {
         var arguments = ["--prepare", system.rawValue, "--directory", directory] + sizes.arguments
         if needsLarge { arguments.append("--large") }

@@ -41,7 +41,18 @@ func prepareStores(_ system: QuerySystemName, sizes: QuerySizes, directory: Stri
         built.append("\(sizes.objects) members in \(seconds(since: start))")
     }
     switch system {
-    case .grdb: try build(GRDBQueries.self)
+    case .grdb:
+        try build(GRDBQueries.self)
+        guard large else { break }
+        let path = sharedStorePath(directory: directory, name: "customers", objects: sizes.openObjects, fileExtension: GRDBQueries.fileExtension)
+        GRDBQueries.removeFiles(for: path)
+        let start = clock.now
+        let created = try GRDBQueries.create(path: path)
+        for first in stride(from: 1, through: sizes.openObjects, by: 100_000) {
+            try created.insert(QueryFixtures.customers(first...min(sizes.openObjects, first + 99_999), seed: sizes.seed))
+        }
+        try created.close()
+        built.append("\(sizes.openObjects) customers with indexes in \(seconds(since: start))")
     case .mirrorStore:
         try build(MirrorStoreQueries.self)
         guard large else { break }

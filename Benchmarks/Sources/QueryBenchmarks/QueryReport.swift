@@ -66,13 +66,16 @@ struct QueryReport {
             (.max, "max of an indexed property", 10),
             (.compoundEqual, "equality on two properties with a compound index, one match, mapped", 10),
             (.insensitivePrefix, "case-insensitive 3-letter prefix on an indexed property, ~6 matches by id, mapped", 10),
+            // At most 3× GRDB's time: a ratio of at least 1/3.
+            (.firstScreen, "first screen of \(sizes.openObjects) customers: open, 20 newest by an index, one by an indexed string", 1.0 / 3),
+            (.firstScreenEvicted, "the same, the file evicted from the page cache", 1.0 / 3),
         ]
         var rows: [[String]] = []
         for (workload, text, target) in targets {
             guard let store = medianSeconds(QueryCell(workload, .mirrorStore)), let grdb = medianSeconds(QueryCell(workload, .grdb)),
                   let ratio = ratio(workload), let cpuRatio = self.ratio(workload, \.cpuSeconds) else { continue }
             rows.append([text, Self.format(seconds: store), Self.format(seconds: grdb), String(format: "%.1f×", ratio),
-                         String(format: "%.1f×", cpuRatio), String(format: "≥ %.0f×", target), ratio >= target ? "met" : "missed"])
+                         String(format: "%.1f×", cpuRatio), String(format: target < 1 ? "≥ %.2f×" : "≥ %.0f×", target), ratio >= target ? "met" : "missed"])
         }
         if !rows.isEmpty {
             lines.append("medians, GRDB time / MirrorStore time; the verdict is on the wall clock\n")

@@ -34,6 +34,8 @@ protocol QuerySystem {
     func created(in window: Range<Date>) throws -> [Customer]
     /// The first `limit` customers by `createdAt` then `id`.
     func firstCreated(_ limit: Int) throws -> [Customer]
+    /// The last `limit` customers by `createdAt` (newest first), equal ones by `id`.
+    func newestCreated(_ limit: Int) throws -> [Customer]
     /// The customers living in `city`, by `id`.
     func living(in city: String) throws -> [Customer]
     /// The customers with `age < -50` or living in `city`, by `id`.
