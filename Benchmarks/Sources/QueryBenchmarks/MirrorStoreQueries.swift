@@ -172,7 +172,7 @@ final class MirrorStoreQueries: QuerySystem {
         case .scanArithmetic:
             plan = try arithmeticResults(bound).plan
             usesIndex = plan.access == .scan(typeName: "Customer") && plan.filter == .storedBytes
-        case .sum, .average, .max, .insert, .open, .openPlain, .firstQuery, .compoundEqual, .insensitivePrefix:
+        case .sum, .average, .max, .insert, .open, .openPlain, .firstQuery, .firstScreen, .firstScreenEvicted, .compoundEqual, .insensitivePrefix:
             return ""
         }
         guard usesIndex else { throw QueryBenchmarkFailure("\(workload.rawValue)/MirrorStore: unexpected plan: \(plan)") }
