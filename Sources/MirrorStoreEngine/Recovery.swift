@@ -70,8 +70,8 @@ struct Recovery {
     private var size: UInt64 = 0
     /// The file's format has index units (format 2).
     private var allowsIndex = false
-    /// The scan is a reader's beside a writer that may be appending: a bad unit is bytes not yet
-    /// written whole, so the scan stops before it without judging it (and reads nothing after it).
+    /// The scan is a reader's beside a writer that may be appending: a checkpoint it validated
+    /// may be read through the log's mapping, which otherwise covers nothing yet.
     private var followsWriter = false
 
     static let windowSize = 1 << 20
@@ -86,8 +86,8 @@ struct Recovery {
     /// while its tail is replayed is given up for a replay of the whole log.
     ///
     /// With `followingWriter`, the scan is a reader's beside a writer that may be appending: it
-    /// stops at the first unit that is not whole and valid, and reports no problem for it (only
-    /// damage to a compaction's output, which is synced before it is renamed into place).
+    /// maps only what it validated (see `checkpoint(at:)`), and the numbering it reports lets
+    /// `follow` go on from where it stopped.
     static func scan(_ storage: any LogStorage, fromCheckpoint: Bool = true, followingWriter: Bool = false) throws -> RecoveredLog {
         var recovery = Recovery(storage: storage)
         recovery.followsWriter = followingWriter
@@ -147,11 +147,8 @@ struct Recovery {
             case .success(let found):
                 unit = found
             case .failure(let bad):
-                if followsWriter {
-                    // Not yet written whole, as far as a reader can tell: the writer judges it.
-                    result.numbering = numbering
-                    return result
-                }
+                // A reader's scan judges the bad unit too, but cuts nothing off: its opener decides.
+                result.numbering = numbering
                 result.problem = try classify(bad, at: offset, lastSequence: result.lastSequence, compactedEnd: result.compactedEnd)
                 return result
             }

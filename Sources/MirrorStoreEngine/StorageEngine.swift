@@ -139,7 +139,8 @@ public final class StorageEngine: Sendable {
         guard !path.isEmpty else { throw StorageError(.emptyPath) }
         let filePath = try FileSystem.resolvedPath(path)
         if configuration.readsBesideWriter {
-            let (writer, published) = try Self.openBesideWriter(path: path, filePath: filePath, faults: faults)
+            let (writer, published) = try Self.openBesideWriter(
+                path: path, filePath: filePath, configuration: configuration, faults: faults)
             self.init(
                 path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
                 recoveryReport: nil)
@@ -206,7 +207,15 @@ public final class StorageEngine: Sendable {
     /// own index and writes nothing, so it may share a process with the writer), `O_RDONLY`, and
     /// a scan that stops before the first unit not yet written whole. Reads go through the file's
     /// mapping only up to the end of the units it validated.
-    private static func openBesideWriter(path: String, filePath: String, faults: FaultInjection?) throws -> (Writer, Published) {
+    ///
+    /// A unit a writer is appending looks like a torn final commit: the reader leaves it out
+    /// (without cutting it off) and reads it on a later refresh. Damage is judged as a writer's
+    /// open judges it, after a second and third look 20 ms apart (a unit seen half-written cannot
+    /// be told from damage by its bytes alone): `.strict` refuses it, `.recoverValidPrefix`
+    /// reads the units before it.
+    private static func openBesideWriter(
+        path: String, filePath: String, configuration: EngineConfiguration, faults: FaultInjection?
+    ) throws -> (Writer, Published) {
         let descriptor: Int32
         do {
             descriptor = try FileSystem.openRegularFile(filePath, flags: O_RDONLY)
@@ -219,10 +228,23 @@ public final class StorageEngine: Sendable {
         let log = FileLog(path: path, descriptor: descriptor, faults: faults, mappedSize: 0)
         guard let identity = FileIdentity(descriptor: descriptor) else { throw FileSystem.ioError("read the status of", path) }
         var recovered = try Recovery.scan(log, fromCheckpoint: true, followingWriter: true)
-        if case .damagedCompaction(let compactedEnd)? = recovered.problem?.kind, let problem = recovered.problem {
-            // Compaction syncs its file before renaming it into place: no writer is still writing it.
-            throw StorageError(.compactionDamaged(
-                path: path, offset: problem.offset, compactedEnd: compactedEnd, fileSize: recovered.fileSize, reason: problem.reason))
+        for _ in 0..<2 {
+            guard let problem = recovered.problem, problem.kind != .tornTail else { break }
+            var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+            _ = nanosleep(&pause, nil)
+            recovered = try Recovery.scan(log, fromCheckpoint: true, followingWriter: true)
+        }
+        if let problem = recovered.problem {
+            switch problem.kind {
+            case .damagedCompaction(let compactedEnd):
+                throw StorageError(.compactionDamaged(
+                    path: path, offset: problem.offset, compactedEnd: compactedEnd, fileSize: recovered.fileSize,
+                    reason: problem.reason))
+            case .damage where configuration.recoveryMode == .strict:
+                throw StorageError(.corrupted(path: path, offset: problem.offset, reason: problem.reason))
+            case .damage, .tornTail:
+                break
+            }
         }
         if recovered.needsHeader {
             // The writer is creating the file: nothing is committed yet.
@@ -278,7 +300,8 @@ public final class StorageEngine: Sendable {
             let replaced = FileIdentity(path: filePath).map { $0 != following.identity } ?? false
             let stuck = following.numbering == nil && size != following.seenSize
             if replaced || stuck || size < writer.appendOffset {
-                let (opened, openedState) = try Self.openBesideWriter(path: path, filePath: filePath, faults: faults)
+                let (opened, openedState) = try Self.openBesideWriter(
+                    path: path, filePath: filePath, configuration: configuration, faults: faults)
                 let definitions = published.withLock { Array($0.secondary.definitions.values) }
                 let secondary = definitions.isEmpty ? SecondaryIndexes() : try SecondaryIndexes(
                     definitions: definitions,
