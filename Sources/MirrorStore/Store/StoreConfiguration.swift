@@ -92,6 +92,11 @@ extension Store {
         /// observation (``Results/changes``, ``Store/changes(_:primaryKey:)``) runs: a check of the
         /// file's size and identity, and a read of the new commits when there are some. 50 ms by
         /// default; nothing runs while nothing observes.
+        ///
+        /// ```swift
+        /// configuration.access = .readOnly
+        /// configuration.refreshInterval = .milliseconds(10)   // quicker, at a little more work
+        /// ```
         public var refreshInterval: Duration = .milliseconds(50)
 
         /// The default configuration.
