@@ -3,8 +3,8 @@ import PackageDescription
 
 // Benchmarks live in their own package so the library keeps no benchmark dependencies, and are
 // always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`,
-// `... store-benchmarks`, `... query-benchmarks`, `... migration-benchmarks` and
-// `... observation-benchmarks`.
+// `... store-benchmarks`, `... query-benchmarks`, `... migration-benchmarks`,
+// `... observation-benchmarks` and `... reader-benchmarks`.
 let package = Package(
     name: "MirrorStoreBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -66,6 +66,15 @@ let package = Package(
                 .product(name: "MirrorStore", package: "MirrorStore"),
             ],
             path: "Sources/ObservationBenchmarks"),
+        // Several processes on one store (issue 28): commit-to-observer latency across processes,
+        // and lookups per second of reader processes beside a writer process.
+        .executableTarget(
+            name: "reader-benchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "MirrorStore", package: "MirrorStore"),
+            ],
+            path: "Sources/ReaderBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

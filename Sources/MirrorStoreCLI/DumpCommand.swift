@@ -8,7 +8,9 @@ enum DumpCommand: Command {
 
         Prints one JSON object per stored object of the type, in primary-key order, decoded with
         the schemas stored in the file (the models are not needed). Links to models with a primary
-        key print as that key; embedded models print as nested objects.
+        key print as that key; embedded models print as nested objects. Runs beside an app that
+        has the store open and goes on writing: it prints the objects as of the last commit made
+        when it opened.
 
         --where prints only the objects matching a condition on their stored properties:
           name == "Hulk"                    compare with  ==  !=  <  <=  >  >=

@@ -7,8 +7,8 @@ enum InspectCommand: Command {
     static let usage = """
         USAGE: mirrorstore inspect <store-path>
 
-        Opens the store read-only (refused while another process has it open for writing) and
-        prints its format version, schema version, last sequence number, file size, live and dead
+        Opens the store read-only, beside an app that has it open and goes on writing (it shows
+        the last commit made when it opened; sizes are those of the commits it read), and prints its format version, schema version, last sequence number, file size, live and dead
         bytes, the checkpoint opening starts from and its persisted key and index runs, each type with its object count and schema, and under "recovery:" what earlier
         recoveries dropped and the files that keep those bytes (<store-path>.dropped-<n>), and a
         torn final commit that opening for writing would drop.
@@ -40,7 +40,7 @@ enum InspectCommand: Command {
                 }
             }
         }
-        // The inspector holds a shared lock, so no writer changes the file while it is scanned.
+        // A writer may be appending meanwhile: verification checks again a tail that looks torn.
         let verification = try verifyStoreFile(at: path)
         print("recovery:")
         if verification.isIntact, verification.keptRecoveries.isEmpty {

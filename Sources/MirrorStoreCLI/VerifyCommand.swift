@@ -12,6 +12,10 @@ enum VerifyCommand: Command {
         1 when something is damaged, naming the byte offset of the first damage and what opening
         would drop. Also lists what earlier recoveries dropped and the files that keep those bytes
         (<store-path>.dropped-<n>).
+
+        Runs beside an app that has the store open and goes on writing: it takes no lock and
+        checks the commits made when it reads; a last unit that looks torn is checked again a few
+        times, since the app may be appending it.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {

@@ -40,7 +40,20 @@ public struct EngineConfiguration: Sendable {
     /// When the engine compacts by itself.
     public var autoCompaction: AutoCompaction = .whenDeadBytesExceed(ratio: 0.5, minimumFileSize: 4 << 20)
     /// Open with a shared lock; never write, truncate or create anything but the lock file.
+    /// A writer in another process is refused while this open lasts (and refuses it); see
+    /// ``readsBesideWriter`` for a reader that shares the file with a writer.
     public var readOnly: Bool = false
+    /// Open for reading beside a writer that may be committing in another process: take no lock
+    /// at all, never write, truncate or create anything, and see the newest commits on
+    /// `StorageEngine.refresh()`. Implies ``readOnly``'s refusal of writes, but not its lock.
+    ///
+    /// ```swift
+    /// var configuration = EngineConfiguration()
+    /// configuration.readsBesideWriter = true
+    /// let reader = try StorageEngine(path: "app.store", configuration: configuration)
+    /// if try reader.refresh().hasNewCommits { /* read reader.snapshot() again */ }
+    /// ```
+    public var readsBesideWriter: Bool = false
     /// Bytes of commits after the newest checkpoint past which a commit writes the next one
     /// (persisted key runs and a checkpoint unit; docs/FILE_FORMAT.md, "Checkpoints"), so that
     /// opening reads the checkpoint and replays at most about this much; a compaction writes one
@@ -62,4 +75,7 @@ public struct EngineConfiguration: Sendable {
         self.autoCompaction = autoCompaction
         self.readOnly = readOnly
     }
+
+    /// Whether this open never writes: ``readOnly`` or ``readsBesideWriter``.
+    var refusesWrites: Bool { readOnly || readsBesideWriter }
 }

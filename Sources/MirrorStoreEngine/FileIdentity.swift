@@ -44,3 +44,26 @@ extension FileSystem {
         guard info.st_nlink <= 1 else { throw StorageError(.hardLinked(path: path, links: Int(info.st_nlink))) }
     }
 }
+
+/// Which file an open descriptor or a path names (device and inode): a reader beside a writer
+/// compares the two to notice that compaction renamed a new file over the store's path.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the open file `descriptor`, nil when `fstat` fails.
+    init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// The identity of the file `path` names now, nil when there is none (or `stat` fails).
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}

@@ -14,12 +14,21 @@ final class FileLog: LogStorage {
     let faults: FaultInjection?
     private let mapping: LogMapping
 
-    init(path: String, descriptor: Int32, faults: FaultInjection?) {
+    /// A log over `descriptor`. `mappedSize` is how much of the file may be read through a
+    /// mapping: the whole file (nil) for its writer; for a reader beside a writer, only what it
+    /// has validated, which no writer ever truncates (see `LogMapping`).
+    init(path: String, descriptor: Int32, faults: FaultInjection?, mappedSize: UInt64? = nil) {
         self.path = path
         self.descriptor = descriptor
         self.faults = faults
         // Without a size, nothing is read through a mapping: every read falls back to `pread`.
-        mapping = LogMapping(descriptor: descriptor, fileSize: (try? FileSystem.fileSize(descriptor, path: path)) ?? 0)
+        mapping = LogMapping(
+            descriptor: descriptor, fileSize: mappedSize ?? (try? FileSystem.fileSize(descriptor, path: path)) ?? 0)
+    }
+
+    /// Lets reads go through the mapping up to `end`, which a reader has validated.
+    func extendMapping(to end: UInt64) {
+        mapping.extend(to: end)
     }
 
     deinit {

@@ -457,4 +457,20 @@ struct KeyIndex: Sendable {
             }
         }
     }
+
+    /// Throws when applying `operations` would read a persisted block that fails its check:
+    /// the decoded form of ``checkReadable(_:)-([WriteBatch.Operation])``, for a reader applying a
+    /// writer's commits.
+    func checkReadable(_ operations: [DecodedOperation]) throws {
+        for operation in operations {
+            switch operation {
+            case .put(let type, let key, _, _), .delete(let type, let key):
+                if let objects = types[type], !objects.runs.isEmpty { _ = try objects.persistedLocation(for: key) }
+            case .deleteAll(let type):
+                if let objects = types[type], !objects.runs.isEmpty, !largeValueLengths.isEmpty { try objects.forEach { _, _ in } }
+            case .setSchema, .setMetadata, .reserveCapacity:
+                break
+            }
+        }
+    }
 }

@@ -14,8 +14,10 @@ import Darwin
 ///
 /// Touching a mapped page past the end of the file raises SIGBUS, so reads go through a mapping
 /// only below the size this process knows the file to have: the log's owner reports every write
-/// and truncation, and is the only writer (the store's lock file keeps other processes out).
-/// Anything else falls back to `pread`, which reports a short file as an error.
+/// and truncation, and is the only writer (the store's lock file keeps other writers out). A
+/// reader beside a writer in another process reports only the end of the units it has validated:
+/// a writer truncates nothing before the end of its last whole unit. Anything else falls back to
+/// `pread`, which reports a short file as an error.
 final class LogMapping: Sendable {
     private struct State: Sendable {
         /// Base addresses and lengths; the last is the largest.

@@ -44,6 +44,9 @@ struct RecoveredLog: Sendable {
     var problem: LogProblem?
     /// The file is empty or shorter than a header it starts like: its creation was interrupted.
     var needsHeader = false
+    /// Which sequence numbers may follow the last good unit: where a reader beside a writer
+    /// goes on from (`Recovery.follow`). Nil when the scan stopped before the units.
+    var numbering: Recovery.Numbering?
 }
 
 /// Rebuilds the index by reading a log from the start, and classifies whatever follows the
@@ -67,6 +70,9 @@ struct Recovery {
     private var size: UInt64 = 0
     /// The file's format has index units (format 2).
     private var allowsIndex = false
+    /// The scan is a reader's beside a writer that may be appending: a checkpoint it validated
+    /// may be read through the log's mapping, which otherwise covers nothing yet.
+    private var followsWriter = false
 
     static let windowSize = 1 << 20
 
@@ -78,10 +84,16 @@ struct Recovery {
     /// one), else from the start. Throws only for a missing or bad header and for I/O errors;
     /// damage after the header is reported in `problem`. A checkpoint whose runs turn out damaged
     /// while its tail is replayed is given up for a replay of the whole log.
-    static func scan(_ storage: any LogStorage, fromCheckpoint: Bool = true) throws -> RecoveredLog {
+    ///
+    /// With `followingWriter`, the scan is a reader's beside a writer that may be appending: it
+    /// maps only what it validated (see `checkpoint(at:)`), and the numbering it reports lets
+    /// `follow` go on from where it stopped.
+    static func scan(_ storage: any LogStorage, fromCheckpoint: Bool = true, followingWriter: Bool = false) throws -> RecoveredLog {
         var recovery = Recovery(storage: storage)
+        recovery.followsWriter = followingWriter
         if fromCheckpoint, let found = try? recovery.run(fromCheckpoint: true) { return found }
         recovery = Recovery(storage: storage)
+        recovery.followsWriter = followingWriter
         return try recovery.run(fromCheckpoint: false)
     }
 
@@ -135,6 +147,8 @@ struct Recovery {
             case .success(let found):
                 unit = found
             case .failure(let bad):
+                // A reader's scan judges the bad unit too, but cuts nothing off: its opener decides.
+                result.numbering = numbering
                 result.problem = try classify(bad, at: offset, lastSequence: result.lastSequence, compactedEnd: result.compactedEnd)
                 return result
             }
@@ -177,6 +191,7 @@ struct Recovery {
             result.validEnd = unitEnd
             offset = unitEnd
         }
+        result.numbering = numbering
         if result.validEnd < result.compactedEnd {
             // Compaction syncs its file before renaming it into place, so no crash cuts it short.
             result.problem = damage(
@@ -352,6 +367,10 @@ struct Recovery {
               sequence == slot.sequence,
               LogFrame.checksum(frame, frameStart: 0, payloadLength: Int(length) - LogFrame.headerSize) == CRC32C.unmask(masked)
         else { return nil }
+        if followsWriter {
+            // Whole and synced before its slot was written: the checkpoint's runs may be mapped.
+            (storage as? FileLog)?.extendMapping(to: slot.unitOffset + length)
+        }
         guard let found = try? IndexUnit.decodeCheckpoint(
             frame, range: LogFrame.headerSize..<frame.count, unitOffset: slot.unitOffset, unitsStart: header.unitsStart, log: storage),
             found.number == slot.number, found.sequence == slot.sequence
@@ -457,5 +476,69 @@ struct Recovery {
         }
         guard let (buffer, frameStart) = try bytes(at: offset, count: LogFrame.headerSize + length) else { return false }
         return LogFrame.checksum(buffer, frameStart: frameStart, payloadLength: length) == CRC32C.unmask(masked)
+    }
+}
+
+/// The commits a reader beside a writer found after the end it had validated (`Recovery.follow`).
+struct FollowedTail: Sendable {
+    /// The operations of the new commits, in order, to apply to the reader's index.
+    var operations: [DecodedOperation] = []
+    var types: TypeTable
+    var numbering: Recovery.Numbering
+    var lastSequence: UInt64
+    /// The end of the last whole, valid unit: what the reader may now read.
+    var validEnd: UInt64
+    /// The types the new commits wrote (put, delete or delete all).
+    var writtenTypes: Set<String> = []
+}
+
+extension Recovery {
+    /// Reads the units a writer appended after `validEnd`, which a reader validated earlier, up
+    /// to the first one not (yet) whole and valid: a unit is applied only once its frame, checksum
+    /// and sequence number are good, so a reader never sees a commit in part. Reads through
+    /// `pread` anything past `validEnd` (never a mapping of bytes it has not checked).
+    static func follow(
+        _ storage: any LogStorage, from validEnd: UInt64, types: TypeTable, numbering: Numbering, lastSequence: UInt64,
+        formatVersion: UInt32
+    ) throws -> FollowedTail {
+        var recovery = Recovery(storage: storage)
+        recovery.followsWriter = true
+        recovery.allowsIndex = formatVersion >= 2
+        recovery.size = try storage.size()
+        var tail = FollowedTail(types: types, numbering: numbering, lastSequence: lastSequence, validEnd: validEnd)
+        var offset = validEnd
+        while offset < recovery.size {
+            guard case .success(let unit) = try recovery.readUnit(at: offset, numbering: tail.numbering) else { break }
+            let payloadOffset = offset + UInt64(LogFrame.headerSize)
+            let unitEnd = payloadOffset + UInt64(unit.payload.count)
+            guard unitEnd <= ValueLocation.offsetLimit else { break }
+            if unit.isIndex {
+                // Key runs and checkpoints: the reader keeps its own index in memory.
+                guard !unit.payload.isEmpty, IndexUnit.Kind(rawValue: unit.buffer[unit.payload.lowerBound]) != nil else { break }
+                tail.validEnd = unitEnd
+                offset = unitEnd
+                continue
+            }
+            var unitTypes = tail.types
+            let operations: [DecodedOperation]
+            do throws(DecodeFailure) {
+                operations = try OperationCodec.decode(unit.buffer, range: unit.payload, fileOffset: payloadOffset, types: &unitTypes)
+            } catch {
+                break
+            }
+            for operation in operations {
+                switch operation {
+                case .put(let type, _, _, _), .delete(let type, _), .deleteAll(let type): tail.writtenTypes.insert(type)
+                case .setSchema, .setMetadata, .reserveCapacity: break
+                }
+            }
+            tail.types = unitTypes
+            tail.operations += operations
+            tail.numbering.accept(unit.sequence)
+            tail.lastSequence = unit.sequence
+            tail.validEnd = unitEnd
+            offset = unitEnd
+        }
+        return tail
     }
 }

@@ -43,6 +43,19 @@ public final class StorageEngine: Sendable {
         /// Where the newest checkpoint ends (or the first unit starts): the tail after it is what
         /// opening replays.
         var checkpointEnd: UInt64 = 0
+        /// For a reader beside a writer: the file it reads and how its units go on; nil for a writer.
+        var following: Following?
+    }
+
+    /// What a reader beside a writer needs to go on reading the log where it stopped.
+    struct Following: Sendable {
+        /// The file the reader has open, compared with the file its path names now.
+        var identity: FileIdentity
+        /// Which sequence number may come next; nil when the reader found no header yet (a file
+        /// being created), or stopped at a unit it cannot pass: the next refresh opens anew.
+        var numbering: Recovery.Numbering?
+        /// The file's size when it was opened or last refreshed.
+        var seenSize: UInt64
     }
 
     /// What snapshots and statistics read: swapped in under a short lock after each commit.
@@ -125,6 +138,14 @@ public final class StorageEngine: Sendable {
         // Before anything is made: "" would name a lock file ".lock" in the working directory.
         guard !path.isEmpty else { throw StorageError(.emptyPath) }
         let filePath = try FileSystem.resolvedPath(path)
+        if configuration.readsBesideWriter {
+            let (writer, published) = try Self.openBesideWriter(
+                path: path, filePath: filePath, configuration: configuration, faults: faults)
+            self.init(
+                path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
+                recoveryReport: nil)
+            return
+        }
         let registration = try OpenPathRegistration.register(filePath, as: path)
         let lock = try FileLock.acquire(
             storePath: filePath, exclusive: !configuration.readOnly, waiting: configuration.lockTimeout, as: path)
@@ -180,6 +201,184 @@ public final class StorageEngine: Sendable {
         self.init(
             path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
             recoveryReport: report)
+    }
+
+    /// Opens `filePath` for reading beside a writer: no lock, no registration (a reader has its
+    /// own index and writes nothing, so it may share a process with the writer), `O_RDONLY`, and
+    /// a scan that stops before the first unit not yet written whole. Reads go through the file's
+    /// mapping only up to the end of the units it validated.
+    ///
+    /// A unit a writer is appending looks like a torn final commit: the reader leaves it out
+    /// (without cutting it off) and reads it on a later refresh. Damage is judged as a writer's
+    /// open judges it, after a second and third look 20 ms apart (a unit seen half-written cannot
+    /// be told from damage by its bytes alone): `.strict` refuses it, `.recoverValidPrefix`
+    /// reads the units before it.
+    private static func openBesideWriter(
+        path: String, filePath: String, configuration: EngineConfiguration, faults: FaultInjection?
+    ) throws -> (Writer, Published) {
+        let descriptor: Int32
+        do {
+            descriptor = try FileSystem.openRegularFile(filePath, flags: O_RDONLY)
+        } catch let error as StorageError {
+            if case .notARegularFile(_, let fileType) = error.kind { throw StorageError(.notARegularFile(path: path, fileType: fileType)) }
+            throw error
+        }
+        guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
+        // The log owns the descriptor from here on, and closes it should opening fail.
+        let log = FileLog(path: path, descriptor: descriptor, faults: faults, mappedSize: 0)
+        guard let identity = FileIdentity(descriptor: descriptor) else { throw FileSystem.ioError("read the status of", path) }
+        var recovered = try Recovery.scan(log, fromCheckpoint: true, followingWriter: true)
+        for _ in 0..<2 {
+            guard let problem = recovered.problem, problem.kind != .tornTail else { break }
+            var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+            _ = nanosleep(&pause, nil)
+            recovered = try Recovery.scan(log, fromCheckpoint: true, followingWriter: true)
+        }
+        if let problem = recovered.problem {
+            switch problem.kind {
+            case .damagedCompaction(let compactedEnd):
+                throw StorageError(.compactionDamaged(
+                    path: path, offset: problem.offset, compactedEnd: compactedEnd, fileSize: recovered.fileSize,
+                    reason: problem.reason))
+            case .damage where configuration.recoveryMode == .strict:
+                throw StorageError(.corrupted(path: path, offset: problem.offset, reason: problem.reason))
+            case .damage, .tornTail:
+                break
+            }
+        }
+        if recovered.needsHeader {
+            // The writer is creating the file: nothing is committed yet.
+            let header = LogHeader()
+            recovered.validEnd = header.unitsStart
+            recovered.unitsStart = header.unitsStart
+            recovered.formatVersion = header.version
+            recovered.numbering = nil
+        } else {
+            log.extendMapping(to: recovered.validEnd)
+        }
+        let following = Following(identity: identity, numbering: recovered.numbering, seenSize: recovered.fileSize)
+        let writer = Writer(
+            generation: log, types: recovered.types, appendOffset: recovered.validEnd, lastSequence: recovered.lastSequence,
+            formatVersion: recovered.formatVersion, checkpointNumber: recovered.highestCheckpointNumber,
+            checkpointEnd: recovered.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) } ?? recovered.unitsStart,
+            following: following)
+        let published = Published(
+            index: recovered.index, generation: log, sequence: recovered.lastSequence, fileSize: recovered.validEnd,
+            formatVersion: recovered.formatVersion, checkpoint: recovered.checkpoint)
+        return (writer, published)
+    }
+
+    /// Makes the commits a writer in another process made since the last refresh (or the open)
+    /// visible to new snapshots, for an engine opened with `readsBesideWriter`; does nothing on
+    /// a writer, which sees its own commits at once.
+    ///
+    /// A commit becomes visible whole or not at all: the refresh reads the units appended after
+    /// the end it validated, up to the first one not yet written whole (a writer may be
+    /// appending it), and reads nothing past that. When the store's path names another file
+    /// (compaction renamed a new one over it) or the file is shorter than what was read (a new
+    /// writer rewrote it), the refresh opens the path anew. Snapshots taken before keep reading
+    /// the state they show, from the file they were taken on. Never writes, locks or waits for
+    /// the writer.
+    ///
+    /// ```swift
+    /// let outcome = try reader.refresh()
+    /// if outcome.hasNewCommits { print("now at commit", outcome.sequence) }
+    /// ```
+    ///
+    /// - Throws: `StorageError` when the engine is closed, a system call fails, or the file
+    ///   opened anew is not a store (the previous state then stays).
+    @discardableResult
+    public func refresh() throws -> RefreshOutcome {
+        try writer.withLock { writer in
+            if writer.isClosed { throw StorageError(.closed) }
+            let previous = writer.lastSequence
+            let unchanged = RefreshOutcome(previousSequence: previous, sequence: previous, writtenTypes: [], reopened: false)
+            guard var following = writer.following, let path, let filePath, let log = writer.generation as? FileLog else {
+                return unchanged
+            }
+            let size = try log.size()
+            let replaced = FileIdentity(path: filePath).map { $0 != following.identity } ?? false
+            let stuck = following.numbering == nil && size != following.seenSize
+            if replaced || stuck || size < writer.appendOffset {
+                let (opened, openedState) = try Self.openBesideWriter(
+                    path: path, filePath: filePath, configuration: configuration, faults: faults)
+                let definitions = published.withLock { Array($0.secondary.definitions.values) }
+                let secondary = definitions.isEmpty ? SecondaryIndexes() : try SecondaryIndexes(
+                    definitions: definitions,
+                    snapshot: EngineSnapshot(index: openedState.index, generation: openedState.generation, sequence: openedState.sequence))
+                writer = opened
+                publish { state in
+                    state.index = openedState.index
+                    state.generation = openedState.generation
+                    state.sequence = openedState.sequence
+                    state.fileSize = openedState.fileSize
+                    state.formatVersion = openedState.formatVersion
+                    state.checkpoint = openedState.checkpoint
+                    state.secondary = secondary
+                }
+                return RefreshOutcome(previousSequence: previous, sequence: opened.lastSequence, writtenTypes: nil, reopened: true)
+            }
+            following.seenSize = size
+            writer.following = following
+            guard size > writer.appendOffset, let numbering = following.numbering else { return unchanged }
+            let tail = try Recovery.follow(
+                log, from: writer.appendOffset, types: writer.types, numbering: numbering, lastSequence: writer.lastSequence,
+                formatVersion: writer.formatVersion)
+            guard tail.validEnd > writer.appendOffset else { return unchanged }
+            log.extendMapping(to: tail.validEnd)
+            let secondary = try followedSecondaryIndexes(tail, log: log)
+            var applyFailure: (any Error)?
+            publish { state in
+                do {
+                    try state.index.apply(tail.operations)
+                } catch {
+                    // Unreachable in practice: `followedSecondaryIndexes` read every block this reads.
+                    applyFailure = error
+                }
+                state.secondary = secondary
+                state.sequence = tail.lastSequence
+                state.fileSize = tail.validEnd
+            }
+            writer.types = tail.types
+            writer.appendOffset = tail.validEnd
+            writer.lastSequence = tail.lastSequence
+            writer.following?.numbering = tail.numbering
+            if let applyFailure {
+                // The next refresh reads the file anew rather than build on a half-applied tail.
+                writer.following?.numbering = nil
+                writer.following?.seenSize = .max
+                throw applyFailure
+            }
+            return RefreshOutcome(
+                previousSequence: previous, sequence: tail.lastSequence, writtenTypes: tail.writtenTypes, reopened: false)
+        }
+    }
+
+    /// The secondary indexes with a followed tail applied, after checking that the index can
+    /// read every persisted block the tail's operations touch. Throws, changing nothing, when
+    /// it cannot.
+    private func followedSecondaryIndexes(_ tail: FollowedTail, log: FileLog) throws -> SecondaryIndexes {
+        let (base, current) = published.withLock { ($0.index, $0.secondary) }
+        try base.checkReadable(tail.operations)
+        let indexed = Set(current.definitions.values.map(\.typeName))
+        guard !indexed.isDisjoint(with: tail.writtenTypes) else { return current }
+        var secondary = current
+        let operations = try tail.operations.map { operation -> WriteBatch.Operation in
+            switch operation {
+            case .put(let type, let key, let offset, let length):
+                return .put(type: type, key: key, value: indexed.contains(type) ? try log.read(at: offset, count: length) : [])
+            case .delete(let type, let key): return .delete(type: type, key: key)
+            case .deleteAll(let type): return .deleteAll(type: type)
+            case .setSchema(let type, let schema): return .setSchema(type: type, schema: schema)
+            case .setMetadata(let key, let value): return .setMetadata(key: key, value: value)
+            case .reserveCapacity(let type, let integers, let strings, let byteStrings):
+                return .reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings)
+            }
+        }
+        try secondary.apply(operations) { type, key in
+            try GroupValues().value(type: type, key: key, base: base, log: log)
+        }
+        return secondary
     }
 
     private var displayPath: String { path ?? ":memory:" }
@@ -251,7 +450,7 @@ public final class StorageEngine: Sendable {
 
     private func checkWritable(_ writer: Writer) throws {
         if writer.isClosed { throw StorageError(.closed) }
-        if configuration.readOnly { throw StorageError(.readOnly) }
+        if configuration.refusesWrites { throw StorageError(.readOnly) }
         if let poison = writer.poison { throw poison }
     }
 
@@ -383,7 +582,7 @@ public final class StorageEngine: Sendable {
 
     private func maybeCompact(writer: inout Writer) {
         guard case .whenDeadBytesExceed(let ratio, let minimumFileSize) = configuration.autoCompaction,
-              writer.poison == nil, !writer.isClosed else { return }
+              !configuration.refusesWrites, writer.poison == nil, !writer.isClosed else { return }
         let size = writer.appendOffset
         guard size >= UInt64(max(0, minimumFileSize)) else { return }
         let live = published.withLock { UInt64($0.index.liveBytes) + $0.indexBytes }
@@ -403,7 +602,8 @@ public final class StorageEngine: Sendable {
     /// that opening replays at most about that much. A failure leaves the previous checkpoint in
     /// force and the commits standing; it is reported in `statistics.lastCheckpointError`.
     private func maybeCheckpoint(writer: inout Writer) {
-        guard filePath != nil, configuration.checkpointInterval > 0, writer.formatVersion >= 2, writer.poison == nil,
+        guard filePath != nil, !configuration.refusesWrites, configuration.checkpointInterval > 0, writer.formatVersion >= 2,
+              writer.poison == nil,
               !writer.isClosed, writer.appendOffset > writer.checkpointEnd,
               writer.appendOffset - writer.checkpointEnd >= UInt64(configuration.checkpointInterval)
         else { return }

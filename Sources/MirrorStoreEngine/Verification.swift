@@ -84,13 +84,33 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// print(report)   // 'heroes.store' is intact: format version 1, 42 units checked, ...
 /// ```
 ///
-/// Throws `notAStore`, `newerFormat`, `corrupted` (for a damaged header) or `io`. A writer
-/// appending at the same time may make the last unit look torn.
+/// Throws `notAStore`, `newerFormat`, `corrupted` (for a damaged header) or `io`.
+///
+/// A writer may be committing meanwhile (the check takes no lock): a last unit it is appending
+/// looks torn, and a commit between the full replay and the checkpoint's makes them disagree. So
+/// a check that finds either runs again (up to five times, 20 ms apart) on the file as it then
+/// is; a torn tail that stays is reported. The file is
+/// read with `pread`, and through a mapping only up to what the scan validated, so a writer that
+/// cuts off a torn tail meanwhile cannot make the check fault.
 public func verifyStoreFile(at path: String) throws -> VerificationReport {
     let descriptor = try FileSystem.openRegularFile(path, flags: O_RDONLY)
     guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
-    let log = FileLog(path: path, descriptor: descriptor, faults: nil)
+    let log = FileLog(path: path, descriptor: descriptor, faults: nil, mappedSize: 0)
+    var attempt = 0
+    while true {
+        attempt += 1
+        let (report, unsettled) = try verify(log, path: path)
+        guard unsettled, attempt < 5 else { return report }
+        var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+        _ = nanosleep(&pause, nil)
+    }
+}
+
+/// One check of `log`, and whether what it found may be a writer's commit in progress (a torn
+/// tail, or a checkpoint that disagrees with the replay).
+private func verify(_ log: FileLog, path: String) throws -> (VerificationReport, unsettled: Bool) {
     let recovered = try Recovery.scan(log, fromCheckpoint: false)
+    log.extendMapping(to: recovered.validEnd)
     if recovered.needsHeader {
         throw StorageError(.notAStore(path: path))
     }
@@ -98,10 +118,15 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
     var persistedRuns = 0
     var persistedIndexRuns = 0
     var disagreement: String?
+    var unsettled = recovered.problem?.kind == .tornTail
     if recovered.problem == nil, recovered.formatVersion >= 2 {
         do {
             let fromCheckpoint = try Recovery.scan(log, fromCheckpoint: true)
-            if let slot = fromCheckpoint.checkpoint {
+            if fromCheckpoint.lastSequence != recovered.lastSequence {
+                // A writer committed between the two scans.
+                unsettled = true
+                disagreement = "the checkpoint's scan reached commit \(fromCheckpoint.lastSequence), the replay \(recovered.lastSequence)"
+            } else if let slot = fromCheckpoint.checkpoint {
                 checkpointSequence = slot.sequence
                 persistedRuns = fromCheckpoint.index.types.values.reduce(0) { $0 + $1.runs.count }
                 try fromCheckpoint.index.regions?.verifyAll(in: log)
@@ -113,7 +138,7 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
             disagreement = "\(error)"
         }
     }
-    return VerificationReport(
+    let report = VerificationReport(
         path: path,
         formatVersion: recovered.formatVersion,
         fileSize: recovered.fileSize,
@@ -134,6 +159,7 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
         persistedRuns: persistedRuns,
         persistedIndexRuns: persistedIndexRuns,
         checkpointDisagreement: disagreement)
+    return (report, unsettled)
 }
 
 /// Compares two in-memory states of one log, as a checkpoint and a full replay give them.

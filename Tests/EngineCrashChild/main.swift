@@ -6,6 +6,8 @@
 //   group <store>     8 threads commit at once (sharing syncs), each its own numbered keys,
 //                     printing "ack <thread> <n>" after each
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
+//   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
+//   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
 // Every line is flushed as soon as it is printed, so the parent sees exactly the acknowledged commits.
 
 #if canImport(Glibc)
@@ -26,6 +28,8 @@ func run() -> Int32 {
     let mode = arguments[1]
     let path = arguments[2]
     do {
+        if mode == "pairs" { try PairWorkload.write(path: path) }
+        if mode == "reader" { return try PairWorkload.read(path: path) }
         var configuration = EngineConfiguration()
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)

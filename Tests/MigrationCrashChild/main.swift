@@ -1,6 +1,8 @@
 // A child process for the migration kill -9 tests. Mode:
 //   migrate <store>   print "ready <pid>", open the store with version 2 of the models (migrating
 //                     it), then print "migrated" and exit
+//   observe <store>   read the store beside a writer, printing "seen <count>" for each Tick change
+//                     observed (ReaderWorkload), until stdin closes
 // Lines go straight to the stdout descriptor, so the parent sees them as soon as they are printed.
 
 #if canImport(Glibc)
@@ -11,10 +13,13 @@ import Darwin
 import MirrorStore
 import TestSupport
 
-func run() -> Int32 {
+func run() async -> Int32 {
     let arguments = CommandLine.arguments
+    if arguments.count == 3, arguments[1] == "observe" {
+        return await ReaderWorkload.observe(path: arguments[2])
+    }
     guard arguments.count == 3, arguments[1] == "migrate" else {
-        say("usage: MigrationCrashChild migrate <store>")
+        say("usage: MigrationCrashChild migrate|observe <store>")
         return 2
     }
     say("ready \(getpid())")
@@ -31,4 +36,4 @@ func run() -> Int32 {
     }
 }
 
-exit(run())
+exit(await run())

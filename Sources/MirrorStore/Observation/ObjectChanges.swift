@@ -100,7 +100,7 @@ final class ObjectObserver<Model: Persistable> {
 
     func next() async throws -> Model?? {
         if previous == nil {
-            registration = observation.observers.register(
+            registration = observation.register(
                 signal, forTypes: observation.watchedTypes(of: entry.plan))
         } else if await !wakeUp() {
             return nil

@@ -98,7 +98,7 @@ final class ResultsObserver<Model: Persistable> {
         let plan = results.source.plan
         guard let previous else {
             // Registered before the first read, so no commit falls between the two.
-            registration = observation.observers.register(signal, forTypes: observation.watchedTypes(of: plan))
+            registration = observation.register(signal, forTypes: observation.watchedTypes(of: plan))
             let current = try results.rerun(on: observation.source(for: results.source.entry))
             self.previous = try fingerprints(of: current)
             return ResultsChange(results: current, deletions: [], insertions: [], modifications: [])

@@ -16,9 +16,11 @@ import MirrorStoreEngine
 /// run beside them on a consistent snapshot and never see part of a transaction. Models read out
 /// are detached copies.
 ///
-/// One process may open a file once: a second `Store` on the same path throws until the first is
-/// closed (the engine's `StorageError` says so), and another process gets a `StorageError`
-/// saying the store is open elsewhere.
+/// One process may open a file once for writing: a second `Store` on the same path throws until
+/// the first is closed (the engine's `StorageError` says so), and another writing process gets a
+/// `StorageError` saying the store is open elsewhere. Any number of stores opened with
+/// ``Configuration/Access/readOnly`` read beside the writer, in its process or others, and see
+/// its newer commits after ``refresh()``.
 public final class Store: Sendable {
     private let engine: StorageEngine
     private let registry: ModelRegistry
@@ -27,6 +29,8 @@ public final class Store: Sendable {
     private nonisolated(unsafe) var nextIdentities: [String: Int64] = [:]
     /// Committed transactions not yet durable, which the next one reads through.
     private let inFlight = InFlightWrites()
+    /// Whether the store reads beside a writer (``Configuration/Access/readOnly``).
+    private let isReader: Bool
     /// The raw values the file holds for each enum property, checked when it is opened.
     private let enumValues: StoredEnumValues
     /// The observers of results and objects, woken after the commits that concern them.
@@ -63,10 +67,18 @@ public final class Store: Sendable {
         self.engine = engine
         self.registry = registry
         enumValues = StoredEnumValues(registry: registry)
-        observation = StoreObservation(engine: engine, registry: registry)
-        sources = QuerySources(engine: engine)
+        let sources = QuerySources(engine: engine)
+        self.sources = sources
+        isReader = configuration.access == .readOnly
+        observation = StoreObservation(
+            engine: engine, registry: registry, refreshInterval: isReader ? configuration.refreshInterval : nil,
+            beforeRefresh: { [weak sources] in sources?.removeAll() })
         do {
-            try prepareSchemas(version: configuration.schemaVersion, migration: configuration.migration)
+            if isReader {
+                try checkSchemasForReading(version: configuration.schemaVersion)
+            } else {
+                try prepareSchemas(version: configuration.schemaVersion, migration: configuration.migration)
+            }
             try Self.translatingUniqueViolations {
                 try engine.defineIndexes(IndexKeys.definitions(for: registry))
             }
@@ -74,6 +86,20 @@ public final class Store: Sendable {
             try? engine.close()
             throw error
         }
+    }
+
+    /// Checks, for a store that reads beside a writer and writes nothing, that the file's
+    /// schemas and version are the models': a file of a higher version, or whose schema of a
+    /// model differs, is refused as a writing store would refuse it (a writer migrates; a reader
+    /// cannot). Types the file does not hold yet read as empty.
+    private func checkSchemasForReading(version: Int) throws {
+        let snapshot = engine.snapshot()
+        let storedVersion = snapshot.metadata(key: Self.schemaVersionKey).flatMap(Self.decodeVersion) ?? 0
+        guard storedVersion <= version else {
+            throw StoreError(.newerSchemaVersion(stored: storedVersion, configured: version))
+        }
+        let differences = registry.differences(stored: try StoredSchemas(snapshot: snapshot))
+        guard differences.isEmpty else { throw StoreError(.schemaChanged(version: storedVersion, differences: differences)) }
     }
 
     /// Runs `body`, reporting the engine's unique-index refusal as the models' rule it breaks.
@@ -174,6 +200,8 @@ public final class Store: Sendable {
     /// Runs `body` under the write lock and submits its batch, without waiting for the sync.
     func stage<Result>(_ body: (WriteTransaction) throws -> Result) throws -> StagedWrite<Result> {
         try refuseInsideWrite("write(_:)")
+        // Before `body` runs: nothing it does could be kept.
+        if isReader { throw StorageError(.readOnly) }
         writeLock.lock()
         defer { writeLock.unlock() }
         let earlier = inFlight.current()
@@ -268,6 +296,31 @@ public final class Store: Sendable {
         defer { observation.close() }
         sources.removeAll()
         try engine.close()
+    }
+
+    /// Shows the commits a writer in another process made since this store was opened or last
+    /// refreshed, for a store opened with ``Configuration/Access/readOnly``; reads and results
+    /// made afterwards see them, and observers of the types they wrote are woken. Results and
+    /// models read before keep what they showed. A writing store sees its own commits at once:
+    /// there, this does nothing and returns `false`.
+    ///
+    /// A commit is seen whole or not at all, never older than one seen before; a compaction the
+    /// writer made is followed to its new file. Never waits for the writer, nor makes it wait.
+    ///
+    /// ```swift
+    /// var configuration = Store.Configuration()
+    /// configuration.access = .readOnly
+    /// let store = try Store(path: path, models: [Hero.self], configuration: configuration)
+    /// if try store.refresh() {
+    ///     heroes = try store.objects(Hero.self).all()
+    /// }
+    /// ```
+    ///
+    /// - Returns: Whether there were new commits.
+    /// - Throws: `StorageError` when the store is closed or the file cannot be read.
+    @discardableResult
+    public func refresh() throws -> Bool {
+        try observation.refresh()
     }
 
     /// Sizes, counts and the last sequence number, as the engine reports them.

@@ -65,6 +65,40 @@ extension Store {
         /// ```
         public var lockTimeout: Duration = .zero
 
+        /// Whether this process writes the store or reads it beside a writer in another process.
+        public enum Access: Sendable, Equatable {
+            /// Reads and writes; one process at a time holds the store's lock. The default.
+            case readWrite
+            /// Reads only, beside a writer that may be committing in another process (an app's
+            /// widget or helper, an admin tool): takes no lock, so neither side ever waits for the
+            /// other, and never writes, locks or creates a file, so the file and its folder may be
+            /// read-only. The store shows the latest commit when it is opened, and newer ones after
+            /// ``Store/refresh()``; observers are refreshed every ``refreshInterval``.
+            case readOnly
+        }
+
+        /// Whether this process writes the store or reads it beside a writer; `.readWrite` by default.
+        ///
+        /// ```swift
+        /// var configuration = Store.Configuration()
+        /// configuration.access = .readOnly
+        /// let store = try Store(path: appGroupPath, models: [Hero.self], configuration: configuration)
+        /// let heroes = try store.objects(Hero.self).all()   // as of the open
+        /// if try store.refresh() { /* the writer committed since */ }
+        /// ```
+        public var access: Access = .readWrite
+
+        /// How often a ``Access/readOnly`` store looks for the writer's new commits while some
+        /// observation (``Results/changes``, ``Store/changes(_:primaryKey:)``) runs: a check of the
+        /// file's size and identity, and a read of the new commits when there are some. 50 ms by
+        /// default; nothing runs while nothing observes.
+        ///
+        /// ```swift
+        /// configuration.access = .readOnly
+        /// configuration.refreshInterval = .milliseconds(10)   // quicker, at a little more work
+        /// ```
+        public var refreshInterval: Duration = .milliseconds(50)
+
         /// The default configuration.
         public init() {}
 
@@ -73,6 +107,7 @@ extension Store {
             configuration.durability = durability == .full ? .full : .none
             configuration.recoveryMode = recovery == .strict ? .strict : .recoverValidPrefix
             configuration.lockTimeout = lockTimeout
+            configuration.readsBesideWriter = access == .readOnly
             switch compaction {
             case .manual:
                 configuration.autoCompaction = .disabled

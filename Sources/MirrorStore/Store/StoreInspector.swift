@@ -1,7 +1,9 @@
 import MirrorStoreEngine
 
 /// Reads a store file without its models, for tools: the types, schemas and records the file
-/// itself describes. Opens the file read-only and never changes it.
+/// itself describes. Opens the file read-only beside any writer (an app that has the store open
+/// goes on committing; the inspector shows the last commit made when it opened, and newer ones
+/// after ``refresh()``), takes no lock and never changes or creates a file.
 ///
 /// ```swift
 /// let inspector = try StoreInspector(path: "heroes.store")
@@ -14,14 +16,14 @@ public final class StoreInspector: Sendable {
     let engine: StorageEngine
     let schemas: StoredSchemas
 
-    /// Opens `path` read-only, sharing it with other readers.
+    /// Opens `path` read-only, beside a writer if one has it open.
     ///
-    /// - Throws: `StorageError` when the file is missing, not a store, damaged, of a newer format,
-    ///   or open for writing in another process (the error names it); ``StoreError`` when a stored
-    ///   schema does not decode.
+    /// - Throws: `StorageError` when the file is missing, not a store, of a newer format, or its
+    ///   compacted units are damaged; ``StoreError`` when a stored schema does not decode. Units
+    ///   past the last whole one are not read (a writer may be appending them): `verify` judges them.
     public init(path: String) throws {
         var configuration = EngineConfiguration()
-        configuration.readOnly = true
+        configuration.readsBesideWriter = true
         engine = try StorageEngine(path: path, configuration: configuration)
         do {
             schemas = try StoredSchemas(snapshot: engine.snapshot())
@@ -61,6 +63,17 @@ public final class StoreInspector: Sendable {
             try body(record)
         }
     }
+
+    /// Shows the commits a writer made since the inspector opened or last refreshed; the stored
+    /// schemas are those of the open (a tool restarts to see new ones).
+    ///
+    /// ```swift
+    /// if try inspector.refresh() { print(inspector.count(of: "Hero")) }
+    /// ```
+    ///
+    /// - Returns: Whether there were new commits.
+    @discardableResult
+    public func refresh() throws -> Bool { try engine.refresh().hasNewCommits }
 
     /// Closes the file.
     public func close() throws { try engine.close() }
