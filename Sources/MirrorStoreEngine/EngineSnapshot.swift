@@ -224,8 +224,24 @@ public struct EngineSnapshot: Sendable {
 /// for key in keys { if let bytes = try heroes.value(for: key) { decode(bytes) } }
 /// ```
 public struct TypeValues: Sendable {
-    let objects: TypeIndex?
-    let snapshot: EngineSnapshot
+    /// The type's objects and the snapshot, behind one reference: a query passes its values
+    /// through several closures, and each copy of a snapshot's fields is a retain and a release
+    /// of each of them.
+    private final class Parts: Sendable {
+        let objects: TypeIndex?
+        let snapshot: EngineSnapshot
+
+        init(objects: TypeIndex?, snapshot: EngineSnapshot) {
+            self.objects = objects
+            self.snapshot = snapshot
+        }
+    }
+
+    private let parts: Parts
+
+    init(objects: TypeIndex?, snapshot: EngineSnapshot) {
+        parts = Parts(objects: objects, snapshot: snapshot)
+    }
 
     /// The value stored for `key`, or nil. Throws if the file cannot be read.
     public func value(for key: StorageKey) throws -> [UInt8]? {
@@ -237,7 +253,7 @@ public struct TypeValues: Sendable {
     ///
     /// - Throws: `StorageError` when a persisted key run it reads is damaged.
     public func location(for key: StorageKey) throws -> ValueLocation? {
-        try objects?.location(for: key).map(ValueLocation.init(packed:))
+        try parts.objects?.location(for: key).map(ValueLocation.init(packed:))
     }
 
     /// The value at `location`, a location this snapshot gave (``location(for:)``,
@@ -245,9 +261,9 @@ public struct TypeValues: Sendable {
     /// bytes its key held then, read without looking the key up again. Throws if the file
     /// cannot be read.
     public func value(at location: ValueLocation) throws -> [UInt8] {
-        let (offset, length) = snapshot.index.resolve(location.packed)
-        try snapshot.index.verify(offset: offset, length: length, in: snapshot.generation)
-        return try snapshot.generation.read(at: offset, count: length)
+        let (offset, length) = parts.snapshot.index.resolve(location.packed)
+        try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
+        return try parts.snapshot.generation.read(at: offset, count: length)
     }
 
     /// Calls `body` with each of `keys` that is stored, where its value lies, and the value, in
@@ -256,8 +272,8 @@ public struct TypeValues: Sendable {
     public func forEachValueInPlace(
         of keys: [StorageKey], _ body: (StorageKey, ValueLocation, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        guard let objects else { return }
-        let (index, generation) = (snapshot.index, snapshot.generation)
+        guard let objects = parts.objects else { return }
+        let (index, generation) = (parts.snapshot.index, parts.snapshot.generation)
         try generation.withBytesInPlace { file in
             for key in keys {
                 guard let packed = try objects.location(for: key) else { continue }

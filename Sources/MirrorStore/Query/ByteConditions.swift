@@ -353,7 +353,7 @@ final class ByteConditions {
     ///   arithmetic traps in Swift.
     func matching(_ candidates: [StorageKey], in values: TypeValues) throws -> FoundKeys {
         try withScratch { scratch in
-            var found = FoundKeys.reading()
+            var found = FoundKeys.reading(capacity: candidates.count)
             try values.forEachValueInPlace(of: candidates) { key, location, bytes in
                 if try matches(bytes, key: key, scratch: scratch) { found.append(key, at: location) }
             }

@@ -62,7 +62,7 @@ struct QueryExecution<Model: Persistable> {
         if access.isExact || conditions.isEmpty { return FoundKeys(candidates) }
         if let byteTests { return try byteTests.matching(candidates, in: source.values) }
         let tester = try ConditionTester<Model>(source: source, conditions: conditions)
-        var found = FoundKeys.reading()
+        var found = FoundKeys.reading(capacity: candidates.count)
         for key in candidates {
             guard let location = try source.values.location(for: key) else { continue }
             if try tester.matches(source.values.value(at: location), key: key) { found.append(key, at: location) }

@@ -30,10 +30,13 @@ struct FoundKeys: Sendable {
         locations = nil
     }
 
-    /// No keys yet, to which a pass over records appends those it matched, with their locations.
-    static func reading() -> FoundKeys {
+    /// No keys yet, to which a pass over records appends those it matched, with their locations;
+    /// room for `capacity` of them.
+    static func reading(capacity: Int = 0) -> FoundKeys {
         var found = FoundKeys([])
+        found.keys.reserveCapacity(capacity)
         found.locations = []
+        found.locations?.reserveCapacity(capacity)
         return found
     }
 
