@@ -354,8 +354,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return byIndex
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
-        guard let keys = try sortOnRecords(allKeys, by: sortKeys) else { return nil }
-        return Found(conditions: conditions, rows: .keys(FoundKeys(keys)), plan: plan.ordered(order))
+        guard let found = try sortOnRecords(foundKeys, by: sortKeys) else { return nil }
+        return Found(conditions: conditions, rows: .keys(found), plan: plan.ordered(order))
     }
 
     /// The results in the order of the index on the sort keys' properties (the property's own, or
@@ -401,8 +401,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         return Found(conditions: conditions, rows: .keys(FoundKeys(range.keysInIndexOrder)), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }
 
-    private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey]? {
-        guard !sortKeys.isEmpty else { return keys }
+    /// `found` sorted by values read from their records, each record read at its location when
+    /// the filter kept it and kept with its location for reading the sorted results; `nil` as
+    /// for ``sorted(onRecords:)``.
+    private func sortOnRecords(_ found: FoundKeys, by sortKeys: [RecordSortKey]) throws -> FoundKeys? {
+        guard !sortKeys.isEmpty else { return found }
         let reads = sortKeys.map { key in
             switch key.reading {
             case .stored(let position):
@@ -412,10 +415,14 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             }
         }
         let records = RecordConditions(schema: source.schema, conditions: reads, snapshot: source.snapshot, schemas: source.registry)
-        var rows: [(key: StorageKey, offset: Int, values: [QueryValue])] = []
+        let keys = found.keys
+        // The keys read, in their order, with where their records lie; a row's offset is its place here.
+        var read = FoundKeys.reading(capacity: keys.count)
+        var rows: [(offset: Int, values: [QueryValue])] = []
         rows.reserveCapacity(keys.count)
-        for (offset, key) in keys.enumerated() {
-            guard let bytes = try source.snapshot.value(type: source.plan.typeName, key: key) else { continue }
+        for (place, key) in keys.enumerated() {
+            guard let location = try found.location(at: place) ?? source.values.location(for: key) else { continue }
+            let bytes = try source.values.value(at: location)
             let stored = try records.values(bytes, key: key)
             var values: [QueryValue] = []
             values.reserveCapacity(sortKeys.count)
@@ -427,7 +434,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
                     values.append(value)
                 }
             }
-            rows.append((key, offset, values))
+            rows.append((read.keys.count, values))
+            read.append(key, at: location)
         }
         rows.sort { lhs, rhs in
             for index in sortKeys.indices {
@@ -439,7 +447,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             }
             return lhs.offset < rhs.offset
         }
-        return rows.map(\.key)
+        return read.picked(rows.map(\.offset))
     }
 
     private func sortModels(_ keys: [StorageKey], by descriptors: [SortDescriptor<Model>]) throws -> [StorageKey] {

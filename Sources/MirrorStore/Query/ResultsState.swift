@@ -21,7 +21,7 @@ enum ResultsRows: Sendable {
 struct FoundKeys: Sendable {
     private(set) var keys: [StorageKey]
     /// One per key, or nil when the keys were found without reading their records (an index
-    /// that answers the filter exactly, a sort).
+    /// that answers the filter exactly, an index's order, a sort of models).
     private var locations: [ValueLocation]?
 
     /// Keys found without reading their records.
