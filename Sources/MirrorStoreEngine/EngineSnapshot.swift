@@ -135,13 +135,16 @@ public struct EngineSnapshot: Sendable {
             }
             return FileOrder.Sorted(items: items, keys: keys)
         }
-        try visitInPlace(objects.keyOrder?.value(keyOrder) ?? (try keyOrder()), onlyIntegers: onlyIntegers, body)
+        try visitInPlace(objects.keyOrder?.value(keyOrder) ?? (try keyOrder()), onlyIntegers: onlyIntegers) { key, _, bytes in
+            try body(key, bytes)
+        }
     }
 
-    /// Calls `body` with every key of `type` and its value's bytes where they lie (in the file's
-    /// memory mapping; copied only when the log cannot be mapped), in file order. The bytes are
-    /// valid during the call only: for passes that test every object without copying it.
-    public func forEachValueInPlace(type: String, _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Calls `body` with every key of `type`, where its value lies (for ``TypeValues/value(at:)``)
+    /// and the value's bytes where they lie (in the file's memory mapping; copied only when the log
+    /// cannot be mapped), in file order. The bytes are valid during the call only: for passes that
+    /// test every object without copying it.
+    public func forEachValueInPlace(type: String, _ body: (StorageKey, ValueLocation, UnsafeRawBufferPointer) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
         // With integer keys only (the common case) each key is its own payload; otherwise every
         // key is found again by its position in `keys`.
@@ -175,9 +178,9 @@ public struct EngineSnapshot: Sendable {
         try visitInPlace(objects.fileOrder?.value(fileOrder) ?? (try fileOrder()), onlyIntegers: onlyIntegers, body)
     }
 
-    /// Calls `body` with each item's key and value bytes, in the order `order` lists them.
+    /// Calls `body` with each item's key, location and value bytes, in the order `order` lists them.
     private func visitInPlace(
-        _ order: FileOrder.Sorted, onlyIntegers: Bool, _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void
+        _ order: FileOrder.Sorted, onlyIntegers: Bool, _ body: (StorageKey, ValueLocation, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let items = order.items, keys = order.keys
         // A pass over every object reads every region: check them all once, not one per value.
@@ -186,10 +189,11 @@ public struct EngineSnapshot: Sendable {
             for item in items {
                 let key: StorageKey = onlyIntegers ? .integer(item.payload) : keys[Int(item.payload)]
                 let (offset, length) = index.resolve(item.packed)
+                let location = ValueLocation(packed: item.packed)
                 if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
-                    try body(key, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
+                    try body(key, location, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
                 } else {
-                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, $0) }
+                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, location, $0) }
                 }
             }
         }
@@ -228,31 +232,66 @@ public struct EngineSnapshot: Sendable {
 /// for key in keys { if let bytes = try heroes.value(for: key) { decode(bytes) } }
 /// ```
 public struct TypeValues: Sendable {
-    let objects: TypeIndex?
-    let snapshot: EngineSnapshot
+    /// The type's objects and the snapshot, behind one reference: a query passes its values
+    /// through several closures, and each copy of a snapshot's fields is a retain and a release
+    /// of each of them.
+    private final class Parts: Sendable {
+        let objects: TypeIndex?
+        let snapshot: EngineSnapshot
+
+        init(objects: TypeIndex?, snapshot: EngineSnapshot) {
+            self.objects = objects
+            self.snapshot = snapshot
+        }
+    }
+
+    private let parts: Parts
+
+    init(objects: TypeIndex?, snapshot: EngineSnapshot) {
+        parts = Parts(objects: objects, snapshot: snapshot)
+    }
 
     /// The value stored for `key`, or nil. Throws if the file cannot be read.
     public func value(for key: StorageKey) throws -> [UInt8]? {
-        guard let packed = try objects?.location(for: key) else { return nil }
-        let (offset, length) = snapshot.index.resolve(packed)
-        try snapshot.index.verify(offset: offset, length: length, in: snapshot.generation)
-        return try snapshot.generation.read(at: offset, count: length)
+        guard let location = try location(for: key) else { return nil }
+        return try value(at: location)
     }
 
-    /// Calls `body` with each of `keys` that is stored and its value, in the order given: where
-    /// the value lies in the file's memory mapping, or a copy when the file is not mapped.
-    public func forEachValueInPlace(of keys: [StorageKey], _ body: (StorageKey, UnsafeRawBufferPointer) throws -> Void) throws {
-        guard let objects else { return }
-        let (index, generation) = (snapshot.index, snapshot.generation)
+    /// Where the value stored for `key` lies, or nil when the key is not stored.
+    ///
+    /// - Throws: `StorageError` when a persisted key run it reads is damaged.
+    public func location(for key: StorageKey) throws -> ValueLocation? {
+        try parts.objects?.location(for: key).map(ValueLocation.init(packed:))
+    }
+
+    /// The value at `location`, a location this snapshot gave (``location(for:)``,
+    /// ``forEachValueInPlace(of:_:)``, ``EngineSnapshot/forEachValueInPlace(type:_:)``): the
+    /// bytes its key held then, read without looking the key up again. Throws if the file
+    /// cannot be read.
+    public func value(at location: ValueLocation) throws -> [UInt8] {
+        let (offset, length) = parts.snapshot.index.resolve(location.packed)
+        try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
+        return try parts.snapshot.generation.read(at: offset, count: length)
+    }
+
+    /// Calls `body` with each of `keys` that is stored, where its value lies, and the value, in
+    /// the order given: where the value lies in the file's memory mapping, or a copy when the
+    /// file is not mapped.
+    public func forEachValueInPlace(
+        of keys: [StorageKey], _ body: (StorageKey, ValueLocation, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard let objects = parts.objects else { return }
+        let (index, generation) = (parts.snapshot.index, parts.snapshot.generation)
         try generation.withBytesInPlace { file in
             for key in keys {
                 guard let packed = try objects.location(for: key) else { continue }
                 let (offset, length) = index.resolve(packed)
                 try index.verify(offset: offset, length: length, in: generation)
+                let location = ValueLocation(packed: packed)
                 if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
-                    try body(key, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
+                    try body(key, location, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
                 } else {
-                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, $0) }
+                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, location, $0) }
                 }
             }
         }

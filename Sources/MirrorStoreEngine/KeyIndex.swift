@@ -1,7 +1,10 @@
 /// Where a value's bytes lie in the log, packed into 64 bits: offset in the high 40 bits,
 /// length in the low 24. Longer values store `lengthSentinel` and keep their true length in
 /// `KeyIndex.largeValueLengths`, so the common case costs 8 bytes per object.
-struct ValueLocation: Hashable {
+/// Where a value lies in the log of the snapshot that gave it, as the key table records it.
+/// A query keeps the locations of the records it tested, so that reading them again (to make
+/// models) looks no key up: ``TypeValues/value(at:)`` reads one, in that snapshot only.
+public struct ValueLocation: Hashable, Sendable {
     static let offsetLimit: UInt64 = 1 << 40
     static let lengthSentinel: UInt64 = (1 << 24) - 1
 

@@ -47,7 +47,7 @@ import TestSupport
             }
             #expect(ordered == expected.keys.sorted(by: StorageKey.precedes), "\(context): key order of \(type)")
             var scanned = 0
-            try snapshot.forEachValueInPlace(type: type) { key, bytes in
+            try snapshot.forEachValueInPlace(type: type) { key, _, bytes in
                 scanned += 1
                 #expect(expected[key] == Array(bytes), "\(context): scan of \(type) \(key)")
             }

@@ -28,9 +28,14 @@ import TestSupport
     static func check(_ snapshot: EngineSnapshot, expected: [StorageKey: [UInt8]], ordered: Bool) throws {
         var seen: [StorageKey: [UInt8]] = [:]
         var offsets: [Int] = []
-        try snapshot.forEachValueInPlace(type: "T") { key, bytes in
+        let values = snapshot.values(ofType: "T")
+        try snapshot.forEachValueInPlace(type: "T") { key, location, bytes in
             #expect(seen[key] == nil, "\(key) twice")
             seen[key] = Array(bytes)
+            // A location the pass gives reads the same bytes again, and is the key's.
+            let (reread, found) = (try values.value(at: location), try values.location(for: key))
+            #expect(reread == Array(bytes))
+            #expect(found == location)
             if let base = bytes.baseAddress { offsets.append(Int(bitPattern: base)) }
         }
         #expect(seen == expected)

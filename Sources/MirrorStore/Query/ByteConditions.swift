@@ -330,33 +330,34 @@ final class ByteConditions {
         }
     }
 
-    /// The keys of the objects of `type` in `snapshot` that satisfy every condition, in file order.
+    /// The keys of the objects of `type` in `snapshot` that satisfy every condition, in file
+    /// order, with where their records lie.
     ///
     /// - Throws: ``StoreError`` naming a record whose bytes do not decode; ``QueryError`` where
     ///   arithmetic traps in Swift.
-    func matchingKeys(type: String, in snapshot: EngineSnapshot) throws -> [StorageKey] {
+    func matchingKeys(type: String, in snapshot: EngineSnapshot) throws -> FoundKeys {
         // One scratch space for every record.
         try withScratch { scratch in
-            var keys: [StorageKey] = []
-            try snapshot.forEachValueInPlace(type: type) { key, bytes in
-                if try matches(bytes, key: key, scratch: scratch) { keys.append(key) }
+            var found = FoundKeys.reading()
+            try snapshot.forEachValueInPlace(type: type) { key, location, bytes in
+                if try matches(bytes, key: key, scratch: scratch) { found.append(key, at: location) }
             }
-            return keys
+            return found
         }
     }
 
     /// Those of `candidates` (keys of `values`' type) whose records satisfy every condition, in
-    /// the same order; a key with no record is left out.
+    /// the same order, with where their records lie; a key with no record is left out.
     ///
     /// - Throws: ``StoreError`` naming a record whose bytes do not decode; ``QueryError`` where
     ///   arithmetic traps in Swift.
-    func matching(_ candidates: [StorageKey], in values: TypeValues) throws -> [StorageKey] {
+    func matching(_ candidates: [StorageKey], in values: TypeValues) throws -> FoundKeys {
         try withScratch { scratch in
-            var keys: [StorageKey] = []
-            try values.forEachValueInPlace(of: candidates) { key, bytes in
-                if try matches(bytes, key: key, scratch: scratch) { keys.append(key) }
+            var found = FoundKeys.reading(capacity: candidates.count)
+            try values.forEachValueInPlace(of: candidates) { key, location, bytes in
+                if try matches(bytes, key: key, scratch: scratch) { found.append(key, at: location) }
             }
-            return keys
+            return found
         }
     }
 

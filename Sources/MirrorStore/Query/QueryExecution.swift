@@ -41,13 +41,13 @@ struct QueryExecution<Model: Persistable> {
     let byteTests: ByteConditions?
 
     /// The keys of the objects matching every condition, in primary-key order, from the
-    /// candidates `access` names.
-    func matchingKeys(_ access: AccessPath) throws -> [StorageKey] {
+    /// candidates `access` names, with where the records tested lie.
+    func matchingKeys(_ access: AccessPath) throws -> FoundKeys {
         let typeName = source.plan.typeName
         var candidates: [StorageKey]
         switch access.source {
         case .scan:
-            if conditions.isEmpty { return Self.sortedByPrimaryKey(try source.snapshot.keys(type: typeName)) }
+            if conditions.isEmpty { return FoundKeys(Self.sortedByPrimaryKey(try source.snapshot.keys(type: typeName))) }
             return try filteredScan()
         case .primaryKeys(let keys):
             candidates = try keys.filter { try source.snapshot.contains(type: typeName, key: $0) }
@@ -59,27 +59,45 @@ struct QueryExecution<Model: Persistable> {
             candidates = try presence.objects(in: source.snapshot)
         }
         candidates = Self.deduplicated(Self.sortedByPrimaryKey(candidates))
-        if access.isExact || conditions.isEmpty { return candidates }
-        if let byteTests { return try byteTests.matching(candidates, in: source.snapshot.values(ofType: typeName)) }
+        if access.isExact || conditions.isEmpty { return FoundKeys(candidates) }
+        if let byteTests { return try byteTests.matching(candidates, in: source.values) }
         let tester = try ConditionTester<Model>(source: source, conditions: conditions)
-        return try candidates.filter { key in
-            guard let bytes = try source.snapshot.value(type: typeName, key: key) else { return false }
-            return try tester.matches(bytes, key: key)
+        var found = FoundKeys.reading(capacity: candidates.count)
+        for key in candidates {
+            guard let location = try source.values.location(for: key) else { continue }
+            if try tester.matches(source.values.value(at: location), key: key) { found.append(key, at: location) }
         }
+        return found
     }
 
-    /// Every object tested: in place in the file when the conditions compile to byte tests,
-    /// otherwise read in bulk in file order.
-    private func filteredScan() throws -> [StorageKey] {
+    /// Every object tested, in place in the file, in file order: on the stored bytes when the
+    /// conditions compile to byte tests, otherwise each copied for the tester.
+    private func filteredScan() throws -> FoundKeys {
+        let typeName = source.plan.typeName
         if let byteTests {
-            return Self.sortedByPrimaryKey(try byteTests.matchingKeys(type: source.plan.typeName, in: source.snapshot))
+            return Self.sortedByPrimaryKey(try byteTests.matchingKeys(type: typeName, in: source.snapshot))
         }
         let tester = try ConditionTester<Model>(source: source, conditions: conditions)
-        var matches: [StorageKey] = []
-        for (key, bytes) in try source.snapshot.entries(type: source.plan.typeName) where try tester.matches(bytes, key: key) {
-            matches.append(key)
+        var found = FoundKeys.reading()
+        try source.snapshot.forEachValueInPlace(type: typeName) { key, location, bytes in
+            if try tester.matches(Array(bytes), key: key) { found.append(key, at: location) }
         }
-        return Self.sortedByPrimaryKey(matches)
+        return Self.sortedByPrimaryKey(found)
+    }
+
+    /// `found` in primary-key order, each key with its location.
+    private static func sortedByPrimaryKey(_ found: FoundKeys) -> FoundKeys {
+        let keys = found.keys
+        var integers: [(value: Int64, position: Int)] = []
+        integers.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() {
+            guard case .integer(let value) = key else {
+                return found.picked(keys.indices.sorted { StorageKey.precedes(keys[$0], keys[$1]) })
+            }
+            integers.append((value, position))
+        }
+        integers.sort { $0.value < $1.value }
+        return found.picked(integers.map(\.position))
     }
 
     /// `keys` in primary-key order. Integer keys, the usual case, are sorted as plain integers:

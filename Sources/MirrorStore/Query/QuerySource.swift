@@ -14,7 +14,7 @@ final class QuerySource: Sendable {
     /// transaction, whose snapshot includes writes not yet committed).
     let observation: StoreObservation?
     /// The queried type's stored values, found once for all the reads of a query.
-    private let values: TypeValues
+    let values: TypeValues
     /// The queried type's indexes, found once for all the plans made from this source.
     let indexes: TypeIndexes
     /// The state of the results holding every object of the type, shared by all of them: they
@@ -44,10 +44,11 @@ final class QuerySource: Sendable {
         return try ModelReader.model(type, entry: entry, key: key, bytes: bytes, snapshot: snapshot, registry: registry)
     }
 
-    /// The stored model under `key`, a key the results list, so its absence is damage. Not
-    /// optional: results run unspecialised, and `Model?` would cost a metadata lookup per read.
-    func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model {
-        try ModelReader.model(type, entry: entry, key: key, bytes: listedBytes(of: key), snapshot: snapshot, registry: registry)
+    /// The stored model under `key`, a key the results list, so its absence is damage; read at
+    /// `location` when the query that listed it found the record there. Not optional: results
+    /// run unspecialised, and `Model?` would cost a metadata lookup per read.
+    func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey, at location: ValueLocation?) throws -> Model {
+        try ModelReader.model(type, entry: entry, key: key, bytes: listedBytes(of: key, at: location), snapshot: snapshot, registry: registry)
     }
 
     /// A reader of the queried type's models in this snapshot, as `pending` writes (if any) have
@@ -56,8 +57,11 @@ final class QuerySource: Sendable {
         ModelReader(entry: entry, snapshot: snapshot, registry: registry, pending: pending)
     }
 
-    /// The stored bytes of `key`, a key the results list, so its absence is damage.
-    func listedBytes(of key: StorageKey) throws -> [UInt8] {
+    /// The stored bytes of `key`, a key the results list, so its absence is damage: read at
+    /// `location`, a location this source's snapshot gave for the key, without looking the key up
+    /// again, or by the key when there is none.
+    func listedBytes(of key: StorageKey, at location: ValueLocation? = nil) throws -> [UInt8] {
+        if let location { return try values.value(at: location) }
         guard let bytes = try values.value(for: key) else { throw missing(key) }
         return bytes
     }

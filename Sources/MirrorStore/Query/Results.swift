@@ -69,7 +69,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     public var endIndex: Int {
         switch rows {
         case .all: source.snapshot.count(type: source.plan.typeName)
-        case .keys(let keys): keys.count
+        case .keys(let found): found.keys.count
         case .index(let positions): positions.count
         case .range(let range): state.count { range.count }
         }
@@ -80,17 +80,17 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// `position` must be in `indices`: outside them the subscript traps, as an array's does
     /// (``object(at:)`` throws instead). See the type's discussion for why a read here succeeds.
     public subscript(position: Int) -> Model {
-        let found: StorageKey?
+        let found: (key: StorageKey, location: ValueLocation?)?
         do {
-            found = try key(at: position)
+            found = try row(at: position)
         } catch {
             fatalError("The \(source.plan.typeName) results could not be listed: \(error) Read through object(at:) or all() to get this as an error.")
         }
-        guard let key = found else {
+        guard let found else {
             fatalError("Index out of range: position \(position) of \(count) \(source.plan.typeName) results")
         }
         do {
-            return try source.listedModel(Model.self, key: key)
+            return try source.listedModel(Model.self, key: found.key, at: found.location)
         } catch {
             // Only damage the open-time checks cannot see gets here; a model made up here would
             // reach the app as stored data.
@@ -98,16 +98,16 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         }
     }
 
-    /// The key of the object at `position`.
-    private func key(at position: Int) throws -> StorageKey? {
+    /// The key of the object at `position`, and where its record lies when the query read it.
+    private func row(at position: Int) throws -> (key: StorageKey, location: ValueLocation?)? {
         switch rows {
         case .all, .range:
             let keys = try keysInKeyOrder
-            return keys.indices.contains(position) ? keys[position] : nil
-        case .keys(let keys):
-            return keys.indices.contains(position) ? keys[position] : nil
+            return keys.indices.contains(position) ? (keys[position], nil) : nil
+        case .keys(let found):
+            return found.keys.indices.contains(position) ? (found.keys[position], found.location(at: position)) : nil
         case .index(let positions):
-            return try positions.entry(at: position)?.object
+            return try positions.entry(at: position).map { ($0.object, nil) }
         }
     }
 
@@ -120,9 +120,17 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         get throws {
         switch rows {
         case .all, .range: try keysInKeyOrder
-        case .keys(let keys): keys
+        case .keys(let found): found.keys
         case .index(let positions): try positions.objects()
         }
+        }
+    }
+
+    /// The keys of all results, in order, with where their records lie when the query read them.
+    var foundKeys: FoundKeys {
+        get throws {
+        if case .keys(let found) = rows { return found }
+        return FoundKeys(try allKeys)
         }
     }
 
@@ -147,10 +155,10 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// - Throws: ``StoreError`` for a position outside the results or a record that does not
     ///   decode, ``MappingError`` for a value the model cannot hold.
     public func object(at position: Int) throws -> Model {
-        guard let key = try key(at: position) else {
+        guard let found = try row(at: position) else {
             throw StoreError(.positionOutOfRange(typeName: source.plan.typeName, position: position, count: count))
         }
-        return try source.listedModel(Model.self, key: key)
+        return try source.listedModel(Model.self, key: found.key, at: found.location)
     }
 
     /// Every result, decoded now, in order. Links shared between results come back shared.
@@ -160,12 +168,14 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // One reader for all: links shared between results come back shared.
         let reader = source.reader()
         if case .all = rows { return try reader.allModels(Model.self) }
-        let keys = try allKeys
+        let found = try foundKeys
+        let keys = found.keys
         var models: [Model] = []
         models.reserveCapacity(keys.count)
         // A loop, not `map`: results run unspecialised, where `map` costs more than one read.
-        for key in keys {
-            models.append(try reader.model(Model.self, key: key, bytes: source.listedBytes(of: key)))
+        for position in keys.indices {
+            let key = keys[position]
+            models.append(try reader.model(Model.self, key: key, bytes: source.listedBytes(of: key, at: found.location(at: position))))
         }
         return models
     }
@@ -263,13 +273,14 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return Found(conditions: all, rows: .range(try IndexRange(index: index, named: name, properties: order.map(\.name), lower: lower, upper: upper)),
                          plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
-        let keys = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
+        let found = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
         guard plan.order != .primaryKey else {
-            return Found(conditions: all, rows: .keys(keys), plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
+            return Found(conditions: all, rows: .keys(found), plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         // A filter keeps the order the results had: the matches, picked from these results in turn.
-        let matches = Set(keys)
-        return Found(conditions: all, rows: .keys(try allKeys.filter(matches.contains)),
+        var positions: [StorageKey: Int] = [:]
+        for (position, key) in found.keys.enumerated() { positions[key] = position }
+        return Found(conditions: all, rows: .keys(found.picked(try allKeys.compactMap { positions[$0] })),
                      plan: QueryPlan(accessSource: accessPlan, filter: filter, order: plan.order))
     }
 
@@ -312,7 +323,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             let forward = order.compare(lhs, rhs)
             return ascending ? forward : (forward == .orderedSame ? forward : (forward == .orderedAscending ? .orderedDescending : .orderedAscending))
         }
-        return recording(.sortByProperty(name, ascending: ascending), in: Found(conditions: conditions, rows: .keys(keys), plan: plan.ordered(.models)))
+        return recording(.sortByProperty(name, ascending: ascending), in: Found(conditions: conditions, rows: .keys(FoundKeys(keys)), plan: plan.ordered(.models)))
     }
 
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
@@ -324,7 +335,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
            let found = try sorted(onRecords: sortKeys) {
             return found
         }
-        return Found(conditions: conditions, rows: .keys(try sortModels(allKeys, by: descriptors)), plan: plan.ordered(.models))
+        return Found(conditions: conditions, rows: .keys(FoundKeys(try sortModels(allKeys, by: descriptors))), plan: plan.ordered(.models))
     }
 
     /// The results sorted by a string property folded as `key` says (see `ResultsTextSearch.swift`).
@@ -343,8 +354,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             return byIndex
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
-        guard let keys = try sortOnRecords(allKeys, by: sortKeys) else { return nil }
-        return Found(conditions: conditions, rows: .keys(keys), plan: plan.ordered(order))
+        guard let found = try sortOnRecords(foundKeys, by: sortKeys) else { return nil }
+        return Found(conditions: conditions, rows: .keys(found), plan: plan.ordered(order))
     }
 
     /// The results in the order of the index on the sort keys' properties (the property's own, or
@@ -376,11 +387,14 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     private func indexRangeOrdered(by keys: [RecordSortKey]) throws -> Found? {
         guard case .range(let range) = rows, range.properties == keys.map(\.orderName),
               keys.allSatisfy({ $0.readsStoredProperty && $0.ascending && $0.stringComparator == nil }) else { return nil }
-        return Found(conditions: conditions, rows: .keys(try range.keysInIndexOrder), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
+        return Found(conditions: conditions, rows: .keys(FoundKeys(try range.keysInIndexOrder)), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
     }
 
-    private func sortOnRecords(_ keys: [StorageKey], by sortKeys: [RecordSortKey]) throws -> [StorageKey]? {
-        guard !sortKeys.isEmpty else { return keys }
+    /// `found` sorted by values read from their records, each record read at its location when
+    /// the filter kept it and kept with its location for reading the sorted results; `nil` as
+    /// for ``sorted(onRecords:)``.
+    private func sortOnRecords(_ found: FoundKeys, by sortKeys: [RecordSortKey]) throws -> FoundKeys? {
+        guard !sortKeys.isEmpty else { return found }
         let reads = sortKeys.map { key in
             switch key.reading {
             case .stored(let position):
@@ -390,10 +404,14 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             }
         }
         let records = RecordConditions(schema: source.schema, conditions: reads, snapshot: source.snapshot, schemas: source.registry)
-        var rows: [(key: StorageKey, offset: Int, values: [QueryValue])] = []
+        let keys = found.keys
+        // The keys read, in their order, with where their records lie; a row's offset is its place here.
+        var read = FoundKeys.reading(capacity: keys.count)
+        var rows: [(offset: Int, values: [QueryValue])] = []
         rows.reserveCapacity(keys.count)
-        for (offset, key) in keys.enumerated() {
-            guard let bytes = try source.snapshot.value(type: source.plan.typeName, key: key) else { continue }
+        for (place, key) in keys.enumerated() {
+            guard let location = try found.location(at: place) ?? source.values.location(for: key) else { continue }
+            let bytes = try source.values.value(at: location)
             let stored = try records.values(bytes, key: key)
             var values: [QueryValue] = []
             values.reserveCapacity(sortKeys.count)
@@ -405,7 +423,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
                     values.append(value)
                 }
             }
-            rows.append((key, offset, values))
+            rows.append((read.keys.count, values))
+            read.append(key, at: location)
         }
         rows.sort { lhs, rhs in
             for index in sortKeys.indices {
@@ -417,7 +436,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             }
             return lhs.offset < rhs.offset
         }
-        return rows.map(\.key)
+        return read.picked(rows.map(\.offset))
     }
 
     private func sortModels(_ keys: [StorageKey], by descriptors: [SortDescriptor<Model>]) throws -> [StorageKey] {

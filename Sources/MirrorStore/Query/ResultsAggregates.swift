@@ -192,8 +192,9 @@ struct StoredColumn {
             }
             return
         }
-        for key in try results.allKeys {
-            try body(try recordValue(in: source.listedBytes(of: key), key: key), key)
+        let found = try results.foundKeys
+        for (position, key) in found.keys.enumerated() {
+            try body(try recordValue(in: source.listedBytes(of: key, at: found.location(at: position)), key: key), key)
         }
     }
 

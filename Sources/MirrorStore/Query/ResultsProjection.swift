@@ -51,8 +51,10 @@ extension Results {
         let reader = source.reader()
         var projections: [Projection] = []
         projections.reserveCapacity(count)
-        for key in try allKeys {
-            projections.append(try reader.projection(type, shape: shape, key: key, bytes: source.listedBytes(of: key)))
+        let found = try foundKeys
+        for (position, key) in found.keys.enumerated() {
+            let bytes = try source.listedBytes(of: key, at: found.location(at: position))
+            projections.append(try reader.projection(type, shape: shape, key: key, bytes: bytes))
         }
         return projections
     }

@@ -6,12 +6,56 @@ enum ResultsRows: Sendable {
     /// Every object of the type, in key order (sorted on first positional read).
     case all
     /// Keys found by a query, in result order.
-    case keys([StorageKey])
+    case keys(FoundKeys)
     /// A whole index, in its order: a sort by an indexed property, read lazily.
     case index(IndexPositions)
     /// A range of a single-valued index that answers the filter exactly, in key order (sorted on
     /// first positional read).
     case range(IndexRange)
+}
+
+/// Keys found by a query, in result order, with where each record lies in the snapshot of the
+/// results when the query read the record to test it: reading the results takes each such record
+/// from its location rather than looking its key up again, so a record the query matched is
+/// found once.
+struct FoundKeys: Sendable {
+    private(set) var keys: [StorageKey]
+    /// One per key, or nil when the keys were found without reading their records (an index
+    /// that answers the filter exactly, an index's order, a sort of models).
+    private var locations: [ValueLocation]?
+
+    /// Keys found without reading their records.
+    init(_ keys: [StorageKey]) {
+        self.keys = keys
+        locations = nil
+    }
+
+    /// No keys yet, to which a pass over records appends those it matched, with their locations;
+    /// room for `capacity` of them.
+    static func reading(capacity: Int = 0) -> FoundKeys {
+        var found = FoundKeys([])
+        found.keys.reserveCapacity(capacity)
+        found.locations = []
+        found.locations?.reserveCapacity(capacity)
+        return found
+    }
+
+    mutating func append(_ key: StorageKey, at location: ValueLocation) {
+        keys.append(key)
+        locations?.append(location)
+    }
+
+    /// Where the record of the key at `position` lies, when the query read it.
+    func location(at position: Int) -> ValueLocation? {
+        locations?[position]
+    }
+
+    /// The keys at `positions`, in that order, with their locations.
+    func picked(_ positions: [Int]) -> FoundKeys {
+        var picked = FoundKeys(positions.map { keys[$0] })
+        picked.locations = locations.map { locations in positions.map { locations[$0] } }
+        return picked
+    }
 }
 
 /// What one ``Results`` value holds besides its source: how it was found, and what reading it

@@ -95,8 +95,11 @@ import MirrorStore
             for match in kinds {
                 for options in optionSets {
                     let byName = try all.filter(\.name, match, options: options)
-                    let expected = people.filter { Self.matches($0.name, match, options) }.map(\.id)
-                    #expect(byName.map(\.id) == expected, "\(place): name \(match) \(options.rawValue): \(byName.plan)")
+                    let expected = people.filter { Self.matches($0.name, match, options) }
+                    // Mapped whole: the records the filter read are the ones the models come from.
+                    #expect(try byName.all().map { "\($0.id) \($0.name) \($0.nickname ?? "-")" }
+                        == expected.map { "\($0.id) \($0.name) \($0.nickname ?? "-")" }, "\(place): name \(match) \(options.rawValue): \(byName.plan)")
+                    #expect(byName.map(\.id) == expected.map(\.id), "\(place): name \(match) \(options.rawValue): \(byName.plan)")
                     let byNickname = try all.filter(\.nickname, match, options: options)
                     #expect(byNickname.map(\.id) == people.filter { Self.matches($0.nickname, match, options) }.map(\.id),
                             "\(place): nickname \(match) \(options.rawValue)")
