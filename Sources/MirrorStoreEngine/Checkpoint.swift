@@ -101,9 +101,9 @@ enum Checkpoint {
             ? runs.count
             : runsToMerge(newEntries: index.added.count + index.removed.count, runSizes: runs.map(\.entryCount))
         let isBottom = merged == runs.count
-        var cursors = try runs.prefix(merged).map { try IndexCursor(run: $0, from: { _ in false }) }
-        cursors.append(IndexCursor(memory: index.added, weight: 1, from: { _ in false }))
-        cursors.append(IndexCursor(memory: index.removed, weight: -1, from: { _ in false }))
+        var cursors = try runs.prefix(merged).map { try IndexCursor(run: $0, after: .noEntry) }
+        cursors.append(IndexCursor(memory: index.added, weight: 1, after: .noEntry))
+        cursors.append(IndexCursor(memory: index.removed, weight: -1, after: .noEntry))
         var merge = IndexMerge(cursors, forward: true)
         var writer = IndexRunWriter(log: log, sequence: sequence, offset: offset)
         while let (entry, weight) = try merge.next() {

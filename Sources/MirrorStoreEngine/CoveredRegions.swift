@@ -6,7 +6,9 @@ import Synchronization
 /// touches it, and a mismatch is an error, never a wrong value. A checkpoint carries the table;
 /// the next one keeps its whole regions and hashes only the log after them.
 final class CoveredRegions: Sendable {
-    static let size: UInt64 = 64 << 10
+    static let size: UInt64 = 16 << 10
+    /// Regions a pass over all of them asks the system to read at once.
+    static let prefetchedRegions = 256
 
     /// Where the first region starts (the first unit) and the last ends (the covered end).
     let start: UInt64
@@ -53,7 +55,8 @@ final class CoveredRegions: Sendable {
     }
 
     private static func checksum(of log: any LogStorage, at offset: UInt64, count: Int) throws -> UInt32 {
-        try log.withBytesInPlace { file in
+        log.prefetch(at: offset, count: count)
+        return try log.withBytesInPlace { file in
             if let file, offset <= UInt64(file.count), UInt64(count) <= UInt64(file.count) - offset {
                 return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + count)]))
             }
@@ -80,6 +83,9 @@ final class CoveredRegions: Sendable {
     func verifyAll(in log: any LogStorage) throws {
         guard !complete.load(ordering: .acquiring) else { return }
         for region in checksums.indices where !checked.contains(region) {
+            if region % Self.prefetchedRegions == 0 {
+                log.prefetch(at: bounds(region).offset, count: Self.prefetchedRegions * Int(Self.size))
+            }
             try check(region, in: log)
         }
     }

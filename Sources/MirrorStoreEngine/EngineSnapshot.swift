@@ -47,6 +47,9 @@ public struct EngineSnapshot: Sendable {
         return try generation.read(at: offset, count: length)
     }
 
+    /// Bytes a pass in file order asks the system to read ahead at once.
+    static let prefetchSpan = 4 << 20
+
     /// The value at the packed location `packed` (`ValueLocation`), checked against the
     /// checkpoint's checksums when it lies where they cover.
     func value(atPacked packed: UInt64) throws -> [UInt8] {
@@ -186,9 +189,15 @@ public struct EngineSnapshot: Sendable {
         // A pass over every object reads every region: check them all once, not one per value.
         try index.regions?.verifyAll(in: generation)
         try generation.withBytesInPlace { file in
+            // Values come in file order: the bytes ahead are asked for in large requests.
+            var prefetchedTo: UInt64 = 0
             for item in items {
                 let key: StorageKey = onlyIntegers ? .integer(item.payload) : keys[Int(item.payload)]
                 let (offset, length) = index.resolve(item.packed)
+                if offset + UInt64(length) > prefetchedTo {
+                    generation.prefetch(at: offset, count: Self.prefetchSpan)
+                    prefetchedTo = offset + UInt64(Self.prefetchSpan)
+                }
                 let location = ValueLocation(packed: item.packed)
                 if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
                     try body(key, location, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))

@@ -64,6 +64,10 @@ final class FileLog: LogStorage {
         try FileSystem.fileSize(descriptor, path: path)
     }
 
+    func prefetch(at offset: UInt64, count: Int) {
+        mapping.prefetch(at: offset, count: count)
+    }
+
     func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         try mapping.withFile(body)
     }

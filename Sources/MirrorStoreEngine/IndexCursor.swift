@@ -14,39 +14,39 @@ struct IndexCursor {
     private var position = 0
     private(set) var current: (entry: IndexEntry, weight: Int)?
 
-    /// Reads `run` forward from its first entry that `isBelow` rejects (it accepts a prefix).
-    init(run: IndexRun, from isBelow: (IndexEntry) -> Bool) throws {
+    /// Reads `run` forward from its first entry past `below`.
+    init(run: IndexRun, after below: KeysBelow) throws {
         source = .run(run)
         forward = true
-        block = max(0, run.blocksBelow(isBelow) - 1)
+        block = max(0, run.blocksBelow(below) - 1)
         guard block < run.fences.count else { return }
-        position = try run.entriesBelow(inBlock: block, isBelow)
+        position = try run.entriesBelow(inBlock: block, below)
         try settle()
     }
 
-    /// Reads `run` backward from its last entry that `isNotAbove` accepts (it accepts a prefix).
-    init(run: IndexRun, through isNotAbove: (IndexEntry) -> Bool) throws {
+    /// Reads `run` backward from its last entry in `notAbove`.
+    init(run: IndexRun, through notAbove: KeysBelow) throws {
         source = .run(run)
         forward = false
-        block = run.blocksBelow(isNotAbove) - 1
+        block = run.blocksBelow(notAbove) - 1
         guard block >= 0 else { return }
-        position = try run.entriesBelow(inBlock: block, isNotAbove) - 1
+        position = try run.entriesBelow(inBlock: block, notAbove) - 1
         try settle()
     }
 
-    /// Reads `index` forward from its first entry that `isBelow` rejects, each of weight `weight`.
-    init(memory index: OrderedIndex, weight: Int, from isBelow: (IndexEntry) -> Bool) {
+    /// Reads `index` forward from its first entry past `below`, each of weight `weight`.
+    init(memory index: OrderedIndex, weight: Int, after below: KeysBelow) {
         source = .memory(index, weight: weight)
         forward = true
-        (block, position) = index.firstEntry(notBelow: isBelow)
+        (block, position) = index.firstEntry(notBelow: below.contains)
         settleMemory()
     }
 
-    /// Reads `index` backward from its last entry that `isNotAbove` accepts.
-    init(memory index: OrderedIndex, weight: Int, through isNotAbove: (IndexEntry) -> Bool) {
+    /// Reads `index` backward from its last entry in `notAbove`.
+    init(memory index: OrderedIndex, weight: Int, through notAbove: KeysBelow) {
         source = .memory(index, weight: weight)
         forward = false
-        var (chunk, end) = index.firstEntry(notBelow: isNotAbove)
+        var (chunk, end) = index.firstEntry(notBelow: notAbove.contains)
         if end == 0 {
             // The last accepted entry ends the chunk before (there is none before the first).
             chunk -= 1
@@ -75,6 +75,7 @@ struct IndexCursor {
                 current = nil
                 return
             }
+            if forward { run.blocks.prefetch(forPassAt: block) }
             position = forward ? 0 : run.count(inBlock: block) - 1
         }
         let found = try run.entry(block, position)

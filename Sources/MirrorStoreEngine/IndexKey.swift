@@ -35,7 +35,8 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// After every other key: only a bound, never a value's key.
     case greatest
 
-    private var rank: Int {
+    /// The order of kinds: null, booleans, numbers, strings, byte strings, tuples, `greatest`.
+    var rank: Int {
         switch self {
         case .null: 0
         case .bool: 1

@@ -57,43 +57,43 @@ final class IndexRun: Sendable {
         }
     }
 
-    /// How many blocks have a first entry that `isBelow` accepts (it must accept a prefix of the
-    /// entries): the first entry it rejects lies in the block before that many, or in the first.
-    func blocksBelow(_ isBelow: (IndexEntry) -> Bool) -> Int {
+    /// How many blocks start with an entry in `below`: the first entry past it lies in the
+    /// block before that many, or in the first.
+    func blocksBelow(_ below: KeysBelow) -> Int {
         var low = 0
         var high = fences.count
         while low < high {
             let middle = (low + high) / 2
-            if isBelow(fences[middle]) { low = middle + 1 } else { high = middle }
+            if below.contains(fences[middle]) { low = middle + 1 } else { high = middle }
         }
         return low
     }
 
-    /// How many entries of block `block` `isBelow` accepts (a prefix of them), found by halving:
-    /// only the entries probed are decoded.
-    func entriesBelow(inBlock block: Int, _ isBelow: (IndexEntry) -> Bool) throws -> Int {
+    /// How many entries of block `block` lie in `below`, found by halving with each probed key
+    /// compared where it lies.
+    func entriesBelow(inBlock block: Int, _ below: KeysBelow) throws -> Int {
         try blocks.withBlock(block) { reader in
             guard reader.count == count(inBlock: block) else { throw blocks.undecodable(block) }
             var low = 0
             var high = reader.count
             while low < high {
                 let middle = (low + high) / 2
-                guard let found = reader.indexEntry(middle) else { throw blocks.undecodable(block) }
-                if isBelow(found.entry) { low = middle + 1 } else { high = middle }
+                guard let order = reader.indexKeyOrder(middle, against: below.key) else { throw blocks.undecodable(block) }
+                if below.contains(order: order) { low = middle + 1 } else { high = middle }
             }
             return low
         }
     }
 
-    /// Entries minus marks among the entries `isBelow` accepts (a prefix of them): the blocks
-    /// wholly below by their counts, and in the one block the flags of the entries below.
-    func netCount(below isBelow: (IndexEntry) -> Bool) throws -> Int {
-        let below = blocksBelow(isBelow)
-        guard below > 0 else { return 0 }
+    /// Entries minus marks among the entries in `below`: the blocks wholly below by their
+    /// counts, and in the one block the flags of the entries below.
+    func netCount(below: KeysBelow) throws -> Int {
+        let blocksBelow = blocksBelow(below)
+        guard blocksBelow > 0 else { return 0 }
         var total = 0
-        for block in 0..<(below - 1) { total += Int(liveCounts[block]) - Int(markCounts[block]) }
-        let block = below - 1
-        let inside = try entriesBelow(inBlock: block, isBelow)
+        for block in 0..<(blocksBelow - 1) { total += Int(liveCounts[block]) - Int(markCounts[block]) }
+        let block = blocksBelow - 1
+        let inside = try entriesBelow(inBlock: block, below)
         return try blocks.withBlock(block) { reader in
             var net = total
             for position in 0..<inside {
@@ -102,6 +102,49 @@ final class IndexRun: Sendable {
             }
             return net
         }
+    }
+
+    /// Whether the run holds no mark: every entry it holds is in the index, unless newer
+    /// sources remove it.
+    var hasNoMarks: Bool { net == entryCount }
+}
+
+/// The entries of an index whose keys order before `key` (and those equal to it, when
+/// `orEqual`): since entries are sorted by key, a prefix of the index, which is what a bound
+/// splits off. A lower bound keeps what follows its prefix, an upper bound its prefix.
+struct KeysBelow: Sendable {
+    let key: IndexKey
+    let orEqual: Bool
+
+    /// No entry.
+    static let noEntry = KeysBelow(key: .null, orEqual: false)
+    /// Every entry.
+    static let everyEntry = KeysBelow(key: .greatest, orEqual: true)
+
+    /// The entries before a lower bound.
+    init(before lower: IndexBound) {
+        key = lower.key
+        orEqual = !lower.isInclusive
+    }
+
+    /// The entries up to an upper bound.
+    init(through upper: IndexBound) {
+        key = upper.key
+        orEqual = upper.isInclusive
+    }
+
+    private init(key: IndexKey, orEqual: Bool) {
+        self.key = key
+        self.orEqual = orEqual
+    }
+
+    func contains(_ entry: IndexEntry) -> Bool {
+        contains(order: IndexKey.order(entry.key, key))
+    }
+
+    /// Whether an entry whose key orders as `order` against `key` is inside.
+    func contains(order: Int) -> Bool {
+        order < 0 || (orEqual && order == 0)
     }
 }
 
@@ -118,6 +161,18 @@ enum IndexKeyTag: UInt8 {
     case string = 6
     case bytes = 7
     case tuple = 8
+
+    /// `IndexKey.rank` of the keys with this tag.
+    var rank: Int {
+        switch self {
+        case .null: 0
+        case .falseValue, .trueValue: 1
+        case .integer, .unsigned, .double: 2
+        case .string: 3
+        case .bytes: 4
+        case .tuple: 5
+        }
+    }
 
     /// Appends `key`; nil for ``IndexKey/greatest``, which is only ever a bound.
     static func encode(_ key: IndexKey, into writer: inout ByteWriter) -> Void? {

@@ -81,7 +81,7 @@ public final class IndexPositions: Sendable {
         guard position >= 0, position < count else { return nil }
         return try read.withLock { state -> IndexEntry? in
             while state.entries.count <= position, !state.isComplete {
-                try extend(&state, toAtLeast: max(position + 1, 2 * state.entries.count, 64))
+                try extend(&state, toAtLeast: max(position + 1, 2 * state.entries.count, 32))
             }
             return state.entries.count > position ? state.entries[position] : nil
         }

@@ -98,33 +98,40 @@ public struct IndexTuple: Hashable, Sendable {
     /// not decide. Eight bytes at a time: keys are often longer than a word.
     @inline(never)
     private static func firstDifference(_ lhs: [UInt8], _ rhs: [UInt8]) -> (order: Int, isNumberTags: Bool) {
-        lhs.withUnsafeBytes { left in
-            rhs.withUnsafeBytes { right in
-                let common = min(left.count, right.count)
-                var position = 0
-                while position + 8 <= common {
-                    let a = left.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                    let b = right.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                    if a != b {
-                        // The first differing byte is the lowest in memory: the low end of a
-                        // little-endian word, the high end of a big-endian one.
-                        #if _endian(little)
-                        position += (a ^ b).trailingZeroBitCount / 8
-                        #else
-                        position += (a ^ b).leadingZeroBitCount / 8
-                        #endif
-                        break
-                    }
-                    position += 8
-                }
-                while position < common, left[position] == right[position] { position += 1 }
-                guard position < common else {
-                    return (left.count == right.count ? 0 : left.count < right.count ? -1 : 1, false)
-                }
-                let (a, b) = (left[position], right[position])
-                return (a < b ? -1 : 1, Tag.isNumber(a) && Tag.isNumber(b))
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in firstDifference(left, right) } }
+    }
+
+    /// The order of `lhs`, a tuple's bytes where they lie (in a run block), against `rhs`,
+    /// without copying them unless the bytes do not decide.
+    static func order(encoded lhs: UnsafeRawBufferPointer, _ rhs: IndexTuple) -> Int {
+        let (order, isNumberTags) = rhs.bytes.withUnsafeBytes { firstDifference(lhs, $0) }
+        return isNumberTags ? decodedOrder(IndexTuple(encoded: Array(lhs)), rhs) : order
+    }
+
+    private static func firstDifference(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> (order: Int, isNumberTags: Bool) {
+        let common = min(left.count, right.count)
+        var position = 0
+        while position + 8 <= common {
+            let a = left.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let b = right.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            if a != b {
+                // The first differing byte is the lowest in memory: the low end of a
+                // little-endian word, the high end of a big-endian one.
+                #if _endian(little)
+                position += (a ^ b).trailingZeroBitCount / 8
+                #else
+                position += (a ^ b).leadingZeroBitCount / 8
+                #endif
+                break
             }
+            position += 8
         }
+        while position < common, left[position] == right[position] { position += 1 }
+        guard position < common else {
+            return (left.count == right.count ? 0 : left.count < right.count ? -1 : 1, false)
+        }
+        let (a, b) = (left[position], right[position])
+        return (a < b ? -1 : 1, Tag.isNumber(a) && Tag.isNumber(b))
     }
 
     // MARK: Encoding

@@ -55,8 +55,30 @@ final class LogMapping: Sendable {
     func read(at offset: UInt64, count: Int) -> [UInt8]? {
         let end = offset.addingReportingOverflow(UInt64(count))
         guard !end.overflow, let base = address(covering: end.partialValue) else { return nil }
+        if count > Self.pageSize { prefetch(base: base, offset: offset, count: count) }
         return Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base + UInt(offset)), count: count))
     }
+
+    /// Asks the system to read `count` bytes at `offset` into the page cache now, in one request,
+    /// when they lie in the mapped part of the file: for passes that are about to read them in
+    /// order, which the mapping's random-access advice would otherwise read a page at a time.
+    func prefetch(at offset: UInt64, count: Int) {
+        let end = offset.addingReportingOverflow(UInt64(max(0, count)))
+        guard count > 0, !end.overflow else { return }
+        let known = state.withLock { $0.fileSize }
+        let clipped = min(end.partialValue, known)
+        guard clipped > offset, let base = address(covering: clipped) else { return }
+        prefetch(base: base, offset: offset, count: Int(clipped - offset))
+    }
+
+    private func prefetch(base: UInt, offset: UInt64, count: Int) {
+        let page = UInt64(Self.pageSize)
+        let start = offset / page * page
+        let length = Int(offset + UInt64(count) - start)
+        _ = posix_madvise(UnsafeMutableRawPointer(bitPattern: base + UInt(start)), length, POSIX_MADV_WILLNEED)
+    }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Calls `body` with the whole file as this process knows it, mapped, or with nil when it
     /// cannot be mapped. The bytes stay valid while this mapping lives.
@@ -78,12 +100,17 @@ final class LogMapping: Sendable {
         state.withLock { state in
             guard end <= state.fileSize, end <= UInt64(Int.max / 2) else { return nil }
             if let largest = state.mappings.last, UInt64(largest.length) >= end { return largest.address }
-            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let page = Self.pageSize
             let wanted = max(Int(end), 2 * (state.mappings.last?.length ?? 0), 1 << 20)
             let length = (wanted + page - 1) / page * page
             guard let mapped = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
                 return nil
             }
+            // Reads through the mapping are mostly lookups of a few bytes each: without this, a
+            // fault on a file not in the page cache reads ahead as far as the device allows
+            // (megabytes), and a lookup reads a thousand times what it needs. Sequential
+            // passes ask for their bytes ahead (`prefetch`).
+            _ = posix_madvise(mapped, length, POSIX_MADV_RANDOM)
             let address = UInt(bitPattern: mapped)
             state.mappings.append((address, length))
             return address

@@ -25,6 +25,9 @@ protocol LogStorage: AnyObject, Sendable {
     /// Where the data at `offset` ends: the first hole at or after it, or the end of the file.
     /// `UInt64.max` when the storage cannot tell.
     func holeStart(from offset: UInt64) -> UInt64
+    /// Starts reading `count` bytes at `offset` into memory, for a pass about to read them in
+    /// order; nothing for storage that is already in memory.
+    func prefetch(at offset: UInt64, count: Int)
 }
 
 extension LogStorage {
@@ -37,6 +40,8 @@ extension LogStorage {
     func stableBytes(upTo end: UInt64) -> StableBytes? { nil }
 
     func holeStart(from offset: UInt64) -> UInt64 { .max }
+
+    func prefetch(at offset: UInt64, count: Int) {}
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads run blocks where they lie in the log's memory mapping: the only raw-memory code of the
 /// persisted runs. Every read is bounds-checked against the block; a block is trusted only
 /// after its checksum matched (`RunBlocks.withBlock`).
@@ -99,6 +105,54 @@ struct RunBlockReader {
     func indexFlag(_ index: Int) -> Bool? {
         guard layout == Self.indexLayout, let position = entryStart(index), bytes[position] <= 1 else { return nil }
         return bytes[position] == 1
+    }
+
+    /// How the index key of entry `index` of an index-layout block orders against `key`
+    /// (negative, zero or positive, as `IndexKey.order`), read where it lies: a search of a
+    /// block compares keys without decoding them (a string key would be a new `String` each
+    /// time). Nil when the entry does not decode.
+    func indexKeyOrder(_ index: Int, against key: IndexKey) -> Int? {
+        guard layout == Self.indexLayout, var position = entryStart(index) else { return nil }
+        let end = bytes.count - Self.checksumSize
+        position += 1
+        guard position < end, let kind = IndexKeyTag(rawValue: bytes[position]) else { return nil }
+        position += 1
+        let rank = kind.rank
+        let wanted = key.rank
+        if rank != wanted { return rank < wanted ? -1 : 1 }
+        switch kind {
+        case .null:
+            return 0
+        case .falseValue, .trueValue:
+            return IndexKey.order(.bool(kind == .trueValue), key)
+        case .integer, .unsigned, .double:
+            guard end - position >= 8 else { return nil }
+            let raw = uint64(at: position)
+            let number: IndexKey = kind == .integer ? .integer(Int64(bitPattern: raw)) : kind == .unsigned ? .unsigned(raw) : .double(Double(bitPattern: raw))
+            return IndexKey.order(number, key)
+        case .string, .bytes, .tuple:
+            guard let length = varint(&position), let stored = body(&position, count: length) else { return nil }
+            switch key {
+            case .string(var text):
+                return text.withUTF8 { Self.order(stored, UnsafeRawBufferPointer($0)) }
+            case .bytes(let wanted):
+                return wanted.withUnsafeBytes { Self.order(stored, $0) }
+            case .tuple(let tuple):
+                return IndexTuple.order(encoded: stored, tuple)
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// The lexicographic order of two byte strings, the shorter first when one begins the other.
+    private static func order(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int {
+        let common = min(lhs.count, rhs.count)
+        if common > 0, let left = lhs.baseAddress, let right = rhs.baseAddress {
+            let order = memcmp(left, right, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return lhs.count == rhs.count ? 0 : lhs.count < rhs.count ? -1 : 1
     }
 
     /// `count` bytes at `position`, advancing it; nil when they run past the entries.

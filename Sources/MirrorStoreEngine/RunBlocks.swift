@@ -25,6 +25,17 @@ struct RunBlocks: Sendable {
 
     var count: Int { offsets.count }
 
+    /// For a pass reading blocks in order: at every `prefetchedBlocks`-th block, asks the system to
+    /// read the blocks up to the next such one at once, rather than a page per block.
+    func prefetch(forPassAt block: Int) {
+        guard block % Self.prefetchedBlocks == 0, offsets.indices.contains(block) else { return }
+        let last = min(block + Self.prefetchedBlocks, offsets.count) - 1
+        let end = offsets[last] + UInt64(2 * KeyRun.blockTarget)
+        log.prefetch(at: offsets[block], count: Int(end - offsets[block]))
+    }
+
+    static let prefetchedBlocks = 64
+
     /// Calls `body` with block `index` once its checksum has matched. A bad block throws
     /// `corrupted` naming its offset: a run is never read unchecked, so a damaged one gives an
     /// error, never a wrong answer.

@@ -37,6 +37,7 @@ enum RunMerge {
             position = 0
             while entries.isEmpty, block < run.blockOffsets.count {
                 let index = block
+                run.blocks.prefetch(forPassAt: index)
                 entries = try run.withBlock(index) { reader in
                     var decoded: [(key: StorageKey, packed: UInt64)] = []
                     decoded.reserveCapacity(reader.count)

@@ -72,33 +72,26 @@ struct SecondaryIndex: Sendable {
 
     // MARK: Reading
 
-    private static func isBelow(_ bound: IndexBound) -> (IndexEntry) -> Bool {
-        let key = bound.key
-        return bound.isInclusive ? { IndexKey.order($0.key, key) < 0 } : { IndexKey.order($0.key, key) <= 0 }
-    }
-
-    private static func isNotAbove(_ bound: IndexBound) -> (IndexEntry) -> Bool {
-        let key = bound.key
-        return bound.isInclusive ? { IndexKey.order($0.key, key) <= 0 } : { IndexKey.order($0.key, key) < 0 }
-    }
-
     /// Calls `body` with each entry between the bounds (`nil`: unbounded), in index order, until
     /// it returns `false`.
     func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
-        let isBelow = lower.map(Self.isBelow) ?? { _ in false }
-        let isNotAbove = upper.map(Self.isNotAbove) ?? { _ in true }
+        let below = lower.map(KeysBelow.init(before:)) ?? .noEntry
+        let notAbove = upper.map(KeysBelow.init(through:)) ?? .everyEntry
         if runs.isEmpty, removed.count == 0 {
             added.forEach(from: lower ?? IndexBound(.null, inclusive: true)) { entry in
-                isNotAbove(entry) ? body(entry) : false
+                notAbove.contains(entry) ? body(entry) : false
             }
             return
         }
-        var cursors = try runs.map { try IndexCursor(run: $0, from: isBelow) }
-        cursors.append(IndexCursor(memory: added, weight: 1, from: isBelow))
-        cursors.append(IndexCursor(memory: removed, weight: -1, from: isBelow))
-        var merge = IndexMerge(cursors, forward: true)
+        if runs.count == 1, runs[0].hasNoMarks, added.count == 0, removed.count == 0 {
+            // One source whose entries are all in the index: nothing to merge.
+            var cursor = try IndexCursor(run: runs[0], after: below)
+            while let (entry, _) = cursor.current, notAbove.contains(entry), body(entry) { try cursor.advance() }
+            return
+        }
+        var merge = IndexMerge(try cursors(forward: true, below, notAbove), forward: true)
         while let (entry, weight) = try merge.next() {
-            guard isNotAbove(entry) else { return }
+            guard notAbove.contains(entry) else { return }
             if weight > 0, !body(entry) { return }
         }
     }
@@ -106,32 +99,38 @@ struct SecondaryIndex: Sendable {
     /// Calls `body` with each entry between the bounds, in reverse index order (from `upper`
     /// down), until it returns `false`.
     func forEachReversed(from upper: IndexBound?, to lower: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
-        let isBelow = lower.map(Self.isBelow) ?? { _ in false }
-        let isNotAbove = upper.map(Self.isNotAbove) ?? { _ in true }
-        var cursors = try runs.map { try IndexCursor(run: $0, through: isNotAbove) }
-        cursors.append(IndexCursor(memory: added, weight: 1, through: isNotAbove))
-        if removed.count > 0 { cursors.append(IndexCursor(memory: removed, weight: -1, through: isNotAbove)) }
-        var merge = IndexMerge(cursors, forward: false)
+        let below = lower.map(KeysBelow.init(before:)) ?? .noEntry
+        let notAbove = upper.map(KeysBelow.init(through:)) ?? .everyEntry
+        var merge = IndexMerge(try cursors(forward: false, below, notAbove), forward: false)
         while let (entry, weight) = try merge.next() {
-            guard !isBelow(entry) else { return }
+            guard !below.contains(entry) else { return }
             if weight > 0, !body(entry) { return }
         }
     }
 
-    /// How many entries `isBelow` accepts (a prefix of the index), from the counts of the runs'
-    /// blocks and of the memory, without visiting the entries.
-    private func rank(_ isBelow: (IndexEntry) -> Bool) throws -> Int {
+    /// A cursor on each source that holds entries, from `below` forward or from `notAbove` back.
+    private func cursors(forward: Bool, _ below: KeysBelow, _ notAbove: KeysBelow) throws -> [IndexCursor] {
+        var cursors = try runs.map { forward ? try IndexCursor(run: $0, after: below) : try IndexCursor(run: $0, through: notAbove) }
+        for (set, weight) in [(added, 1), (removed, -1)] where set.count > 0 {
+            cursors.append(forward ? IndexCursor(memory: set, weight: weight, after: below) : IndexCursor(memory: set, weight: weight, through: notAbove))
+        }
+        return cursors
+    }
+
+    /// How many entries lie in `below`, from the counts of the runs' blocks and of the memory,
+    /// without visiting the entries.
+    private func rank(_ below: KeysBelow) throws -> Int {
         var total = 0
-        for run in runs { total += try run.netCount(below: isBelow) }
-        total += added.firstEntryRank(notBelow: isBelow)
-        if removed.count > 0 { total -= removed.firstEntryRank(notBelow: isBelow) }
+        for run in runs { total += try run.netCount(below: below) }
+        total += added.firstEntryRank(notBelow: below.contains)
+        if removed.count > 0 { total -= removed.firstEntryRank(notBelow: below.contains) }
         return total
     }
 
     /// How many entries lie between the bounds.
     func count(from lower: IndexBound?, to upper: IndexBound?) throws -> Int {
-        let before = try lower.map { try rank(Self.isBelow($0)) } ?? 0
-        let through = try upper.map { try rank(Self.isNotAbove($0)) } ?? count
+        let before = try lower.map { try rank(KeysBelow(before: $0)) } ?? 0
+        let through = try upper.map { try rank(KeysBelow(through: $0)) } ?? count
         return max(0, through - before)
     }
 

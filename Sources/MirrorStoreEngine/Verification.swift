@@ -206,7 +206,7 @@ enum StateComparison {
                     if live != Int(run.liveCounts[block]) { return "a block of index '\(name)' holds other counts than the checkpoint lists" }
                 }
             }
-            var merge = IndexMerge(try index.runs.map { try IndexCursor(run: $0, from: { _ in false }) }, forward: true)
+            var merge = IndexMerge(try index.runs.map { try IndexCursor(run: $0, after: .noEntry) }, forward: true)
             var total = 0
             while let (entry, weight) = try merge.next() {
                 guard weight == 0 || weight == 1 else { return "the runs of index '\(name)' count \(entry.key) of \(entry.object) \(weight) times" }

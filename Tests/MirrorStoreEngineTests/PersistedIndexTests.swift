@@ -60,7 +60,9 @@ import TestSupport
 
     static func bound(_ entries: [IndexEntry], _ generator: inout SeededRandom) -> IndexBound? {
         guard !entries.isEmpty, !generator.chance(15) else { return nil }
-        let key = generator.chance(20) ? IndexKey.integer(Int64.random(in: -1...10, using: &generator)) : generator.pick(entries).key
+        // Sometimes a number of another kind than the keys, which compares by value.
+        let number = Int64.random(in: -1...10, using: &generator)
+        let key = generator.chance(20) ? (generator.chance(50) ? IndexKey.integer(number) : .double(Double(number) + 0.5)) : generator.pick(entries).key
         return IndexBound(key, inclusive: generator.chance(50))
     }
 
