@@ -4,7 +4,7 @@ import PackageDescription
 // Benchmarks live in their own package so the library keeps no benchmark dependencies, and are
 // always built in release: `swift run -c release --package-path Benchmarks mapping-benchmarks`,
 // `... store-benchmarks`, `... query-benchmarks`, `... migration-benchmarks`,
-// `... observation-benchmarks` and `... reader-benchmarks`.
+// `... observation-benchmarks`, `... reader-benchmarks` and `... scale-benchmarks`.
 let package = Package(
     name: "MirrorStoreBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -75,6 +75,15 @@ let package = Package(
                 .product(name: "MirrorStore", package: "MirrorStore"),
             ],
             path: "Sources/ReaderBenchmarks"),
+        // A store of 10,000,000 objects with two indexes (issue 26): created, reopened, queried,
+        // compacted, migrated and verified, each step timed in a child process of its own.
+        .executableTarget(
+            name: "scale-benchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "MirrorStore", package: "MirrorStore"),
+            ],
+            path: "Sources/ScaleBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,6 +13,12 @@ struct IndexCursor {
     private var block: Int
     private var position = 0
     private(set) var current: (entry: IndexEntry, weight: Int)?
+    /// Entries of the current run block read ahead, from `position` on in the cursor's
+    /// direction, and how many the next read takes: two at first (a lookup reads few), twice as
+    /// many each time after (a pass reads a block in a few visits rather than one per entry).
+    private var readAhead: [FlaggedEntry] = []
+    private var readAheadIndex = 0
+    private var batch = 2
 
     /// Reads `run` forward from its first entry past `below`.
     init(run: IndexRun, after below: KeysBelow) throws {
@@ -59,6 +65,7 @@ struct IndexCursor {
 
     mutating func advance() throws {
         position += forward ? 1 : -1
+        readAheadIndex += 1
         switch source {
         case .run: try settle()
         case .memory: settleMemory()
@@ -77,10 +84,18 @@ struct IndexCursor {
             }
             if forward { run.blocks.prefetch(forPassAt: block) }
             position = forward ? 0 : run.count(inBlock: block) - 1
+            readAhead.removeAll(keepingCapacity: true)
         }
-        let found = try run.entry(block, position)
+        if readAheadIndex >= readAhead.count {
+            readAhead = try run.entries(block, from: position, wanted: batch, forward: forward)
+            readAheadIndex = 0
+            batch = min(2 * batch, Self.largestBatch)
+        }
+        let found = readAhead[readAheadIndex]
         current = (found.entry, found.isLive ? 1 : -1)
     }
+
+    static let largestBatch = 64
 
     /// Moves past the ends of chunks until `position` names an entry, or the index ends.
     private mutating func settleMemory() {

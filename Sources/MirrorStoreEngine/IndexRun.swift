@@ -21,6 +21,8 @@ final class IndexRun: Sendable {
     let entryCount: Int
     /// Entries minus marks over the whole run.
     let net: Int
+    /// Entries minus marks in the blocks before each block: a count never adds up blocks.
+    private let netBefore: [Int]
     /// Bytes the run's units take in the log.
     let byteCount: Int
     let blocks: RunBlocks
@@ -33,12 +35,16 @@ final class IndexRun: Sendable {
         self.byteCount = byteCount
         var entries = 0
         var net = 0
+        var netBefore: [Int] = []
+        netBefore.reserveCapacity(liveCounts.count)
         for block in liveCounts.indices {
+            netBefore.append(net)
             entries += Int(liveCounts[block]) + Int(markCounts[block])
             net += Int(liveCounts[block]) - Int(markCounts[block])
         }
         entryCount = entries
         self.net = net
+        self.netBefore = netBefore
         blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "index run")
     }
 
@@ -53,6 +59,24 @@ final class IndexRun: Sendable {
     func entry(_ block: Int, _ position: Int) throws -> (entry: IndexEntry, isLive: Bool) {
         try blocks.withBlock(block) { reader in
             guard reader.count == count(inBlock: block), let found = reader.indexEntry(position) else { throw blocks.undecodable(block) }
+            return found
+        }
+    }
+
+    /// Up to `wanted` entries of block `block` from `position` on (forward) or down from it,
+    /// in that order, read in one visit of the block.
+    func entries(_ block: Int, from position: Int, wanted: Int, forward: Bool) throws -> [FlaggedEntry] {
+        try blocks.withBlock(block) { reader in
+            guard reader.count == count(inBlock: block) else { throw blocks.undecodable(block) }
+            let end = forward ? min(reader.count, position + wanted) : max(-1, position - wanted)
+            var found: [FlaggedEntry] = []
+            found.reserveCapacity(abs(end - position))
+            var at = position
+            while at != end {
+                guard let (entry, isLive) = reader.indexEntry(at) else { throw blocks.undecodable(block) }
+                found.append(FlaggedEntry(entry: entry, isLive: isLive))
+                at += forward ? 1 : -1
+            }
             return found
         }
     }
@@ -86,14 +110,15 @@ final class IndexRun: Sendable {
     }
 
     /// Entries minus marks among the entries in `below`: the blocks wholly below by their
-    /// counts, and in the one block the flags of the entries below.
+    /// counts, and in the one block the flags of the entries below (none to read when the
+    /// block holds no mark).
     func netCount(below: KeysBelow) throws -> Int {
         let blocksBelow = blocksBelow(below)
         guard blocksBelow > 0 else { return 0 }
-        var total = 0
-        for block in 0..<(blocksBelow - 1) { total += Int(liveCounts[block]) - Int(markCounts[block]) }
         let block = blocksBelow - 1
+        let total = netBefore[block]
         let inside = try entriesBelow(inBlock: block, below)
+        if markCounts[block] == 0 { return total + inside }
         return try blocks.withBlock(block) { reader in
             var net = total
             for position in 0..<inside {
@@ -107,6 +132,12 @@ final class IndexRun: Sendable {
     /// Whether the run holds no mark: every entry it holds is in the index, unless newer
     /// sources remove it.
     var hasNoMarks: Bool { net == entryCount }
+}
+
+/// An entry of a run, and whether it adds it (true) or marks it deleted.
+struct FlaggedEntry {
+    let entry: IndexEntry
+    let isLive: Bool
 }
 
 /// The entries of an index whose keys order before `key` (and those equal to it, when

@@ -17,8 +17,16 @@ final class IndexRange: Sendable {
     private let lower: IndexBound?
     private let upper: IndexBound?
 
-    /// The number of objects in the range, counted in the index.
+    /// The number of objects in the range.
     let count: Int
+    /// The objects, when the range holds at most `listedAtOnce`: read in the walk that found
+    /// them, so a small range (an equality on a unique value) costs one search of the index
+    /// rather than the two a count takes and a third to list them.
+    private let listed: [StorageKey]?
+
+    /// A range holding at most this many objects is listed when it is made; a larger one is
+    /// counted, and listed when a position is read.
+    static let listedAtOnce = 64
 
     init(index: IndexSnapshot, named indexName: String, properties: [String], lower: IndexBound?, upper: IndexBound?) throws {
         self.indexName = indexName
@@ -26,9 +34,20 @@ final class IndexRange: Sendable {
         self.index = index
         self.lower = lower
         self.upper = upper
-        count = try index.count(from: lower, to: upper)
+        var keys: [StorageKey] = []
+        try index.forEach(from: lower, to: upper) { entry in
+            keys.append(entry.object)
+            return keys.count <= Self.listedAtOnce
+        }
+        if keys.count <= Self.listedAtOnce {
+            listed = keys
+            count = keys.count
+        } else {
+            listed = nil
+            count = try index.count(from: lower, to: upper)
+        }
     }
 
     /// The objects in the index's order: by value, equal values in key order.
-    var keysInIndexOrder: [StorageKey] { get throws { try index.objects(from: lower, to: upper) } }
+    var keysInIndexOrder: [StorageKey] { get throws { try listed ?? index.objects(from: lower, to: upper) } }
 }
