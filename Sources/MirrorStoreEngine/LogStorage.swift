@@ -25,6 +25,9 @@ protocol LogStorage: AnyObject, Sendable {
     /// Where the data at `offset` ends: the first hole at or after it, or the end of the file.
     /// `UInt64.max` when the storage cannot tell.
     func holeStart(from offset: UInt64) -> UInt64
+    /// The file the log lives in, nil for memory: what a lock, a rename or a reader's
+    /// identity check deals with.
+    var backingFile: FileLog? { get }
 }
 
 extension LogStorage {
@@ -37,6 +40,8 @@ extension LogStorage {
     func stableBytes(upTo end: UInt64) -> StableBytes? { nil }
 
     func holeStart(from offset: UInt64) -> UInt64 { .max }
+
+    var backingFile: FileLog? { nil }
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

@@ -110,7 +110,7 @@ package struct KeyEnvelope: Equatable, Sendable {
 
     /// The key that wraps the data key: `secret` stretched as `derivation` says, or `wrongKey`
     /// when the secret is of the other kind (a passphrase for a raw-key envelope, or the reverse).
-    private static func keyEncryptionKey(
+    static func keyEncryptionKey(
         for secret: EncryptionSecret, derivation: Derivation, path: String
     ) throws(StorageError) -> SecretBytes {
         switch (secret, derivation) {
