@@ -8,6 +8,10 @@
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 //   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
 //   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
+//   encrypted <store> the checkpoint mode on an encrypted store, compacting (a new data key)
+//                     after every fifth commit
+//   rekey <store>     commit on an encrypted store, changing its key after each commit, printing
+//                     "rekeyed <key>" once a change returned
 // Every line is flushed as soon as it is printed, so the parent sees exactly the acknowledged commits.
 
 #if canImport(Glibc)
@@ -34,14 +38,18 @@ func run() -> Int32 {
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)
         }
-        if mode == "checkpoint" {
+        if mode == "checkpoint" || mode == "encrypted" {
             configuration.checkpointInterval = 400
         }
-        let engine = try StorageEngine(path: path, configuration: configuration)
-        if mode == "checkpoint" { try engine.defineIndexes(CrashWorkload.indexes) }
+        let encrypted = mode == "encrypted" || mode == "rekey"
+        let (engine, openedKey) = encrypted
+            ? try CrashWorkload.openEncrypted(path: path, configuration: configuration)
+            : (try StorageEngine(path: path, configuration: configuration), 0)
+        var key = openedKey
+        if mode == "checkpoint" || mode == "encrypted" { try engine.defineIndexes(CrashWorkload.indexes) }
         say("ready \(getpid())")
         switch mode {
-        case "commit", "compact", "checkpoint":
+        case "commit", "compact", "checkpoint", "encrypted", "rekey":
             var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
             while true {
                 n += 1
@@ -49,6 +57,14 @@ func run() -> Int32 {
                 say("ack \(sequence) \(n)")
                 if mode == "compact", n % 3 == 0 {
                     try engine.compact()
+                }
+                if mode == "encrypted", n % 5 == 0 {
+                    try engine.compact()
+                }
+                if mode == "rekey" {
+                    key = 1 - key
+                    try engine.changeEncryption(to: .key(CrashWorkload.encryptionKeys[key]))
+                    say("rekeyed \(key)")
                 }
             }
         case "group":
