@@ -59,6 +59,9 @@ final class EncryptedLog: LogStorage {
         var slot: EncryptedFileHeader.KeySlot
         /// Pages past the last one that authenticates, left by a torn write: cut off before the next write.
         var staleTail = false
+        /// The first page a failed write may have changed: the engine's truncation after the
+        /// failure writes it again from its plaintext.
+        var unsettledFrom: Int?
 
         mutating func remember(_ page: [UInt8], at index: Int) {
             guard cache.updateValue(page, forKey: index) == nil else { return }
@@ -399,7 +402,12 @@ final class EncryptedLog: LogStorage {
                 position += UInt64(take)
                 firstIndex += 1
             }
-            try file.write(physical, at: physicalStart)
+            do {
+                try file.write(physical, at: physicalStart)
+            } catch {
+                state.unsettledFrom = min(state.unsettledFrom ?? .max, Self.page(containing: min(offset, state.size)))
+                throw error
+            }
             state.physicalSize = max(state.physicalSize, physicalStart + UInt64(physical.count))
             for (index, page) in written {
                 state.cache[index] = nil
@@ -416,10 +424,12 @@ final class EncryptedLog: LogStorage {
     /// leaves the old last page whole; the new last page is then rewritten shorter in one write.
     func truncate(to size: UInt64) throws {
         try state.withLock { state in
-            guard size < state.size || state.staleTail else { return }
+            guard size < state.size || state.staleTail || state.unsettledFrom != nil else { return }
             let target = min(size, state.size)
             let index = Self.page(containing: target)
             let keep = Int(target - Self.start(ofPage: index))
+            // Taken before the cache forgets the page: a failed write may have damaged it on disk.
+            let kept = keep > 0 ? Array(try current(index, state: &state).prefix(keep)) : []
             for cached in state.cache.keys where cached >= index { state.cache[cached] = nil }
             if keep == 0 {
                 try file.truncate(to: Self.physicalOffset(ofPage: index))
@@ -427,10 +437,15 @@ final class EncryptedLog: LogStorage {
                 state.size = target
                 state.lastPage = index > 0 ? index - 1 : nil
                 if let last = state.lastPage {
-                    state.remember(try load(last, physicalSize: state.physicalSize), at: last)
+                    let page = try current(last, state: &state)
+                    if let unsettled = state.unsettledFrom, unsettled <= last {
+                        let sealed = try seal(page, page: last, state: &state)
+                        try file.write(sealed, at: Self.physicalOffset(ofPage: last))
+                    }
+                    state.remember(page, at: last)
                 }
             } else {
-                let page = Array(try current(index, state: &state).prefix(keep))
+                let page = kept
                 try file.truncate(to: Self.physicalOffset(ofPage: index + 1))
                 let sealed = try seal(page, page: index, state: &state)
                 try file.write(sealed, at: Self.physicalOffset(ofPage: index))
@@ -442,6 +457,7 @@ final class EncryptedLog: LogStorage {
                 state.remember(page, at: index)
             }
             state.staleTail = false
+            state.unsettledFrom = nil
         }
     }
 
