@@ -239,6 +239,31 @@ import TestSupport
         }
     }
 
+    /// The nonce count survives reopening: each writing session first reserves nonces in the key
+    /// slot not in force (so the bound only grows), and a session that writes nothing reserves none.
+    @Test func nonceReservationsAreRecordedBeforeUseAndOnlyGrow() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("nonces.store")
+        func slot() throws -> EncryptedFileHeader.KeySlot {
+            try EncryptedFileHeader.decode(Array(try readFile(path)[0..<Self.pageSize]), path: path).slot
+        }
+        _ = try Self.fill(path, commits: 5)
+        var previous = try slot()
+        #expect(previous.nonceBound == EncryptedLog.nonceReservation)
+        for session in 0..<4 {
+            _ = try openState(path, encrypting(fastConfiguration()))
+            #expect(try slot() == previous, "session \(session): reading reserves nothing")
+            let engine = try StorageEngine(path: path, configuration: encrypting(fastConfiguration()))
+            var batch = WriteBatch()
+            batch.put(type: "N", key: .integer(Int64(session)), value: [1])
+            try engine.commit(batch)
+            try engine.close()
+            let current = try slot()
+            #expect(current.number == previous.number + 1 && current.nonceBound == previous.nonceBound + EncryptedLog.nonceReservation)
+            previous = current
+        }
+    }
+
     @Test func readersBesideAnEncryptedWriterSeeItsCommits() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("shared.store")

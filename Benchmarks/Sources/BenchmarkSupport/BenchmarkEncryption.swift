@@ -16,5 +16,5 @@ public enum BenchmarkEncryption {
     public static var isOn: Bool { ProcessInfo.processInfo.environment[variable] == "1" }
 
     /// The raw key the stores are encrypted with: a key, so that opening pays no PBKDF2.
-    public static let key = Data((0..<32).map { UInt8($0 &* 37 &+ 11) })
+    public static let key = Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
 }

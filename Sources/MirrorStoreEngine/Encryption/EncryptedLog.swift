@@ -322,9 +322,15 @@ final class EncryptedLog: LogStorage {
 
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
-        let size = state.withLock { $0.size }
+        let first = Self.page(containing: offset)
+        // One lock for the common read, a value within one cached page.
+        let (size, cached) = state.withLock { ($0.size, $0.cache[first]) }
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
+        }
+        let within = Int(offset - Self.start(ofPage: first))
+        if let cached, cached.count >= within + count {
+            return Array(cached[within..<(within + count)])
         }
         var result: [UInt8] = []
         result.reserveCapacity(count)
