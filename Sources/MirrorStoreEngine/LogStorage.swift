@@ -28,6 +28,9 @@ protocol LogStorage: AnyObject, Sendable {
     /// The file the log lives in, nil for memory: what a lock, a rename or a reader's
     /// identity check deals with.
     var backingFile: FileLog? { get }
+    /// Whether every read is authenticated on its own (an encrypted log's pages), so that the
+    /// checkpoint's region checksums (`CoveredRegions`) would check nothing more.
+    var authenticatesReads: Bool { get }
 }
 
 extension LogStorage {
@@ -42,6 +45,8 @@ extension LogStorage {
     func holeStart(from offset: UInt64) -> UInt64 { .max }
 
     var backingFile: FileLog? { nil }
+
+    var authenticatesReads: Bool { false }
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

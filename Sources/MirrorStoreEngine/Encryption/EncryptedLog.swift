@@ -473,6 +473,8 @@ final class EncryptedLog: LogStorage {
 
     var backingFile: FileLog? { file }
 
+    var authenticatesReads: Bool { true }
+
     /// Whether the data key has used half the nonces it may: the next compaction rotates it.
     var needsNewKey: Bool {
         state.withLock { $0.budget.used >= $0.budget.limit / 2 }
