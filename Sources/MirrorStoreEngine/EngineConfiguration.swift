@@ -57,8 +57,10 @@ public struct EngineConfiguration: Sendable {
             }
         }
 
+        /// "a passphrase" or "a 32-byte key": never the secret, so that logs do not leak it.
         public var description: String { secret.description }
 
+        /// No children, so `dump` and debuggers show the description, not the secret.
         public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
     }
 

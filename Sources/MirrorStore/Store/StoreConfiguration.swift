@@ -125,8 +125,10 @@ extension Store {
                 }
             }
 
+            /// "a passphrase" or "a 32-byte key": never the secret, so that logs do not leak it.
             public var description: String { engineEncryption.description }
 
+            /// No children, so `dump` and debuggers show the description, not the secret.
             public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
         }
 
