@@ -8,6 +8,18 @@ enum CrashWorkload {
     /// The raw keys the encrypted modes use; "rekey" changes from one to the other after each commit.
     static let encryptionKeys: [[UInt8]] = [Array(repeating: 0xA1, count: 32), Array(repeating: 0xB2, count: 32)]
 
+    /// Opens the store at `path`, plain or encrypted with the first of `encryptionKeys`, as it
+    /// is; says whether it was encrypted.
+    static func openPlainOrEncrypted(path: String, configuration: EngineConfiguration) throws -> (StorageEngine, encrypted: Bool) {
+        do {
+            return (try StorageEngine(path: path, configuration: configuration), false)
+        } catch let error as StorageError where error.kind == .encryptionRequired(path: path) {
+            var encrypted = configuration
+            encrypted.encryption = .key(encryptionKeys[0])
+            return (try StorageEngine(path: path, configuration: encrypted), true)
+        }
+    }
+
     /// Opens the encrypted store at `path` with whichever of `encryptionKeys` opens it, and says which.
     static func openEncrypted(path: String, configuration: EngineConfiguration) throws -> (StorageEngine, key: Int) {
         var configuration = configuration

@@ -12,6 +12,8 @@
 //                     after every fifth commit
 //   rekey <store>     commit on an encrypted store, changing its key after each commit, printing
 //                     "rekeyed <key>" once a change returned
+//   convert <store>   commit, encrypting the store after one commit and decrypting it after the
+//                     next (each a rewrite into a new file), printing "converted" after each
 // Every line is flushed as soon as it is printed, so the parent sees exactly the acknowledged commits.
 
 #if canImport(Glibc)
@@ -42,14 +44,24 @@ func run() -> Int32 {
             configuration.checkpointInterval = 400
         }
         let encrypted = mode == "encrypted" || mode == "rekey"
-        let (engine, openedKey) = encrypted
-            ? try CrashWorkload.openEncrypted(path: path, configuration: configuration)
-            : (try StorageEngine(path: path, configuration: configuration), 0)
-        var key = openedKey
+        let engine: StorageEngine
+        var key = 0
+        var isEncrypted = encrypted
+        if encrypted {
+            let opened = try CrashWorkload.openEncrypted(path: path, configuration: configuration)
+            engine = opened.0
+            key = opened.key
+        } else if mode == "convert" {
+            let opened = try CrashWorkload.openPlainOrEncrypted(path: path, configuration: configuration)
+            engine = opened.0
+            isEncrypted = opened.encrypted
+        } else {
+            engine = try StorageEngine(path: path, configuration: configuration)
+        }
         if mode == "checkpoint" || mode == "encrypted" { try engine.defineIndexes(CrashWorkload.indexes) }
         say("ready \(getpid())")
         switch mode {
-        case "commit", "compact", "checkpoint", "encrypted", "rekey":
+        case "commit", "compact", "checkpoint", "encrypted", "rekey", "convert":
             var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
             while true {
                 n += 1
@@ -65,6 +77,11 @@ func run() -> Int32 {
                     key = 1 - key
                     try engine.changeEncryption(to: .key(CrashWorkload.encryptionKeys[key]))
                     say("rekeyed \(key)")
+                }
+                if mode == "convert" {
+                    isEncrypted.toggle()
+                    try engine.changeEncryption(to: isEncrypted ? .key(CrashWorkload.encryptionKeys[0]) : nil)
+                    say("converted")
                 }
             }
         case "group":

@@ -49,6 +49,8 @@ import TestSupport
             let encrypted = mode == "encrypted" || mode == "rekey"
             let engine = encrypted
                 ? try CrashWorkload.openEncrypted(path: path, configuration: EngineConfiguration(autoCompaction: .disabled)).0
+                : mode == "convert"
+                ? try CrashWorkload.openPlainOrEncrypted(path: path, configuration: EngineConfiguration(autoCompaction: .disabled)).0
                 : try StorageEngine(path: path, configuration: EngineConfiguration(autoCompaction: .disabled))
             let snapshot = engine.snapshot()
             let committed = CrashWorkload.decode(snapshot.metadata(key: CrashWorkload.counterKey))
@@ -101,6 +103,13 @@ import TestSupport
     /// the old key or the new one, never neither, and holds every acknowledged commit.
     @Test func killedKeyChangesLeaveOneKeyOpeningTheStore() throws {
         try Self.killRepeatedly(mode: "rekey", rounds: 40, seed: SeededRandom.seed(default: 0x5EED_0006))
+    }
+
+    /// Kills land in encrypting a plain store or decrypting an encrypted one (each a rewrite into
+    /// a new file, renamed over the old): the store opens, plain or encrypted, with every
+    /// acknowledged commit, and no temporary file survives the open.
+    @Test func killedEncryptionAndDecryptionLoseNothing() throws {
+        try Self.killRepeatedly(mode: "convert", rounds: 30, seed: SeededRandom.seed(default: 0x5EED_0007))
     }
 
     @Test func killedCompactorLosesNothing() throws {
