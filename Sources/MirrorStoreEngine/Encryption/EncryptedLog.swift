@@ -353,7 +353,8 @@ final class EncryptedLog: LogStorage {
         if let cached, cached.count >= end { return cached }
         if followsWriter {
             for _ in 0..<5 {
-                if let page = try authentic(index, physicalSize: physicalSize), page.count >= end {
+                // The writer may have rewritten the page longer since the size was last looked at.
+                if let page = try authentic(index, physicalSize: max(physicalSize, try file.size())), page.count >= end {
                     state.withLock { $0.remember(page, at: index) }
                     return page
                 }
