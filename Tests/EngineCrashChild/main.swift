@@ -8,6 +8,7 @@
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 //   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
 //   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
+//   pairs-encrypted, reader-encrypted <store>   the same on an encrypted store
 //   encrypted <store> the checkpoint mode on an encrypted store, compacting (a new data key)
 //                     after every fifth commit
 //   rekey <store>     commit on an encrypted store, changing its key after each commit, printing
@@ -34,8 +35,8 @@ func run() -> Int32 {
     let mode = arguments[1]
     let path = arguments[2]
     do {
-        if mode == "pairs" { try PairWorkload.write(path: path) }
-        if mode == "reader" { return try PairWorkload.read(path: path) }
+        if mode == "pairs" || mode == "pairs-encrypted" { try PairWorkload.write(path: path, encrypted: mode != "pairs") }
+        if mode == "reader" || mode == "reader-encrypted" { return try PairWorkload.read(path: path, encrypted: mode != "reader") }
         var configuration = EngineConfiguration()
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)

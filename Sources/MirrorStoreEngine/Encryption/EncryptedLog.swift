@@ -237,15 +237,21 @@ final class EncryptedLog: LogStorage {
             return
         }
         var index = last
-        while index >= Self.regionPages, try authentic(index, physicalSize: physicalSize) == nil {
+        // Each page is read once: a writer beside may rewrite the last page between two reads.
+        while true {
+            if let page = try authentic(index, physicalSize: physicalSize) {
+                state.size = Self.start(ofPage: index) + UInt64(page.count)
+                state.lastPage = index
+                state.remember(page, at: index)
+                return
+            }
+            guard index >= Self.regionPages else {
+                throw damage(page: index, "does not authenticate: it was changed, moved, or sealed for another file or place")
+            }
             if index == last { try requireNotMoved(last, physicalSize: physicalSize) }
             state.staleTail = true
             index -= 1
         }
-        let page = try load(index, physicalSize: physicalSize)
-        state.size = Self.start(ofPage: index) + UInt64(page.count)
-        state.lastPage = index
-        state.remember(page, at: index)
     }
 
     /// Throws `corrupted` when the physically last page, which does not authenticate as page
@@ -362,7 +368,7 @@ final class EncryptedLog: LogStorage {
                 _ = nanosleep(&pause, nil)
             }
         }
-        let page = try load(index, physicalSize: physicalSize)
+        let page = try load(index, physicalSize: followsWriter ? max(physicalSize, try file.size()) : physicalSize)
         guard page.count >= end else {
             throw StorageError(.corrupted(
                 path: path, offset: Self.start(ofPage: index), reason: "an encrypted page holds fewer bytes than the log has"))
