@@ -306,7 +306,8 @@ public final class Store: Sendable {
     }
 
     /// Rewrites an encrypted file under a new random data key (as ``compact()`` does, which
-    /// rotates it too), crash-safely; the passphrase or key stays the same.
+    /// rotates it too), crash-safely; the passphrase or key stays the same. A plain file is
+    /// compacted.
     ///
     /// ```swift
     /// try store.rotateEncryptionKey()
