@@ -1,3 +1,6 @@
+import Foundation
+import MirrorStoreEngine
+
 /// One `mirrorstore` subcommand.
 protocol Command {
     static var name: String { get }
@@ -19,6 +22,7 @@ struct Arguments {
     private(set) var flags = Set<String>()
 
     init(_ arguments: [String], options names: Set<String> = [], flags flagNames: Set<String> = ["--help", "-h"]) throws {
+        let names = names.union([Self.passphraseFileOption])
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -37,6 +41,35 @@ struct Arguments {
             }
             index += 1
         }
+    }
+
+    /// The option naming a file whose contents (less one final newline) are an encrypted store's
+    /// passphrase; never the passphrase itself, which would show in the process list and history.
+    static let passphraseFileOption = "--passphrase-file"
+    /// The environment variable that may hold the passphrase instead.
+    static let passphraseVariable = "MIRRORSTORE_PASSPHRASE"
+    /// What every subcommand's usage says about encrypted stores.
+    static let encryptionUsage = """
+        An encrypted store takes its passphrase from --passphrase-file <path> (the file's contents,
+        less one final newline) or from the environment variable MIRRORSTORE_PASSPHRASE; never
+        from the command line.
+        """
+
+    /// The passphrase from `--passphrase-file` or `MIRRORSTORE_PASSPHRASE`, nil when neither is given.
+    func encryption(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EngineConfiguration.Encryption? {
+        if let file = options[Self.passphraseFileOption] {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw UsageError(description: "cannot read the passphrase file '\(file)'")
+            }
+            var passphrase = String(decoding: data, as: UTF8.self)
+            if passphrase.hasSuffix("\r\n") {
+                passphrase.removeLast(2)
+            } else if passphrase.hasSuffix("\n") {
+                passphrase.removeLast()
+            }
+            return .passphrase(passphrase)
+        }
+        return environment[Self.passphraseVariable].map { .passphrase($0) }
     }
 
     var wantsHelp: Bool { flags.contains("--help") || flags.contains("-h") }

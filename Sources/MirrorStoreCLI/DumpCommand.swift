@@ -4,7 +4,7 @@ enum DumpCommand: Command {
     static let name = "dump"
     static let summary = "Print every object of a type, or those matching a condition, as JSON lines."
     static let usage = """
-        USAGE: mirrorstore dump --type <type-name> [--where <condition>] <store-path>
+        USAGE: mirrorstore dump [--passphrase-file <path>] --type <type-name> [--where <condition>] <store-path>
 
         Prints one JSON object per stored object of the type, in primary-key order, decoded with
         the schemas stored in the file (the models are not needed). Links to models with a primary
@@ -26,7 +26,7 @@ enum DumpCommand: Command {
         let parsed = try Arguments(arguments, options: ["--type", "--where"])
         let path = try parsed.storePath()
         guard let typeName = parsed.options["--type"] else { throw UsageError(description: "missing --type <type-name>") }
-        let inspector = try StoreInspector(path: path)
+        let inspector = try StoreInspector(path: path, encryption: try parsed.encryption())
         defer { try? inspector.close() }
         guard let condition = parsed.options["--where"] else {
             try inspector.forEachRecord(of: typeName) { record in

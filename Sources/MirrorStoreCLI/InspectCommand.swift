@@ -5,7 +5,7 @@ enum InspectCommand: Command {
     static let name = "inspect"
     static let summary = "Show the format version, types with object counts, live and dead bytes, and the checkpoint."
     static let usage = """
-        USAGE: mirrorstore inspect <store-path>
+        USAGE: mirrorstore inspect [--passphrase-file <path>] <store-path>
 
         Opens the store read-only, beside an app that has it open and goes on writing (it shows
         the last commit made when it opened; sizes are those of the commits it read), and prints its format version, schema version, last sequence number, file size, live and dead
@@ -15,8 +15,10 @@ enum InspectCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let path = try Arguments(arguments).storePath()
-        let inspector = try StoreInspector(path: path)
+        let parsed = try Arguments(arguments)
+        let path = try parsed.storePath()
+        let encryption = try parsed.encryption()
+        let inspector = try StoreInspector(path: path, encryption: encryption)
         defer { try? inspector.close() }
         let statistics = inspector.statistics
         print("format version: \(statistics.formatVersion)")
@@ -41,7 +43,7 @@ enum InspectCommand: Command {
             }
         }
         // A writer may be appending meanwhile: verification checks again a tail that looks torn.
-        let verification = try verifyStoreFile(at: path)
+        let verification = try verifyStoreFile(at: path, encryption: encryption)
         print("recovery:")
         if verification.isIntact, verification.keptRecoveries.isEmpty {
             print("  nothing dropped")

@@ -5,7 +5,7 @@ enum VerifyCommand: Command {
     static let name = "verify"
     static let summary = "Check every checksum, the schemas and every record; exit 1 on damage."
     static let usage = """
-        USAGE: mirrorstore verify <store-path>
+        USAGE: mirrorstore verify [--passphrase-file <path>] <store-path>
 
         Reads the whole file without changing it: checks the header, every unit's checksum and
         payload, then decodes each stored schema and every record. Exits 0 when all is intact and
@@ -19,8 +19,10 @@ enum VerifyCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let path = try Arguments(arguments).storePath()
-        let report = try verifyStoreFile(at: path)
+        let parsed = try Arguments(arguments)
+        let path = try parsed.storePath()
+        let encryption = try parsed.encryption()
+        let report = try verifyStoreFile(at: path, encryption: encryption)
         for kept in report.keptRecoveries {
             print(kept.description)
         }
@@ -28,7 +30,7 @@ enum VerifyCommand: Command {
             printError(report.description)
             return 1
         }
-        let inspector = try StoreInspector(path: path)
+        let inspector = try StoreInspector(path: path, encryption: encryption)
         defer { try? inspector.close() }
         var records = 0
         for typeName in inspector.typeNames where inspector.schema(of: typeName) != nil {

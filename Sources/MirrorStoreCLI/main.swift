@@ -14,7 +14,8 @@ let overview = """
     COMMANDS:
     \(commands.map { "  \($0.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
 
-    Run 'mirrorstore <command> --help' for a command's options.
+    Run 'mirrorstore <command> --help' for a command's options. An encrypted store's
+    passphrase comes from --passphrase-file <path> or MIRRORSTORE_PASSPHRASE.
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -29,12 +30,12 @@ guard let command = commands.first(where: { $0.name == name }) else {
 let rest = Array(arguments.dropFirst())
 do {
     if try Arguments(rest, options: ["--type", "--where"]).wantsHelp {
-        print(command.usage)
+        print(command.usage + "\n\n" + Arguments.encryptionUsage)
         exit(0)
     }
     exit(try command.run(rest))
 } catch let error as UsageError {
-    printError("mirrorstore \(name): \(error)\n\n\(command.usage)")
+    printError("mirrorstore \(name): \(error)\n\n\(command.usage)\n\n\(Arguments.encryptionUsage)")
     exit(2)
 } catch {
     printError("mirrorstore \(name): \(error)")

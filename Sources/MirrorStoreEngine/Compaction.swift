@@ -35,9 +35,9 @@ enum Compaction {
 
     static func compactFile(
         path: String, index: KeyIndex, secondary: SecondaryIndexes, from source: any LogStorage, lastSequence: UInt64,
-        checkpointAfter: Int?, faults: FaultInjection?, poison: inout StorageError?
+        checkpointAfter: Int?, encryptedWith keys: EncryptionKeys?, faults: FaultInjection?, poison: inout StorageError?
     ) throws -> Result {
-        try replaceFile(path: path, replacing: source, faults: faults, poison: &poison, validate: { _ in }) { target in
+        try replaceFile(path: path, replacing: source, encryptedWith: keys, faults: faults, poison: &poison, validate: { _ in }) { target in
             try rewrite(
                 index: index, secondary: secondary, from: source, into: target, lastSequence: lastSequence, checkpointAfter: checkpointAfter)
         }
@@ -46,21 +46,23 @@ enum Compaction {
     /// Writes a new log with `write` into the temp file, syncs it, lets `validate` refuse it, then
     /// renames it over the store: the store is the old file or the complete new one, never a mix.
     /// `current` is the store's open file: when `path` no longer names it (the store was renamed
-    /// or replaced while open), nothing is renamed over whatever is there now.
+    /// or replaced while open), nothing is renamed over whatever is there now. With `keys`, the
+    /// new file is encrypted under a new random data key and file id: every rewrite rotates the key.
     static func replaceFile(
-        path: String, replacing current: any LogStorage, faults: FaultInjection?, poison: inout StorageError?,
-        validate: (Result) throws -> Void, write: (any LogStorage) throws -> Result
+        path: String, replacing current: any LogStorage, encryptedWith keys: EncryptionKeys?, faults: FaultInjection?,
+        poison: inout StorageError?, validate: (Result) throws -> Void, write: (any LogStorage) throws -> Result
     ) throws -> Result {
         let temporary = temporaryPath(for: path)
         let descriptor = FileSystem.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC)
         guard descriptor >= 0 else { throw FileSystem.ioError("create the compaction file", temporary) }
         // Named after the store, not the temp file: after the rename this same object is the
         // store's new generation, and its errors should name the store.
-        let target = FileLog(path: path, descriptor: descriptor, faults: faults)
+        let file = FileLog(path: path, descriptor: descriptor, faults: faults)
         var result: Result
         do {
             // Locked before the rename makes it the store, so no other opener can take it first.
-            try target.lock(exclusive: true)
+            try file.lock(exclusive: true)
+            let target: any LogStorage = try keys.map { try EncryptedLog.create(in: file, keys: $0) } ?? file
             result = try write(target)
             // Always synced, whatever the durability: the rename must never expose unsynced data.
             try target.sync()
@@ -83,7 +85,7 @@ enum Compaction {
 
     /// Throws `storeFileMoved` when `path` names another file than `current` has open.
     private static func requireStillAt(_ path: String, _ current: any LogStorage) throws {
-        guard let file = current as? FileLog else { return }
+        guard let file = current.backingFile else { return }
         var opened = stat()
         guard fstat(file.descriptor, &opened) == 0 else { throw FileSystem.ioError("read the status of", path) }
         var named = stat()

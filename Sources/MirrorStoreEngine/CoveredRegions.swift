@@ -68,7 +68,7 @@ final class CoveredRegions: Sendable {
     ///
     /// - Throws: `corrupted` naming the first damaged region.
     func verify(offset: UInt64, length: Int, in log: any LogStorage) throws {
-        guard !complete.load(ordering: .acquiring), offset < end else { return }
+        guard !complete.load(ordering: .acquiring), offset < end, !log.authenticatesReads else { return }
         let last = offset.addingReportingOverflow(UInt64(max(length, 1)) - 1)
         guard !last.overflow, last.partialValue >= start else { return }
         let first = offset > start ? Int((offset - start) / Self.size) : 0
@@ -81,7 +81,7 @@ final class CoveredRegions: Sendable {
 
     /// Checks every region not checked yet: for passes over every object.
     func verifyAll(in log: any LogStorage) throws {
-        guard !complete.load(ordering: .acquiring) else { return }
+        guard !complete.load(ordering: .acquiring), !log.authenticatesReads else { return }
         for region in checksums.indices where !checked.contains(region) {
             if region % Self.prefetchedRegions == 0 {
                 log.prefetch(at: bounds(region).offset, count: Self.prefetchedRegions * Int(Self.size))

@@ -33,6 +33,37 @@ public struct EngineConfiguration: Sendable {
         case whenDeadBytesExceed(ratio: Double, minimumFileSize: Int)
     }
 
+    /// What encrypts a store file at rest (docs/FILE_FORMAT.md, "Encryption").
+    ///
+    /// ```swift
+    /// var configuration = EngineConfiguration()
+    /// configuration.encryption = .passphrase("correct horse battery staple")
+    /// let engine = try StorageEngine(path: "diary.store", configuration: configuration)
+    /// ```
+    ///
+    /// Its description and mirror say which kind it is, never the secret.
+    public enum Encryption: Sendable, CustomStringConvertible, CustomReflectable {
+        /// A passphrase, stretched with PBKDF2-HMAC-SHA256 (600,000 iterations) into the key that
+        /// wraps the store's data key. Empty is `StorageError.Kind.emptyPassphrase`.
+        case passphrase(String)
+        /// A raw 32-byte key, such as one an app keeps in its keychain, which wraps the data key as
+        /// it is. Another length is `StorageError.Kind.invalidKeyLength`.
+        case key([UInt8])
+
+        var secret: EncryptionSecret {
+            switch self {
+            case .passphrase(let passphrase): .passphrase(passphrase)
+            case .key(let key): .key(key)
+            }
+        }
+
+        /// "a passphrase" or "a 32-byte key": never the secret, so that logs do not leak it.
+        public var description: String { secret.description }
+
+        /// No children, so `dump` and debuggers show the description, not the secret.
+        public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
+    }
+
     /// When a commit reaches the disk.
     public var durability: Durability = .full
     /// What opening does with a damaged file.
@@ -62,6 +93,13 @@ public struct EngineConfiguration: Sendable {
     /// How long opening waits while another process holds the store's lock (a writer, or for a
     /// writer any opener) before it throws `lockedElsewhere`; zero, the default, throws at once.
     public var lockTimeout: Duration = .zero
+
+    /// The passphrase or key the store file is encrypted with; nil, the default, for a plain file.
+    /// Opening an encrypted file without it throws `encryptionRequired`, a plain one with it
+    /// `notEncrypted`, and another passphrase or key `wrongKey`. An in-memory engine ignores it.
+    public var encryption: Encryption?
+    /// PBKDF2 iterations for a new passphrase envelope: tests lower it to run quickly.
+    var keyDerivationIterations = KeyEnvelope.defaultIterations
 
     /// Creates a configuration; every argument has the default documented on its property.
     public init(

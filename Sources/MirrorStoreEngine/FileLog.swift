@@ -26,6 +26,8 @@ final class FileLog: LogStorage {
             descriptor: descriptor, fileSize: mappedSize ?? (try? FileSystem.fileSize(descriptor, path: path)) ?? 0)
     }
 
+    var backingFile: FileLog? { self }
+
     /// Lets reads go through the mapping up to `end`, which a reader has validated.
     func extendMapping(to end: UInt64) {
         mapping.extend(to: end)

@@ -28,6 +28,12 @@ protocol LogStorage: AnyObject, Sendable {
     /// Starts reading `count` bytes at `offset` into memory, for a pass about to read them in
     /// order; nothing for storage that is already in memory.
     func prefetch(at offset: UInt64, count: Int)
+    /// The file the log lives in, nil for memory: what a lock, a rename or a reader's
+    /// identity check deals with.
+    var backingFile: FileLog? { get }
+    /// Whether every read is authenticated on its own (an encrypted log's pages), so that the
+    /// checkpoint's region checksums (`CoveredRegions`) would check nothing more.
+    var authenticatesReads: Bool { get }
 }
 
 extension LogStorage {
@@ -42,6 +48,10 @@ extension LogStorage {
     func holeStart(from offset: UInt64) -> UInt64 { .max }
 
     func prefetch(at offset: UInt64, count: Int) {}
+
+    var backingFile: FileLog? { nil }
+
+    var authenticatesReads: Bool { false }
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

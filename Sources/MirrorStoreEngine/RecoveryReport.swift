@@ -39,7 +39,8 @@ public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
     public var lastKeptSequence: UInt64
     /// What was wrong with the first left-out unit.
     public var reason: String
-    /// The sidecar holding the left-out bytes, or nil when a read-only open left them in the store.
+    /// The sidecar holding the left-out bytes, or nil when a read-only open left them in the store
+    /// or the store is encrypted (which keeps no clear copy; `reason` says so).
     public var keptAt: String?
 
     /// Creates a report; the engine makes these, and tests compare against them.
@@ -187,7 +188,7 @@ extension Recovery {
     /// them off the store and syncs that, before anything can be appended behind them (LevelDB
     /// #1287); a read-only open leaves the file as it is.
     static func leaveOut(
-        _ recovered: inout RecoveredLog, of log: FileLog, storePath: String, configuration: EngineConfiguration
+        _ recovered: inout RecoveredLog, of log: any LogStorage, storePath: String, configuration: EngineConfiguration
     ) throws -> RecoveryReport? {
         guard let problem = recovered.problem else { return nil }
         let cause: RecoveryReport.Cause
@@ -209,7 +210,12 @@ extension Recovery {
             commitsDropped: problem.commitsDropped, lastKeptSequence: recovered.lastSequence, reason: problem.reason,
             keptAt: nil)
         guard !configuration.readOnly else { return report }
-        report.keptAt = try DroppedBytesFile.keep(report, from: log, storePath: storePath)
+        // An encrypted store's dropped bytes would lie in the sidecar in clear: they are not kept.
+        if log is FileLog {
+            report.keptAt = try DroppedBytesFile.keep(report, from: log, storePath: storePath)
+        } else {
+            report.reason += "; the store is encrypted, so no clear copy of the dropped bytes was kept"
+        }
         try log.truncate(to: recovered.validEnd)
         if configuration.durability == .full { try log.sync() }
         recovered.fileSize = recovered.validEnd

@@ -45,16 +45,22 @@ public final class StorageEngine: Sendable {
         var checkpointEnd: UInt64 = 0
         /// For a reader beside a writer: the file it reads and how its units go on; nil for a writer.
         var following: Following?
+        /// The secret the log is encrypted with, nil for a plain log: each new generation
+        /// (compaction, rewrite) is encrypted with it under a new data key.
+        var keys: EncryptionKeys?
     }
 
     /// What a reader beside a writer needs to go on reading the log where it stopped.
     struct Following: Sendable {
         /// The file the reader has open, compared with the file its path names now.
         var identity: FileIdentity
+        /// That file, whose size tells whether the writer wrote since.
+        var file: FileLog
         /// Which sequence number may come next; nil when the reader found no header yet (a file
         /// being created), or stopped at a unit it cannot pass: the next refresh opens anew.
         var numbering: Recovery.Numbering?
-        /// The file's size when it was opened or last refreshed.
+        /// The file's size (in bytes of the file, not of an encrypted log) when it was opened or
+        /// last refreshed.
         var seenSize: UInt64
     }
 
@@ -137,10 +143,14 @@ public final class StorageEngine: Sendable {
     convenience init(path: String, configuration: EngineConfiguration, faults: FaultInjection?) throws {
         // Before anything is made: "" would name a lock file ".lock" in the working directory.
         guard !path.isEmpty else { throw StorageError(.emptyPath) }
+        // A secret that can open nothing is refused before any file is touched.
+        let keys = try configuration.encryption.map { (encryption) throws(StorageError) in
+            try EncryptionKeys(encryption.secret, iterations: configuration.keyDerivationIterations)
+        }
         let filePath = try FileSystem.resolvedPath(path)
         if configuration.readsBesideWriter {
             let (writer, published) = try Self.openBesideWriter(
-                path: path, filePath: filePath, configuration: configuration, faults: faults)
+                path: path, filePath: filePath, configuration: configuration, keys: keys, faults: faults)
             self.init(
                 path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
                 recoveryReport: nil)
@@ -161,10 +171,11 @@ public final class StorageEngine: Sendable {
             throw error
         }
         guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
-        let log = FileLog(path: path, descriptor: descriptor, faults: faults)
+        let file = FileLog(path: path, descriptor: descriptor, faults: faults)
         // The lock file is found by name; this lock stays with the file when it is renamed.
-        try log.lock(exclusive: !configuration.readOnly, waiting: configuration.lockTimeout)
+        try file.lock(exclusive: !configuration.readOnly, waiting: configuration.lockTimeout)
         try FileSystem.requireSingleLink(descriptor, path: path)
+        let log = try EncryptedLog.storage(for: file, keys: keys, writable: !configuration.readOnly)
         // Point-in-time recovery must find the first damaged unit, which only a replay of the
         // whole log does; strict opening trusts the newest checkpoint and checks as it reads.
         var recovered = try Recovery.scan(log, fromCheckpoint: configuration.recoveryMode == .strict)
@@ -193,7 +204,8 @@ public final class StorageEngine: Sendable {
             hasUnsyncedChanges: !sync && !configuration.readOnly && (recovered.needsHeader || recovered.problem != nil),
             lock: lock, registration: registration, formatVersion: recovered.formatVersion,
             checkpointNumber: recovered.highestCheckpointNumber,
-            checkpointEnd: recovered.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) } ?? recovered.unitsStart)
+            checkpointEnd: recovered.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) } ?? recovered.unitsStart,
+            keys: keys)
         let published = Published(
             index: recovered.index, generation: log, sequence: recovered.lastSequence,
             fileSize: recovered.fileSize, formatVersion: recovered.formatVersion,
@@ -214,7 +226,7 @@ public final class StorageEngine: Sendable {
     /// be told from damage by its bytes alone): `.strict` refuses it, `.recoverValidPrefix`
     /// reads the units before it.
     private static func openBesideWriter(
-        path: String, filePath: String, configuration: EngineConfiguration, faults: FaultInjection?
+        path: String, filePath: String, configuration: EngineConfiguration, keys: EncryptionKeys?, faults: FaultInjection?
     ) throws -> (Writer, Published) {
         let descriptor: Int32
         do {
@@ -225,8 +237,9 @@ public final class StorageEngine: Sendable {
         }
         guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
         // The log owns the descriptor from here on, and closes it should opening fail.
-        let log = FileLog(path: path, descriptor: descriptor, faults: faults, mappedSize: 0)
+        let file = FileLog(path: path, descriptor: descriptor, faults: faults, mappedSize: 0)
         guard let identity = FileIdentity(descriptor: descriptor) else { throw FileSystem.ioError("read the status of", path) }
+        let log = try EncryptedLog.storage(for: file, keys: keys, writable: false, followsWriter: true)
         var recovered = try Recovery.scan(log, fromCheckpoint: true, followingWriter: true)
         for _ in 0..<2 {
             guard let problem = recovered.problem, problem.kind != .tornTail else { break }
@@ -254,14 +267,16 @@ public final class StorageEngine: Sendable {
             recovered.formatVersion = header.version
             recovered.numbering = nil
         } else {
-            log.extendMapping(to: recovered.validEnd)
+            (log as? FileLog)?.extendMapping(to: recovered.validEnd)
         }
-        let following = Following(identity: identity, numbering: recovered.numbering, seenSize: recovered.fileSize)
+        let following = Following(
+            identity: identity, file: file, numbering: recovered.numbering,
+            seenSize: log is FileLog ? recovered.fileSize : try file.size())
         let writer = Writer(
             generation: log, types: recovered.types, appendOffset: recovered.validEnd, lastSequence: recovered.lastSequence,
             formatVersion: recovered.formatVersion, checkpointNumber: recovered.highestCheckpointNumber,
             checkpointEnd: recovered.checkpoint.map { $0.unitOffset + UInt64($0.unitLength) } ?? recovered.unitsStart,
-            following: following)
+            following: following, keys: keys)
         let published = Published(
             index: recovered.index, generation: log, sequence: recovered.lastSequence, fileSize: recovered.validEnd,
             formatVersion: recovered.formatVersion, checkpoint: recovered.checkpoint)
@@ -293,15 +308,17 @@ public final class StorageEngine: Sendable {
             if writer.isClosed { throw StorageError(.closed) }
             let previous = writer.lastSequence
             let unchanged = RefreshOutcome(previousSequence: previous, sequence: previous, writtenTypes: [], reopened: false)
-            guard var following = writer.following, let path, let filePath, let log = writer.generation as? FileLog else {
+            guard var following = writer.following, let path, let filePath else {
                 return unchanged
             }
+            let log = writer.generation
+            let fileSize = try following.file.size()
             let size = try log.size()
             let replaced = FileIdentity(path: filePath).map { $0 != following.identity } ?? false
-            let stuck = following.numbering == nil && size != following.seenSize
+            let stuck = following.numbering == nil && fileSize != following.seenSize
             if replaced || stuck || size < writer.appendOffset {
                 let (opened, openedState) = try Self.openBesideWriter(
-                    path: path, filePath: filePath, configuration: configuration, faults: faults)
+                    path: path, filePath: filePath, configuration: configuration, keys: writer.keys, faults: faults)
                 let definitions = published.withLock { Array($0.secondary.definitions.values) }
                 let secondary = definitions.isEmpty ? SecondaryIndexes() : try SecondaryIndexes(
                     definitions: definitions,
@@ -318,14 +335,14 @@ public final class StorageEngine: Sendable {
                 }
                 return RefreshOutcome(previousSequence: previous, sequence: opened.lastSequence, writtenTypes: nil, reopened: true)
             }
-            following.seenSize = size
+            following.seenSize = fileSize
             writer.following = following
             guard size > writer.appendOffset, let numbering = following.numbering else { return unchanged }
             let tail = try Recovery.follow(
                 log, from: writer.appendOffset, types: writer.types, numbering: numbering, lastSequence: writer.lastSequence,
                 formatVersion: writer.formatVersion)
             guard tail.validEnd > writer.appendOffset else { return unchanged }
-            log.extendMapping(to: tail.validEnd)
+            (log as? FileLog)?.extendMapping(to: tail.validEnd)
             let secondary = try followedSecondaryIndexes(tail, log: log)
             var applyFailure: (any Error)?
             publish { state in
@@ -357,7 +374,7 @@ public final class StorageEngine: Sendable {
     /// The secondary indexes with a followed tail applied, after checking that the index can
     /// read every persisted block the tail's operations touch. Throws, changing nothing, when
     /// it cannot.
-    private func followedSecondaryIndexes(_ tail: FollowedTail, log: FileLog) throws -> SecondaryIndexes {
+    private func followedSecondaryIndexes(_ tail: FollowedTail, log: any LogStorage) throws -> SecondaryIndexes {
         let (base, current) = published.withLock { ($0.index, $0.secondary) }
         try base.checkReadable(tail.operations)
         let indexed = Set(current.definitions.values.map(\.typeName))
@@ -584,11 +601,12 @@ public final class StorageEngine: Sendable {
         guard case .whenDeadBytesExceed(let ratio, let minimumFileSize) = configuration.autoCompaction,
               !configuration.refusesWrites, writer.poison == nil, !writer.isClosed else { return }
         let size = writer.appendOffset
-        guard size >= UInt64(max(0, minimumFileSize)) else { return }
+        let rotates = (writer.generation as? EncryptedLog)?.needsNewKey ?? false
+        guard size >= UInt64(max(0, minimumFileSize)) || rotates else { return }
         let live = published.withLock { UInt64($0.index.liveBytes) + $0.indexBytes }
         let header = writer.formatVersion >= 2 ? UInt64(LogHeader.regionSize) : UInt64(LogHeader.size)
         let dead = size > live + header ? size - live - header : 0
-        guard Double(dead) > ratio * Double(size) else { return }
+        guard Double(dead) > ratio * Double(size) || rotates else { return }
         do {
             try compact(writer: &writer)
             published.withLock { $0.lastAutoCompactionError = nil }
@@ -712,13 +730,59 @@ public final class StorageEngine: Sendable {
         }
     }
 
+    /// Encrypts the store, changes its passphrase or key, or decrypts it (`nil`). Between two
+    /// secrets only the key slot in the file's clear first page is rewritten, synced, and the old
+    /// slot wiped: the data stays as it is, a crash leaves the old or the new secret opening the
+    /// store, and once this returns the old one opens nothing. Encrypting a plain store and
+    /// decrypting an encrypted one rewrite it as `compact()` does (a new file renamed over the
+    /// old, crash-safe). Later opens need the new secret in `EngineConfiguration.encryption`.
+    /// An in-memory engine has nothing on disk and does nothing.
+    ///
+    /// ```swift
+    /// try engine.changeEncryption(to: .passphrase("a new passphrase"))
+    /// ```
+    ///
+    /// `compact()` rotates an encrypted store's data key: every new file has a new random one.
+    ///
+    /// - Throws: `emptyPassphrase` or `invalidKeyLength` for a secret that could open nothing,
+    ///   and the errors of `compact()`; the store is then as it was. A failure while the key slot
+    ///   is written leaves either secret in force, and the engine refuses further writes
+    ///   (`syncFailed`): reopen it.
+    public func changeEncryption(to encryption: EngineConfiguration.Encryption?) throws {
+        let keys = try encryption.map { (encryption) throws(StorageError) in
+            try EncryptionKeys(encryption.secret, iterations: configuration.keyDerivationIterations)
+        }
+        try writer.withLock { writer in
+            try checkWritable(writer)
+            guard filePath != nil else { return }
+            if let keys, let log = writer.generation as? EncryptedLog {
+                do {
+                    try log.rewrapDataKey(for: keys)
+                } catch {
+                    writer.poison = StorageError(.syncFailed(path: displayPath))
+                    throw error
+                }
+                writer.keys = keys
+                return
+            }
+            let previous = writer.keys
+            writer.keys = keys
+            do {
+                try compact(writer: &writer)
+            } catch {
+                writer.keys = previous
+                throw error
+            }
+        }
+    }
+
     private func compact(writer: inout Writer) throws {
         let (source, secondary) = published.withLock { ($0.index, $0.secondary) }
         let result: Compaction.Result
         if let filePath {
             result = try Compaction.compactFile(
                 path: filePath, index: source, secondary: secondary, from: writer.generation, lastSequence: writer.lastSequence,
-                checkpointAfter: checkpointAfter, faults: faults, poison: &writer.poison)
+                checkpointAfter: checkpointAfter, encryptedWith: writer.keys, faults: faults, poison: &writer.poison)
         } else {
             result = try Compaction.compactMemory(index: source, from: writer.generation, lastSequence: writer.lastSequence)
         }
@@ -762,7 +826,8 @@ public final class StorageEngine: Sendable {
             let result: Compaction.Result
             if let filePath {
                 result = try Compaction.replaceFile(
-                    path: filePath, replacing: writer.generation, faults: faults, poison: &writer.poison, validate: check, write: write)
+                    path: filePath, replacing: writer.generation, encryptedWith: writer.keys, faults: faults, poison: &writer.poison,
+                    validate: check, write: write)
             } else {
                 result = try write(MemoryLog())
                 try check(result)
@@ -809,7 +874,7 @@ public final class StorageEngine: Sendable {
             writer.isClosed = true
             defer {
                 // Snapshots may keep the file open for reading; its lock goes now.
-                (writer.generation as? FileLog)?.unlock()
+                writer.generation.backingFile?.unlock()
                 let closedLog = ClosedLog(path: displayPath)
                 writer.generation = closedLog
                 writer.lock = nil

@@ -85,6 +85,11 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         /// Encrypted bytes did not authenticate: they were changed, or sealed with another key,
         /// nonce or associated data. Nothing of them was decrypted.
         case authenticationFailed
+        /// The store file is encrypted, and was opened without a passphrase or key
+        /// (`EngineConfiguration.encryption`).
+        case encryptionRequired(path: String)
+        /// The configuration gives a passphrase or key, but the store file is not encrypted.
+        case notEncrypted(path: String)
         /// A data key has sealed `limit` chunks, the most random nonces allow under one key
         /// (NIST SP 800-38D); a new data key is needed.
         case nonceLimitReached(limit: UInt64)
@@ -156,6 +161,10 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "Encryption failed: \(reason)."
         case .authenticationFailed:
             return "The encrypted bytes did not authenticate: they were changed, or sealed with another key, nonce or associated data, so nothing of them was decrypted."
+        case .encryptionRequired(let path):
+            return "The store at '\(path)' is encrypted; open it with the passphrase or key it was encrypted with (configuration.encryption)."
+        case .notEncrypted(let path):
+            return "The store at '\(path)' is not encrypted, but a passphrase or key was given; open it without one, or encrypt it with changeEncryption(to:)."
         case .nonceLimitReached(let limit):
             return "The data key has sealed \(limit) chunks, the most one key may seal with random nonces (NIST SP 800-38D), so it seals no more; rotate the data key."
         }

@@ -92,10 +92,12 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// is; a torn tail that stays is reported. The file is
 /// read with `pread`, and through a mapping only up to what the scan validated, so a writer that
 /// cuts off a torn tail meanwhile cannot make the check fault.
-public func verifyStoreFile(at path: String) throws -> VerificationReport {
+public func verifyStoreFile(at path: String, encryption: EngineConfiguration.Encryption? = nil) throws -> VerificationReport {
+    let keys = try encryption.map { (encryption) throws(StorageError) in try EncryptionKeys(encryption.secret) }
     let descriptor = try FileSystem.openRegularFile(path, flags: O_RDONLY)
     guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
-    let log = FileLog(path: path, descriptor: descriptor, faults: nil, mappedSize: 0)
+    let file = FileLog(path: path, descriptor: descriptor, faults: nil, mappedSize: 0)
+    let log = try EncryptedLog.storage(for: file, keys: keys, writable: false, followsWriter: true)
     var attempt = 0
     while true {
         attempt += 1
@@ -108,9 +110,9 @@ public func verifyStoreFile(at path: String) throws -> VerificationReport {
 
 /// One check of `log`, and whether what it found may be a writer's commit in progress (a torn
 /// tail, or a checkpoint that disagrees with the replay).
-private func verify(_ log: FileLog, path: String) throws -> (VerificationReport, unsettled: Bool) {
+private func verify(_ log: any LogStorage, path: String) throws -> (VerificationReport, unsettled: Bool) {
     let recovered = try Recovery.scan(log, fromCheckpoint: false)
-    log.extendMapping(to: recovered.validEnd)
+    (log as? FileLog)?.extendMapping(to: recovered.validEnd)
     if recovered.needsHeader {
         throw StorageError(.notAStore(path: path))
     }

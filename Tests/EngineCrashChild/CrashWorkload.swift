@@ -5,6 +5,34 @@ import MirrorStoreEngine
 enum CrashWorkload {
     /// The metadata key holding the number of the last committed transaction.
     static let counterKey = "counter"
+    /// The raw keys the encrypted modes use; "rekey" changes from one to the other after each commit.
+    static let encryptionKeys: [[UInt8]] = [Array(repeating: 0xA1, count: 32), Array(repeating: 0xB2, count: 32)]
+
+    /// Opens the store at `path`, plain or encrypted with the first of `encryptionKeys`, as it
+    /// is; says whether it was encrypted.
+    static func openPlainOrEncrypted(path: String, configuration: EngineConfiguration) throws -> (StorageEngine, encrypted: Bool) {
+        do {
+            return (try StorageEngine(path: path, configuration: configuration), false)
+        } catch let error as StorageError where error.kind == .encryptionRequired(path: path) {
+            var encrypted = configuration
+            encrypted.encryption = .key(encryptionKeys[0])
+            return (try StorageEngine(path: path, configuration: encrypted), true)
+        }
+    }
+
+    /// Opens the encrypted store at `path` with whichever of `encryptionKeys` opens it, and says which.
+    static func openEncrypted(path: String, configuration: EngineConfiguration) throws -> (StorageEngine, key: Int) {
+        var configuration = configuration
+        for (number, key) in encryptionKeys.enumerated() {
+            configuration.encryption = .key(key)
+            do {
+                return (try StorageEngine(path: path, configuration: configuration), number)
+            } catch let error as StorageError {
+                guard case .wrongKey = error.kind, number + 1 < encryptionKeys.count else { throw error }
+            }
+        }
+        throw StorageError(.wrongKey(path: path))
+    }
 
     /// How many recent items stay live: each transaction deletes the item this many before it,
     /// so the state, and the cost of checking it, stays bounded however long the child runs.

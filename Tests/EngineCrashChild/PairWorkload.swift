@@ -31,8 +31,9 @@ enum PairWorkload {
 
     /// `pairs <store>`: commits pairs forever, checkpointing every few hundred bytes and
     /// compacting every 40th commit, printing "ack <n>" after each.
-    static func write(path: String) throws -> Never {
+    static func write(path: String, encrypted: Bool) throws -> Never {
         var configuration = EngineConfiguration(durability: .none, autoCompaction: .disabled)
+        if encrypted { configuration.encryption = .key(CrashWorkload.encryptionKeys[0]) }
         configuration.checkpointInterval = 700
         configuration.lockTimeout = .seconds(5)
         let engine = try StorageEngine(path: path, configuration: configuration)
@@ -48,9 +49,10 @@ enum PairWorkload {
 
     /// `reader <store>`: refreshes in a loop until stdin closes, checking each state, then
     /// prints "done <refreshes> <reopens> <last n>". Prints "torn a b" or "older n than m" at once.
-    static func read(path: String) throws -> Int32 {
+    static func read(path: String, encrypted: Bool) throws -> Int32 {
         var configuration = EngineConfiguration()
         configuration.readsBesideWriter = true
+        if encrypted { configuration.encryption = .key(CrashWorkload.encryptionKeys[0]) }
         let engine = try StorageEngine(path: path, configuration: configuration)
         let stop = Atomic<Bool>(false)
         Thread.detachNewThread {

@@ -8,6 +8,13 @@
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 //   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
 //   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
+//   pairs-encrypted, reader-encrypted <store>   the same on an encrypted store
+//   encrypted <store> the checkpoint mode on an encrypted store, compacting (a new data key)
+//                     after every fifth commit
+//   rekey <store>     commit on an encrypted store, changing its key after each commit, printing
+//                     "rekeyed <key>" once a change returned
+//   convert <store>   commit, encrypting the store after one commit and decrypting it after the
+//                     next (each a rewrite into a new file), printing "converted" after each
 // Every line is flushed as soon as it is printed, so the parent sees exactly the acknowledged commits.
 
 #if canImport(Glibc)
@@ -28,20 +35,34 @@ func run() -> Int32 {
     let mode = arguments[1]
     let path = arguments[2]
     do {
-        if mode == "pairs" { try PairWorkload.write(path: path) }
-        if mode == "reader" { return try PairWorkload.read(path: path) }
+        if mode == "pairs" || mode == "pairs-encrypted" { try PairWorkload.write(path: path, encrypted: mode != "pairs") }
+        if mode == "reader" || mode == "reader-encrypted" { return try PairWorkload.read(path: path, encrypted: mode != "reader") }
         var configuration = EngineConfiguration()
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)
         }
-        if mode == "checkpoint" {
+        if mode == "checkpoint" || mode == "encrypted" {
             configuration.checkpointInterval = 400
         }
-        let engine = try StorageEngine(path: path, configuration: configuration)
-        if mode == "checkpoint" { try engine.defineIndexes(CrashWorkload.indexes) }
+        let encrypted = mode == "encrypted" || mode == "rekey"
+        let engine: StorageEngine
+        var key = 0
+        var isEncrypted = encrypted
+        if encrypted {
+            let opened = try CrashWorkload.openEncrypted(path: path, configuration: configuration)
+            engine = opened.0
+            key = opened.key
+        } else if mode == "convert" {
+            let opened = try CrashWorkload.openPlainOrEncrypted(path: path, configuration: configuration)
+            engine = opened.0
+            isEncrypted = opened.encrypted
+        } else {
+            engine = try StorageEngine(path: path, configuration: configuration)
+        }
+        if mode == "checkpoint" || mode == "encrypted" { try engine.defineIndexes(CrashWorkload.indexes) }
         say("ready \(getpid())")
         switch mode {
-        case "commit", "compact", "checkpoint":
+        case "commit", "compact", "checkpoint", "encrypted", "rekey", "convert":
             var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
             while true {
                 n += 1
@@ -49,6 +70,19 @@ func run() -> Int32 {
                 say("ack \(sequence) \(n)")
                 if mode == "compact", n % 3 == 0 {
                     try engine.compact()
+                }
+                if mode == "encrypted", n % 5 == 0 {
+                    try engine.compact()
+                }
+                if mode == "rekey" {
+                    key = 1 - key
+                    try engine.changeEncryption(to: .key(CrashWorkload.encryptionKeys[key]))
+                    say("rekeyed \(key)")
+                }
+                if mode == "convert" {
+                    isEncrypted.toggle()
+                    try engine.changeEncryption(to: isEncrypted ? .key(CrashWorkload.encryptionKeys[0]) : nil)
+                    say("converted")
                 }
             }
         case "group":

@@ -57,12 +57,14 @@ import TestSupport
         #expect(try !snapshot.contains(type: "P", key: absent), "\(context): an absent key")
     }
 
-    @Test(arguments: [UInt64(0xC4EC), 0xC4ED, 0xC4EE])
-    func randomOperationsAgreeWithAReference(seed: UInt64) throws {
+    /// Run once more on an encrypted store (`encrypted`), where every page of the runs and
+    /// checkpoints is sealed.
+    @Test(arguments: [(UInt64(0xC4EC), false), (0xC4ED, false), (0xC4EE, false), (0xC4EC, true), (0xC4EF, true)])
+    func randomOperationsAgreeWithAReference(seed: UInt64, encrypted: Bool) throws {
         var generator = SeededRandom(seed: SeededRandom.seed(default: seed))
         let directory = TemporaryDirectory()
         let path = directory.file("model.store")
-        var configuration = Self.checkpointing(Int.random(in: 64...900, using: &generator))
+        var configuration = encrypting(Self.checkpointing(Int.random(in: 64...900, using: &generator)), encrypted)
         var engine = try StorageEngine(path: path, configuration: configuration)
         var reference: Reference = [:]
         var checkpoints = 0
@@ -103,14 +105,14 @@ import TestSupport
         }
         try engine.close()
         #expect(checkpoints > 0 && mostRuns > 2, "checkpoints and delta runs were exercised: \(checkpoints), \(mostRuns)")
-        let report = try verifyStoreFile(at: path)
+        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
         #expect(report.isIntact, "\(report)")
         #expect(report.checkpointSequence != nil)
         engine = try StorageEngine(path: path, configuration: configuration)
         try Self.check(engine, reference, "seed \(seed), final")
         try engine.close()
         // A replay of the whole log gives the same state.
-        engine = try StorageEngine(path: path, configuration: Self.checkpointing(0, .recoverValidPrefix))
+        engine = try StorageEngine(path: path, configuration: encrypting(Self.checkpointing(0, .recoverValidPrefix), encrypted))
         try Self.check(engine, reference, "seed \(seed), replayed")
         try engine.close()
     }

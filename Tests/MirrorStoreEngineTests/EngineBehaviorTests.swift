@@ -64,9 +64,9 @@ import TestSupport
         #expect(try before.value(type: "Hero", key: .string("tony")) == Array("Stark".utf8), "old snapshots stay readable")
     }
 
-    @Test func aSnapshotDoesNotSeeLaterCommitsOrCompaction() throws {
+    @Test(arguments: [false, true]) func aSnapshotDoesNotSeeLaterCommitsOrCompaction(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
-        let engine = try StorageEngine(path: directory.file("iso.store"), configuration: fastConfiguration())
+        let engine = try StorageEngine(path: directory.file("iso.store"), configuration: encrypting(fastConfiguration(), encrypted))
         try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [1]) })
         let old = engine.snapshot()
         try engine.commit(Self.batch {
@@ -87,9 +87,9 @@ import TestSupport
 
     /// The version tells a cache whether a snapshot still shows the newest state: whatever
     /// changes what snapshots see changes it, and nothing else does.
-    @Test func theVersionChangesWithEveryStateSnapshotsSee() throws {
+    @Test(arguments: [false, true]) func theVersionChangesWithEveryStateSnapshotsSee(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
-        let engine = try StorageEngine(path: directory.file("version.store"), configuration: fastConfiguration())
+        let engine = try StorageEngine(path: directory.file("version.store"), configuration: encrypting(fastConfiguration(), encrypted))
         var seen: [UInt64] = []
         func expectCurrent(_ label: String) {
             let snapshot = engine.snapshot()
@@ -115,9 +115,9 @@ import TestSupport
 
     /// Eight threads take snapshots and check an invariant every commit keeps (a == b) while
     /// a writer commits and compacts. Also run under --sanitize=thread.
-    @Test func readersRunBesideWriters() throws {
+    @Test(arguments: [false, true]) func readersRunBesideWriters(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
-        let engine = try StorageEngine(path: directory.file("concurrent.store"), configuration: fastConfiguration())
+        let engine = try StorageEngine(path: directory.file("concurrent.store"), configuration: encrypting(fastConfiguration(), encrypted))
         let done = Atomic<Bool>(false)
         let problems = Lock<[String]>([])
         let group = DispatchGroup()
@@ -193,11 +193,11 @@ import TestSupport
         }
     }
 
-    @Test func aFullDiskRollsTheCommitBack() throws {
+    @Test(arguments: [false, true]) func aFullDiskRollsTheCommitBack(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
         let faults = FaultInjection()
         let path = directory.file("full.store")
-        let engine = try StorageEngine(path: path, configuration: EngineConfiguration(), faults: faults)
+        let engine = try StorageEngine(path: path, configuration: encrypting(EngineConfiguration(), encrypted), faults: faults)
         try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [1]) })
         faults.fail(.write, with: ENOSPC)
         #expect(throws: StorageError(.diskFull(path: path))) {
@@ -207,15 +207,15 @@ import TestSupport
         #expect(StorageError(.diskFull(path: path)).description == "The disk holding '\(path)' is full, so the write that needed the space failed and left the store as it was.")
         #expect(try engine.commit(Self.batch { $0.put(type: "T", key: .integer(3), value: [3]) }) == 2)
         try engine.close()
-        let state = try openState(path, fastConfiguration())
+        let state = try openState(path, encrypting(fastConfiguration(), encrypted))
         #expect(state.objects["T"] == [.integer(1): [1], .integer(3): [3]])
     }
 
-    @Test func aFailedRollbackPoisonsTheEngine() throws {
+    @Test(arguments: [false, true]) func aFailedRollbackPoisonsTheEngine(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
         let faults = FaultInjection()
         let path = directory.file("rollback.store")
-        let engine = try StorageEngine(path: path, configuration: EngineConfiguration(), faults: faults)
+        let engine = try StorageEngine(path: path, configuration: encrypting(EngineConfiguration(), encrypted), faults: faults)
         faults.fail(.write, with: EIO)
         faults.fail(.truncate, with: EIO)
         #expect(throws: StorageError(.io(operation: "write to", path: path, errno: EIO))) {
@@ -227,11 +227,11 @@ import TestSupport
         try engine.close()
     }
 
-    @Test func aFailedSyncIsNeverRetried() throws {
+    @Test(arguments: [false, true]) func aFailedSyncIsNeverRetried(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
         let faults = FaultInjection()
         let path = directory.file("fsyncgate.store")
-        let engine = try StorageEngine(path: path, configuration: EngineConfiguration(), faults: faults)
+        let engine = try StorageEngine(path: path, configuration: encrypting(EngineConfiguration(), encrypted), faults: faults)
         try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [1]) })
         faults.fail(.sync, with: EIO)
         #expect(throws: StorageError(.syncFailed(path: path))) {
@@ -248,10 +248,10 @@ import TestSupport
         try engine.close()
     }
 
-    @Test func compactionReclaimsDeadBytesAndKeepsEverything() throws {
+    @Test(arguments: [false, true]) func compactionReclaimsDeadBytesAndKeepsEverything(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("compact.store")
-        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        let engine = try StorageEngine(path: path, configuration: encrypting(fastConfiguration(), encrypted))
         for round in 0..<20 {
             try engine.commit(Self.batch { batch in
                 for key in 0..<50 { batch.put(type: "T", key: .integer(Int64(key)), value: [UInt8](repeating: UInt8(round), count: 100)) }
@@ -275,26 +275,26 @@ import TestSupport
         var expected = before
         expected.objects["T"]?[.integer(0)] = nil
         expected.sequence = 21
-        #expect(try openState(path, fastConfiguration()) == expected)
-        #expect(try verifyStoreFile(at: path).isIntact)
+        #expect(try openState(path, encrypting(fastConfiguration(), encrypted)) == expected)
+        #expect(try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil).isIntact)
     }
 
-    @Test func compactingAnEmptiedStoreKeepsTheSequence() throws {
+    @Test(arguments: [false, true]) func compactingAnEmptiedStoreKeepsTheSequence(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("empty.store")
-        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        let engine = try StorageEngine(path: path, configuration: encrypting(fastConfiguration(), encrypted))
         try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [1]) })
         try engine.commit(Self.batch { $0.deleteAll(type: "T") })
         try engine.compact()
         try engine.close()
-        #expect(try openState(path, fastConfiguration()).sequence == 2)
+        #expect(try openState(path, encrypting(fastConfiguration(), encrypted)).sequence == 2)
     }
 
-    @Test func aFullDiskDuringCompactionKeepsThePreviousFile() throws {
+    @Test(arguments: [false, true]) func aFullDiskDuringCompactionKeepsThePreviousFile(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
         let faults = FaultInjection()
         let path = directory.file("full.store")
-        let engine = try StorageEngine(path: path, configuration: fastConfiguration(), faults: faults)
+        let engine = try StorageEngine(path: path, configuration: encrypting(fastConfiguration(), encrypted), faults: faults)
         try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [1]) })
         try engine.commit(Self.batch { $0.put(type: "T", key: .integer(1), value: [2]) })
         let sizeBefore = engine.statistics.fileSize
@@ -307,7 +307,7 @@ import TestSupport
         #expect(try engine.snapshot().value(type: "T", key: .integer(1)) == [2])
         #expect(!FileManager.default.fileExists(atPath: path + ".compact-tmp"))
         try engine.close()
-        #expect(try openState(path, fastConfiguration()).objects["T"] == [.integer(1): [2]])
+        #expect(try openState(path, encrypting(fastConfiguration(), encrypted)).objects["T"] == [.integer(1): [2]])
     }
 
     @Test func automaticCompactionRunsWhenDeadBytesCrossTheThreshold() throws {
@@ -323,10 +323,10 @@ import TestSupport
         #expect(try engine.snapshot().value(type: "T", key: .integer(1)) == [UInt8](repeating: 99, count: 500))
     }
 
-    @Test func valuesLongerThanThePackedLengthRoundTrip() throws {
+    @Test(arguments: [false, true]) func valuesLongerThanThePackedLengthRoundTrip(encrypted: Bool) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("large.store")
-        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        let engine = try StorageEngine(path: path, configuration: encrypting(fastConfiguration(), encrypted))
         let large = (0..<(17 << 20)).map { UInt8(truncatingIfNeeded: $0 >> 8) }
         try engine.commit(Self.batch {
             $0.put(type: "Blob", key: .bytes([1]), value: large)
@@ -336,7 +336,7 @@ import TestSupport
         try engine.compact()
         #expect(try engine.snapshot().value(type: "Blob", key: .bytes([1])) == large)
         try engine.close()
-        let reopened = try StorageEngine(path: path, configuration: fastConfiguration())
+        let reopened = try StorageEngine(path: path, configuration: encrypting(fastConfiguration(), encrypted))
         #expect(try reopened.snapshot().value(type: "Blob", key: .bytes([1])) == large)
         try reopened.commit(Self.batch { $0.delete(type: "Blob", key: .bytes([1])) })
         #expect(reopened.statistics.liveBytes < 6_000, "the small value, and the key run and checkpoint (with the checksums of the 17 MiB it covers, 4 bytes per 16 KiB) the compaction wrote")

@@ -109,13 +109,14 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [UInt64(0x1D5), 0x1D6, 0x1D7])
-    func randomOperationsAgreeWithAReference(seed: UInt64) throws {
+    /// Run once more on an encrypted store (`encrypted`), where the index runs are sealed pages.
+    @Test(arguments: [(UInt64(0x1D5), false), (0x1D6, false), (0x1D7, false), (0x1D5, true), (0x1D6, true)])
+    func randomOperationsAgreeWithAReference(seed: UInt64, encrypted: Bool) throws {
         var generator = SeededRandom(seed: SeededRandom.seed(default: seed))
         let directory = TemporaryDirectory()
         let path = directory.file("indexes.store")
         let reads = Reads()
-        var configuration = CheckpointTests.checkpointing(Int.random(in: 64...900, using: &generator))
+        var configuration = encrypting(CheckpointTests.checkpointing(Int.random(in: 64...900, using: &generator)), encrypted)
         var engine = try StorageEngine(path: path, configuration: configuration)
         try engine.defineIndexes(Self.definitions(reads))
         var defined = true
@@ -179,7 +180,7 @@ import TestSupport
         try Self.check(engine.snapshot(), reference, &generator, "seed \(seed), last step")
         try engine.close()
         #expect(mostIndexRuns > 2 && reusedOpens > 0, "index runs were merged and reused: \(mostIndexRuns), \(reusedOpens)")
-        let report = try verifyStoreFile(at: path)
+        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
         #expect(report.isIntact, "\(report)")
         engine = try StorageEngine(path: path, configuration: configuration)
         try engine.defineIndexes(Self.definitions(reads))

@@ -9,16 +9,21 @@ import TestSupport
 /// seeded random moments, then a new writer recovers the file and goes on. No reader may ever
 /// see a torn pair or an older one, or stop working.
 @Suite(.serialized) struct ReaderProcessTests {
-    @Test(arguments: [UInt64(28)]) func fourReadersBesideAWriterKilledAgainAndAgain(seed: UInt64) throws {
+    /// Run once more on an encrypted store (`encrypted`), whose readers find the key in the
+    /// file's clear header and read pages the writer may be rewriting.
+    @Test(arguments: [(UInt64(28), false), (29, true)])
+    func fourReadersBesideAWriterKilledAgainAndAgain(seed: UInt64, encrypted: Bool) throws {
+        let writerMode = encrypted ? "pairs-encrypted" : "pairs"
+        let readerMode = encrypted ? "reader-encrypted" : "reader"
         let child = try #require(crashChildURL(), "EngineCrashChild must be built next to the tests")
         let directory = TemporaryDirectory()
         let path = directory.file("pairs.store")
         var generator = SeededRandom(seed: seed)
-        var writer = try ChildProcess(executable: child, mode: "pairs", store: path)
+        var writer = try ChildProcess(executable: child, mode: writerMode, store: path)
         _ = try #require(writer.waitForLine(startingWith: "ack"))
         var readers: [ChildProcess] = []
         for _ in 0..<4 {
-            let reader = try ChildProcess(executable: child, mode: "reader", store: path)
+            let reader = try ChildProcess(executable: child, mode: readerMode, store: path)
             _ = try #require(reader.waitForLine(startingWith: "ready"))
             readers.append(reader)
         }
@@ -30,7 +35,7 @@ import TestSupport
             #expect(!writer.lines().contains { $0.hasPrefix("error") }, "round \(round): \(writer.lines().filter { $0.hasPrefix("error") })")
             acknowledged = max(acknowledged, acks.last ?? 0)
             #expect(readers.allSatisfy { $0.process.isRunning }, "round \(round): a reader stopped with the writer")
-            writer = try ChildProcess(executable: child, mode: "pairs", store: path)
+            writer = try ChildProcess(executable: child, mode: writerMode, store: path)
             _ = try #require(writer.waitForLine(startingWith: "ready"), "round \(round): no new writer")
         }
         usleep(200_000)
@@ -51,7 +56,9 @@ import TestSupport
             #expect(last > 0 && last <= acknowledged + 1, "reader \(number) saw \(last), the writers acknowledged \(acknowledged)")
         }
         // The last state is every acknowledged pair, and one pair.
-        let final = try StorageEngine(path: path)
+        var configuration = EngineConfiguration()
+        if encrypted { configuration.encryption = .key(CrashWorkload.encryptionKeys[0]) }
+        let final = try StorageEngine(path: path, configuration: configuration)
         let (a, b) = try PairWorkload.pair(final.snapshot())
         #expect(a == b && a >= acknowledged)
         try final.close()

@@ -160,3 +160,14 @@ struct RecordedStore {
 func crashChildURL() -> URL? {
     childExecutableURL(named: "EngineCrashChild")
 }
+
+/// The raw key encrypted test stores use: a key, not a passphrase, so that no test pays for PBKDF2.
+let testEncryptionKey: [UInt8] = Array(0..<32)
+
+/// `configuration`, encrypted with `testEncryptionKey` when `encrypted`: how a behaviour test runs
+/// once more on an encrypted store.
+func encrypting(_ configuration: EngineConfiguration, _ encrypted: Bool = true) -> EngineConfiguration {
+    var configuration = configuration
+    if encrypted { configuration.encryption = .key(testEncryptionKey) }
+    return configuration
+}

@@ -9,13 +9,13 @@ final class MirrorStoreQueries: QuerySystem {
     private let holdsMembers: Bool
 
     init(path: String) throws {
-        store = try Store(path: path, models: [Customer.self], configuration: Store.Configuration())
+        store = try Store(path: path, models: [Customer.self], configuration: .benchmark)
         holdsMembers = false
     }
 
     /// A store of members holds only `Member`; the customers' queries do not apply to it.
     init(membersPath path: String) throws {
-        store = try Store(path: path, models: [Member.self], configuration: Store.Configuration())
+        store = try Store(path: path, models: [Member.self], configuration: .benchmark)
         holdsMembers = true
     }
 

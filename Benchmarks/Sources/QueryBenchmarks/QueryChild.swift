@@ -337,7 +337,7 @@ struct QueryCellRunner<System: QuerySystem> {
         readThrough(path)
         let id = sizes.openObjects / 3 + 1
         let expected = QueryFixtures.customer(id: id, seed: seed)
-        let store = try Store(path: path, models: [Customer.self], configuration: Store.Configuration())
+        let store = try Store(path: path, models: [Customer.self], configuration: .benchmark)
         defer { try? store.close() }
         let email = expected.email
         let start = now()
@@ -404,10 +404,10 @@ private struct OpenedStore {
         let start = now()
         let cpu = processorSeconds()
         if plain {
-            store = try Store(path: path, models: [PlainCustomer.self], configuration: Store.Configuration())
+            store = try Store(path: path, models: [PlainCustomer.self], configuration: .benchmark)
             fields = try store.object(PlainCustomer.self, primaryKey: id)?.fields
         } else {
-            store = try Store(path: path, models: [Customer.self], configuration: Store.Configuration())
+            store = try Store(path: path, models: [Customer.self], configuration: .benchmark)
             fields = try store.object(Customer.self, primaryKey: id)?.fields
         }
         seconds = now() - start

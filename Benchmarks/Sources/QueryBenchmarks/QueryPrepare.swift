@@ -61,7 +61,7 @@ func prepareStores(_ system: QuerySystemName, sizes: QuerySizes, directory: Stri
                                        fileExtension: MirrorStoreQueries.fileExtension)
             MirrorStoreQueries.removeFiles(for: path)
             let start = clock.now
-            let store = try Store(path: path, models: [plain ? PlainCustomer.self : Customer.self], configuration: Store.Configuration())
+            let store = try Store(path: path, models: [plain ? PlainCustomer.self : Customer.self], configuration: .benchmark)
             for first in stride(from: 1, through: sizes.openObjects, by: 100_000) {
                 let customers = QueryFixtures.customers(first...min(sizes.openObjects, first + 99_999), seed: sizes.seed)
                 if plain {

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // Query and index benchmarks: MirrorStore's Results and secondary indexes against GRDB 7
@@ -28,6 +29,7 @@ struct QueryOptions {
           --seed N          seed of the data (default 20261123)
           --filter TEXT     run only the cells whose name contains TEXT; workloads: \(QueryWorkload.allCases.map(\.rawValue).joined(separator: ", "))
           --directory DIR   scratch directory (default: a new one in the temporary directory, removed after)
+          --encrypted       encrypt every MirrorStore file with a raw key (compare with a run without)
         """
 
     init(arguments: [String]) throws {
@@ -49,6 +51,7 @@ struct QueryOptions {
                 guard let seed = UInt64(try text(argument)) else { throw QueryBenchmarkFailure("--seed needs a number") }
                 sizes.seed = seed
             case "--filter": filter = try text(argument)
+            case BenchmarkEncryption.option: BenchmarkEncryption.turnOn()
             case "--directory": directory = try text(argument)
             case "--child":
                 let name = try text(argument)

@@ -9,7 +9,7 @@ final class MirrorStoreSystem: BenchmarkedSystem {
     let store: Store
 
     init(path: String) throws {
-        store = try Store(path: path, models: [Customer.self], configuration: Store.Configuration())
+        store = try Store(path: path, models: [Customer.self], configuration: .benchmark)
     }
 
     static func create(path: String) throws -> MirrorStoreSystem {
@@ -56,5 +56,8 @@ final class MirrorStoreSystem: BenchmarkedSystem {
         try store.close()
     }
 
-    var note: String { "default Store.Configuration (durability .full: one fdatasync per commit)" }
+    var note: String {
+        "default Store.Configuration (durability .full: one fdatasync per commit)"
+            + (BenchmarkEncryption.isOn ? ", encrypted with a raw key" : "")
+    }
 }

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // Store benchmarks: MirrorStore and GRDB 7 (SQLite, Codable records) on the same data in one run.
@@ -33,6 +34,7 @@ struct Options {
                             or "MirrorStore"; workloads: \(Workload.allCases.map(\.rawValue).joined(separator: ", "))
           --directory DIR   scratch directory (default: a new one in the temporary directory, removed after)
           --json FILE       also write every sample to FILE, for --combine
+          --encrypted       encrypt every MirrorStore file with a raw key (compare with a run without)
           --combine FILE... print the report of several runs' JSON files: medians of their medians, with ranges
         """
 
@@ -59,6 +61,7 @@ struct Options {
                 guard let seed = UInt64(try text(argument)) else { throw BenchmarkFailure("--seed needs a number") }
                 sizes.seed = seed
             case "--filter": filter = try text(argument)
+            case BenchmarkEncryption.option: BenchmarkEncryption.turnOn()
             case "--directory": directory = try text(argument)
             case "--json": json = try text(argument)
             case "--combine":

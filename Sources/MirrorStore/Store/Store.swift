@@ -286,6 +286,40 @@ public final class Store: Sendable {
         try engine.compact()
     }
 
+    /// Encrypts the file, changes its passphrase or key, or decrypts it (`nil`), crash-safely.
+    /// Between two secrets only the key slot of the file's clear first page is rewritten; encrypting
+    /// and decrypting rewrite the file as ``compact()`` does. Later opens need the new secret in
+    /// ``Configuration/encryption``.
+    ///
+    /// ```swift
+    /// try store.changeEncryption(to: .passphrase("a new passphrase"))
+    /// ```
+    ///
+    /// - Throws: `StorageError` (`emptyPassphrase`, `invalidKeyLength`, or a failed rewrite,
+    ///   which leaves the store as it was); ``StoreError`` when called inside a write block.
+    public func changeEncryption(to encryption: Configuration.Encryption?) throws {
+        try refuseInsideWrite("changeEncryption(to:)")
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        sources.removeAll()
+        try engine.changeEncryption(to: encryption?.engineEncryption)
+    }
+
+    /// Rewrites an encrypted file under a new random data key (as ``compact()`` does, which
+    /// rotates it too), crash-safely; the passphrase or key stays the same. A plain file is
+    /// compacted.
+    ///
+    /// ```swift
+    /// try store.rotateEncryptionKey()
+    /// ```
+    ///
+    /// - Throws: `StorageError` when the rewrite fails (the store is then as it was);
+    ///   ``StoreError`` when called inside a write block of this store.
+    public func rotateEncryptionKey() throws {
+        try refuseInsideWrite("rotateEncryptionKey()")
+        try compact()
+    }
+
     /// Syncs and closes the file. Later calls throw.
     ///
     /// - Throws: ``StoreError`` when called inside a write block of this store.

@@ -1,3 +1,4 @@
+import Foundation
 import MirrorStoreEngine
 
 extension Store {
@@ -99,6 +100,44 @@ extension Store {
         /// ```
         public var refreshInterval: Duration = .milliseconds(50)
 
+        /// What encrypts the file at rest: every record, key, type name, schema, metadata entry
+        /// and index run is sealed with AES-256-GCM; only what finds the key is in clear.
+        ///
+        /// ```swift
+        /// var configuration = Store.Configuration()
+        /// configuration.encryption = .passphrase("correct horse battery staple")
+        /// let store = try Store(path: "diary.store", models: [Entry.self], configuration: configuration)
+        /// ```
+        ///
+        /// Its description and mirror say which kind it is, never the secret.
+        public enum Encryption: Sendable, CustomStringConvertible, CustomReflectable {
+            /// A passphrase, stretched with PBKDF2-HMAC-SHA256 (600,000 iterations) into the key
+            /// that wraps the file's data key. An empty one is the `StorageError` `.emptyPassphrase`.
+            case passphrase(String)
+            /// A raw 32-byte key, such as one kept in the keychain. Another length is the
+            /// `StorageError` `.invalidKeyLength`.
+            case key(Data)
+
+            var engineEncryption: EngineConfiguration.Encryption {
+                switch self {
+                case .passphrase(let passphrase): .passphrase(passphrase)
+                case .key(let key): .key(Array(key))
+                }
+            }
+
+            /// "a passphrase" or "a 32-byte key": never the secret, so that logs do not leak it.
+            public var description: String { engineEncryption.description }
+
+            /// No children, so `dump` and debuggers show the description, not the secret.
+            public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
+        }
+
+        /// The passphrase or key the file is encrypted with; nil, the default, for a plain file.
+        /// Opening an encrypted file without it, or a plain one with it, is a `StorageError`
+        /// saying so (`.encryptionRequired`, `.notEncrypted`); another passphrase or key is
+        /// `.wrongKey`. ``Store/changeEncryption(to:)`` encrypts, re-keys or decrypts a store.
+        public var encryption: Encryption?
+
         /// The default configuration.
         public init() {}
 
@@ -108,6 +147,7 @@ extension Store {
             configuration.recoveryMode = recovery == .strict ? .strict : .recoverValidPrefix
             configuration.lockTimeout = lockTimeout
             configuration.readsBesideWriter = access == .readOnly
+            configuration.encryption = encryption?.engineEncryption
             switch compaction {
             case .manual:
                 configuration.autoCompaction = .disabled

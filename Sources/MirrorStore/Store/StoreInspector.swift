@@ -16,14 +16,17 @@ public final class StoreInspector: Sendable {
     let engine: StorageEngine
     let schemas: StoredSchemas
 
-    /// Opens `path` read-only, beside a writer if one has it open.
+    /// Opens `path` read-only, beside a writer if one has it open; an encrypted store with the
+    /// passphrase or key it was encrypted with.
     ///
     /// - Throws: `StorageError` when the file is missing, not a store, of a newer format, or its
-    ///   compacted units are damaged; ``StoreError`` when a stored schema does not decode. Units
-    ///   past the last whole one are not read (a writer may be appending them): `verify` judges them.
-    public init(path: String) throws {
+    ///   compacted units are damaged, or the encryption given does not open it; ``StoreError``
+    ///   when a stored schema does not decode. Units past the last whole one are not read (a
+    ///   writer may be appending them): `verify` judges them.
+    public init(path: String, encryption: EngineConfiguration.Encryption? = nil) throws {
         var configuration = EngineConfiguration()
         configuration.readsBesideWriter = true
+        configuration.encryption = encryption
         engine = try StorageEngine(path: path, configuration: configuration)
         do {
             schemas = try StoredSchemas(snapshot: engine.snapshot())

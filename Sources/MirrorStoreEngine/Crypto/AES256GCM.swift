@@ -1,5 +1,5 @@
-/// AES-256-GCM authenticated encryption with associated data (the AEAD the store will seal its
-/// chunks with): a 32-byte key, a 12-byte nonce, a 16-byte tag appended to the ciphertext.
+/// AES-256-GCM authenticated encryption with associated data (the AEAD an encrypted store seals
+/// its pages with, `EncryptedLog`): a 32-byte key, a 12-byte nonce, a 16-byte tag appended to the ciphertext.
 ///
 /// The cipher is the platform library's (`CryptoBinding`); this type checks sizes and turns a
 /// failed tag into `StorageError.Kind.authenticationFailed`, never a trap. A nonce must never be

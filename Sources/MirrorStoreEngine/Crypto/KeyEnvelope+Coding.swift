@@ -1,4 +1,4 @@
-/// A key envelope as bytes (docs/FILE_FORMAT.md, "Encryption primitives"). Little-endian:
+/// A key envelope as bytes (docs/FILE_FORMAT.md, "Encryption"). Little-endian:
 ///
 /// | offset | size | field |
 /// |---|---|---|

@@ -1,4 +1,4 @@
-/// A store's data key, wrapped: the random 32-byte key that will seal the store's chunks,
+/// A store's data key, wrapped: the random 32-byte key that seals the pages of one file generation,
 /// encrypted with AES-256-GCM under a key-encryption key that comes from the app's passphrase
 /// (PBKDF2-HMAC-SHA256 with a random salt) or is the app's raw key.
 ///
@@ -110,7 +110,7 @@ package struct KeyEnvelope: Equatable, Sendable {
 
     /// The key that wraps the data key: `secret` stretched as `derivation` says, or `wrongKey`
     /// when the secret is of the other kind (a passphrase for a raw-key envelope, or the reverse).
-    private static func keyEncryptionKey(
+    static func keyEncryptionKey(
         for secret: EncryptionSecret, derivation: Derivation, path: String
     ) throws(StorageError) -> SecretBytes {
         switch (secret, derivation) {

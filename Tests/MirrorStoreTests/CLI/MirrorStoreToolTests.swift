@@ -14,8 +14,13 @@ struct MirrorStoreToolTests {
     }
 
     private func mirrorstore(_ arguments: String...) throws -> Outcome {
+        try mirrorstore(arguments, environment: nil)
+    }
+
+    private func mirrorstore(_ arguments: [String], environment: [String: String]?) throws -> Outcome {
         let tool = try #require(Self.toolURL(), "the mirrorstore executable must be built next to the tests")
         let process = Process()
+        if let environment { process.environment = environment }
         let output = Pipe()
         let errors = Pipe()
         process.executableURL = tool
@@ -88,6 +93,40 @@ struct MirrorStoreToolTests {
         ends.append(store.statistics.fileSize)
         try store.close()
         return ends
+    }
+
+    @Test("inspect, verify and dump take an encrypted store's passphrase from a file or the environment, never the command line")
+    func encryptedStore() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/secret.store"
+            var configuration = Store.Configuration()
+            configuration.encryption = .passphrase("tool passphrase")
+            let store = try Store(path: path, models: [Hero.self], configuration: configuration)
+            try store.write { try $0.add(Hero.ironMan()) }
+            try store.close()
+            let passphraseFile = directory + "/passphrase"
+            try Data("tool passphrase\n".utf8).write(to: URL(fileURLWithPath: passphraseFile))
+
+            let verify = try mirrorstore("verify", "--passphrase-file", passphraseFile, path)
+            #expect(verify.status == 0, "\(verify.errors)")
+            #expect(verify.output.contains("records decode"))
+            let dump = try mirrorstore("dump", "--passphrase-file", passphraseFile, "--type", "Hero", path)
+            #expect(dump.status == 0, "\(dump.errors)")
+            #expect(dump.output.contains("Iron Man"))
+            var environment = ProcessInfo.processInfo.environment
+            environment["MIRRORSTORE_PASSPHRASE"] = "tool passphrase"
+            let inspect = try mirrorstore(["inspect", path], environment: environment)
+            #expect(inspect.status == 0, "\(inspect.errors)")
+            #expect(inspect.output.contains("  Hero: 1 objects"))
+
+            let without = try mirrorstore("inspect", path)
+            #expect(without.status == 1)
+            #expect(without.errors.contains("is encrypted; open it with the passphrase or key"))
+            environment["MIRRORSTORE_PASSPHRASE"] = "another passphrase"
+            let wrong = try mirrorstore(["verify", path], environment: environment)
+            #expect(wrong.status == 1)
+            #expect(wrong.errors.contains("does not open the store"))
+        }
     }
 
     @Test("inspect lists types, counts, live and dead bytes")
