@@ -100,6 +100,10 @@ extension Store {
         public var refreshInterval: Duration = .milliseconds(50)
 
         /// The default configuration.
+        /// Bytes of encoded records a write transaction holds before it streams them to the log
+        /// (`PendingWrites`); tests lower it to run small transactions the streamed way.
+        var transactionStreamingThreshold = 4 << 20
+
         public init() {}
 
         var engineConfiguration: EngineConfiguration {
