@@ -499,6 +499,7 @@ public final class StorageEngine: Sendable {
         var groupValues = GroupValues()
         for request in group {
             if request.takeDependencyFailure() {
+                request.stream?.abandon()
                 request.finish(.failure(StorageError(.precedingCommitFailed)))
                 continue
             }
