@@ -15,8 +15,13 @@
 public final class WriteStream: Sendable {
     /// Where a value a stream wrote lies in the log, to read it back before the commit.
     public struct Location: Hashable, Sendable {
-        let offset: UInt64
-        let length: Int
+        public let offset: UInt64
+        public let length: Int
+
+        public init(offset: UInt64, length: Int) {
+            self.offset = offset
+            self.length = length
+        }
     }
 
     struct State: Sendable {

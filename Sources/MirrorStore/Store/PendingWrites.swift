@@ -25,14 +25,52 @@ final class PendingWrites {
         case held([UInt8])
         /// A deletion not yet written.
         case deleted
-        /// New bytes already written to the stream, read back from there.
-        case streamed(WriteStream.Location)
-        /// A deletion already written to the stream.
-        case streamedDeletion
     }
 
-    /// Per type, per key: the key's latest change.
+    /// The keys of one type whose latest change is written to the stream: where the record lies
+    /// (offset in the high 40 bits, length in the low 24), or 0 for a deletion (offset 0 is the
+    /// log's header, never a record). Integer keys take 16 bytes a slot: a transaction of a
+    /// million records keeps about 25 MiB here, and none of the records.
+    private struct StreamedKeys {
+        var integers: [Int64: UInt64] = [:]
+        var others: [StorageKey: UInt64] = [:]
+        /// Records too long for 24 bits of length, rare enough to keep whole locations.
+        var long: [StorageKey: WriteStream.Location] = [:]
+
+        static let lengthLimit = (1 << 24) - 1
+
+        /// Whether the key holds a record (its location) or was deleted (nil), or nil when the
+        /// stream did not touch it.
+        func entry(_ key: StorageKey) -> WriteStream.Location?? {
+            if let location = long[key] { return .some(location) }
+            let packed: UInt64? = if case .integer(let value) = key { integers[value] } else { others[key] }
+            guard let packed else { return nil }
+            if packed == 0 { return .some(nil) }
+            return .some(WriteStream.Location(offset: packed >> 24, length: Int(packed & UInt64(Self.lengthLimit))))
+        }
+
+        mutating func set(_ key: StorageKey, _ location: WriteStream.Location?) {
+            var packed: UInt64 = 0
+            if let location, location.length < Self.lengthLimit {
+                packed = location.offset << 24 | UInt64(location.length)
+                long[key] = nil
+            } else {
+                long[key] = location
+            }
+            if case .integer(let value) = key { integers[value] = packed } else { others[key] = packed }
+        }
+
+        /// Every key, with whether it holds a record.
+        func forEach(_ body: (StorageKey, Bool) -> Void) {
+            for (key, packed) in integers { body(.integer(key), packed != 0 || long[.integer(key)] != nil) }
+            for (key, packed) in others { body(key, packed != 0 || long[key] != nil) }
+        }
+    }
+
+    /// Per type, per key: the key's latest change, when it is not written yet.
     private var changes: [String: [StorageKey: Change]] = [:]
+    /// Per type: the keys whose latest change is written to the stream.
+    private var streamed: [String: StreamedKeys] = [:]
     /// Types whose stored objects were all deleted; later writes to them are in `changes`.
     private var clearedTypes = Set<String>()
     /// Cleared types whose clearing is not yet written to the stream.
@@ -70,8 +108,12 @@ final class PendingWrites {
     func isWritten(type: String, key: StorageKey) -> Bool? {
         for layer in [self] + beneath.reversed() {
             switch layer.changes[type]?[key] {
-            case .held, .streamed: return true
-            case .deleted, .streamedDeletion: return false
+            case .held: return true
+            case .deleted: return false
+            case nil: break
+            }
+            switch layer.streamed[type]?.entry(key) {
+            case .some(let location): return location != nil
             case nil: if layer.clearedTypes.contains(type) { return false }
             }
         }
@@ -82,8 +124,12 @@ final class PendingWrites {
     private func ownState(type: String, key: StorageKey) throws -> State? {
         switch changes[type]?[key] {
         case .held(let bytes): return .written(bytes)
-        case .streamed(let location): return .written(try readBack(location))
-        case .deleted, .streamedDeletion: return .deleted
+        case .deleted: return .deleted
+        case nil: break
+        }
+        switch streamed[type]?.entry(key) {
+        case .some(.some(let location)): return .written(try readBack(location))
+        case .some(nil): return .deleted
         case nil: return clearedTypes.contains(type) ? .deleted : nil
         }
     }
@@ -105,12 +151,15 @@ final class PendingWrites {
         var keys: [StorageKey: Bool] = [:]
         var cleared = false
         for layer in [self] + beneath.reversed() {
-            for (key, change) in layer.changes[type] ?? [:] where keys[key] == nil {
+            var layerKeys: [StorageKey: Bool] = [:]
+            layer.streamed[type]?.forEach { key, written in layerKeys[key] = written }
+            for (key, change) in layer.changes[type] ?? [:] {
                 switch change {
-                case .held, .streamed: keys[key] = true
-                case .deleted, .streamedDeletion: keys[key] = false
+                case .held: layerKeys[key] = true
+                case .deleted: layerKeys[key] = false
                 }
             }
+            keys.merge(layerKeys) { newer, _ in newer }
             if layer.clearedTypes.contains(type) {
                 // What lies below the newest layer that deleted the whole type no longer counts.
                 cleared = true
@@ -146,6 +195,7 @@ final class PendingWrites {
     func deleteAll(type: String) {
         for case .held(let bytes) in changes[type]?.values ?? [:].values { heldBytes -= bytes.count }
         changes[type] = nil
+        streamed[type] = nil
         order.removeAll { $0.type == type }
         clearedTypes.insert(type)
         unwrittenClears.insert(type)
@@ -155,7 +205,7 @@ final class PendingWrites {
     /// bytes its new change replaces.
     private func remember(type: String, key: StorageKey) {
         switch changes[type]?[key] {
-        case nil, .streamed, .streamedDeletion: order.append((type, key))
+        case nil: order.append((type, key))
         case .held(let bytes): heldBytes -= bytes.count
         case .deleted: break
         }
@@ -171,7 +221,7 @@ final class PendingWrites {
             switch changes[entry.type]?[entry.key] {
             case .held(let value): batch.put(type: entry.type, key: entry.key, value: value)
             case .deleted: batch.delete(type: entry.type, key: entry.key)
-            case .streamed, .streamedDeletion, nil: continue
+            case nil: continue
             }
         }
         return batch
@@ -196,14 +246,16 @@ final class PendingWrites {
             case .held:
                 // The batch listed the puts in this order, and the stream returns one location per put.
                 guard let location = next.next() else { throw StorageError(.closed) }
-                changes[entry.type]?[entry.key] = .streamed(location)
+                streamed[entry.type, default: StreamedKeys()].set(entry.key, location)
             case .deleted:
-                changes[entry.type]?[entry.key] = .streamedDeletion
-            case .streamed, .streamedDeletion, nil:
+                streamed[entry.type, default: StreamedKeys()].set(entry.key, nil)
+            case nil:
                 continue
             }
             streamedTypes.insert(entry.type)
         }
+        // Every change is now in `streamed`: what is held is only what comes next.
+        changes.removeAll()
         order.removeAll()
         unwrittenClears.removeAll()
         heldBytes = 0
