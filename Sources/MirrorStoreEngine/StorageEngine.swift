@@ -656,6 +656,9 @@ public final class StorageEngine: Sendable {
     ) throws {
         let indexed = Set(secondary.definitions.values.map(\.typeName))
         let touchesIndexes = !indexed.isDisjoint(with: streamed.types)
+        // Only keys a checkpoint's runs hold can meet a damaged block.
+        let touchesRuns = streamed.types.contains { base.types[$0]?.runs.isEmpty == false }
+        guard touchesIndexes || touchesRuns else { return }
         for piece in streamed.pieces {
             let decoded = try StreamPiece.read(piece, from: log)
             try base.checkReadable(decoded)

@@ -53,7 +53,7 @@ enum StreamPiece {
 
     /// Reads back and decodes the piece at `span`, which this process wrote.
     static func read(_ span: Span, from log: any LogStorage) throws -> [DecodedOperation] {
-        let frame = try log.read(at: span.offset, count: span.length)
+        let frame = try log.readOnce(at: span.offset, count: span.length)
         do throws(DecodeFailure) {
             return try decode(frame, range: LogFrame.headerSize..<frame.count, payloadOffset: span.offset + UInt64(LogFrame.headerSize))
                 .operations

@@ -102,7 +102,7 @@ extension Store {
         /// The default configuration.
         /// Bytes of encoded records a write transaction holds before it streams them to the log
         /// (`PendingWrites`); tests lower it to run small transactions the streamed way.
-        var transactionStreamingThreshold = 4 << 20
+        var transactionStreamingThreshold = 1 << 20
 
         public init() {}
 
