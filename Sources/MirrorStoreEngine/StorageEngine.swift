@@ -517,20 +517,30 @@ public final class StorageEngine: Sendable {
                 request.finish(.success(sequence))
                 continue
             }
-            // Checked on copies: a refused request leaves the group's indexes as they were.
-            var requestSecondary = secondary
-            var requestValues = groupValues
             do {
                 if let streamed {
+                    // Checked on copies: a stream refused after some of its pieces leaves the
+                    // group's indexes as they were.
+                    var streamSecondary = secondary
+                    var streamValues = groupValues
                     try checkStreamed(
-                        streamed, base: base, secondary: &requestSecondary, groupValues: &requestValues, log: publishedLog)
-                }
-                // Applying the unit to the index reads the run blocks of the keys it touches: a
-                // damaged one refuses the commit here, before anything is written.
-                try base.checkReadable(request.batch.operations)
-                if !requestSecondary.isEmpty {
-                    try requestSecondary.apply(request.batch.operations) { type, key in
-                        try requestValues.value(type: type, key: key, base: base, log: publishedLog)
+                        streamed, base: base, secondary: &streamSecondary, groupValues: &streamValues, log: publishedLog)
+                    try base.checkReadable(request.batch.operations)
+                    if !streamSecondary.isEmpty {
+                        try streamSecondary.apply(request.batch.operations) { type, key in
+                            try streamValues.value(type: type, key: key, base: base, log: publishedLog)
+                        }
+                    }
+                    secondary = streamSecondary
+                    groupValues = streamValues
+                } else {
+                    // Applying the unit to the index reads the run blocks of the keys it touches: a
+                    // damaged one refuses the commit here, before anything is written.
+                    try base.checkReadable(request.batch.operations)
+                    if !secondary.isEmpty {
+                        try secondary.apply(request.batch.operations) { type, key in
+                            try groupValues.value(type: type, key: key, base: base, log: publishedLog)
+                        }
                     }
                 }
             } catch {
@@ -565,8 +575,6 @@ public final class StorageEngine: Sendable {
             }
             sequence += 1
             types = unitTypes
-            secondary = requestSecondary
-            groupValues = requestValues
             if !secondary.isEmpty { groupValues.record(request.batch.operations) }
             frames += LogFrame.encode(sequence: sequence, payload: payload)
             if let streamed, !streamed.pieces.isEmpty { applies.append(.pieces(streamed.pieces)) }

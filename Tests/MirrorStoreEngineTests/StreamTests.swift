@@ -157,11 +157,20 @@ import TestSupport
         var clash = WriteBatch()
         clash.put(type: "Tag", key: .integer(3), value: [7])
         _ = try stream.write(clash)
-        #expect(throws: StorageError(.uniqueConstraint(index: "Tag.value", value: "1 bytes"))) {
-            try engine.wait(for: engine.submit(WriteBatch(), completing: stream))
-        }
-        #expect(try StoreState(engine.snapshot()) == before)
-        #expect(try engine.snapshot().index(named: "Tag.value")?.objects(from: nil, to: nil) == [.integer(1)])
+        // A plain batch in the same group: written, with none of the refused stream's entries
+        // (its first piece's [8] among them) left in the index.
+        let refused = engine.submit(WriteBatch(), completing: stream)
+        var after = WriteBatch()
+        after.put(type: "Tag", key: .integer(9), value: [9])
+        let accepted = engine.submit(after)
+        #expect(throws: StorageError(.uniqueConstraint(index: "Tag.value", value: "1 bytes"))) { try engine.wait(for: refused) }
+        try engine.wait(for: accepted)
+        var expected = before
+        expected.objects["Tag"]?[.integer(9)] = [9]
+        expected.sequence += 1
+        #expect(try StoreState(engine.snapshot()) == expected)
+        #expect(try engine.snapshot().index(named: "Tag.value")?.objects(from: nil, to: nil) == [.integer(1), .integer(9)])
+        #expect(try engine.snapshot().index(named: "Tag.value")?.count(from: nil, to: nil) == 2)
         // The stream is finished: it takes no more writes.
         #expect(throws: StorageError(.streamEnded(path: ":memory:"))) { _ = try stream.write(piece) }
         // A later stream putting the same value as a deleted one is fine.
@@ -171,7 +180,7 @@ import TestSupport
         swap.put(type: "Tag", key: .integer(4), value: [7])
         _ = try next.write(swap)
         try engine.wait(for: engine.submit(WriteBatch(), completing: next))
-        #expect(try engine.snapshot().index(named: "Tag.value")?.objects(from: nil, to: nil) == [.integer(4)])
+        #expect(try engine.snapshot().index(named: "Tag.value")?.objects(from: nil, to: nil) == [.integer(4), .integer(9)])
     }
 
     /// A stream of many pieces: each write cuts pieces of about `pieceSize` bytes, and the commit
