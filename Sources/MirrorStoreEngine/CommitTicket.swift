@@ -12,6 +12,9 @@
 /// ```
 public final class CommitTicket: Sendable {
     let batch: WriteBatch
+    /// The streamed commit this batch completes, whose pieces become visible with it; nil for a
+    /// plain batch.
+    let stream: WriteStream?
     /// Called by the engine right after the unit became visible, before any waiter returns.
     let onPublish: (@Sendable () -> Void)?
     private let state: Lock<State>
@@ -22,8 +25,9 @@ public final class CommitTicket: Sendable {
         var dependency: CommitTicket?
     }
 
-    init(batch: WriteBatch, dependency: CommitTicket?, onPublish: (@Sendable () -> Void)?) {
+    init(batch: WriteBatch, stream: WriteStream?, dependency: CommitTicket?, onPublish: (@Sendable () -> Void)?) {
         self.batch = batch
+        self.stream = stream
         self.onPublish = onPublish
         state = Lock(State(outcome: nil, dependency: dependency))
     }

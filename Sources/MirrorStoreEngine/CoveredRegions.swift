@@ -54,14 +54,10 @@ final class CoveredRegions: Sendable {
         return CoveredRegions(start: start, end: end, checksums: checksums)
     }
 
+    /// Copied, not hashed in place: hashing through the mapping would keep every page of the
+    /// covered log in the resident set, though no read may ever need most of them.
     private static func checksum(of log: any LogStorage, at offset: UInt64, count: Int) throws -> UInt32 {
-        log.prefetch(at: offset, count: count)
-        return try log.withBytesInPlace { file in
-            if let file, offset <= UInt64(file.count), UInt64(count) <= UInt64(file.count) - offset {
-                return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + count)]))
-            }
-            return CRC32C.checksum(try log.read(at: offset, count: count))
-        }
+        CRC32C.checksum(try log.readOnce(at: offset, count: count))
     }
 
     /// Checks every region `offset..<offset+length` touches that no read has checked yet.

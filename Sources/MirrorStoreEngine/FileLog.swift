@@ -84,6 +84,14 @@ final class FileLog: LogStorage {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "an offset lies beyond any file"))
         }
         if let mapped = mapping.read(at: offset, count: count) { return mapped }
+        return try readOnce(at: offset, count: count)
+    }
+
+    func readOnce(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        guard offset <= UInt64(Int64.max) else {
+            throw StorageError(.corrupted(path: path, offset: offset, reason: "an offset lies beyond any file"))
+        }
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
         try result.withUnsafeMutableBytes { buffer in

@@ -9,6 +9,8 @@ enum IndexUnit {
         case checkpoint = 2
         /// Blocks of one persisted secondary index run (`IndexRun`).
         case indexRun = 3
+        /// A piece of a streamed commit (`StreamPiece`), applied only with the commit naming it.
+        case streamPiece = 4
     }
 
     /// Encodes the checkpoint of `index` (whose types' objects all lie in runs) numbered

@@ -12,6 +12,10 @@ protocol LogStorage: AnyObject, Sendable {
     func truncate(to size: UInt64) throws
     /// Makes written data durable (`fdatasync`).
     func sync() throws
+    /// Exactly `count` bytes at `offset`, copied without the mapping: for bytes a pass reads once
+    /// (hashing the log, reading a stream back), which through a mapping would stay in the
+    /// process's resident set for as long as the mapping lives.
+    func readOnce(at offset: UInt64, count: Int) throws -> [UInt8]
     /// Calls `body` with the log's bytes in place, when it can give them without copying (a file
     /// mapped in memory), or with nil. The bytes stay valid while the log lives.
     func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result
@@ -37,6 +41,10 @@ protocol LogStorage: AnyObject, Sendable {
 }
 
 extension LogStorage {
+    func readOnce(at offset: UInt64, count: Int) throws -> [UInt8] {
+        try read(at: offset, count: count)
+    }
+
     func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         try body(nil)
     }

@@ -21,6 +21,8 @@ enum OperationCodec {
         case setSchema = 5
         case setMetadata = 6
         case reserveCapacity = 7
+        /// Opens a streamed commit's unit only (`StreamReference`): never an operation.
+        case commitStream = 8
     }
 
     enum KeyTag: UInt8 {
@@ -179,6 +181,8 @@ enum OperationCodec {
                 let strings = Int(min(try reader.varint(), UInt64(Int32.max)))
                 let byteStrings = Int(min(try reader.varint(), UInt64(Int32.max)))
                 operations.append(.reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings))
+            case .commitStream:
+                throw DecodeFailure(offset: start, reason: "a streamed commit's reference lies among operations, not at the start of a commit unit")
             }
         }
         types = table

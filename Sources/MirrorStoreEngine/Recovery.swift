@@ -47,6 +47,9 @@ struct RecoveredLog: Sendable {
     /// Which sequence numbers may follow the last good unit: where a reader beside a writer
     /// goes on from (`Recovery.follow`). Nil when the scan stopped before the units.
     var numbering: Recovery.Numbering?
+    /// The pieces of streamed commits not committed by the last good unit: a reader beside a
+    /// writer keeps them for the commit that may follow; an opener drops them.
+    var streams = PendingStreams()
 }
 
 /// Rebuilds the index by reading a log from the start, and classifies whatever follows the
@@ -168,6 +171,11 @@ struct Recovery {
                     result.problem = damage(at: payloadOffset, "an index unit with a valid checksum is of no known kind", compactedEnd: result.compactedEnd)
                     return result
                 }
+                if kind == .streamPiece,
+                   let bad = Self.keepPiece(unit.buffer, payload: unit.payload, at: offset, streams: &result.streams) {
+                    result.problem = damage(at: offset + UInt64(bad.offset), bad.reason, compactedEnd: result.compactedEnd)
+                    return result
+                }
                 result.unitsChecked += 1
                 result.validEnd = unitEnd
                 offset = unitEnd
@@ -175,8 +183,8 @@ struct Recovery {
             }
             let operations: [DecodedOperation]
             do throws(DecodeFailure) {
-                operations = try OperationCodec.decode(
-                    unit.buffer, range: unit.payload, fileOffset: payloadOffset, types: &result.types)
+                operations = try Self.commitOperations(
+                    unit.buffer, payload: unit.payload, payloadOffset: payloadOffset, types: &result.types, streams: &result.streams)
             } catch {
                 let at = payloadOffset + UInt64(error.offset - unit.payload.lowerBound)
                 result.problem = damage(at: at, "a unit with a valid checksum holds a bad operation: \(error.reason)", compactedEnd: result.compactedEnd)
@@ -490,6 +498,8 @@ struct FollowedTail: Sendable {
     var validEnd: UInt64
     /// The types the new commits wrote (put, delete or delete all).
     var writtenTypes: Set<String> = []
+    /// The pieces of streamed commits read and not yet committed.
+    var streams: PendingStreams
 }
 
 extension Recovery {
@@ -499,13 +509,13 @@ extension Recovery {
     /// `pread` anything past `validEnd` (never a mapping of bytes it has not checked).
     static func follow(
         _ storage: any LogStorage, from validEnd: UInt64, types: TypeTable, numbering: Numbering, lastSequence: UInt64,
-        formatVersion: UInt32
+        formatVersion: UInt32, streams: PendingStreams
     ) throws -> FollowedTail {
         var recovery = Recovery(storage: storage)
         recovery.followsWriter = true
         recovery.allowsIndex = formatVersion >= 2
         recovery.size = try storage.size()
-        var tail = FollowedTail(types: types, numbering: numbering, lastSequence: lastSequence, validEnd: validEnd)
+        var tail = FollowedTail(types: types, numbering: numbering, lastSequence: lastSequence, validEnd: validEnd, streams: streams)
         var offset = validEnd
         while offset < recovery.size {
             guard case .success(let unit) = try recovery.readUnit(at: offset, numbering: tail.numbering) else { break }
@@ -514,18 +524,26 @@ extension Recovery {
             guard unitEnd <= ValueLocation.offsetLimit else { break }
             if unit.isIndex {
                 // Key runs and checkpoints: the reader keeps its own index in memory.
-                guard !unit.payload.isEmpty, IndexUnit.Kind(rawValue: unit.buffer[unit.payload.lowerBound]) != nil else { break }
+                guard !unit.payload.isEmpty, let kind = IndexUnit.Kind(rawValue: unit.buffer[unit.payload.lowerBound]) else { break }
+                if kind == .streamPiece {
+                    var streams = tail.streams
+                    guard keepPiece(unit.buffer, payload: unit.payload, at: offset, streams: &streams) == nil else { break }
+                    tail.streams = streams
+                }
                 tail.validEnd = unitEnd
                 offset = unitEnd
                 continue
             }
             var unitTypes = tail.types
+            var streams = tail.streams
             let operations: [DecodedOperation]
             do throws(DecodeFailure) {
-                operations = try OperationCodec.decode(unit.buffer, range: unit.payload, fileOffset: payloadOffset, types: &unitTypes)
+                operations = try commitOperations(
+                    unit.buffer, payload: unit.payload, payloadOffset: payloadOffset, types: &unitTypes, streams: &streams)
             } catch {
                 break
             }
+            tail.streams = streams
             for operation in operations {
                 switch operation {
                 case .put(let type, _, _, _), .delete(let type, _), .deleteAll(let type): tail.writtenTypes.insert(type)
@@ -540,5 +558,42 @@ extension Recovery {
             offset = unitEnd
         }
         return tail
+    }
+}
+
+extension Recovery {
+    /// Keeps the stream piece whose payload is `bytes[payload]` (its unit at `offset`) in
+    /// `streams`; returns where in the unit and why it is bad, or nil.
+    static func keepPiece(
+        _ bytes: [UInt8], payload: Range<Int>, at offset: UInt64, streams: inout PendingStreams
+    ) -> (offset: Int, reason: String)? {
+        let payloadOffset = offset + UInt64(LogFrame.headerSize)
+        let piece: (header: StreamPiece.Header, operations: [DecodedOperation])
+        do throws(DecodeFailure) {
+            piece = try StreamPiece.decode(bytes, range: payload, payloadOffset: payloadOffset)
+        } catch {
+            let at = LogFrame.headerSize + error.offset - payload.lowerBound
+            return (at, "a piece of a streamed commit with a valid checksum holds a bad operation: \(error.reason)")
+        }
+        let checksum = StreamPiece.frameChecksum(bytes, payloadStart: payload.lowerBound)
+        if let reason = streams.add(piece.header, operations: piece.operations, frameChecksum: checksum, at: offset) {
+            return (LogFrame.headerSize, reason)
+        }
+        return nil
+    }
+
+    /// The operations a commit unit applies: those of the streamed pieces it names (taken out
+    /// of `streams`), then its own. `types` gains the unit's definitions only if all of it decodes.
+    static func commitOperations(
+        _ bytes: [UInt8], payload: Range<Int>, payloadOffset: UInt64, types: inout TypeTable, streams: inout PendingStreams
+    ) throws(DecodeFailure) -> [DecodedOperation] {
+        let (reference, rest) = try StreamReference.decode(bytes, range: payload)
+        let own = try OperationCodec.decode(
+            bytes, range: rest, fileOffset: payloadOffset + UInt64(rest.lowerBound - payload.lowerBound), types: &types)
+        guard let reference else { return own }
+        switch streams.take(reference) {
+        case .success(let streamed): return streamed + own
+        case .failure(let failure): throw DecodeFailure(offset: payload.lowerBound, reason: failure.reason)
+        }
     }
 }

@@ -62,6 +62,9 @@ public final class StorageEngine: Sendable {
         /// The file's size (in bytes of the file, not of an encrypted log) when it was opened or
         /// last refreshed.
         var seenSize: UInt64
+        /// The pieces of streamed commits read and not committed yet (docs/FILE_FORMAT.md,
+        /// "Streamed commits"): applied when their commit unit arrives, never before.
+        var streams = PendingStreams()
     }
 
     /// What snapshots and statistics read: swapped in under a short lock after each commit.
@@ -95,12 +98,17 @@ public final class StorageEngine: Sendable {
     /// The configuration the engine was opened with.
     public let configuration: EngineConfiguration
     let faults: FaultInjection?
-    private let writer: Lock<Writer>
-    private let published: Lock<Published>
+    let writer: Lock<Writer>
+    let published: Lock<Published>
     /// Counts the changes of what snapshots see: commits, compactions, index definitions and
     /// closing. Changed only under `published`'s lock, with the change; read without it. Starts
     /// at 1, so that a snapshot made elsewhere (version 0) is never current.
     private let publishedVersion = Atomic<UInt64>(1)
+    /// Streamed commits begun and neither committed nor abandoned: no checkpoint or automatic
+    /// compaction is written while one is open, so every piece lies after the newest checkpoint
+    /// and in the file its commit goes to. Not under `writer`'s lock, since a stream released
+    /// while that lock is held ends itself.
+    let openStreams = Atomic<Int>(0)
 
     /// Opens the store at `path`, creating it if missing: takes the lock, recovers the log
     /// (dropping a torn final commit, whose bytes it keeps in a sidecar file and describes in
@@ -271,7 +279,7 @@ public final class StorageEngine: Sendable {
         }
         let following = Following(
             identity: identity, file: file, numbering: recovered.numbering,
-            seenSize: log is FileLog ? recovered.fileSize : try file.size())
+            seenSize: log is FileLog ? recovered.fileSize : try file.size(), streams: recovered.streams)
         let writer = Writer(
             generation: log, types: recovered.types, appendOffset: recovered.validEnd, lastSequence: recovered.lastSequence,
             formatVersion: recovered.formatVersion, checkpointNumber: recovered.highestCheckpointNumber,
@@ -340,7 +348,7 @@ public final class StorageEngine: Sendable {
             guard size > writer.appendOffset, let numbering = following.numbering else { return unchanged }
             let tail = try Recovery.follow(
                 log, from: writer.appendOffset, types: writer.types, numbering: numbering, lastSequence: writer.lastSequence,
-                formatVersion: writer.formatVersion)
+                formatVersion: writer.formatVersion, streams: following.streams)
             guard tail.validEnd > writer.appendOffset else { return unchanged }
             (log as? FileLog)?.extendMapping(to: tail.validEnd)
             let secondary = try followedSecondaryIndexes(tail, log: log)
@@ -360,6 +368,7 @@ public final class StorageEngine: Sendable {
             writer.appendOffset = tail.validEnd
             writer.lastSequence = tail.lastSequence
             writer.following?.numbering = tail.numbering
+            writer.following?.streams = tail.streams
             if let applyFailure {
                 // The next refresh reads the file anew rather than build on a half-applied tail.
                 writer.following?.numbering = nil
@@ -380,25 +389,14 @@ public final class StorageEngine: Sendable {
         let indexed = Set(current.definitions.values.map(\.typeName))
         guard !indexed.isDisjoint(with: tail.writtenTypes) else { return current }
         var secondary = current
-        let operations = try tail.operations.map { operation -> WriteBatch.Operation in
-            switch operation {
-            case .put(let type, let key, let offset, let length):
-                return .put(type: type, key: key, value: indexed.contains(type) ? try log.read(at: offset, count: length) : [])
-            case .delete(let type, let key): return .delete(type: type, key: key)
-            case .deleteAll(let type): return .deleteAll(type: type)
-            case .setSchema(let type, let schema): return .setSchema(type: type, schema: schema)
-            case .setMetadata(let key, let value): return .setMetadata(key: key, value: value)
-            case .reserveCapacity(let type, let integers, let strings, let byteStrings):
-                return .reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings)
-            }
-        }
+        let operations = try Self.batchOperations(tail.operations, readingValuesOf: indexed, from: log)
         try secondary.apply(operations) { type, key in
             try GroupValues().value(type: type, key: key, base: base, log: log)
         }
         return secondary
     }
 
-    private var displayPath: String { path ?? ":memory:" }
+    var displayPath: String { path ?? ":memory:" }
 
     /// Bytes of units past which a compaction or rewrite writes a checkpoint; nil for none.
     private var checkpointAfter: Int? { configuration.checkpointInterval > 0 ? configuration.checkpointInterval : nil }
@@ -427,7 +425,28 @@ public final class StorageEngine: Sendable {
     public func submit(
         _ batch: WriteBatch, after dependency: CommitTicket? = nil, onPublish: (@Sendable () -> Void)? = nil
     ) -> CommitTicket {
-        let ticket = CommitTicket(batch: batch, dependency: dependency, onPublish: onPublish)
+        let ticket = CommitTicket(batch: batch, stream: nil, dependency: dependency, onPublish: onPublish)
+        queue.withLock { $0.append(ticket) }
+        return ticket
+    }
+
+    /// Queues the commit of `stream`: one unit that makes the stream's pieces and then `batch`
+    /// visible together, all or nothing, as ``submit(_:after:onPublish:)`` queues a batch.
+    ///
+    /// The stream takes no more writes once submitted. If the commit is refused (a unique index
+    /// it breaks, a failed dependency, a compaction since the stream began), none of the stream
+    /// is visible and its pieces stay in the log as dead bytes.
+    ///
+    /// ```swift
+    /// let stream = try engine.beginStream()!
+    /// _ = try stream.write(firstHalf)
+    /// try engine.wait(for: engine.submit(lastOperations, completing: stream))
+    /// ```
+    public func submit(
+        _ batch: WriteBatch, completing stream: WriteStream, after dependency: CommitTicket? = nil,
+        onPublish: (@Sendable () -> Void)? = nil
+    ) -> CommitTicket {
+        let ticket = CommitTicket(batch: batch, stream: stream, dependency: dependency, onPublish: onPublish)
         queue.withLock { $0.append(ticket) }
         return ticket
     }
@@ -465,7 +484,7 @@ public final class StorageEngine: Sendable {
         if !group.isEmpty { appendGroup(group, writer: &writer) }
     }
 
-    private func checkWritable(_ writer: Writer) throws {
+    func checkWritable(_ writer: Writer) throws {
         if writer.isClosed { throw StorageError(.closed) }
         if configuration.refusesWrites { throw StorageError(.readOnly) }
         if let poison = writer.poison { throw poison }
@@ -488,7 +507,7 @@ public final class StorageEngine: Sendable {
         var types = writer.types
         var sequence = writer.lastSequence
         var frames: [UInt8] = []
-        var operations: [DecodedOperation] = []
+        var applies: [GroupApply] = []
         var written: [(request: CommitTicket, sequence: UInt64)] = []
         let (base, publishedLog) = published.withLock { ($0.index, $0.generation) }
         var secondary = published.withLock { $0.secondary }
@@ -496,20 +515,48 @@ public final class StorageEngine: Sendable {
         var groupValues = GroupValues()
         for request in group {
             if request.takeDependencyFailure() {
+                request.stream?.abandon()
                 request.finish(.failure(StorageError(.precedingCommitFailed)))
                 continue
             }
-            if request.batch.isEmpty {
+            // A stream's pieces, once taken here, are never written to again: the stream is finished
+            // whether this commit succeeds or not.
+            var streamed: WriteStream.State?
+            if let stream = request.stream {
+                guard let taken = stream.finish(), stream.generation === writer.generation else {
+                    request.finish(.failure(StorageError(.streamEnded(path: displayPath))))
+                    continue
+                }
+                streamed = taken
+            }
+            if request.batch.isEmpty, streamed?.pieces.isEmpty ?? true {
                 request.finish(.success(sequence))
                 continue
             }
             do {
-                // Applying the unit to the index reads the run blocks of the keys it touches: a
-                // damaged one refuses the commit here, before anything is written.
-                try base.checkReadable(request.batch.operations)
-                if !secondary.isEmpty {
-                    try secondary.apply(request.batch.operations) { type, key in
-                        try groupValues.value(type: type, key: key, base: base, log: publishedLog)
+                if let streamed {
+                    // Checked on copies: a stream refused after some of its pieces leaves the
+                    // group's indexes as they were.
+                    var streamSecondary = secondary
+                    var streamValues = groupValues
+                    try checkStreamed(
+                        streamed, base: base, secondary: &streamSecondary, groupValues: &streamValues, log: publishedLog)
+                    try base.checkReadable(request.batch.operations)
+                    if !streamSecondary.isEmpty {
+                        try streamSecondary.apply(request.batch.operations) { type, key in
+                            try streamValues.value(type: type, key: key, base: base, log: publishedLog)
+                        }
+                    }
+                    secondary = streamSecondary
+                    groupValues = streamValues
+                } else {
+                    // Applying the unit to the index reads the run blocks of the keys it touches: a
+                    // damaged one refuses the commit here, before anything is written.
+                    try base.checkReadable(request.batch.operations)
+                    if !secondary.isEmpty {
+                        try secondary.apply(request.batch.operations) { type, key in
+                            try groupValues.value(type: type, key: key, base: base, log: publishedLog)
+                        }
                     }
                 }
             } catch {
@@ -518,8 +565,18 @@ public final class StorageEngine: Sendable {
             }
             let unitStart = start + UInt64(frames.count)
             var unitTypes = types
-            let (payload, decoded) = OperationCodec.encode(
-                request.batch.operations, types: &unitTypes, fileOffset: unitStart + UInt64(LogFrame.headerSize))
+            var opening = ByteWriter()
+            if let streamed, let id = streamed.id {
+                StreamReference(stream: id, pieces: UInt64(streamed.pieces.count), check: streamed.check).encode(into: &opening)
+                // The pieces number their types themselves; the file's table learns them here.
+                for type in streamed.types.sorted() {
+                    _ = OperationCodec.typeID(type, types: &unitTypes, writer: &opening)
+                }
+            }
+            let (encoded, decoded) = OperationCodec.encode(
+                request.batch.operations, types: &unitTypes,
+                fileOffset: unitStart + UInt64(LogFrame.headerSize + opening.bytes.count))
+            let payload = opening.bytes.isEmpty ? encoded : opening.bytes + encoded
             if payload.count > LogFrame.maximumPayload {
                 request.finish(.failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))))
                 continue
@@ -536,7 +593,8 @@ public final class StorageEngine: Sendable {
             types = unitTypes
             if !secondary.isEmpty { groupValues.record(request.batch.operations) }
             frames += LogFrame.encode(sequence: sequence, payload: payload)
-            operations += decoded
+            if let streamed, !streamed.pieces.isEmpty { applies.append(.pieces(streamed.pieces)) }
+            applies.append(.operations(decoded))
             written.append((request, sequence))
         }
         guard !written.isEmpty else { return }
@@ -573,9 +631,18 @@ public final class StorageEngine: Sendable {
         var applyFailure: (any Error)?
         publish { state in
             do {
-                try state.index.apply(operations)
+                for apply in applies {
+                    switch apply {
+                    case .operations(let operations):
+                        try state.index.apply(operations)
+                    case .pieces(let pieces):
+                        // Read back one piece at a time: the stream's operations are never all in memory.
+                        for piece in pieces { try state.index.apply(StreamPiece.read(piece, from: log)) }
+                    }
+                }
             } catch {
-                // Unreachable in practice: `checkReadable` read every block this reads.
+                // Unreachable in practice: `checkReadable` read every block this reads, and the
+                // pieces were checked as they were read back before the commit.
                 applyFailure = error
             }
             state.secondary = secondary
@@ -597,9 +664,60 @@ public final class StorageEngine: Sendable {
         }
     }
 
+    /// What a group applies to the index once it is written, in order: a unit's own operations,
+    /// or the pieces of a stream it commits, read back from the log.
+    private enum GroupApply {
+        case operations([DecodedOperation])
+        case pieces([StreamPiece.Span])
+    }
+
+    /// Checks that the index can take a stream's pieces, reading them back one at a time, and
+    /// updates `secondary` with them (reading the indexed types' values from the log); throws,
+    /// for a damaged run block or a unique index they break, before anything is written.
+    private func checkStreamed(
+        _ streamed: WriteStream.State, base: KeyIndex, secondary: inout SecondaryIndexes, groupValues: inout GroupValues,
+        log: any LogStorage
+    ) throws {
+        let indexed = Set(secondary.definitions.values.map(\.typeName))
+        let touchesIndexes = !indexed.isDisjoint(with: streamed.types)
+        // Only keys a checkpoint's runs hold can meet a damaged block.
+        let touchesRuns = streamed.types.contains { base.types[$0]?.runs.isEmpty == false }
+        guard touchesIndexes || touchesRuns else { return }
+        for piece in streamed.pieces {
+            let decoded = try StreamPiece.read(piece, from: log)
+            try base.checkReadable(decoded)
+            guard touchesIndexes else { continue }
+            let operations = try Self.batchOperations(decoded, readingValuesOf: indexed, from: log)
+            try secondary.apply(operations) { type, key in
+                try groupValues.value(type: type, key: key, base: base, log: log)
+            }
+            groupValues.record(operations)
+        }
+    }
+
+    /// Decoded operations as batch operations, the values of `types`' puts read from `log` (the
+    /// others left empty: no index reads them).
+    static func batchOperations(
+        _ decoded: [DecodedOperation], readingValuesOf types: Set<String>, from log: any LogStorage
+    ) throws -> [WriteBatch.Operation] {
+        try decoded.map { operation -> WriteBatch.Operation in
+            switch operation {
+            case .put(let type, let key, let offset, let length):
+                return .put(type: type, key: key, value: types.contains(type) ? try log.read(at: offset, count: length) : [])
+            case .delete(let type, let key): return .delete(type: type, key: key)
+            case .deleteAll(let type): return .deleteAll(type: type)
+            case .setSchema(let type, let schema): return .setSchema(type: type, schema: schema)
+            case .setMetadata(let key, let value): return .setMetadata(key: key, value: value)
+            case .reserveCapacity(let type, let integers, let strings, let byteStrings):
+                return .reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings)
+            }
+        }
+    }
+
     private func maybeCompact(writer: inout Writer) {
         guard case .whenDeadBytesExceed(let ratio, let minimumFileSize) = configuration.autoCompaction,
-              !configuration.refusesWrites, writer.poison == nil, !writer.isClosed else { return }
+              !configuration.refusesWrites, writer.poison == nil, !writer.isClosed,
+              openStreams.load(ordering: .acquiring) == 0 else { return }
         let size = writer.appendOffset
         let rotates = (writer.generation as? EncryptedLog)?.needsNewKey ?? false
         guard size >= UInt64(max(0, minimumFileSize)) || rotates else { return }
@@ -621,7 +739,7 @@ public final class StorageEngine: Sendable {
     /// force and the commits standing; it is reported in `statistics.lastCheckpointError`.
     private func maybeCheckpoint(writer: inout Writer) {
         guard filePath != nil, !configuration.refusesWrites, configuration.checkpointInterval > 0, writer.formatVersion >= 2,
-              writer.poison == nil,
+              writer.poison == nil, openStreams.load(ordering: .acquiring) == 0,
               !writer.isClosed, writer.appendOffset > writer.checkpointEnd,
               writer.appendOffset - writer.checkpointEnd >= UInt64(configuration.checkpointInterval)
         else { return }
@@ -695,7 +813,7 @@ public final class StorageEngine: Sendable {
     public var version: UInt64 { publishedVersion.load(ordering: .acquiring) }
 
     /// Changes what snapshots see, under the lock, and counts the change.
-    private func publish(_ change: (inout Published) -> Void) {
+    func publish(_ change: (inout Published) -> Void) {
         published.withLock { state in
             change(&state)
             publishedVersion.wrappingAdd(1, ordering: .releasing)
@@ -899,7 +1017,7 @@ public final class StorageEngine: Sendable {
     private func checkpointAtClose(writer: inout Writer) {
         let interval = UInt64(max(0, configuration.checkpointInterval))
         guard filePath != nil, !configuration.readOnly, interval > 0, writer.formatVersion >= 2, writer.poison == nil,
-              writer.appendOffset > writer.checkpointEnd,
+              openStreams.load(ordering: .acquiring) == 0, writer.appendOffset > writer.checkpointEnd,
               writer.appendOffset - writer.checkpointEnd >= min(interval, Self.closingCheckpointTail)
         else { return }
         do {

@@ -63,6 +63,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case batchTooLarge(size: Int, limit: Int)
         /// The log would grow past the largest offset the index can address.
         case fileTooLarge(path: String, limit: UInt64)
+        /// A streamed commit (``WriteStream``) can no longer be written: it was committed or
+        /// abandoned already, or the log was compacted or rewritten under it. None of it is visible.
+        case streamEnded(path: String)
         /// A commit, or the data an index is built from, would give two objects the same key in a
         /// unique index; nothing was written.
         case uniqueConstraint(index: String, value: String)
@@ -141,6 +144,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
             return "The storage engine was opened read-only and cannot write."
         case .batchTooLarge(let size, let limit):
             return "The write batch encodes to \(size) bytes, more than the \(limit) bytes one commit can hold."
+        case .streamEnded(let path):
+            return "The streamed commit to '\(path)' was already committed or abandoned, or the store was compacted or rewritten under it, so it takes no more writes and none of it is visible."
         case .fileTooLarge(let path, let limit):
             return "The store at '\(path)' would grow past \(limit) bytes, the largest size this format addresses; compact it."
         case .uniqueConstraint(let index, let value):

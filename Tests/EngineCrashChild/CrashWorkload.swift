@@ -88,6 +88,24 @@ enum CrashWorkload {
         return batch
     }
 
+    /// What a streamed transaction `n` writes before `batch(n)`, which overwrites all of it: a
+    /// large item in the key `batch(n)` puts, and the label `batch(n)` puts with its value.
+    static func overwrittenBatch(_ n: Int) -> WriteBatch {
+        var batch = WriteBatch()
+        batch.put(type: "Item", key: .integer(Int64(n)), value: Array(repeating: 0xEE, count: 20_000))
+        batch.put(type: "Label", key: .string("label-\(n % 20)"), value: encode(n))
+        return batch
+    }
+
+    /// A stream abandoned before transaction `n`: none of it is ever visible.
+    static func abandonedBatch(_ n: Int) -> WriteBatch {
+        var batch = WriteBatch()
+        batch.put(type: "Item", key: .integer(-Int64(n)), value: itemValue(n))
+        batch.put(type: "Ghost", key: .integer(Int64(n)), value: itemValue(n))
+        batch.setMetadata(key: counterKey, value: encode(n + 1_000_000))
+        return batch
+    }
+
     /// Applies transaction `n` to a model of the objects, by type and key.
     static func apply(_ n: Int, to objects: inout [String: [StorageKey: [UInt8]]]) {
         objects["Item", default: [:]][.integer(Int64(n))] = itemValue(n)

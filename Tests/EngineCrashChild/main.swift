@@ -5,6 +5,9 @@
 //                     index runs) after every few hundred bytes of commits
 //   group <store>     8 threads commit at once (sharing syncs), each its own numbered keys,
 //                     printing "ack <thread> <n>" after each
+//   stream <store>    the checkpoint mode's transactions, two in three as streamed commits (a
+//                     piece that the transaction later overwrites, then the transaction), with a
+//                     stream abandoned before every fifth one; printing "ack <sequence> <n>"
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 //   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
 //   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
@@ -41,7 +44,7 @@ func run() -> Int32 {
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)
         }
-        if mode == "checkpoint" || mode == "encrypted" {
+        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" {
             configuration.checkpointInterval = 400
         }
         let encrypted = mode == "encrypted" || mode == "rekey"
@@ -59,7 +62,7 @@ func run() -> Int32 {
         } else {
             engine = try StorageEngine(path: path, configuration: configuration)
         }
-        if mode == "checkpoint" || mode == "encrypted" { try engine.defineIndexes(CrashWorkload.indexes) }
+        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" { try engine.defineIndexes(CrashWorkload.indexes) }
         say("ready \(getpid())")
         switch mode {
         case "commit", "compact", "checkpoint", "encrypted", "rekey", "convert":
@@ -84,6 +87,24 @@ func run() -> Int32 {
                     try engine.changeEncryption(to: isEncrypted ? .key(CrashWorkload.encryptionKeys[0]) : nil)
                     say("converted")
                 }
+            }
+        case "stream":
+            var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
+            while true {
+                n += 1
+                if n % 5 == 0, let abandoned = try engine.beginStream() {
+                    _ = try abandoned.write(CrashWorkload.abandonedBatch(n))
+                    abandoned.abandon()
+                }
+                let sequence: UInt64
+                if n % 3 != 0, let stream = try engine.beginStream() {
+                    _ = try stream.write(CrashWorkload.overwrittenBatch(n))
+                    _ = try stream.write(CrashWorkload.batch(n))
+                    sequence = try engine.wait(for: engine.submit(WriteBatch(), completing: stream))
+                } else {
+                    sequence = try engine.commit(CrashWorkload.batch(n))
+                }
+                say("ack \(sequence) \(n)")
             }
         case "group":
             // Threads of their own: concurrentPerform would run only as many as there are cores.

@@ -27,7 +27,7 @@ enum LinkingKeys {
             }
         }
         guard let pending else { return keys }
-        let changes = pending.changes(type: sourceType)
+        let changes = try pending.changes(type: sourceType)
         if changes.cleared { keys = [] }
         guard !changes.keys.isEmpty else { return keys }
         var found = Set(keys)

@@ -31,6 +31,8 @@ public final class Store: Sendable {
     private let inFlight = InFlightWrites()
     /// Whether the store reads beside a writer (``Configuration/Access/readOnly``).
     private let isReader: Bool
+    /// Bytes of records a transaction holds before it streams them to the log.
+    private let streamingThreshold: Int
     /// The raw values the file holds for each enum property, checked when it is opened.
     private let enumValues: StoredEnumValues
     /// The observers of results and objects, woken after the commits that concern them.
@@ -70,6 +72,7 @@ public final class Store: Sendable {
         let sources = QuerySources(engine: engine)
         self.sources = sources
         isReader = configuration.access == .readOnly
+        streamingThreshold = configuration.transactionStreamingThreshold
         observation = StoreObservation(
             engine: engine, registry: registry, refreshInterval: isReader ? configuration.refreshInterval : nil,
             beforeRefresh: { [weak sources] in sources?.removeAll() })
@@ -207,27 +210,35 @@ public final class Store: Sendable {
         let earlier = inFlight.current()
         let transaction = WriteTransaction(
             snapshot: engine.snapshot(), registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
-            beneath: earlier.writes)
+            beneath: earlier.writes, streaming: PendingWrites.Streaming(engine: engine, threshold: streamingThreshold))
         let result: Result
         do {
             result = try ActiveWrites.run(inside: self) { try body(transaction) }
         } catch {
             _ = transaction.finish()
+            // Whatever the transaction streamed stays dead bytes in the log.
+            transaction.pending.abandon()
             throw error
         }
         nextIdentities = transaction.finish()
         let batch = transaction.makeBatch()
-        guard !batch.isEmpty else {
+        let stream = transaction.pending.stream
+        guard !batch.isEmpty || stream != nil else {
             return StagedWrite(result: result, commit: earlier.newest.map(PendingCommit.readFrom))
         }
-        let written = batch.writtenTypes
+        let written = batch.writtenTypes.union(transaction.pending.streamedTypes)
         let observers = observation.observers
         let enumValues = enumValues
         let newEnumValues = transaction.newEnumValues
         sources.removeAll()
-        let ticket = engine.submit(batch, after: earlier.newest) {
+        let onPublish: @Sendable () -> Void = {
             if !newEnumValues.isEmpty { enumValues.published(newEnumValues) }
             observers.notify(written: written)
+        }
+        let ticket = if let stream {
+            engine.submit(batch, completing: stream, after: earlier.newest, onPublish: onPublish)
+        } else {
+            engine.submit(batch, after: earlier.newest, onPublish: onPublish)
         }
         inFlight.add(ticket, writes: transaction.pending)
         return StagedWrite(result: result, commit: .own(ticket))

@@ -139,6 +139,10 @@ extension Store {
         public var encryption: Encryption?
 
         /// The default configuration.
+        /// Bytes of encoded records a write transaction holds before it streams them to the log
+        /// (`PendingWrites`); tests lower it to run small transactions the streamed way.
+        var transactionStreamingThreshold = 1 << 20
+
         public init() {}
 
         var engineConfiguration: EngineConfiguration {

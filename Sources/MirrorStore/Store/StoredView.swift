@@ -10,7 +10,7 @@ struct StoredView {
 
     /// The bytes stored under `key` of `type`, or `nil` when there are none.
     func value(type: String, key: StorageKey) throws -> [UInt8]? {
-        switch pending?.state(type: type, key: key) {
+        switch try pending?.state(type: type, key: key) {
         case .written(let bytes): bytes
         case .deleted: nil
         case nil: try snapshot.value(type: type, key: key)
@@ -19,20 +19,17 @@ struct StoredView {
 
     /// Whether an object is stored under `key` of `type`, without reading it.
     func contains(type: String, key: StorageKey) throws -> Bool {
-        switch pending?.state(type: type, key: key) {
-        case .written: true
-        case .deleted: false
-        case nil: try snapshot.contains(type: type, key: key)
-        }
+        if let written = pending?.isWritten(type: type, key: key) { return written }
+        return try snapshot.contains(type: type, key: key)
     }
 
     /// The keys of `type`'s objects, in key order.
     func keys(type: String) throws -> [StorageKey] {
         guard let pending else { return try snapshot.keys(type: type).sorted(by: StorageKey.precedes) }
-        let changes = pending.changes(type: type)
+        let changes = pending.changedKeys(type: type)
         var keys = changes.cleared ? Set<StorageKey>() : Set(try snapshot.keys(type: type))
-        for (key, bytes) in changes.keys {
-            if bytes == nil { keys.remove(key) } else { keys.insert(key) }
+        for (key, written) in changes.keys {
+            if written { keys.insert(key) } else { keys.remove(key) }
         }
         return keys.sorted(by: StorageKey.precedes)
     }

@@ -26,13 +26,13 @@ public final class WriteTransaction {
     /// `beneath`: the writes of earlier transactions not yet in `snapshot`, oldest first.
     init(
         snapshot: EngineSnapshot, registry: ModelRegistry, enumValues: StoredEnumValues, nextIdentities: [String: Int64],
-        beneath: [PendingWrites] = []
+        beneath: [PendingWrites] = [], streaming: PendingWrites.Streaming? = nil
     ) {
         self.snapshot = snapshot
         self.registry = registry
         self.enumValues = enumValues
         self.nextIdentities = nextIdentities
-        let pending = PendingWrites(beneath: beneath)
+        let pending = PendingWrites(beneath: beneath, streaming: streaming)
         self.pending = pending
     }
 
@@ -103,7 +103,7 @@ public final class WriteTransaction {
             } else {
                 queue.append(contentsOf: linked)
             }
-            pending.put(type: typeName, key: key, value: bytes)
+            try pending.put(type: typeName, key: key, value: bytes)
         }
     }
 

@@ -89,7 +89,7 @@ struct ModelReaderRouteTests {
             let bytes = try #require(try snapshot.value(type: typeName, key: key))
             for damage in 0..<4 {
                 let pending = PendingWrites()
-                pending.put(type: typeName, key: key, value: random.damaged(bytes))
+                try pending.put(type: typeName, key: key, value: random.damaged(bytes))
                 let chosen = ModelReader(entry: entry, snapshot: snapshot, registry: registry, pending: pending)
                 let general = ModelReader.general(entry: entry, snapshot: snapshot, registry: registry, pending: pending)
                 compared += agree(Result { try chosen.model(type, key: key) }, Result { try general.model(type, key: key) },

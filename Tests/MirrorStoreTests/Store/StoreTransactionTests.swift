@@ -7,16 +7,20 @@ import TestSupport
 /// Transactions, reads and relationships, on a file store and on an in-memory one alike.
 @Suite("Store transactions")
 struct StoreTransactionTests {
-    enum Backing: String, CaseIterable { case file, memory }
+    /// `streamed`: a file store whose transactions stream every record to the log as it is
+    /// added (`PendingWrites`), which must behave exactly as one holding them.
+    enum Backing: String, CaseIterable { case file, memory, streamed }
 
     private func withStore(_ backing: Backing, models: [any Persistable.Type] = [Hero.self, Person.self, Article.self, AllTypes.self],
                            _ body: (Store) throws -> Void) throws {
         switch backing {
         case .memory:
             try body(Store.inMemory(models: models))
-        case .file:
+        case .file, .streamed:
             try withTemporaryDirectory { directory in
-                let store = try Store(path: directory + "/test.store", models: models)
+                var configuration = Store.Configuration()
+                if backing == .streamed { configuration.transactionStreamingThreshold = 1 }
+                let store = try Store(path: directory + "/test.store", models: models, configuration: configuration)
                 try body(store)
                 try store.close()
             }
