@@ -10,11 +10,13 @@ import TestSupport
     static func validBlocks() throws -> [[UInt8]] {
         let log = MemoryLog(LogHeader().encoded())
         var keys = KeyRunWriter(log: log, sequence: 1, offset: LogHeader().unitsStart)
-        for number in 0..<40 { try keys.append(.string("key \(number)"), packed: UInt64(number + 1)) }
-        var integers = KeyRunWriter(log: log, sequence: 1, offset: try #require(try keys.finish()).blocks.log.size())
+        for number in 100..<140 { try keys.append(.string("key \(number)"), packed: UInt64(number)) }
+        let keyRun = try #require(try keys.finish())
+        var integers = KeyRunWriter(log: log, sequence: 1, offset: log.size())
         for number in 0..<40 { try integers.append(.integer(Int64(number)), packed: UInt64(number + 1)) }
-        var index = IndexRunWriter(log: log, sequence: 1, offset: try #require(try integers.finish()).blocks.log.size())
-        let keysOfIndex: [IndexKey] = [.null, .bool(false), .bool(true), .integer(-3), .unsigned(7), .double(2.5), .string("é"), .bytes([0, 1]),
+        let integerRun = try #require(try integers.finish())
+        var index = IndexRunWriter(log: log, sequence: 1, offset: log.size())
+        let keysOfIndex: [IndexKey] = [.null, .bool(false), .bool(true), .integer(-3), .double(2.5), .unsigned(7), .string("é"), .bytes([0, 1]),
                                        .tuple(IndexTuple([.string("a"), .integer(1)]))]
         for (position, key) in keysOfIndex.enumerated() {
             try index.append(IndexEntry(key: key, object: .integer(Int64(position))), isLive: position % 3 != 0)
@@ -22,7 +24,7 @@ import TestSupport
         let run = try #require(try index.finish())
         let bytes = try log.read(at: 0, count: Int(log.size()))
         var blocks: [[UInt8]] = []
-        for offset in run.blocks.offsets {
+        for offset in keyRun.blocks.offsets + integerRun.blocks.offsets + run.blocks.offsets {
             let start = Int(offset)
             let length = Int(bytes[start]) | Int(bytes[start + 1]) << 8 | Int(bytes[start + 2]) << 16 | Int(bytes[start + 3]) << 24
             blocks.append(Array(bytes[start..<(start + 4 + length + RunBlockReader.checksumSize)]))
