@@ -83,9 +83,8 @@ struct SecondaryIndex: Sendable {
             }
             return
         }
-        if runs.count == 1, runs[0].hasNoMarks, added.count == 0, removed.count == 0 {
-            // One source whose entries are all in the index: nothing to merge.
-            var cursor = try IndexCursor(run: runs[0], after: below)
+        if let run = soleRun {
+            var cursor = try IndexCursor(run: run, after: below)
             while let (entry, _) = cursor.current, notAbove.contains(entry), body(entry) { try cursor.advance() }
             return
         }
@@ -101,11 +100,22 @@ struct SecondaryIndex: Sendable {
     func forEachReversed(from upper: IndexBound?, to lower: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
         let below = lower.map(KeysBelow.init(before:)) ?? .noEntry
         let notAbove = upper.map(KeysBelow.init(through:)) ?? .everyEntry
+        if let run = soleRun {
+            var cursor = try IndexCursor(run: run, through: notAbove)
+            while let (entry, _) = cursor.current, !below.contains(entry), body(entry) { try cursor.advance() }
+            return
+        }
         var merge = IndexMerge(try cursors(forward: false, below, notAbove), forward: false)
         while let (entry, weight) = try merge.next() {
             guard !below.contains(entry) else { return }
             if weight > 0, !body(entry) { return }
         }
+    }
+
+    /// The index's one source when it is a run without marks and nothing changed since: its
+    /// entries are the index, read without merging.
+    private var soleRun: IndexRun? {
+        runs.count == 1 && runs[0].hasNoMarks && added.count == 0 && removed.count == 0 ? runs[0] : nil
     }
 
     /// A cursor on each source that holds entries, from `below` forward or from `notAbove` back.

@@ -110,6 +110,14 @@ func step(_ name: String, path: String) throws {
             try store.close()
         }
         guard found?.text == message(objects / 2).text else { throw Failure(description: "open: message \(objects / 2) reads wrong") }
+    case "open-migrated":
+        var found: MessageV2?
+        time = try seconds {
+            let store = try Store(path: path, models: [MessageV2.self], configuration: configuration(version: 2))
+            found = try store.object(MessageV2.self, primaryKey: objects / 2)
+            try store.close()
+        }
+        guard found?.text == message(objects / 2).text else { throw Failure(description: "open: message \(objects / 2) reads wrong") }
     case "first-screen":
         var newest: [MessageV1] = []
         var bySender: [MessageV1] = []
@@ -182,7 +190,7 @@ func parent(directory: String) throws {
     for file in [path, path + ".lock"] { try? FileManager.default.removeItem(atPath: file) }
     print("scale: \(objects) messages with two indexes (sentAt, sender); \(Date().formatted(.iso8601)); load average \(loadAverage())")
     var rows: [[String]] = []
-    for name in ["create", "open", "first-screen", "queries", "compact", "open", "migrate", "open", "verify"] {
+    for name in ["create", "open", "first-screen", "queries", "compact", "open", "migrate", "open-migrated", "verify"] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         process.arguments = ["--step", name, "--path", path, "--objects", String(objects)]

@@ -19,13 +19,13 @@ final class IndexRange: Sendable {
 
     /// The number of objects in the range.
     let count: Int
-    /// The objects, when the range holds at most `listedAtOnce`: read in the walk that found
-    /// them, so a small range (an equality on a unique value) costs one search of the index
-    /// rather than the two a count takes and a third to list them.
+    /// The objects of an equality range holding at most `listedAtOnce`: read in the walk that
+    /// found them, so an equality on a selective value costs one search of the index rather than
+    /// the two a count takes and a third to list them. Other ranges are counted, and listed when
+    /// a position is read.
     private let listed: [StorageKey]?
 
-    /// A range holding at most this many objects is listed when it is made; a larger one is
-    /// counted, and listed when a position is read.
+    /// An equality range holding at most this many objects is listed when it is made.
     static let listedAtOnce = 64
 
     init(index: IndexSnapshot, named indexName: String, properties: [String], lower: IndexBound?, upper: IndexBound?) throws {
@@ -35,11 +35,14 @@ final class IndexRange: Sendable {
         self.lower = lower
         self.upper = upper
         var keys: [StorageKey] = []
-        try index.forEach(from: lower, to: upper) { entry in
-            keys.append(entry.object)
-            return keys.count <= Self.listedAtOnce
+        let isEquality = lower != nil && lower == upper && lower?.isInclusive == true
+        if isEquality {
+            try index.forEach(from: lower, to: upper) { entry in
+                keys.append(entry.object)
+                return keys.count <= Self.listedAtOnce
+            }
         }
-        if keys.count <= Self.listedAtOnce {
+        if isEquality, keys.count <= Self.listedAtOnce {
             listed = keys
             count = keys.count
         } else {
