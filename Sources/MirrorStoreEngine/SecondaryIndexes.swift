@@ -235,6 +235,18 @@ struct SecondaryIndexes: Sendable {
         self = updated
     }
 
+    /// Whether an index in force is not what the checkpoint of `state` persisted for it: none
+    /// persisted under its definition, changes since, or runs in an earlier file (`log` is the
+    /// current one).
+    func unpersisted(in state: KeyIndex, log: any LogStorage) -> Bool {
+        definitions.contains { name, definition in
+            guard let index = indexes[name], let persisted = state.persistedIndexes[name],
+                  persisted.fingerprint == definition.fingerprint, persisted.typeName == definition.typeName,
+                  persisted.isUnique == definition.isUnique else { return true }
+            return index.hasChanges || index.runs.contains { $0.log !== log }
+        }
+    }
+
     /// Puts `index` in place of the index called `name` (the same entries, written to runs).
     mutating func replace(_ name: String, with index: SecondaryIndex) {
         indexes[name] = index

@@ -1012,14 +1012,17 @@ public final class StorageEngine: Sendable {
 
     /// Writes a checkpoint when the commits since the last one take at least
     /// `closingCheckpointTail` bytes (or `checkpointInterval`, if less), so that the next open
-    /// replays none of them and its indexes read none of their objects. The commits are durable
+    /// replays none of them and its indexes read none of their objects, or when an index in
+    /// force is not the one the checkpoint persisted (built at this open, after a migration or a
+    /// changed definition), so that the next open does not build it again. The commits are durable
     /// before it starts; a failure leaves them as they are and is kept in `statistics`.
     private func checkpointAtClose(writer: inout Writer) {
         let interval = UInt64(max(0, configuration.checkpointInterval))
         guard filePath != nil, !configuration.readOnly, interval > 0, writer.formatVersion >= 2, writer.poison == nil,
-              openStreams.load(ordering: .acquiring) == 0, writer.appendOffset > writer.checkpointEnd,
-              writer.appendOffset - writer.checkpointEnd >= min(interval, Self.closingCheckpointTail)
-        else { return }
+              openStreams.load(ordering: .acquiring) == 0 else { return }
+        let tail = writer.appendOffset > writer.checkpointEnd ? writer.appendOffset - writer.checkpointEnd : 0
+        let unpersisted = published.withLock { $0.secondary.unpersisted(in: $0.index, log: writer.generation) }
+        guard tail >= min(interval, Self.closingCheckpointTail) || unpersisted else { return }
         do {
             try checkpoint(writer: &writer)
         } catch {

@@ -218,6 +218,33 @@ import TestSupport
         try engine.close()
     }
 
+    /// An index built at this open (after a rewrite, as a migration makes, or for a changed
+    /// definition) is persisted when the store closes, so the next open reads it from its runs.
+    @Test func anIndexBuiltAtThisOpenIsPersistedWhenTheStoreCloses() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("rewritten.store")
+        let reads = Reads()
+        var engine = try StorageEngine(path: path, configuration: CheckpointTests.checkpointing(1 << 20))
+        var batch = WriteBatch()
+        for number in 0..<300 { batch.put(type: "P", key: .integer(Int64(number)), value: [UInt8(number % 200), 1, 2]) }
+        try engine.commit(batch)
+        try engine.rewrite(indexes: Self.definitions(reads)) { snapshot, rewriter in
+            try snapshot.forEachEntry(type: "P") { key, value in try rewriter.put(type: "P", key: key, value: value + [9]) }
+        }
+        try engine.defineIndexes(Self.definitions(reads))
+        try engine.close()
+        _ = reads.take()
+        engine = try StorageEngine(path: path, configuration: CheckpointTests.checkpointing(1 << 20))
+        try engine.defineIndexes(Self.definitions(reads))
+        #expect(reads.take().isEmpty, "no value was read to build an index")
+        #expect(engine.snapshot().secondary.indexes["P.first"]?.runs.isEmpty == false)
+        var generator = SeededRandom(seed: 0x1D8)
+        var reference: CheckpointTests.Reference = [:]
+        for number in 0..<300 { reference["P", default: [:]][.integer(Int64(number))] = [UInt8(number % 200), 1, 2, 9] }
+        try Self.check(engine.snapshot(), reference, &generator, "after the rewrite")
+        try engine.close()
+    }
+
     /// A store with a persisted index, recorded commit by commit (`CheckpointTests.Recorded`).
     static func recordWithIndex(at path: String, commits: Int, seed: UInt64) throws -> CheckpointTests.Recorded {
         var generator = SeededRandom(seed: seed)
