@@ -235,11 +235,12 @@ struct SecondaryIndexes: Sendable {
         self = updated
     }
 
-    /// Whether an index in force is not what the checkpoint of `state` persisted for it: none
-    /// persisted under its definition, changes since, or runs in an earlier file (`log` is the
-    /// current one).
+    /// Whether an index in force that a later open could reuse (one with a fingerprint) is not
+    /// what the checkpoint of `state` persisted for it: none persisted under its definition,
+    /// changes since, or runs in an earlier file (`log` is the current one).
     func unpersisted(in state: KeyIndex, log: any LogStorage) -> Bool {
         definitions.contains { name, definition in
+            guard !definition.fingerprint.isEmpty else { return false }
             guard let index = indexes[name], let persisted = state.persistedIndexes[name],
                   persisted.fingerprint == definition.fingerprint, persisted.typeName == definition.typeName,
                   persisted.isUnique == definition.isUnique else { return true }
