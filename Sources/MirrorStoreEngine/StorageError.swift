@@ -63,7 +63,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable, Sendable 
         case batchTooLarge(size: Int, limit: Int)
         /// The log would grow past the largest offset the index can address.
         case fileTooLarge(path: String, limit: UInt64)
-        /// A streamed commit (``WriteStream``) can no longer be written: it was committed or
+        /// A streamed commit (the engine's `WriteStream`) can no longer be written: it was committed or
         /// abandoned already, or the log was compacted or rewritten under it. None of it is visible.
         case streamEnded(path: String)
         /// A commit, or the data an index is built from, would give two objects the same key in a

@@ -138,11 +138,11 @@ extension Store {
         /// `.wrongKey`. ``Store/changeEncryption(to:)`` encrypts, re-keys or decrypts a store.
         public var encryption: Encryption?
 
-        /// The default configuration.
         /// Bytes of encoded records a write transaction holds before it streams them to the log
         /// (`PendingWrites`); tests lower it to run small transactions the streamed way.
         var transactionStreamingThreshold = 1 << 20
 
+        /// The default configuration.
         public init() {}
 
         var engineConfiguration: EngineConfiguration {
