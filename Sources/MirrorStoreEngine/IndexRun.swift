@@ -253,14 +253,10 @@ enum IndexKeyTag: UInt8 {
     }
 }
 
-/// Writes sorted, flagged entries as an index run: blocks of about `IndexRun.blockTarget` bytes
-/// gathered into index units of about `KeyRunWriter.unitTarget` bytes, so that writing a run of
-/// any size holds one unit in memory.
+/// Writes sorted, flagged entries as an index run: blocks of about `IndexRun.blockTarget` bytes,
+/// gathered into index units by `RunUnitWriter`.
 struct IndexRunWriter {
-    let log: any LogStorage
-    let sequence: UInt64
-    private(set) var offset: UInt64
-    private var unit: [UInt8] = []
+    private var units: RunUnitWriter
     private var block = ByteWriter()
     private var entryOffsets: [UInt16] = []
     private var blockLive = 0
@@ -268,26 +264,26 @@ struct IndexRunWriter {
     private var fences: [IndexEntry] = []
     private var liveCounts: [UInt16] = []
     private var markCounts: [UInt16] = []
-    private var bytesWritten = 0
     private var previous: IndexEntry?
 
     init(log: any LogStorage, sequence: UInt64, offset: UInt64) {
-        self.log = log
-        self.sequence = sequence
-        self.offset = offset
+        units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .indexRun)
     }
+
+    /// Where the next unit goes: past what is written.
+    var offset: UInt64 { units.offset }
 
     /// Adds the next entry (or, with `isLive` false, the mark of a deleted one); entries must
     /// come in strictly increasing order.
     mutating func append(_ entry: IndexEntry, isLive: Bool) throws {
         if let previous, !IndexEntry.precedes(previous, entry) {
-            throw StorageError(.corrupted(path: log.path, offset: offset, reason: "the entries of an index run being written are out of order at \(entry.key)"))
+            throw StorageError(.corrupted(path: units.log.path, offset: units.offset, reason: "the entries of an index run being written are out of order at \(entry.key)"))
         }
         previous = entry
         var encoded = ByteWriter()
         encoded.byte(isLive ? 1 : 0)
         guard IndexKeyTag.encode(entry.key, into: &encoded) != nil else {
-            throw StorageError(.corrupted(path: log.path, offset: offset, reason: "an index entry holds the bound `greatest` as a key"))
+            throw StorageError(.corrupted(path: units.log.path, offset: units.offset, reason: "an index entry holds the bound `greatest` as a key"))
         }
         OperationCodec.encodeKey(entry.object, into: &encoded)
         if !entryOffsets.isEmpty {
@@ -305,44 +301,23 @@ struct IndexRunWriter {
 
     private mutating func closeBlock() throws {
         guard !entryOffsets.isEmpty else { return }
-        var out = ByteWriter()
-        out.uint32(UInt32(3 + 2 * entryOffsets.count + block.bytes.count))
-        out.byte(RunBlockReader.indexLayout)
-        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count))
-        out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count >> 8))
-        for entry in entryOffsets {
-            out.bytes.append(UInt8(truncatingIfNeeded: entry))
-            out.bytes.append(UInt8(truncatingIfNeeded: entry >> 8))
-        }
-        out.bytes.append(contentsOf: block.bytes)
-        out.uint32(CRC32C.mask(CRC32C.checksum(out.bytes)))
-        if unit.isEmpty { unit.append(IndexUnit.Kind.indexRun.rawValue) }
-        blockOffsets.append(offset + UInt64(LogFrame.headerSize + unit.count))
+        blockOffsets.append(try units.appendBlock(
+            layout: RunBlockReader.indexLayout, count: entryOffsets.count,
+            entries: RunUnitWriter.offsetTable(entryOffsets, then: block.bytes)))
         liveCounts.append(UInt16(blockLive))
         markCounts.append(UInt16(entryOffsets.count - blockLive))
-        unit.append(contentsOf: out.bytes)
         block = ByteWriter()
         entryOffsets.removeAll(keepingCapacity: true)
         blockLive = 0
-        if unit.count >= KeyRunWriter.unitTarget { try flushUnit() }
-    }
-
-    private mutating func flushUnit() throws {
-        guard !unit.isEmpty else { return }
-        let frame = LogFrame.encode(sequence: sequence, payload: unit, isIndex: true)
-        try log.write(frame, at: offset)
-        offset += UInt64(frame.count)
-        bytesWritten += frame.count
-        unit.removeAll(keepingCapacity: true)
     }
 
     /// Writes what is pending and returns the run, or nil when it holds no entry.
     mutating func finish() throws -> IndexRun? {
         try closeBlock()
-        try flushUnit()
+        try units.flush()
         guard !fences.isEmpty else { return nil }
         return IndexRun(
-            blockOffsets: blockOffsets, fences: fences, liveCounts: liveCounts, markCounts: markCounts, byteCount: bytesWritten,
-            log: log, end: offset)
+            blockOffsets: blockOffsets, fences: fences, liveCounts: liveCounts, markCounts: markCounts, byteCount: units.bytesWritten,
+            log: units.log, end: units.offset)
     }
 }

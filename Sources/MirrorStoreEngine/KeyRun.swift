@@ -190,16 +190,10 @@ final class CheckedBlocks: Sendable {
     }
 }
 
-/// Writes sorted entries as a run: blocks of about `KeyRun.blockTarget` bytes, gathered into
-/// index units of about `unitTarget` bytes appended to the log, so that writing a run of any
-/// size holds one unit in memory.
+/// Writes sorted entries as a key run: blocks of about `KeyRun.blockTarget` bytes, gathered into
+/// index units by `RunUnitWriter`.
 struct KeyRunWriter {
-    static let unitTarget = 4 << 20
-
-    let log: any LogStorage
-    let sequence: UInt64
-    private(set) var offset: UInt64
-    private var unit: [UInt8] = []
+    private var units: RunUnitWriter
     private var block = ByteWriter()
     private var entryOffsets: [UInt16] = []
     /// The block's entries while all its keys are integers (then it takes the integer layout).
@@ -211,19 +205,19 @@ struct KeyRunWriter {
     private var integerFences: [Int64] = []
     private var keyFences: [StorageKey] = []
     private var onlyIntegers = true
-    private var bytesWritten = 0
     private var previous: StorageKey?
 
     init(log: any LogStorage, sequence: UInt64, offset: UInt64) {
-        self.log = log
-        self.sequence = sequence
-        self.offset = offset
+        units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .keyRun)
     }
+
+    /// Where the next unit goes: past what is written.
+    var offset: UInt64 { units.offset }
 
     /// Adds the next entry; keys must come in strictly increasing order.
     mutating func append(_ key: StorageKey, packed: UInt64) throws {
         if let previous, !StorageKey.precedes(previous, key) {
-            throw StorageError(.corrupted(path: log.path, offset: offset, reason: "the keys of a run being written are out of order at \(key)"))
+            throw StorageError(.corrupted(path: units.log.path, offset: units.offset, reason: "the keys of a run being written are out of order at \(key)"))
         }
         previous = key
         var encoded = ByteWriter()
@@ -253,57 +247,35 @@ struct KeyRunWriter {
 
     private mutating func closeBlock() throws {
         guard !entryOffsets.isEmpty else { return }
-        var out = ByteWriter()
+        let placed: UInt64
         if blockAllIntegers {
-            out.uint32(UInt32(3 + RunBlockReader.integerEntrySize * blockIntegers.count))
-            out.byte(RunBlockReader.integerLayout)
-            out.bytes.append(UInt8(truncatingIfNeeded: blockIntegers.count))
-            out.bytes.append(UInt8(truncatingIfNeeded: blockIntegers.count >> 8))
+            var integers = ByteWriter()
             for entry in blockIntegers {
-                out.uint64(UInt64(bitPattern: entry.key))
-                out.uint64(entry.packed)
+                integers.uint64(UInt64(bitPattern: entry.key))
+                integers.uint64(entry.packed)
             }
+            placed = try units.appendBlock(layout: RunBlockReader.integerLayout, count: blockIntegers.count, entries: integers.bytes)
         } else {
-            out.uint32(UInt32(3 + 2 * entryOffsets.count + block.bytes.count))
-            out.byte(RunBlockReader.generalLayout)
-            out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count))
-            out.bytes.append(UInt8(truncatingIfNeeded: entryOffsets.count >> 8))
-            for entry in entryOffsets {
-                out.bytes.append(UInt8(truncatingIfNeeded: entry))
-                out.bytes.append(UInt8(truncatingIfNeeded: entry >> 8))
-            }
-            out.bytes.append(contentsOf: block.bytes)
+            placed = try units.appendBlock(
+                layout: RunBlockReader.generalLayout, count: entryOffsets.count,
+                entries: RunUnitWriter.offsetTable(entryOffsets, then: block.bytes))
         }
-        out.uint32(CRC32C.mask(CRC32C.checksum(out.bytes)))
+        blockOffsets.append(placed)
+        blockCounts.append(UInt16(truncatingIfNeeded: entryOffsets.count))
         blockIntegers.removeAll(keepingCapacity: true)
         blockAllIntegers = true
-        if unit.isEmpty { unit.append(IndexUnit.Kind.keyRun.rawValue) }
-        // The block's place in the file: after this unit's frame header and the bytes before it.
-        blockOffsets.append(offset + UInt64(LogFrame.headerSize + unit.count))
-        blockCounts.append(UInt16(truncatingIfNeeded: entryOffsets.count))
-        unit.append(contentsOf: out.bytes)
         block = ByteWriter()
         entryOffsets.removeAll(keepingCapacity: true)
-        if unit.count >= Self.unitTarget { try flushUnit() }
-    }
-
-    private mutating func flushUnit() throws {
-        guard !unit.isEmpty else { return }
-        let frame = LogFrame.encode(sequence: sequence, payload: unit, isIndex: true)
-        try log.write(frame, at: offset)
-        offset += UInt64(frame.count)
-        bytesWritten += frame.count
-        unit.removeAll(keepingCapacity: true)
     }
 
     /// Writes what is pending and returns the run, or nil when it holds no entry.
     mutating func finish() throws -> KeyRun? {
         try closeBlock()
-        try flushUnit()
+        try units.flush()
         guard entries > 0 else { return nil }
         let fences: KeyRun.Fences = onlyIntegers ? .integers(integerFences) : .keys(keyFences)
         return KeyRun(
-            blockOffsets: blockOffsets, blockCounts: blockCounts, fences: fences, entryCount: entries, byteCount: bytesWritten,
-            log: log, end: offset)
+            blockOffsets: blockOffsets, blockCounts: blockCounts, fences: fences, entryCount: entries, byteCount: units.bytesWritten,
+            log: units.log, end: units.offset)
     }
 }

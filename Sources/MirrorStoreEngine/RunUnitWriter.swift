@@ -1,0 +1,65 @@
+/// Seals a run's blocks (`RunBlockReader`'s layout: length, layout, count, entries, checksum) and
+/// gathers them into index units of about `unitTarget` bytes appended to the log, so that writing
+/// a run of any size holds one unit in memory. Shared by the key and index run writers, which
+/// differ only in what their entries are.
+struct RunUnitWriter {
+    static let unitTarget = 4 << 20
+
+    let log: any LogStorage
+    let sequence: UInt64
+    /// What the units hold, their payload's first byte.
+    let kind: IndexUnit.Kind
+    /// Where the next unit goes.
+    private(set) var offset: UInt64
+    /// Bytes of the units written so far, frames included.
+    private(set) var bytesWritten = 0
+    private var unit: [UInt8] = []
+
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64, kind: IndexUnit.Kind) {
+        self.log = log
+        self.sequence = sequence
+        self.offset = offset
+        self.kind = kind
+    }
+
+    /// The entries of a general- or index-layout block: the offset of each entry (2 bytes, from
+    /// the end of the offsets), then the entries themselves.
+    static func offsetTable(_ entryOffsets: [UInt16], then entries: [UInt8]) -> [UInt8] {
+        var table: [UInt8] = []
+        table.reserveCapacity(2 * entryOffsets.count + entries.count)
+        for entry in entryOffsets {
+            table.append(UInt8(truncatingIfNeeded: entry))
+            table.append(UInt8(truncatingIfNeeded: entry >> 8))
+        }
+        table.append(contentsOf: entries)
+        return table
+    }
+
+    /// Seals `entries`, `count` of them in `layout`, as a block, adds it to the unit being
+    /// gathered (writing the unit once it is large enough), and returns where the block lies.
+    mutating func appendBlock(layout: UInt8, count: Int, entries: [UInt8]) throws -> UInt64 {
+        var block = ByteWriter()
+        block.uint32(UInt32(3 + entries.count))
+        block.byte(layout)
+        block.bytes.append(UInt8(truncatingIfNeeded: count))
+        block.bytes.append(UInt8(truncatingIfNeeded: count >> 8))
+        block.bytes.append(contentsOf: entries)
+        block.uint32(CRC32C.mask(CRC32C.checksum(block.bytes)))
+        if unit.isEmpty { unit.append(kind.rawValue) }
+        // The block's place in the file: after this unit's frame header and the bytes before it.
+        let placed = offset + UInt64(LogFrame.headerSize + unit.count)
+        unit.append(contentsOf: block.bytes)
+        if unit.count >= Self.unitTarget { try flush() }
+        return placed
+    }
+
+    /// Writes the unit being gathered, if it holds a block.
+    mutating func flush() throws {
+        guard !unit.isEmpty else { return }
+        let frame = LogFrame.encode(sequence: sequence, payload: unit, isIndex: true)
+        try log.write(frame, at: offset)
+        offset += UInt64(frame.count)
+        bytesWritten += frame.count
+        unit.removeAll(keepingCapacity: true)
+    }
+}
