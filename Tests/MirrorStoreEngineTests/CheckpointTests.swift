@@ -29,6 +29,29 @@ import TestSupport
 
     typealias Reference = [String: [StorageKey: [UInt8]]]
 
+    /// One to six random puts (62 in 100), deletes (up to `deletesBelow`; mostly of stored keys)
+    /// and deletes of a whole type of "P" and "Q", applied to `reference` as well.
+    static func randomBatch(_ generator: inout SeededRandom, applyingTo reference: inout Reference, deletesBelow: Int) -> WriteBatch {
+        var batch = WriteBatch()
+        for _ in 0..<Int.random(in: 1...6, using: &generator) {
+            let type = generator.pick(["P", "Q"])
+            switch Int.random(in: 0..<100, using: &generator) {
+            case 0..<62:
+                let key = Self.key(&generator), value = Self.value(&generator)
+                batch.put(type: type, key: key, value: value)
+                reference[type, default: [:]][key] = value
+            case 62..<deletesBelow:
+                let key = generator.chance(70) ? (reference[type]?.keys.randomElement(using: &generator) ?? Self.key(&generator)) : Self.key(&generator)
+                batch.delete(type: type, key: key)
+                reference[type]?[key] = nil
+            default:
+                batch.deleteAll(type: type)
+                reference[type] = nil
+            }
+        }
+        return batch
+    }
+
     /// Checks every way a snapshot reads objects against `reference`.
     static func check(_ engine: StorageEngine, _ reference: Reference, _ context: String) throws {
         let snapshot = engine.snapshot()
@@ -70,24 +93,7 @@ import TestSupport
         var checkpoints = 0
         var mostRuns = 0
         for step in 0..<400 {
-            var batch = WriteBatch()
-            for _ in 0..<Int.random(in: 1...6, using: &generator) {
-                let type = generator.pick(["P", "Q"])
-                switch Int.random(in: 0..<100, using: &generator) {
-                case 0..<62:
-                    let key = Self.key(&generator), value = Self.value(&generator)
-                    batch.put(type: type, key: key, value: value)
-                    reference[type, default: [:]][key] = value
-                case 62..<97:
-                    let key = generator.chance(70) ? (reference[type]?.keys.randomElement(using: &generator) ?? Self.key(&generator)) : Self.key(&generator)
-                    batch.delete(type: type, key: key)
-                    reference[type]?[key] = nil
-                default:
-                    batch.deleteAll(type: type)
-                    reference[type] = nil
-                }
-            }
-            try engine.commit(batch)
+            try engine.commit(Self.randomBatch(&generator, applyingTo: &reference, deletesBelow: 97))
             checkpoints = max(checkpoints, engine.statistics.checkpoints)
             mostRuns = max(mostRuns, engine.statistics.persistedRuns)
             #expect(engine.statistics.lastCheckpointError == nil)

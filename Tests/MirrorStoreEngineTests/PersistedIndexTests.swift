@@ -124,24 +124,7 @@ import TestSupport
         var mostIndexRuns = 0
         var reusedOpens = 0
         for step in 0..<300 {
-            var batch = WriteBatch()
-            for _ in 0..<Int.random(in: 1...6, using: &generator) {
-                let type = generator.pick(["P", "Q"])
-                switch Int.random(in: 0..<100, using: &generator) {
-                case 0..<62:
-                    let key = CheckpointTests.key(&generator), value = CheckpointTests.value(&generator)
-                    batch.put(type: type, key: key, value: value)
-                    reference[type, default: [:]][key] = value
-                case 62..<98:
-                    let key = generator.chance(70) ? (reference[type]?.keys.randomElement(using: &generator) ?? CheckpointTests.key(&generator)) : CheckpointTests.key(&generator)
-                    batch.delete(type: type, key: key)
-                    reference[type]?[key] = nil
-                default:
-                    batch.deleteAll(type: type)
-                    reference[type] = nil
-                }
-            }
-            try engine.commit(batch)
+            try engine.commit(CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 98))
             #expect(engine.statistics.lastCheckpointError == nil, "step \(step)")
             mostIndexRuns = max(mostIndexRuns, engine.statistics.persistedIndexRuns)
             if !defined, generator.chance(30) {
