@@ -25,12 +25,14 @@ fi
 # Valgrind 3.19 cannot read the DWARF 5 the toolchain emits: profile a copy without debug info.
 objcopy --strip-debug "$binary" "$out/query-benchmarks"
 name=$(echo "$cell" | tr -c 'A-Za-z0-9-' '_')
-result=$(valgrind --tool=callgrind --callgrind-out-file="$out/$name.callgrind" --collect-atstart=no \
-    --toggle-collect='*timedPasses*' "$out/query-benchmarks" --child "$cell" "${sizes[@]}" 2>/dev/null | grep '^result:')
-timed=$(echo "$result" | sed 's/.*"operations":\([0-9]*\).*/\1/')
-# The untimed first pass runs the same queries once: as many as one timed pass.
-case "$cell" in equal/* | compound-equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/* | insensitive-prefix/*) pass=100 ;; scan/*) pass=10 ;; *) pass=0 ;; esac
-queries=$((timed + pass))
+valgrind --tool=callgrind --callgrind-out-file="$out/$name.callgrind" --collect-atstart=no \
+    --toggle-collect='*timedPasses*' "$out/query-benchmarks" --child "$cell" "${sizes[@]}" >/dev/null 2>&1
+# Every pass runs the same queries: the untimed first pass and the timed passes, counted by the
+# calls timedPasses made to the pass closure, times the queries in one pass.
+case "$cell" in equal/* | compound-equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/* | insensitive-prefix/* | max/*) pass=100 ;; scan/*) pass=10 ;; *) pass=1 ;; esac
+passes=$(callgrind_annotate --threshold=100 --tree=calling "$out/$name.callgrind" 2>/dev/null \
+    | grep -A1 '\* .*timedPasses' | tail -n 1 | sed -n 's/.*(\([0-9,]*\)x).*/\1/p' | tr -d ,)
+queries=$((${passes:-1} * pass))
 total=$(callgrind_annotate "$out/$name.callgrind" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 echo "$cell: $total instructions for $queries queries = $((total / queries)) per query"
 if [ "$top" -gt 0 ]; then

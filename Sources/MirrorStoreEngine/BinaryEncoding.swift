@@ -161,11 +161,7 @@ package struct ByteReader {
         let start = position
         let range = try lengthPrefixedRange()
         let decoded = bytes.withUnsafeBufferPointer { buffer -> String? in
-            let utf8 = UnsafeBufferPointer(rebasing: buffer[range])
-            // ASCII is valid UTF-8 and by far the common case; `decoding` is much faster than the
-            // generic validating initializer, which keeps the other cases.
-            if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
-            return String(validating: utf8, as: UTF8.self)
+            UTF8Text.string(UnsafeBufferPointer(rebasing: buffer[range]))
         }
         guard let text = decoded else {
             throw DecodeFailure(offset: start, reason: "a string is not valid UTF-8")

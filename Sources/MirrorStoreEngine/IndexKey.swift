@@ -128,18 +128,25 @@ public enum IndexKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Compares the UTF-8 bytes of two strings with one `memcmp` over their contiguous storage:
     /// index building sorts many keys, and iterating two `UTF8View`s byte by byte cost more than
     /// everything else in a bulk insert.
+    /// Native strings lend their storage in place; only a bridged or small string is copied to
+    /// contiguous storage first (a copy of each in a search of fences cost as much as the compare).
     private static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
-        var (lhs, rhs) = (lhs, rhs)
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                let common = min(left.count, right.count)
-                if common > 0, let a = left.baseAddress, let b = right.baseAddress {
-                    let order = memcmp(a, b, common)
-                    if order != 0 { return order < 0 ? -1 : 1 }
-                }
-                return left.count == right.count ? 0 : left.count < right.count ? -1 : 1
-            }
+        if let order = lhs.utf8.withContiguousStorageIfAvailable({ left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compareBytes(left, right) }
+        }), let order {
+            return order
         }
+        var (lhs, rhs) = (lhs, rhs)
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in compareBytes(left, right) } }
+    }
+
+    private static func compareBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(left.count, right.count)
+        if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+            let order = memcmp(a, b, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return left.count == right.count ? 0 : left.count < right.count ? -1 : 1
     }
 
     /// Mixed numbers: exact for integers against integers, by value against doubles.

@@ -174,7 +174,7 @@ struct RunBlockReader {
             return varint(&position).map { .integer(ByteWriter.unzigzag($0)) }
         case .string:
             guard let length = varint(&position), let body = body(&position, count: length),
-                  let text = String(validating: body, as: UTF8.self) else { return nil }
+                  let text = UTF8Text.string(body.assumingMemoryBound(to: UInt8.self)) else { return nil }
             return .string(text)
         case .bytes:
             guard let length = varint(&position), let body = body(&position, count: length) else { return nil }
@@ -206,7 +206,7 @@ struct RunBlockReader {
         case .unsigned: return fixed().map { .unsigned($0) }
         case .double: return fixed().map { .double(Double(bitPattern: $0)) }
         case .string:
-            guard let body = counted(), let text = String(validating: body, as: UTF8.self) else { return nil }
+            guard let body = counted(), let text = UTF8Text.string(body.assumingMemoryBound(to: UInt8.self)) else { return nil }
             return .string(text)
         case .bytes: return counted().map { .bytes(Array($0)) }
         case .tuple: return counted().map { .tuple(IndexTuple(encoded: Array($0))) }

@@ -35,7 +35,7 @@ final class IndexRange: Sendable {
         self.lower = lower
         self.upper = upper
         var keys: [StorageKey] = []
-        let isEquality = lower != nil && lower == upper && lower?.isInclusive == true
+        let isEquality = Self.isEquality(lower, upper)
         if isEquality {
             try index.forEach(from: lower, to: upper) { entry in
                 keys.append(entry.object)
@@ -49,6 +49,15 @@ final class IndexRange: Sendable {
             listed = nil
             count = try index.count(from: lower, to: upper)
         }
+    }
+
+    /// Whether the range holds one key's entries: a value, or the tuples of a compound index
+    /// that start with the values its equalities fix (`(prefix)` up to `(prefix, greatest)`).
+    private static func isEquality(_ lower: IndexBound?, _ upper: IndexBound?) -> Bool {
+        guard let lower, let upper, lower.isInclusive else { return false }
+        if lower == upper { return true }
+        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return false }
+        return upper.key == .tuple(prefix.appending(.greatest))
     }
 
     /// The objects in the index's order: by value, equal values in key order.
