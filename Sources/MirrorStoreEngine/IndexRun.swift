@@ -109,6 +109,32 @@ final class IndexRun: Sendable {
         }
     }
 
+    /// Calls `body` with the object of each entry past `below` and inside `notAbove`, in order,
+    /// until it returns `false`, for a run without marks read alone: each key is compared with
+    /// the upper bound where it lies, and only the object's key is decoded.
+    func forEachObject(after below: KeysBelow, through notAbove: KeysBelow, _ body: (StorageKey) -> Bool) throws {
+        var block = max(0, blocksBelow(below) - 1)
+        guard block < fences.count else { return }
+        var position = try entriesBelow(inBlock: block, below)
+        while block < fences.count {
+            let goesOn = try blocks.withBlock(block) { reader -> Bool in
+                guard reader.count == count(inBlock: block) else { throw blocks.undecodable(block) }
+                while position < reader.count {
+                    guard let (order, object, isLive) = reader.indexObject(position, against: notAbove.key), isLive else {
+                        throw blocks.undecodable(block)
+                    }
+                    guard notAbove.contains(order: order), body(object) else { return false }
+                    position += 1
+                }
+                return true
+            }
+            guard goesOn else { return }
+            block += 1
+            position = 0
+            blocks.prefetch(forPassAt: block)
+        }
+    }
+
     /// Entries minus marks among the entries in `below`: the blocks wholly below by their
     /// counts, and in the one block the flags of the entries below (none to read when the
     /// block holds no mark).

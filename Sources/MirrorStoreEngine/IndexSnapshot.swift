@@ -28,12 +28,18 @@ public struct IndexSnapshot: Sendable {
         try storage.forEachReversed(from: upper, to: lower, body)
     }
 
+    /// Calls `body` with the object of each entry between the bounds, in index order, until it
+    /// returns `false`: what `forEach` gives, without the keys (a run read alone then decodes none).
+    public func forEachObject(from lower: IndexBound?, to upper: IndexBound?, _ body: (StorageKey) -> Bool) throws {
+        try storage.forEachObject(from: lower, to: upper, body)
+    }
+
     /// The keys of the objects with an entry between the bounds, in index order (an object with
     /// several matching values comes once per value).
     public func objects(from lower: IndexBound?, to upper: IndexBound?) throws -> [StorageKey] {
         var keys: [StorageKey] = []
-        try forEach(from: lower, to: upper) { entry in
-            keys.append(entry.object)
+        try forEachObject(from: lower, to: upper) { object in
+            keys.append(object)
             return true
         }
         return keys

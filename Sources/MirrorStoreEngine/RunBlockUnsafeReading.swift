@@ -113,27 +113,47 @@ struct RunBlockReader {
     /// time). Nil when the entry does not decode.
     func indexKeyOrder(_ index: Int, against key: IndexKey) -> Int? {
         guard layout == Self.indexLayout, var position = entryStart(index) else { return nil }
-        let end = bytes.count - Self.checksumSize
         position += 1
+        return keyOrder(&position, against: key)
+    }
+
+    /// Entry `index` of an index-layout block for a walk that wants objects only: whether it
+    /// adds, how its index key orders against `bound` (compared where it lies, not decoded),
+    /// and the object's key; nil when its bytes do not decode.
+    func indexObject(_ index: Int, against bound: IndexKey) -> (order: Int, object: StorageKey, isLive: Bool)? {
+        guard layout == Self.indexLayout, var position = entryStart(index) else { return nil }
+        let flag = bytes[position]
+        position += 1
+        guard flag <= 1, let order = keyOrder(&position, against: bound), let object = storageKey(&position) else { return nil }
+        return (order, object, flag == 1)
+    }
+
+    /// How the index key at `position` orders against `key`, advancing past it.
+    private func keyOrder(_ position: inout Int, against key: IndexKey) -> Int? {
+        let end = bytes.count - Self.checksumSize
         guard position < end, let kind = IndexKeyTag(rawValue: bytes[position]) else { return nil }
         position += 1
         let rank = kind.rank
         let wanted = key.rank
-        if rank != wanted { return rank < wanted ? -1 : 1 }
         switch kind {
         case .null:
-            return 0
+            return rank != wanted ? (rank < wanted ? -1 : 1) : 0
         case .falseValue, .trueValue:
-            return IndexKey.order(.bool(kind == .trueValue), key)
+            return rank != wanted ? (rank < wanted ? -1 : 1) : IndexKey.order(.bool(kind == .trueValue), key)
         case .integer, .unsigned, .double:
             guard end - position >= 8 else { return nil }
             let raw = uint64(at: position)
+            position += 8
+            if rank != wanted { return rank < wanted ? -1 : 1 }
             let number: IndexKey = kind == .integer ? .integer(Int64(bitPattern: raw)) : kind == .unsigned ? .unsigned(raw) : .double(Double(bitPattern: raw))
             return IndexKey.order(number, key)
         case .string, .bytes, .tuple:
             guard let length = varint(&position), let stored = body(&position, count: length) else { return nil }
+            if rank != wanted { return rank < wanted ? -1 : 1 }
             switch key {
-            case .string(var text):
+            case .string(let text):
+                if let order = text.utf8.withContiguousStorageIfAvailable({ Self.order(stored, UnsafeRawBufferPointer($0)) }) { return order }
+                var text = text
                 return text.withUTF8 { Self.order(stored, UnsafeRawBufferPointer($0)) }
             case .bytes(let wanted):
                 return wanted.withUnsafeBytes { Self.order(stored, $0) }

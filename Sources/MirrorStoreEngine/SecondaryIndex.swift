@@ -95,6 +95,18 @@ struct SecondaryIndex: Sendable {
         }
     }
 
+    /// Calls `body` with the object of each entry between the bounds, in index order, until it
+    /// returns `false`. A sole run is read without decoding its keys; any other index as `forEach`
+    /// reads it.
+    func forEachObject(from lower: IndexBound?, to upper: IndexBound?, _ body: (StorageKey) -> Bool) throws {
+        if let run = soleRun {
+            try run.forEachObject(after: lower.map(KeysBelow.init(before:)) ?? .noEntry,
+                                  through: upper.map(KeysBelow.init(through:)) ?? .everyEntry, body)
+            return
+        }
+        try forEach(from: lower, to: upper) { body($0.object) }
+    }
+
     /// Calls `body` with each entry between the bounds, in reverse index order (from `upper`
     /// down), until it returns `false`.
     func forEachReversed(from upper: IndexBound?, to lower: IndexBound?, _ body: (IndexEntry) -> Bool) throws {

@@ -101,6 +101,8 @@ import TestSupport
                 var found: [IndexEntry] = []
                 try index.forEach(from: lower, to: upper) { found.append($0); return true }
                 #expect(found == inside, "\(context): \(name) from \(String(describing: lower)) to \(String(describing: upper))")
+                // A sole run answers this without decoding keys: the same objects as the entries'.
+                #expect(try index.objects(from: lower, to: upper) == inside.map(\.object), "\(context): \(name) objects within the bounds")
                 var reversed: [IndexEntry] = []
                 try index.forEachReversed(from: upper, to: lower) { reversed.append($0); return true }
                 #expect(reversed == inside.reversed(), "\(context): \(name) reversed within the bounds")
@@ -268,6 +270,7 @@ import TestSupport
             var found: [IndexEntry] = []
             try index.forEach(from: nil, to: nil) { found.append($0); return true }
             #expect(found == expected(name, state.objects), "\(context): \(name) agrees with the objects")
+            #expect(try index.objects(from: nil, to: nil) == found.map(\.object), "\(context): \(name) objects agree with its entries")
             #expect(try index.count(from: nil, to: nil) == found.count, "\(context): \(name) count")
         }
         return state

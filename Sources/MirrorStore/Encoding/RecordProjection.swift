@@ -16,8 +16,18 @@ struct RecordProjection: Sendable {
     private let schemas: any SchemaSource
 
     init(schema: ObjectSchema, properties: Set<String>, schemas: any SchemaSource) {
+        self.init(schema: schema, wanted: schema.properties.map { properties.contains($0.name) }, schemas: schemas)
+    }
+
+    /// Reads the property at `position` alone: an aggregate's, made for each call, with no set
+    /// of names to hash.
+    init(schema: ObjectSchema, position: Int, schemas: any SchemaSource) {
+        self.init(schema: schema, wanted: schema.properties.indices.map { $0 == position }, schemas: schemas)
+    }
+
+    private init(schema: ObjectSchema, wanted: [Bool], schemas: any SchemaSource) {
         self.schema = schema
-        wanted = schema.properties.map { properties.contains($0.name) }
+        self.wanted = wanted
         lastWanted = wanted.lastIndex(of: true) ?? -1
         self.schemas = schemas
     }

@@ -37,8 +37,8 @@ final class IndexRange: Sendable {
         var keys: [StorageKey] = []
         let isEquality = Self.isEquality(lower, upper)
         if isEquality {
-            try index.forEach(from: lower, to: upper) { entry in
-                keys.append(entry.object)
+            try index.forEachObject(from: lower, to: upper) { object in
+                keys.append(object)
                 return keys.count <= Self.listedAtOnce
             }
         }

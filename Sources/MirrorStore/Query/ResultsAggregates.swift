@@ -149,7 +149,7 @@ struct StoredColumn {
         let (name, position) = try results.storedProperty(keyPath)
         property = name
         self.position = position
-        projection = RecordProjection(schema: schema, properties: [name], schemas: source.registry)
+        projection = RecordProjection(schema: schema, position: position, schemas: source.registry)
         inPlace = StoredNumberReading(schema: schema, position: position)
     }
 
