@@ -255,11 +255,8 @@ struct TypeIndex: Sendable {
     }
 
     /// The memory entries in key order, deletion marks included.
-    func sortedMemoryEntries() -> [(key: StorageKey, packed: UInt64)] {
-        var entries: [(key: StorageKey, packed: UInt64)] = integers.sorted { $0.key < $1.key }.map { (.integer($0.key), $0.value) }
-        entries += strings.sorted { StorageKey.stringPrecedes($0.key, $1.key) }.map { (.string($0.key), $0.value) }
-        entries += byteStrings.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { (.bytes($0.key), $0.value) }
-        return entries
+    func sortedMemoryEntries() -> SortedMemoryEntries {
+        SortedMemoryEntries(integers: integers, strings: strings, byteStrings: byteStrings)
     }
 
     /// Calls `body` with every live key and its location, in key order (``StorageKey/precedes(_:_:)``).

@@ -2,32 +2,41 @@
 /// as one, in key order, where the newest source that mentions a key decides its location:
 /// what a lookup does for one key, done for all of them in one pass.
 enum RunMerge {
-    /// One sorted source: a run read a block at a time, or entries already in memory.
+    /// One sorted source: a run read a block at a time, or the memory's entries sorted.
     struct Cursor {
         private let run: KeyRun?
         private var block = 0
+        /// The run's current block, decoded.
         private var entries: [(key: StorageKey, packed: UInt64)]
+        private let memory: SortedMemoryEntries?
         private var position = 0
+        private(set) var current: (key: StorageKey, packed: UInt64)?
 
         init(run: KeyRun) throws {
             self.run = run
             entries = []
+            memory = nil
             try load()
         }
 
-        init(entries: [(key: StorageKey, packed: UInt64)]) {
+        init(entries: SortedMemoryEntries) {
             run = nil
-            self.entries = entries
+            self.entries = []
+            memory = entries
+            current = entries[0]
         }
-
-        var current: (key: StorageKey, packed: UInt64)? { position < entries.count ? entries[position] : nil }
 
         mutating func advance() throws {
             position += 1
-            if position >= entries.count, run != nil {
+            if let memory {
+                current = memory[position]
+                return
+            }
+            if position >= entries.count {
                 block += 1
                 try load()
             }
+            current = position < entries.count ? entries[position] : nil
         }
 
         /// Reads the blocks from `block` on until one holds entries.
@@ -53,6 +62,7 @@ enum RunMerge {
                 }
                 if entries.isEmpty { block += 1 }
             }
+            current = entries.first
         }
     }
 
