@@ -533,6 +533,34 @@ public final class StorageEngine: Sendable {
                 request.finish(.success(sequence))
                 continue
             }
+            let unitStart = start + UInt64(frames.count)
+            var unitTypes = types
+            var opening = ByteWriter()
+            if let streamed, let id = streamed.id {
+                StreamReference(stream: id, pieces: UInt64(streamed.pieces.count), check: streamed.check).encode(into: &opening)
+                // The pieces number their types themselves; the file's table learns them here.
+                for type in streamed.types.sorted() {
+                    _ = OperationCodec.typeID(type, types: &unitTypes, writer: &opening)
+                }
+            }
+            let (encoded, decoded) = OperationCodec.encode(
+                request.batch.operations, types: &unitTypes,
+                fileOffset: unitStart + UInt64(LogFrame.headerSize + opening.bytes.count))
+            let payload = opening.bytes.isEmpty ? encoded : opening.bytes + encoded
+            if payload.count > LogFrame.maximumPayload {
+                request.finish(.failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))))
+                continue
+            }
+            if unitStart + UInt64(LogFrame.headerSize + payload.count) > ValueLocation.offsetLimit {
+                request.finish(.failure(StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))))
+                continue
+            }
+            guard sequence < LogFrame.maximumSequence else {
+                request.finish(.failure(StorageError(.sequenceExhausted(path: displayPath, last: sequence))))
+                continue
+            }
+            // The index checks come last: a refusal after them would leave the refused unit's
+            // entries in the group's indexes, which the group then publishes.
             do {
                 if let streamed {
                     // Checked on copies: a stream refused after some of its pieces leaves the
@@ -561,32 +589,6 @@ public final class StorageEngine: Sendable {
                 }
             } catch {
                 request.finish(.failure(error as? StorageError ?? StorageError(.closed)))
-                continue
-            }
-            let unitStart = start + UInt64(frames.count)
-            var unitTypes = types
-            var opening = ByteWriter()
-            if let streamed, let id = streamed.id {
-                StreamReference(stream: id, pieces: UInt64(streamed.pieces.count), check: streamed.check).encode(into: &opening)
-                // The pieces number their types themselves; the file's table learns them here.
-                for type in streamed.types.sorted() {
-                    _ = OperationCodec.typeID(type, types: &unitTypes, writer: &opening)
-                }
-            }
-            let (encoded, decoded) = OperationCodec.encode(
-                request.batch.operations, types: &unitTypes,
-                fileOffset: unitStart + UInt64(LogFrame.headerSize + opening.bytes.count))
-            let payload = opening.bytes.isEmpty ? encoded : opening.bytes + encoded
-            if payload.count > LogFrame.maximumPayload {
-                request.finish(.failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))))
-                continue
-            }
-            if unitStart + UInt64(LogFrame.headerSize + payload.count) > ValueLocation.offsetLimit {
-                request.finish(.failure(StorageError(.fileTooLarge(path: displayPath, limit: ValueLocation.offsetLimit))))
-                continue
-            }
-            guard sequence < LogFrame.maximumSequence else {
-                request.finish(.failure(StorageError(.sequenceExhausted(path: displayPath, last: sequence))))
                 continue
             }
             sequence += 1

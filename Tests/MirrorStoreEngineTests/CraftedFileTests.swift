@@ -82,6 +82,25 @@ import TestSupport
         #expect(try readFile(path) == LogHeader(flags: 0).encoded() + Self.unit(sequence: LogFrame.maximumSequence))
     }
 
+    /// A batch refused for want of a sequence number, in a group whose first batch is written,
+    /// leaves nothing in the indexes the group publishes: its entries would name an object the
+    /// store never held.
+    @Test func aBatchRefusedLateInAGroupLeavesNoIndexEntries() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("almost.store")
+        try writeFile(path, LogHeader(flags: 0).encoded() + Self.unit(sequence: LogFrame.maximumSequence - 1))
+        let engine = try StorageEngine(path: path, configuration: fastConfiguration())
+        try engine.defineIndexes([SecondaryIndexTests.byValue])
+        let written = engine.submit(GroupCommitTests.put("T", 1, 7))
+        let refused = engine.submit(GroupCommitTests.put("T", 2, 7))
+        #expect(try engine.wait(for: written) == LogFrame.maximumSequence)
+        #expect(throws: StorageError(.sequenceExhausted(path: path, last: LogFrame.maximumSequence))) { try engine.wait(for: refused) }
+        let snapshot = engine.snapshot()
+        #expect(try snapshot.keys(type: "T") == [.integer(1)])
+        #expect(try SecondaryIndexTests.entries(snapshot, "T.value") == SecondaryIndexTests.expectedEntries([1: 7]))
+        try engine.close()
+    }
+
     // MARK: Lengths the file does not hold (probe item 4)
 
     /// A unit header declaring `length` payload bytes after the three commits, the file then
