@@ -221,6 +221,17 @@ public final class StorageEngine: Sendable {
         self.init(
             path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
             recoveryReport: report)
+        if !configuration.readOnly, (log as? EncryptedLog)?.rewritesInPlace == true {
+            // An encrypted file in format 1 rewrites its last page in place, which a power cut can
+            // tear: it is rewritten in format 2 now, by a compaction (crash-safe: the old file or
+            // the new one). Should that fail, the store stays in format 1, which it can still write.
+            do {
+                try compact()
+            } catch {
+                let failure = error as? StorageError ?? StorageError(.io(operation: "compact", path: path, errno: 0))
+                self.published.withLock { $0.lastAutoCompactionError = failure }
+            }
+        }
     }
 
     /// Opens `filePath` for reading beside a writer: no lock, no registration (a reader has its
