@@ -358,18 +358,19 @@ final class EncryptedLog: LogStorage {
                 || physicalSize >= homeOffset(candidate.page - 1) + UInt64(Self.capacity(ofPage: candidate.page - 1) + Self.overhead)
             else { continue }
             if position == 0 {
-                let previous = tails.count > 1 ? tails[1] : nil
-                // Without the version before it, every page before it is checked.
-                let from = previous.map { $0.version == candidate.version - 1 ? min($0.page, candidate.page) : 0 } ?? 0
-                var filled = true
+                // The pages its write filled: from the page the version before it named. The
+                // first version's write filled every page before it (the header region). When the
+                // other slot holds no version before it (damaged, or a reader saw the writer
+                // write several), there is nothing to fall back to: pages missing are found when read.
+                let previous = tails.count > 1 && tails[1].version == candidate.version - 1 ? tails[1] : nil
+                let from = previous.map { min($0.page, candidate.page) } ?? (candidate.version == 1 ? 0 : candidate.page)
+                var filled: [(index: Int, page: [UInt8])] = []
                 for index in from..<candidate.page {
-                    guard let page = try authentic(index, physicalSize: physicalSize), page.count == Self.capacity(ofPage: index) else {
-                        filled = false
-                        break
-                    }
-                    state.remember(page, at: index)
+                    guard let page = try authentic(index, physicalSize: physicalSize), page.count == Self.capacity(ofPage: index) else { break }
+                    filled.append((index, page))
                 }
-                guard filled else { continue }
+                guard filled.count == candidate.page - from else { continue }
+                for (index, page) in filled { state.remember(page, at: index) }
             }
             state.tailVersion = candidate.version
             state.size = Self.start(ofPage: candidate.page) + UInt64(candidate.bytes.count)
