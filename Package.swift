@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI", "MigrationCrashChild", "TestSupport"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
-        .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild", "TestSupport"]),
+        .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild", "TestSupport"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

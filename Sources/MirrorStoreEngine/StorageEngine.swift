@@ -62,6 +62,9 @@ public final class StorageEngine: Sendable {
         /// The file's size (in bytes of the file, not of an encrypted log) when it was opened or
         /// last refreshed.
         var seenSize: UInt64
+        /// The log's size then: an encrypted log in format 2 may grow with the file's size
+        /// unchanged (a commit that changes only a tail slot).
+        var seenLogSize: UInt64
         /// The pieces of streamed commits read and not committed yet (docs/FILE_FORMAT.md,
         /// "Streamed commits"): applied when their commit unit arrives, never before.
         var streams = PendingStreams()
@@ -221,6 +224,17 @@ public final class StorageEngine: Sendable {
         self.init(
             path: path, filePath: filePath, configuration: configuration, faults: faults, writer: writer, published: published,
             recoveryReport: report)
+        if !configuration.readOnly, (log as? EncryptedLog)?.rewritesInPlace == true {
+            // An encrypted file in format 1 rewrites its last page in place, which a power cut can
+            // tear: it is rewritten in format 2 now, by a compaction (crash-safe: the old file or
+            // the new one). Should that fail, the store stays in format 1, which it can still write.
+            do {
+                try compact()
+            } catch {
+                let failure = error as? StorageError ?? StorageError(.io(operation: "compact", path: path, errno: 0))
+                self.published.withLock { $0.lastAutoCompactionError = failure }
+            }
+        }
     }
 
     /// Opens `filePath` for reading beside a writer: no lock, no registration (a reader has its
@@ -279,7 +293,7 @@ public final class StorageEngine: Sendable {
         }
         let following = Following(
             identity: identity, file: file, numbering: recovered.numbering,
-            seenSize: log is FileLog ? recovered.fileSize : try file.size(), streams: recovered.streams)
+            seenSize: log is FileLog ? recovered.fileSize : try file.size(), seenLogSize: recovered.fileSize, streams: recovered.streams)
         let writer = Writer(
             generation: log, types: recovered.types, appendOffset: recovered.validEnd, lastSequence: recovered.lastSequence,
             formatVersion: recovered.formatVersion, checkpointNumber: recovered.highestCheckpointNumber,
@@ -323,7 +337,7 @@ public final class StorageEngine: Sendable {
             let fileSize = try following.file.size()
             let size = try log.size()
             let replaced = FileIdentity(path: filePath).map { $0 != following.identity } ?? false
-            let stuck = following.numbering == nil && fileSize != following.seenSize
+            let stuck = following.numbering == nil && (fileSize != following.seenSize || size != following.seenLogSize)
             if replaced || stuck || size < writer.appendOffset {
                 let (opened, openedState) = try Self.openBesideWriter(
                     path: path, filePath: filePath, configuration: configuration, keys: writer.keys, faults: faults)
@@ -344,6 +358,7 @@ public final class StorageEngine: Sendable {
                 return RefreshOutcome(previousSequence: previous, sequence: opened.lastSequence, writtenTypes: nil, reopened: true)
             }
             following.seenSize = fileSize
+            following.seenLogSize = size
             writer.following = following
             guard size > writer.appendOffset, let numbering = following.numbering else { return unchanged }
             let tail = try Recovery.follow(

@@ -196,6 +196,8 @@ import TestSupport
         #expect((outcomes["typed error"] ?? 0) > 0, "\(outcomes)")
     }
 
+    /// Pages at their places swapped, copied or removed are `corrupted`; a tail slot overwritten
+    /// reads as one torn, a committed state.
     @Test func swappedDuplicatedAndRemovedPagesAreDetected() throws {
         let directory = TemporaryDirectory()
         let source = directory.file("source.store")
@@ -230,9 +232,16 @@ import TestSupport
                 damaged += bytes[((first + 1) * Self.pageSize)...]
             }
             try writeFile(path, damaged)
+            // A page copied over a tail slot (physical pages 1 to 4) leaves the slot not
+            // authenticating, as a torn write of it does: the other slot's version is in force.
+            let tailSlotOnly = round % 3 == 1 && first <= 2 * EncryptedLog.tailSlotPages
             for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
                 do {
                     let state = try openState(path, encrypting(fastConfiguration(mode)))
+                    if tailSlotOnly {
+                        #expect(states.contains(state), "round \(round), \(change), \(mode): a state no commit made")
+                        continue
+                    }
                     Issue.record("round \(round), \(change), \(mode): opened as \(state) (\(states.firstIndex(of: state).map { "commit \($0)" } ?? "no commit's state"))")
                 } catch is StorageError {}
             }

@@ -4,7 +4,7 @@
 /// | offset | size | field |
 /// |---|---|---|
 /// | 0 | 8 | magic `\x89MSENC\r\n` |
-/// | 8 | 4 | encrypted format version, 1 |
+/// | 8 | 4 | encrypted format version: 2 (tail slots), 1 (the last page rewritten in place) |
 /// | 12 | 4 | page size, 4096 |
 /// | 16 | 16 | file id: random, new with every file generation |
 /// | 32 | 28 | reserved, zero |
@@ -15,7 +15,9 @@
 /// afterwards, one at a time, so that a torn write of one leaves the other in force.
 struct EncryptedFileHeader: Equatable {
     static let magic: [UInt8] = [0x89, 0x4D, 0x53, 0x45, 0x4E, 0x43, 0x0D, 0x0A]
-    static let currentVersion: UInt32 = 1
+    /// The version new generations are written in. Version 1 files (no tail slots, the last page
+    /// rewritten at its place) are still read; a writable open rewrites them in version 2.
+    static let currentVersion: UInt32 = 2
     /// The physical page: the header is one, and every sealed page of the log lies in one.
     static let pageSize = 4096
     static let fileIDByteCount = 16
@@ -25,6 +27,8 @@ struct EncryptedFileHeader: Equatable {
 
     /// Random per file generation, so that no page of one generation authenticates in another.
     var fileID: [UInt8]
+    /// The encrypted format version: where the log's pages lie (`EncryptedLog`).
+    var version: UInt32 = EncryptedFileHeader.currentVersion
 
     /// One key slot: the wrapped data key, and how many nonces the key may have used.
     ///
@@ -70,7 +74,7 @@ struct EncryptedFileHeader: Equatable {
     func fixedFields() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: Self.magic)
-        writer.uint32(Self.currentVersion)
+        writer.uint32(version)
         writer.uint32(UInt32(Self.pageSize))
         writer.bytes.append(contentsOf: fileID)
         writer.bytes.append(contentsOf: [UInt8](repeating: 0, count: 28))
@@ -101,8 +105,9 @@ struct EncryptedFileHeader: Equatable {
             throw StorageError(.notAStore(path: path))
         }
         var reader = ByteReader(page, from: 8, to: fixedByteCount)
+        let version: UInt32
         do {
-            let version = try reader.uint32()
+            version = try reader.uint32()
             let pageSize = try reader.uint32()
             var checksumReader = ByteReader(page, from: 60, to: fixedByteCount)
             let stored = try checksumReader.uint32()
@@ -110,13 +115,13 @@ struct EncryptedFileHeader: Equatable {
             guard CRC32C.unmask(stored) == computed else {
                 throw StorageError(.corrupted(path: path, offset: 0, reason: "the encrypted file's header checksum does not match"))
             }
-            guard version == currentVersion, pageSize == UInt32(Self.pageSize) else {
+            guard (1...currentVersion).contains(version), pageSize == UInt32(Self.pageSize) else {
                 throw StorageError(.newerFormat(path: path, found: version, supported: currentVersion))
             }
         } catch let failure as DecodeFailure {
             throw StorageError(.corrupted(path: path, offset: UInt64(failure.offset), reason: failure.reason))
         }
-        let header = EncryptedFileHeader(fileID: Array(page[16..<(16 + fileIDByteCount)]))
+        let header = EncryptedFileHeader(fileID: Array(page[16..<(16 + fileIDByteCount)]), version: version)
         let slots = slotOffsets.compactMap { offset in
             KeySlot.decode(Array(page[Int(offset)..<(Int(offset) + slotByteCount)]), path: path)
         }

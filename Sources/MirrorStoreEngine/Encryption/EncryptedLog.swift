@@ -8,16 +8,19 @@ import Darwin
 /// as in a plain file (header region, units, runs, checkpoints), and this type stores them as
 /// pages sealed with AES-256-GCM behind a clear header page (docs/FILE_FORMAT.md, "Encryption").
 ///
-/// Logical page *i* lies in physical page *i* + 1 (the first physical page is the clear
-/// `EncryptedFileHeader`), as: length (2, clear) · nonce (12) · ciphertext · tag (16). The
+/// A logical page is sealed as: length (2, clear) · nonce (12) · ciphertext · tag (16). The
 /// header region's header and its two checkpoint slots each have a page of their own, so a torn
 /// write of one never touches another; after the region every page holds 4,066 bytes. The
 /// associated data is the file id, the page number and the length, so a page moved, swapped,
 /// duplicated, cut short or taken from another generation does not authenticate.
 ///
-/// Appending rewrites the last page whole with a fresh random nonce. Trailing pages that do not
-/// authenticate are a torn write and lie past the log's end; any other page that does not
-/// authenticate is `corrupted`.
+/// Format 2 never overwrites a page that holds synced data. Two *tail slots* (physical pages 1–2
+/// and 3–4) take turns holding the last, partial page: each new version of it goes to the slot not
+/// in force, numbered one more and with its page number and version bound into the associated
+/// data; a page is written at its own place (physical page *i* + 5) once, when it is full. A
+/// torn write thus leaves the previous version in the other slot. Format 1 files (logical page
+/// *i* at physical page *i* + 1, the last page rewritten in place) are still read and written as
+/// they were; a writable engine rewrites them in format 2 when it opens them.
 final class EncryptedLog: LogStorage {
     static let pageSize = EncryptedFileHeader.pageSize
     /// Length, nonce and tag.
@@ -34,21 +37,28 @@ final class EncryptedLog: LogStorage {
     static let nonceReservation: UInt64 = 1 << 16
     /// Decrypted pages kept for reads: 16 MiB.
     static let cachedPages = 4096
+    /// Format 2: each tail slot takes two physical pages, since besides a sealed page it holds the
+    /// page number and version in clear (page (8) · version (8) · length (2) · nonce · ciphertext ·
+    /// tag): 4,111 bytes at most.
+    static let tailSlotPages = 2
+    static let tailHeaderByteCount = 16
 
     let file: FileLog
     var path: String { file.path }
     let header: EncryptedFileHeader
-    /// Whether a writer in another process may be appending: a page that does not authenticate
-    /// may be one it is rewriting, and is read again before it counts as damage.
+    /// Whether a writer in another process may be appending: a page or tail slot that does not
+    /// authenticate may be one it is writing, and is read again before it counts as damage.
     let followsWriter: Bool
     private let dataKey: SecretBytes
     private let state: Lock<State>
 
     private struct State: Sendable {
-        /// The logical size: the end of the last page that authenticates.
+        /// The logical size: the end of the last page that authenticates (format 1), or of the
+        /// page in the tail slot in force (format 2).
         var size: UInt64 = 0
         var physicalSize: UInt64
-        /// The last page, nil when there is none; always kept in `cache`.
+        /// The last page, nil when there is none; always kept in `cache`. In format 2 the page
+        /// holding the end (empty when the log ends at a page's end), which lies in a tail slot.
         var lastPage: Int?
         var cache: [Int: [UInt8]] = [:]
         var ring: [Int] = []
@@ -57,7 +67,11 @@ final class EncryptedLog: LogStorage {
         /// Nonces below this bound are recorded in the header as possibly used.
         var reservedBound: UInt64
         var slot: EncryptedFileHeader.KeySlot
-        /// Pages past the last one that authenticates, left by a torn write: cut off before the next write.
+        /// Format 2: the version of the tail slot in force, 0 before the first. The next version
+        /// is one more and goes to slot `version % 2`, the one not in force.
+        var tailVersion: UInt64 = 0
+        /// Pages past the last one that authenticates (format 1), or at their places from the last
+        /// page on (format 2), left by a torn or failed write: cut off before the next write.
         var staleTail = false
         /// The first page a failed write may have changed: the engine's truncation after the
         /// failure writes it again from its plaintext.
@@ -69,7 +83,8 @@ final class EncryptedLog: LogStorage {
                 ring.append(index)
                 return
             }
-            // First in, first out, but never the last page, which appends rewrite in place.
+            // First in, first out, but never the last page, which appends rewrite (format 2 keeps
+            // it nowhere else to read from).
             for _ in 0..<2 {
                 let victim = ring[next]
                 if victim != lastPage {
@@ -167,33 +182,48 @@ final class EncryptedLog: LogStorage {
         return regionPages + Int((offset - UInt64(LogHeader.regionSize)) / UInt64(dataPageCapacity))
     }
 
-    static func physicalOffset(ofPage index: Int) -> UInt64 {
-        UInt64(pageSize) * UInt64(index + 1)
+    /// Whether the file is in format 1: the last page rewritten at its place, no tail slots.
+    var rewritesInPlace: Bool { header.version < 2 }
+
+    /// Where page `index` lies when it is written at its place: after the header page, and in
+    /// format 2 after the two tail slots.
+    func homeOffset(_ index: Int) -> UInt64 {
+        UInt64(Self.pageSize) * UInt64(index + (rewritesInPlace ? 1 : 1 + 2 * Self.tailSlotPages))
     }
 
-    private func associatedData(page index: Int, length: Int) -> [UInt8] {
+    static func tailSlotOffset(_ slot: Int) -> UInt64 {
+        UInt64(pageSize) * UInt64(1 + slot * tailSlotPages)
+    }
+
+    /// The file id, the page number and the length; for a tail slot also its version, so that a
+    /// page at its place and a tail slot never pass for each other.
+    private func associatedData(page index: Int, length: Int, tailVersion: UInt64? = nil) -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes = header.fileID
         writer.uint64(UInt64(index))
         writer.byte(UInt8(truncatingIfNeeded: length))
         writer.byte(UInt8(truncatingIfNeeded: length >> 8))
+        if let tailVersion { writer.uint64(tailVersion) }
         return writer.bytes
     }
 
     // MARK: Pages
 
-    /// The plaintext of page `index` from its physical bytes.
-    private func open(_ physical: [UInt8], page index: Int) throws -> [UInt8] {
-        guard physical.count >= Self.overhead else { throw damage(page: index, "is cut short") }
-        let length = Int(physical[0]) | Int(physical[1]) << 8
-        guard length <= Self.capacity(ofPage: index), Self.overhead + length <= physical.count else {
+    /// The plaintext of page `index` from its physical bytes (from `start` on: a tail slot's
+    /// sealed page follows its page number and version), sealed with `tailVersion` when in a tail slot.
+    private func open(_ physical: [UInt8], page index: Int, from start: Int = 0, tailVersion: UInt64? = nil) throws -> [UInt8] {
+        guard physical.count >= start + Self.overhead else { throw damage(page: index, "is cut short") }
+        let length = Int(physical[start]) | Int(physical[start + 1]) << 8
+        guard length <= Self.capacity(ofPage: index), start + Self.overhead + length <= physical.count else {
             throw damage(page: index, "declares \(length) bytes, more than it holds")
         }
-        let nonceEnd = 2 + AES256GCM.nonceByteCount
+        let nonceStart = start + 2
+        let nonceEnd = nonceStart + AES256GCM.nonceByteCount
         let opened = Result { () throws(StorageError) in
             try AES256GCM.open(
                 Array(physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)]), key: dataKey,
-                nonce: Array(physical[2..<nonceEnd]), associatedData: associatedData(page: index, length: length))
+                nonce: Array(physical[nonceStart..<nonceEnd]),
+                associatedData: associatedData(page: index, length: length, tailVersion: tailVersion))
         }
         switch opened {
         case .success(let plaintext): return plaintext
@@ -210,24 +240,45 @@ final class EncryptedLog: LogStorage {
 
     /// Page `index` read from the file and decrypted.
     private func load(_ index: Int, physicalSize: UInt64) throws -> [UInt8] {
-        let offset = Self.physicalOffset(ofPage: index)
+        let offset = homeOffset(index)
         guard offset < physicalSize else {
             throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "the encrypted file ends before this page"))
         }
         return try open(try file.read(at: offset, count: Int(min(UInt64(Self.pageSize), physicalSize - offset))), page: index)
     }
 
-    /// Finds the last page that authenticates and sets the size from it. Pages after it (a torn
-    /// write) are left past the end; a header region page that does not authenticate is damage.
+    /// Finds the log's end and sets the size from it, as the file's format says. Beside a
+    /// writer, a page or tail slot it is writing may not authenticate for a moment: the search
+    /// is made again (up to five times, a millisecond apart) before a failure counts as damage.
     private func findEnd(_ state: inout State) throws {
+        for attempt in 1... {
+            do {
+                if rewritesInPlace {
+                    try findLastPage(&state)
+                } else {
+                    try findTail(&state)
+                }
+                return
+            } catch let error as StorageError {
+                guard followsWriter, attempt < 5, case .corrupted = error.kind else { throw error }
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                _ = nanosleep(&pause, nil)
+            }
+        }
+    }
+
+    /// Format 1: finds the last page that authenticates and sets the size from it. Pages after
+    /// it (a torn write) are left past the end; a header region page that does not authenticate
+    /// is damage.
+    private func findLastPage(_ state: inout State) throws {
         let physicalSize = try file.size()
         state.physicalSize = physicalSize
-        guard physicalSize > UInt64(Self.pageSize) else {
+        guard physicalSize > homeOffset(0) else {
             state.size = 0
             state.lastPage = nil
             return
         }
-        let last = Int((physicalSize - UInt64(Self.pageSize) - 1) / UInt64(Self.pageSize))
+        let last = Int((physicalSize - homeOffset(0) - 1) / UInt64(Self.pageSize))
         if last < Self.regionPages, try authentic(last, physicalSize: physicalSize) == nil {
             // The header region is written whole before any unit: its writing was cut short
             // when the store was created, and no commit was made.
@@ -236,10 +287,16 @@ final class EncryptedLog: LogStorage {
             state.staleTail = true
             return
         }
+        try scanBack(from: last, &state)
+    }
+
+    /// Sets the end after the last page at its place, from `last` down, that authenticates;
+    /// `last`, the physically last page, is checked for having been moved first.
+    private func scanBack(from last: Int, _ state: inout State) throws {
         var index = last
         // Each page is read once: a writer beside may rewrite the last page between two reads.
         while true {
-            if let page = try authentic(index, physicalSize: physicalSize) {
+            if let page = try authentic(index, physicalSize: state.physicalSize) {
                 state.size = Self.start(ofPage: index) + UInt64(page.count)
                 state.lastPage = index
                 state.remember(page, at: index)
@@ -248,17 +305,121 @@ final class EncryptedLog: LogStorage {
             guard index >= Self.regionPages else {
                 throw damage(page: index, "does not authenticate: it was changed, moved, or sealed for another file or place")
             }
-            if index == last { try requireNotMoved(last, physicalSize: physicalSize) }
+            if index == last { try requireNotMoved(last, physicalSize: state.physicalSize) }
             state.staleTail = true
             index -= 1
         }
+    }
+
+    /// A version of the last page read from a tail slot.
+    private struct Tail {
+        var page: Int
+        var version: UInt64
+        var bytes: [UInt8]
+    }
+
+    /// The version tail slot `slot` holds, or nil when it holds none that authenticates there
+    /// (never written, torn, damaged, or the other slot's version copied into it).
+    private func tail(inSlot slot: Int, physicalSize: UInt64) throws -> Tail? {
+        let offset = Self.tailSlotOffset(slot)
+        guard physicalSize >= offset + UInt64(Self.tailHeaderByteCount + Self.overhead) else { return nil }
+        let physical = try file.read(at: offset, count: Int(min(UInt64(Self.tailSlotPages * Self.pageSize), physicalSize - offset)))
+        func field(_ at: Int) -> UInt64 {
+            (0..<8).reduce(0) { $0 | UInt64(physical[at + $1]) << (8 * UInt64($1)) }
+        }
+        let page = field(0)
+        let version = field(8)
+        // Versions alternate between the slots; a page number past any file is damage.
+        guard version > 0, version % 2 == UInt64(slot), page < 1 << 40 else { return nil }
+        do {
+            let bytes = try open(physical, page: Int(page), from: Self.tailHeaderByteCount, tailVersion: version)
+            // A full page is written at its place, never in a tail slot.
+            guard bytes.count < Self.capacity(ofPage: Int(page)) else { return nil }
+            return Tail(page: Int(page), version: version, bytes: bytes)
+        } catch let error as StorageError {
+            if case .corrupted = error.kind { return nil }
+            throw error
+        }
+    }
+
+    /// Format 2: the end is the end of the newest tail slot version whose pages are in place.
+    /// The pages its write filled (from the other slot's page, which the version before it
+    /// named, to its own) must authenticate at their places; if they do not, that write was torn
+    /// and the other slot's version is in force. Pages at their places from the last page on are
+    /// stale (a torn write's), and cut off before the next write.
+    private func findTail(_ state: inout State) throws {
+        let physicalSize = try file.size()
+        state.physicalSize = physicalSize
+        let tails = try (0..<2).compactMap { try tail(inSlot: $0, physicalSize: physicalSize) }.sorted { $0.version > $1.version }
+        state.tailVersion = tails.first?.version ?? 0
+        for (position, candidate) in tails.enumerated() {
+            // The pages before the last one must all be in the file.
+            guard candidate.page == 0
+                || physicalSize >= homeOffset(candidate.page - 1) + UInt64(Self.capacity(ofPage: candidate.page - 1) + Self.overhead)
+            else { continue }
+            if position == 0 {
+                // The pages its write filled: from the page the version before it named. The
+                // first version's write filled every page before it (the header region). When the
+                // other slot holds no version before it (damaged, or a reader saw the writer
+                // write several), there is nothing to fall back to: pages missing are found when read.
+                let previous = tails.count > 1 && tails[1].version == candidate.version - 1 ? tails[1] : nil
+                let from = previous.map { min($0.page, candidate.page) } ?? (candidate.version == 1 ? 0 : candidate.page)
+                var filled: [(index: Int, page: [UInt8])] = []
+                for index in from..<candidate.page {
+                    guard let page = try authentic(index, physicalSize: physicalSize), page.count == Self.capacity(ofPage: index) else { break }
+                    filled.append((index, page))
+                }
+                guard filled.count == candidate.page - from else { continue }
+                for (index, page) in filled { state.remember(page, at: index) }
+            }
+            state.tailVersion = candidate.version
+            state.size = Self.start(ofPage: candidate.page) + UInt64(candidate.bytes.count)
+            state.lastPage = candidate.page
+            state.cache[candidate.page] = nil
+            state.remember(candidate.bytes, at: candidate.page)
+            state.staleTail = physicalSize > homeOffset(candidate.page)
+            return
+        }
+        if tails.isEmpty {
+            // Version 1 goes to slot 1 and version 2, the first commit's, to slot 0: with slot 0
+            // never written and nothing past the header region's pages, the store's creation was
+            // cut short before its first write was whole, and no commit was made. A file that
+            // ends before the pages at their places was cut off there: no commit is left.
+            let slotZeroWritten = try physicalSize >= homeOffset(0)
+                && file.read(at: Self.tailSlotOffset(0), count: Self.tailSlotPages * Self.pageSize).contains { $0 != 0 }
+            guard physicalSize <= homeOffset(Self.regionPages), !slotZeroWritten else {
+                throw StorageError(.corrupted(
+                    path: path, offset: Self.start(ofPage: Self.regionPages), reason: "neither tail slot of the encrypted file authenticates"))
+            }
+            state.size = 0
+            state.lastPage = 0
+            state.staleTail = physicalSize > UInt64(Self.pageSize)
+            return
+        }
+        // The tails name pages past the file's end: the file was cut off, which leaves a store
+        // with fewer commits (as in format 1). Its end is after the last page at its place.
+        state.staleTail = true
+        guard physicalSize > homeOffset(0) else {
+            state.size = 0
+            state.lastPage = 0
+            return
+        }
+        let last = Int((physicalSize - homeOffset(0) - 1) / UInt64(Self.pageSize))
+        if last < Self.regionPages, try authentic(last, physicalSize: physicalSize) == nil {
+            state.size = 0
+            state.lastPage = 0
+            return
+        }
+        try scanBack(from: last, &state)
+        state.lastPage = Self.page(containing: state.size)
+        state.staleTail = true
     }
 
     /// Throws `corrupted` when the physically last page, which does not authenticate as page
     /// `index`, does as a page up to `movedPageWindow` places away: pages were removed or
     /// inserted before it, which must not pass for a torn write and leave a prefix.
     private func requireNotMoved(_ index: Int, physicalSize: UInt64) throws {
-        let offset = Self.physicalOffset(ofPage: index)
+        let offset = homeOffset(index)
         let physical = try file.read(at: offset, count: Int(min(UInt64(Self.pageSize), physicalSize - offset)))
         let candidates = max(Self.regionPages, index - Self.movedPageWindow)...(index + Self.movedPageWindow)
         for other in candidates where other != index {
@@ -290,8 +451,9 @@ final class EncryptedLog: LogStorage {
         return page
     }
 
-    /// `plaintext` sealed as page `index`, with a nonce from the budget (reserved in the header first).
-    private func seal(_ plaintext: [UInt8], page index: Int, state: inout State) throws -> [UInt8] {
+    /// `plaintext` sealed as page `index`, with a nonce from the budget (reserved in the header
+    /// first); in a tail slot, as its version `tailVersion`, after the page number and version.
+    private func seal(_ plaintext: [UInt8], page index: Int, tailVersion: UInt64? = nil, state: inout State) throws -> [UInt8] {
         if state.budget.used >= state.reservedBound {
             var slot = state.slot
             slot.number += 1
@@ -304,8 +466,16 @@ final class EncryptedLog: LogStorage {
         }
         let nonce = try state.budget.nextNonce()
         let sealed = try AES256GCM.seal(
-            plaintext, key: dataKey, nonce: nonce, associatedData: associatedData(page: index, length: plaintext.count))
-        return [UInt8(truncatingIfNeeded: plaintext.count), UInt8(truncatingIfNeeded: plaintext.count >> 8)] + nonce + sealed
+            plaintext, key: dataKey, nonce: nonce,
+            associatedData: associatedData(page: index, length: plaintext.count, tailVersion: tailVersion))
+        var writer = ByteWriter()
+        if let tailVersion {
+            writer.uint64(UInt64(index))
+            writer.uint64(tailVersion)
+        }
+        writer.byte(UInt8(truncatingIfNeeded: plaintext.count))
+        writer.byte(UInt8(truncatingIfNeeded: plaintext.count >> 8))
+        return writer.bytes + nonce + sealed
     }
 
     // MARK: LogStorage
@@ -314,7 +484,8 @@ final class EncryptedLog: LogStorage {
         try state.withLock { state in
             if followsWriter {
                 let physicalSize = try file.size()
-                if physicalSize != state.physicalSize {
+                // In format 2 a commit may change only a tail slot, not the file's size.
+                if physicalSize != state.physicalSize || !rewritesInPlace {
                     var found = state
                     try findEnd(&found)
                     // A page the writer is rewriting fails to authenticate for a moment: what
@@ -380,98 +551,242 @@ final class EncryptedLog: LogStorage {
     func write(_ bytes: [UInt8], at offset: UInt64) throws {
         guard !bytes.isEmpty else { return }
         try state.withLock { state in
-            if state.staleTail {
-                try file.truncate(to: Self.physicalOffset(ofPage: (state.lastPage ?? -1) + 1))
-                state.physicalSize = Self.physicalOffset(ofPage: (state.lastPage ?? -1) + 1)
-                state.staleTail = false
-            }
-            var data = bytes[...]
-            var position = offset
-            if position > state.size {
-                // A gap reads as zeros, as in a file.
-                data = ([UInt8](repeating: 0, count: Int(position - state.size)) + bytes)[...]
-                position = state.size
-            }
-            var physical: [UInt8] = []
-            var firstIndex = Self.page(containing: position)
-            let physicalStart = Self.physicalOffset(ofPage: firstIndex)
-            var written: [(index: Int, page: [UInt8])] = []
-            var consumed = data.startIndex
-            while consumed < data.endIndex {
-                let index = firstIndex
-                let within = Int(position - Self.start(ofPage: index))
-                let take = min(Self.capacity(ofPage: index) - within, data.endIndex - consumed)
-                var page: [UInt8] = []
-                if within > 0 || take < Self.capacity(ofPage: index) { page = try current(index, state: &state) }
-                if page.count < within + take { page += [UInt8](repeating: 0, count: within + take - page.count) }
-                page.replaceSubrange(within..<(within + take), with: data[consumed..<(consumed + take)])
-                let sealed = try seal(page, page: index, state: &state)
-                // Header region pages do not fill their physical page: the gap stays zeros.
-                let gap = Int(Self.physicalOffset(ofPage: index) - physicalStart) - physical.count
-                if gap > 0 { physical += [UInt8](repeating: 0, count: gap) }
-                physical += sealed
-                written.append((index, page))
-                consumed += take
-                position += UInt64(take)
-                firstIndex += 1
-            }
-            do {
-                try file.write(physical, at: physicalStart)
-            } catch {
-                state.unsettledFrom = min(state.unsettledFrom ?? .max, Self.page(containing: min(offset, state.size)))
-                throw error
-            }
-            state.physicalSize = max(state.physicalSize, physicalStart + UInt64(physical.count))
-            for (index, page) in written {
-                state.cache[index] = nil
-                if index >= (state.lastPage ?? -1) {
-                    state.lastPage = index
-                    state.size = max(state.size, Self.start(ofPage: index) + UInt64(page.count))
-                }
-                state.remember(page, at: index)
+            if rewritesInPlace {
+                try writeInPlace(bytes, at: offset, &state)
+            } else {
+                try writeWithTail(bytes, at: offset, &state)
             }
         }
     }
 
-    /// Cuts the log to `size` bytes. Pages after the new last one go first, so that a crash
-    /// leaves the old last page whole; the new last page is then rewritten shorter in one write.
+    /// Format 1: rewrites the last page whole, at its place, with the pages after it.
+    private func writeInPlace(_ bytes: [UInt8], at offset: UInt64, _ state: inout State) throws {
+        if state.staleTail {
+            try file.truncate(to: homeOffset((state.lastPage ?? -1) + 1))
+            state.physicalSize = homeOffset((state.lastPage ?? -1) + 1)
+            state.staleTail = false
+        }
+        var data = bytes[...]
+        var position = offset
+        if position > state.size {
+            // A gap reads as zeros, as in a file.
+            data = ([UInt8](repeating: 0, count: Int(position - state.size)) + bytes)[...]
+            position = state.size
+        }
+        var physical: [UInt8] = []
+        var firstIndex = Self.page(containing: position)
+        let physicalStart = homeOffset(firstIndex)
+        var written: [(index: Int, page: [UInt8])] = []
+        var consumed = data.startIndex
+        while consumed < data.endIndex {
+            let index = firstIndex
+            let within = Int(position - Self.start(ofPage: index))
+            let take = min(Self.capacity(ofPage: index) - within, data.endIndex - consumed)
+            var page: [UInt8] = []
+            if within > 0 || take < Self.capacity(ofPage: index) { page = try current(index, state: &state) }
+            if page.count < within + take { page += [UInt8](repeating: 0, count: within + take - page.count) }
+            page.replaceSubrange(within..<(within + take), with: data[consumed..<(consumed + take)])
+            let sealed = try seal(page, page: index, state: &state)
+            // Header region pages do not fill their physical page: the gap stays zeros.
+            let gap = Int(homeOffset(index) - physicalStart) - physical.count
+            if gap > 0 { physical += [UInt8](repeating: 0, count: gap) }
+            physical += sealed
+            written.append((index, page))
+            consumed += take
+            position += UInt64(take)
+            firstIndex += 1
+        }
+        do {
+            try file.write(physical, at: physicalStart)
+        } catch {
+            state.unsettledFrom = min(state.unsettledFrom ?? .max, Self.page(containing: min(offset, state.size)))
+            throw error
+        }
+        state.physicalSize = max(state.physicalSize, physicalStart + UInt64(physical.count))
+        for (index, page) in written {
+            state.cache[index] = nil
+            if index >= (state.lastPage ?? -1) {
+                state.lastPage = index
+                state.size = max(state.size, Self.start(ofPage: index) + UInt64(page.count))
+            }
+            state.remember(page, at: index)
+        }
+    }
+
+    /// Cuts the log to `size` bytes. Format 2 writes the new last page to the tail slot not in
+    /// force and syncs it, then cuts the pages at their places from that page on and syncs the
+    /// cut: a crash leaves the old last page or the new one in force, and no page cut off comes
+    /// back under a later write. Format 1 cuts the pages after the new last one first, then
+    /// rewrites that page shorter in one write, so that a crash leaves it whole (a kill does;
+    /// a power cut may tear it).
     func truncate(to size: UInt64) throws {
         try state.withLock { state in
-            guard size < state.size || state.staleTail || state.unsettledFrom != nil else { return }
-            let target = min(size, state.size)
-            let index = Self.page(containing: target)
-            let keep = Int(target - Self.start(ofPage: index))
-            // Taken before the cache forgets the page: a failed write may have damaged it on disk.
-            let kept = keep > 0 ? Array(try current(index, state: &state).prefix(keep)) : []
-            for cached in state.cache.keys where cached >= index { state.cache[cached] = nil }
-            if keep == 0 {
-                try file.truncate(to: Self.physicalOffset(ofPage: index))
-                state.physicalSize = Self.physicalOffset(ofPage: index)
-                state.size = target
-                state.lastPage = index > 0 ? index - 1 : nil
-                if let last = state.lastPage {
-                    let page = try current(last, state: &state)
-                    if let unsettled = state.unsettledFrom, unsettled <= last {
-                        let sealed = try seal(page, page: last, state: &state)
-                        try file.write(sealed, at: Self.physicalOffset(ofPage: last))
-                    }
-                    state.remember(page, at: last)
-                }
+            if rewritesInPlace {
+                try truncateInPlace(to: size, &state)
             } else {
-                let page = kept
-                try file.truncate(to: Self.physicalOffset(ofPage: index + 1))
-                let sealed = try seal(page, page: index, state: &state)
-                try file.write(sealed, at: Self.physicalOffset(ofPage: index))
-                try file.truncate(to: Self.physicalOffset(ofPage: index) + UInt64(sealed.count))
-                state.physicalSize = Self.physicalOffset(ofPage: index) + UInt64(sealed.count)
-                state.size = target
-                state.lastPage = index
-                state.cache[index] = nil
-                state.remember(page, at: index)
+                try truncateWithTail(to: size, &state)
             }
-            state.staleTail = false
-            state.unsettledFrom = nil
         }
+    }
+
+    private func truncateInPlace(to size: UInt64, _ state: inout State) throws {
+        guard size < state.size || state.staleTail || state.unsettledFrom != nil else { return }
+        let target = min(size, state.size)
+        let index = Self.page(containing: target)
+        let keep = Int(target - Self.start(ofPage: index))
+        // Taken before the cache forgets the page: a failed write may have damaged it on disk.
+        let kept = keep > 0 ? Array(try current(index, state: &state).prefix(keep)) : []
+        for cached in state.cache.keys where cached >= index { state.cache[cached] = nil }
+        if keep == 0 {
+            try file.truncate(to: homeOffset(index))
+            state.physicalSize = homeOffset(index)
+            state.size = target
+            state.lastPage = index > 0 ? index - 1 : nil
+            if let last = state.lastPage {
+                let page = try current(last, state: &state)
+                if let unsettled = state.unsettledFrom, unsettled <= last {
+                    let sealed = try seal(page, page: last, state: &state)
+                    try file.write(sealed, at: homeOffset(last))
+                }
+                state.remember(page, at: last)
+            }
+        } else {
+            let page = kept
+            try file.truncate(to: homeOffset(index + 1))
+            let sealed = try seal(page, page: index, state: &state)
+            try file.write(sealed, at: homeOffset(index))
+            try file.truncate(to: homeOffset(index) + UInt64(sealed.count))
+            state.physicalSize = homeOffset(index) + UInt64(sealed.count)
+            state.size = target
+            state.lastPage = index
+            state.cache[index] = nil
+            state.remember(page, at: index)
+        }
+        state.staleTail = false
+        state.unsettledFrom = nil
+    }
+
+    /// Format 2: cuts off the pages a torn or failed write left at their places from the last
+    /// page on, and syncs the cut, so that none of them is taken for a page written later.
+    private func cutStaleTail(_ state: inout State) throws {
+        guard state.staleTail else { return }
+        // The file's own size: a failed write may have written more than was counted.
+        let end = min(homeOffset(state.lastPage ?? 0), try file.size())
+        try file.truncate(to: end)
+        try file.sync()
+        state.physicalSize = end
+        state.staleTail = false
+    }
+
+    /// Format 2: writes the pages `bytes` fill at their places, and the new last, partial page (or
+    /// an empty one when the log ends at a page's end) to the tail slot not in force as the next
+    /// version. No page holding synced data is written over: a full page's place held nothing,
+    /// and the tail slot in force is left alone. Header region pages written again (the
+    /// checkpoint slots) are rewritten at their places.
+    private func writeWithTail(_ bytes: [UInt8], at offset: UInt64, _ state: inout State) throws {
+        try cutStaleTail(&state)
+        var data = bytes[...]
+        var position = offset
+        if position > state.size {
+            // A gap reads as zeros, as in a file.
+            data = ([UInt8](repeating: 0, count: Int(position - state.size)) + bytes)[...]
+            position = state.size
+        }
+        let end = position + UInt64(data.count)
+        let newEnd = max(state.size, end)
+        let newLast = Self.page(containing: newEnd)
+        /// Page `index` as the write leaves it, `length` bytes long.
+        func merged(_ index: Int, length: Int) throws -> [UInt8] {
+            let pageStart = Self.start(ofPage: index)
+            let from = max(position, pageStart)
+            let to = min(end, pageStart + UInt64(length))
+            var page: [UInt8] = []
+            if from > pageStart || to < pageStart + UInt64(length) { page = try current(index, state: &state) }
+            if page.count < length { page += [UInt8](repeating: 0, count: length - page.count) }
+            page.removeLast(page.count - length)
+            if from < to {
+                let dataFrom = data.startIndex + Int(from - position)
+                page.replaceSubrange(Int(from - pageStart)..<Int(to - pageStart), with: data[dataFrom..<(dataFrom + Int(to - from))])
+            }
+            return page
+        }
+        let first = Self.page(containing: position)
+        let physicalStart = homeOffset(first)
+        var physical: [UInt8] = []
+        var written: [(index: Int, page: [UInt8])] = []
+        var index = first
+        while index < newLast, Self.start(ofPage: index) < end {
+            let page = try merged(index, length: Self.capacity(ofPage: index))
+            let sealed = try seal(page, page: index, state: &state)
+            // Header region pages do not fill their physical page: the gap stays zeros.
+            let gap = Int(homeOffset(index) - physicalStart) - physical.count
+            if gap > 0 { physical += [UInt8](repeating: 0, count: gap) }
+            physical += sealed
+            written.append((index, page))
+            index += 1
+        }
+        var tail: (page: [UInt8], sealed: [UInt8])?
+        if newLast != state.lastPage || end > Self.start(ofPage: newLast) {
+            let page = try merged(newLast, length: Int(newEnd - Self.start(ofPage: newLast)))
+            tail = (page, try seal(page, page: newLast, tailVersion: state.tailVersion + 1, state: &state))
+        }
+        let tailOffset = Self.tailSlotOffset(Int((state.tailVersion + 1) % 2))
+        do {
+            if !physical.isEmpty { try file.write(physical, at: physicalStart) }
+            if let tail { try file.write(tail.sealed, at: tailOffset) }
+        } catch {
+            // Pages may have reached their places: cut off before the next write. A header
+            // region page may be damaged at its place: the engine's truncation rewrites it.
+            state.staleTail = true
+            if first < (state.lastPage ?? 0) { state.unsettledFrom = min(state.unsettledFrom ?? .max, first) }
+            throw error
+        }
+        if !physical.isEmpty { state.physicalSize = max(state.physicalSize, physicalStart + UInt64(physical.count)) }
+        if let tail {
+            state.physicalSize = max(state.physicalSize, tailOffset + UInt64(tail.sealed.count))
+            state.tailVersion += 1
+            state.lastPage = newLast
+            state.size = newEnd
+        }
+        for (index, page) in written {
+            state.cache[index] = nil
+            state.remember(page, at: index)
+        }
+        if let tail {
+            state.cache[newLast] = nil
+            state.remember(tail.page, at: newLast)
+        }
+    }
+
+    /// Format 2: see `truncate(to:)`.
+    private func truncateWithTail(to size: UInt64, _ state: inout State) throws {
+        guard size < state.size || state.staleTail || state.unsettledFrom != nil else { return }
+        let target = min(size, state.size)
+        let index = Self.page(containing: target)
+        let kept = Array(try current(index, state: &state).prefix(Int(target - Self.start(ofPage: index))))
+        if let unsettled = state.unsettledFrom, unsettled < index {
+            // Pages a failed write may have damaged at their places, written again from their
+            // plaintext (kept in the cache: the write read them first).
+            for damaged in unsettled..<index {
+                let page = try current(damaged, state: &state)
+                try file.write(try seal(page, page: damaged, state: &state), at: homeOffset(damaged))
+            }
+        }
+        if target < state.size {
+            let sealed = try seal(kept, page: index, tailVersion: state.tailVersion + 1, state: &state)
+            let offset = Self.tailSlotOffset(Int((state.tailVersion + 1) % 2))
+            try file.write(sealed, at: offset)
+            try file.sync()
+            state.tailVersion += 1
+            state.physicalSize = max(state.physicalSize, offset + UInt64(sealed.count))
+        }
+        for cached in state.cache.keys where cached >= index { state.cache[cached] = nil }
+        state.size = target
+        state.lastPage = index
+        state.remember(kept, at: index)
+        state.staleTail = true
+        try cutStaleTail(&state)
+        state.unsettledFrom = nil
     }
 
     func sync() throws {
