@@ -118,4 +118,129 @@ import TestSupport
         }
         #expect(outcomes["earlier", default: 0] > 0 && outcomes["typed error", default: 0] > 0, "\(outcomes)")
     }
+
+    /// Flips and zeroed spans in the header region's checkpoint slot pages (logical pages 1 and
+    /// 2, physical pages 6 and 7), one or both: a slot page that does not authenticate reads as
+    /// an invalid slot, so opening takes the other slot's checkpoint or replays the whole log,
+    /// and the state is the last commit's, never another. Damage to the region's other pages
+    /// (its header, the rest of it) stays `corrupted`.
+    @Test func damagedCheckpointSlotPagesGiveTheLastState() throws {
+        let seed = SeededRandom.seed(default: 0xE4C0_0004)
+        var generator = SeededRandom(seed: seed)
+        let directory = TemporaryDirectory()
+        let source = directory.file("source.store")
+        var configuration = encrypting(fastConfiguration())
+        configuration.checkpointInterval = 2_000
+        let engine = try StorageEngine(path: source, configuration: configuration)
+        for number in 0..<40 {
+            var batch = WriteBatch()
+            batch.put(type: "F", key: .integer(Int64(number % 11)), value: Array(repeating: UInt8(number), count: 200 + number * 37 % 400))
+            try engine.commit(batch)
+        }
+        #expect(engine.statistics.checkpoints >= 2)
+        let last = try StoreState(engine.snapshot())
+        try engine.close()
+        let original = try readFile(source)
+        let pageSize = EncryptedFileHeader.pageSize
+        // Logical page i lies at physical page i + 5, after the header page and the tail slots.
+        let place = { (page: Int) in pageSize * (page + 1 + 2 * EncryptedLog.tailSlotPages) }
+        // A sealed slot page: length (2), nonce (12), ciphertext (64), tag (16).
+        let sealed = 2 + 12 + CheckpointSlot.size + 16
+        let path = directory.file("damaged.store")
+        var outcomes: [String: Int] = [:]
+        for round in 0..<300 {
+            var bytes = original
+            let pages = generator.chance(25) ? [1, 2] : [Int.random(in: 1...2, using: &generator)]
+            for page in pages {
+                if generator.chance(20) {
+                    let start = place(page) + Int.random(in: 0..<sealed, using: &generator)
+                    for at in start..<min(place(page) + sealed, start + Int.random(in: 1...64, using: &generator)) { bytes[at] = 0 }
+                } else {
+                    for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                        // Mostly in the sealed bytes; some in the length, where a larger one overruns.
+                        let at = place(page) + (generator.chance(20) ? Int.random(in: 0..<2, using: &generator) : Int.random(in: 0..<sealed, using: &generator))
+                        bytes[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+                    }
+                }
+            }
+            guard bytes != original else { continue }
+            try writeFile(path, bytes)
+            configuration.recoveryMode = generator.chance(50) ? .strict : .recoverValidPrefix
+            do {
+                let engine = try StorageEngine(path: path, configuration: configuration)
+                let state = try StoreState(engine.snapshot())
+                let fromCheckpoint = engine.statistics.checkpointEnd != nil
+                try engine.close()
+                #expect(state == last, "seed \(seed), round \(round), pages \(pages): \(state), not the last state")
+                outcomes[fromCheckpoint ? "from a checkpoint" : "whole log", default: 0] += 1
+            } catch {
+                Issue.record("seed \(seed), round \(round), pages \(pages): \(error)")
+            }
+        }
+        #expect(outcomes["from a checkpoint", default: 0] > 0 && outcomes["whole log", default: 0] > 0, "\(outcomes)")
+        // Both slots unreadable: the whole log is replayed, and the next checkpoint is written
+        // whole over one of them and opened from.
+        var bytes = original
+        for page in [1, 2] { bytes[place(page) + 40] ^= 0x04 }
+        try writeFile(path, bytes)
+        configuration.recoveryMode = .strict
+        #expect(try verifyStoreFile(at: path, encryption: configuration.encryption).isIntact)
+        let writer = try StorageEngine(path: path, configuration: configuration)
+        #expect(writer.statistics.checkpointEnd == nil)
+        var key = 100
+        while writer.statistics.checkpoints == 0, key < 120 {
+            var batch = WriteBatch()
+            batch.put(type: "F", key: .integer(Int64(key)), value: Array(repeating: 7, count: 600))
+            try writer.commit(batch)
+            key += 1
+        }
+        let final = try StoreState(writer.snapshot())
+        let finalEnd = writer.statistics.checkpointEnd
+        try writer.close()
+        #expect(finalEnd != nil)
+        let reopened = try StorageEngine(path: path, configuration: configuration)
+        #expect(reopened.statistics.checkpointEnd == finalEnd)
+        #expect(try StoreState(reopened.snapshot()) == final)
+        try reopened.close()
+        #expect(try verifyStoreFile(at: path, encryption: configuration.encryption).checkpointSequence == final.sequence)
+        // The header's page and the rest of the region are no slots: damage there is `corrupted`.
+        for page in [0, 3] {
+            var bytes = original
+            bytes[place(page) + 20] ^= 0x01
+            try writeFile(path, bytes)
+            #expect(throws: StorageError.self, "page \(page)") { try openState(path, configuration) }
+            #expect(throws: StorageError.self, "page \(page)") { try verifyStoreFile(at: path, encryption: configuration.encryption) }
+        }
+    }
+
+    /// `verify` judges a damaged checkpoint slot alike in a plain file (a bad checksum) and an
+    /// encrypted one (a page that does not authenticate): no damage, the other slot's checkpoint
+    /// checked against the replay.
+    @Test(arguments: [false, true])
+    func aDamagedCheckpointSlotIsNoDamageToVerify(encrypted: Bool) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("verified.store")
+        var configuration = encrypting(fastConfiguration(), encrypted)
+        configuration.checkpointInterval = 2_000
+        let engine = try StorageEngine(path: path, configuration: configuration)
+        var number = 0
+        while engine.statistics.checkpoints < 2, number < 100 {
+            var batch = WriteBatch()
+            batch.put(type: "F", key: .integer(Int64(number % 5)), value: Array(repeating: UInt8(number), count: 700))
+            try engine.commit(batch)
+            number += 1
+        }
+        let last = try StoreState(engine.snapshot())
+        try engine.close()
+        let pageSize = EncryptedFileHeader.pageSize
+        // The newest checkpoint, number 2, is in slot 0: logical page 1, or bytes 64 to 128.
+        let slot = encrypted ? pageSize * (1 + 1 + 2 * EncryptedLog.tailSlotPages) + 40 : Int(CheckpointSlot.offsets[0]) + 20
+        var bytes = try readFile(path)
+        bytes[slot] ^= 0x08
+        try writeFile(path, bytes)
+        let report = try verifyStoreFile(at: path, encryption: configuration.encryption)
+        #expect(report.isIntact, "\(report)")
+        #expect(report.checkpointSequence != nil && report.checkpointSequence != last.sequence, "the other slot's checkpoint: \(report)")
+        #expect(try openState(path, configuration) == last)
+    }
 }

@@ -190,4 +190,124 @@ import Darwin
         try writeFile(path, after)
         #expect(try openState(path, Self.configuration()) == stateA)
     }
+
+    /// A checkpoint rewrites its header slot's page in place (logical page 1 or 2). Its sealed
+    /// page is 94 bytes, within the first 512-byte sector of its physical page, so a tear at
+    /// sector grain leaves it old or new; a sector written partly (a drive without atomic
+    /// sectors), cut at any byte and with the other changed pages all old or all new, leaves a
+    /// page that does not authenticate. It reads as an invalid slot: opening takes the other
+    /// slot's checkpoint (or replays the whole log) and gives state A or B, never `corrupted`.
+    /// Then the next checkpoint is written into the torn slot, whole, and the store reopens from it.
+    @Test func aTornCheckpointSlotPageLeavesTheOtherSlot() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("slots.store")
+        var configuration = encrypting(fastConfiguration())
+        // About three commits of 1,000 bytes between checkpoints.
+        configuration.checkpointInterval = 3_000
+        let engine = try StorageEngine(path: path, configuration: configuration)
+        var key = 0
+        /// Commits until one writes a checkpoint; the states after each commit and the file after the last.
+        func commitUntilACheckpoint() throws -> (states: [StoreState], file: [UInt8], checkpointEnd: UInt64?) {
+            let checkpoints = engine.statistics.checkpoints
+            var states: [StoreState] = []
+            while engine.statistics.checkpoints == checkpoints {
+                try engine.commit(Self.batch(key: key % 7, length: 1_000 + key))
+                key += 1
+                states.append(try StoreState(engine.snapshot()))
+                #expect(states.count < 20, "no checkpoint was written")
+                if states.count >= 20 { break }
+            }
+            return (states, try readFile(path), engine.statistics.checkpointEnd)
+        }
+        let first = try commitUntilACheckpoint()
+        // Checkpoint 2 rewrites slot 0 (logical page 1), checkpoint 3 slot 1 (logical page 2).
+        var transitions: [(before: [UInt8], stateA: StoreState, endA: UInt64?, states: [StoreState], after: [UInt8], endB: UInt64?)] = []
+        var previous = first
+        for _ in 0..<2 {
+            let next = try commitUntilACheckpoint()
+            transitions.append((previous.file, previous.states.last ?? StoreState(), previous.checkpointEnd, next.states, next.file, next.checkpointEnd))
+            previous = next
+        }
+        try engine.close()
+        let tornPath = directory.file("torn.store")
+        for (number, transition) in transitions.enumerated() {
+            let label = "checkpoint \(number + 2)"
+            // Logical page 1 + number at its place, after the header page and the two tail slots.
+            let slotPage = Self.pageSize * (1 + number + 1 + 2 * EncryptedLog.tailSlotPages)
+            let length = max(transition.before.count, transition.after.count)
+            let old = transition.before + [UInt8](repeating: 0, count: length - transition.before.count)
+            let new = transition.after + [UInt8](repeating: 0, count: length - transition.after.count)
+            let changed = (slotPage..<(slotPage + Self.pageSize)).filter { old[$0] != new[$0] }
+            let changedSectors = Set(changed.map { ($0 - slotPage) / Self.sector })
+            #expect(changedSectors == [0], "\(label): the slot's write lies in its page's first sector")
+            guard let firstChanged = changed.first, let lastChanged = changed.last else { continue }
+            let allowed = [transition.stateA] + transition.states
+            var outcomes: [String: Int] = [:]
+            // Tears of the slot page's changed bytes: a new prefix up to byte `cut` or a new suffix
+            // from it (every sector mix is among them: the page's first sector whole, old or new).
+            for cut in firstChanged...(lastChanged + 1) {
+                for newPrefix in [true, false] {
+                    let torn = newPrefix ? slotPage..<cut : cut..<(slotPage + Self.pageSize)
+                    for othersNew in [false, true] {
+                        var bytes = othersNew ? new : old
+                        for at in slotPage..<(slotPage + Self.pageSize) { bytes[at] = torn.contains(at) ? new[at] : old[at] }
+                        let description = "\(label), new \(newPrefix ? "before" : "from") byte \(cut - slotPage), other pages \(othersNew ? "new" : "old")"
+                        for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+                            try writeFile(tornPath, bytes)
+                            var reopen = configuration
+                            reopen.recoveryMode = mode
+                            do {
+                                let reopened = try StorageEngine(path: tornPath, configuration: reopen)
+                                let state = try StoreState(reopened.snapshot())
+                                let end = reopened.statistics.checkpointEnd
+                                try reopened.close()
+                                guard allowed.contains(state) else {
+                                    Issue.record("\(description), \(mode): opened as \(state), which no commit made")
+                                    continue
+                                }
+                                // A committed state from A on, and all of it when the other pages are new.
+                                #expect(!othersNew || state == transition.states.last, "\(description): \(state)")
+                                let from = end == transition.endB ? "new checkpoint" : end == transition.endA ? "old checkpoint" : "whole log"
+                                outcomes["\(othersNew ? "B" : "A") from \(from)", default: 0] += 1
+                            } catch {
+                                Issue.record("\(description), \(mode): \(error)")
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(
+                outcomes["A from old checkpoint", default: 0] > 0 && outcomes["B from old checkpoint", default: 0] > 0
+                    && outcomes["B from new checkpoint", default: 0] > 0, "\(label): \(outcomes)")
+
+            // A torn slot, then the next checkpoint: it goes to the torn slot, written whole.
+            var bytes = new
+            bytes[(firstChanged + lastChanged) / 2] ^= 0x10
+            try writeFile(tornPath, bytes)
+            #expect(try verifyStoreFile(at: tornPath, encryption: configuration.encryption).isIntact, "\(label): a torn slot is no damage")
+            // A reader beside a writer reads the page again before it takes it for a torn one.
+            var besideWriter = configuration
+            besideWriter.readsBesideWriter = true
+            #expect(try openState(tornPath, besideWriter) == transition.states.last, "\(label): a reader beside a writer")
+            let writer = try StorageEngine(path: tornPath, configuration: configuration)
+            #expect(writer.statistics.checkpointEnd == transition.endA, "\(label): opened from the other slot")
+            let checkpoints = writer.statistics.checkpoints
+            var count = 0
+            while writer.statistics.checkpoints == checkpoints, count < 20 {
+                try writer.commit(Self.batch(key: 100 + count, length: 1_000))
+                count += 1
+            }
+            let final = try StoreState(writer.snapshot())
+            let finalEnd = writer.statistics.checkpointEnd
+            try writer.close()
+            let rewritten = try readFile(tornPath)
+            #expect(rewritten[slotPage..<(slotPage + 94)] != bytes[slotPage..<(slotPage + 94)], "\(label): the torn slot was written again")
+            let report = try verifyStoreFile(at: tornPath, encryption: configuration.encryption)
+            #expect(report.isIntact && report.checkpointSequence == final.sequence, "\(label): \(report)")
+            let reopened = try StorageEngine(path: tornPath, configuration: configuration)
+            #expect(reopened.statistics.checkpointEnd == finalEnd, "\(label): reopened from the rewritten slot")
+            #expect(try StoreState(reopened.snapshot()) == final)
+            try reopened.close()
+        }
+    }
 }

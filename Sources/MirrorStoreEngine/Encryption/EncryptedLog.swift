@@ -10,7 +10,9 @@ import Darwin
 ///
 /// A logical page is sealed as: length (2, clear) · nonce (12) · ciphertext · tag (16). The
 /// header region's header and its two checkpoint slots each have a page of their own, so a torn
-/// write of one never touches another; after the region every page holds 4,066 bytes. The
+/// write of one never touches another; a checkpoint slot's page, rewritten in place at each
+/// checkpoint, that does not authenticate reads as an empty slot, and the other slot decides, as
+/// in a plain file. After the region every page holds 4,066 bytes. The
 /// associated data is the file id, the page number and the length, so a page moved, swapped,
 /// duplicated, cut short or taken from another generation does not authenticate.
 ///
@@ -33,6 +35,9 @@ final class EncryptedLog: LogStorage {
         CheckpointSlot.offsets[1] + UInt64(CheckpointSlot.size), UInt64(LogHeader.regionSize),
     ]
     static let regionPages = regionBoundaries.count - 1
+    /// The header region's pages of the two checkpoint slots, the only pages written again at
+    /// their places: one that does not authenticate reads as an empty slot (`loadOrEmptySlot`).
+    static let checkpointSlotPages = 1...2
     /// Nonces a writer reserves in the header at a time (one sync each).
     static let nonceReservation: UInt64 = 1 << 16
     /// Decrypted pages kept for reads: 16 MiB.
@@ -247,6 +252,22 @@ final class EncryptedLog: LogStorage {
         return try open(try file.read(at: offset, count: Int(min(UInt64(Self.pageSize), physicalSize - offset))), page: index)
     }
 
+    /// Page `index` as the engine reads it: as `load` gives it, except that a checkpoint slot's
+    /// page (logical page 1 or 2) that is in the file but does not open reads as an empty slot,
+    /// all zeros, and `authentic` is false. Each checkpoint rewrites its slot's page in place, and
+    /// a power cut may tear that write; a plain file's torn slot fails its checksum and the other
+    /// slot decides (`CheckpointSlot.decode` takes zeros for no slot, as it does a bad checksum),
+    /// and so here. The checkpoint is only an accelerator: without it opening replays more of the
+    /// log, to the same state. Any other page that does not authenticate is damage.
+    private func loadOrEmptySlot(_ index: Int, physicalSize: UInt64) throws -> (page: [UInt8], authentic: Bool) {
+        do {
+            return (try load(index, physicalSize: physicalSize), true)
+        } catch let error as StorageError {
+            guard Self.checkpointSlotPages.contains(index), homeOffset(index) < physicalSize, case .corrupted = error.kind else { throw error }
+            return ([UInt8](repeating: 0, count: Self.capacity(ofPage: index)), false)
+        }
+    }
+
     /// Finds the log's end and sets the size from it, as the file's format says. Beside a
     /// writer, a page or tail slot it is writing may not authenticate for a moment: the search
     /// is made again (up to five times, a millisecond apart) before a failure counts as damage.
@@ -446,8 +467,8 @@ final class EncryptedLog: LogStorage {
     private func current(_ index: Int, state: inout State) throws -> [UInt8] {
         guard Self.start(ofPage: index) < state.size else { return [] }
         if let cached = state.cache[index] { return cached }
-        let page = try load(index, physicalSize: state.physicalSize)
-        state.remember(page, at: index)
+        let (page, authentic) = try loadOrEmptySlot(index, physicalSize: state.physicalSize)
+        if authentic { state.remember(page, at: index) }
         return page
     }
 
@@ -539,12 +560,14 @@ final class EncryptedLog: LogStorage {
                 _ = nanosleep(&pause, nil)
             }
         }
-        let page = try load(index, physicalSize: followsWriter ? max(physicalSize, try file.size()) : physicalSize)
+        // A checkpoint slot's page that still does not authenticate reads as an empty slot, not
+        // kept: a later read (another scan beside the writer) finds the page as it is then.
+        let (page, authentic) = try loadOrEmptySlot(index, physicalSize: followsWriter ? max(physicalSize, try file.size()) : physicalSize)
         guard page.count >= end else {
             throw StorageError(.corrupted(
                 path: path, offset: Self.start(ofPage: index), reason: "an encrypted page holds fewer bytes than the log has"))
         }
-        state.withLock { $0.remember(page, at: index) }
+        if authentic { state.withLock { $0.remember(page, at: index) } }
         return page
     }
 
@@ -682,7 +705,8 @@ final class EncryptedLog: LogStorage {
     /// an empty one when the log ends at a page's end) to the tail slot not in force as the next
     /// version. No page holding synced data is written over: a full page's place held nothing,
     /// and the tail slot in force is left alone. Header region pages written again (the
-    /// checkpoint slots) are rewritten at their places.
+    /// checkpoint slots) are rewritten at their places, whole, with a new nonce: a torn one reads
+    /// as an empty slot until then (`loadOrEmptySlot`).
     private func writeWithTail(_ bytes: [UInt8], at offset: UInt64, _ state: inout State) throws {
         try cutStaleTail(&state)
         var data = bytes[...]
