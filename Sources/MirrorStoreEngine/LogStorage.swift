@@ -38,6 +38,9 @@ protocol LogStorage: AnyObject, Sendable {
     /// Whether every read is authenticated on its own (an encrypted log's pages), so that the
     /// checkpoint's region checksums (`CoveredRegions`) would check nothing more.
     var authenticatesReads: Bool { get }
+    /// Makes the next open of the file quick, at a clean close, once everything written is
+    /// synced; nothing for most storage (see `EncryptedLog.settle()`).
+    func settle() throws
 }
 
 extension LogStorage {
@@ -60,6 +63,8 @@ extension LogStorage {
     var backingFile: FileLog? { nil }
 
     var authenticatesReads: Bool { false }
+
+    func settle() throws {}
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

@@ -1024,6 +1024,9 @@ public final class StorageEngine: Sendable {
             if writer.hasUnsyncedChanges, writer.poison == nil {
                 try writer.generation.sync()
             }
+            // Every commit is durable by now: a failure here only leaves the next open the
+            // slower check it would have made anyway.
+            if writer.poison == nil, !configuration.refusesWrites { try? writer.generation.settle() }
         }
     }
 

@@ -191,6 +191,26 @@ import Darwin
         #expect(try openState(path, Self.configuration()) == stateA)
     }
 
+    /// A clean close after a commit that filled pages writes the last page again as the next
+    /// tail version (`EncryptedLog.settle()`), so the next open need not decrypt those pages to
+    /// trust the tail. That write torn at any sector opens as the same state.
+    @Test func theSettlingWriteOfACleanClose() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("settle.store")
+        let (engine, _) = try Self.store(at: path, commits: 30, length: 100)
+        // 9,000 bytes: the unit fills the partial page and the next one, and ends in a third.
+        try engine.commit(Self.batch(key: 1000, length: 9_000))
+        let state = try StoreState(engine.snapshot())
+        let beforeClose = try readFile(path)
+        try engine.close()
+        let afterClose = try readFile(path)
+        #expect(afterClose != beforeClose, "the close wrote a tail version")
+        try Self.checkTears(
+            before: beforeClose, after: afterClose, lengths: [afterClose.count], allowed: [state], samples: 60,
+            seed: SeededRandom.seed(default: 0x7EA2_0005), label: "settle")
+        #expect(try openState(path, Self.configuration()) == state)
+    }
+
     /// A checkpoint rewrites its header slot's page in place (logical page 1 or 2). Its sealed
     /// page is 94 bytes, within the first 512-byte sector of its physical page, so a tear at
     /// sector grain leaves it old or new; a sector written partly (a drive without atomic

@@ -53,6 +53,7 @@ public final class Store: Sendable {
     ///   ``StoreError`` when the stored schema differs from the models', ``MappingError`` when a
     ///   model cannot be mapped.
     public convenience init(path: String, models: [any Persistable.Type], configuration: Configuration = .init()) throws {
+        if configuration.encryption != nil { AES256GCM.prepareInBackground() }
         let registry = try ModelRegistry(models: models)
         try self.init(engine: StorageEngine(path: path, configuration: configuration.engineConfiguration),
                       registry: registry, configuration: configuration)

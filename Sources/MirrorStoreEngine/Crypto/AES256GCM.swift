@@ -1,3 +1,5 @@
+import Dispatch
+
 /// AES-256-GCM authenticated encryption with associated data (the AEAD an encrypted store seals
 /// its pages with, `EncryptedLog`): a 32-byte key, a 12-byte nonce, a 16-byte tag appended to the ciphertext.
 ///
@@ -8,6 +10,14 @@ package enum AES256GCM {
     package static let keyByteCount = 32
     package static let nonceByteCount = 12
     package static let tagByteCount = 16
+
+    /// Starts loading the platform's cipher on another thread and returns at once: opening an
+    /// encrypted store calls it first, so that the library's one-time setup (about a millisecond
+    /// with OpenSSL 3) runs beside the reflection of the models instead of before the first page.
+    /// The first seal or open waits for it if it has not finished.
+    package static func prepareInBackground() {
+        DispatchQueue.global(qos: .userInitiated).async { CryptoBinding.prepare() }
+    }
 
     /// `plaintext` encrypted under `key` and `nonce`, followed by the tag that authenticates it
     /// together with `associatedData` (which is not encrypted and not included).

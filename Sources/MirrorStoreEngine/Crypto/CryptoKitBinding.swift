@@ -13,6 +13,9 @@ enum CryptoBinding {
     /// Where the cryptography comes from, for messages.
     static let library = "CryptoKit"
 
+    /// Nothing to load ahead: CryptoKit needs no setup before its first use.
+    static func prepare() {}
+
     /// AES-256-GCM encryption of `plaintext`: the ciphertext followed by the 16-byte tag.
     static func aes256GCMSeal(
         key: UnsafeRawBufferPointer, nonce: [UInt8], associatedData: [UInt8], plaintext: [UInt8]

@@ -11,6 +11,12 @@ enum CryptoBinding {
     /// Where the cryptography comes from, for messages.
     static let library = "OpenSSL libcrypto"
 
+    /// Loads what the first cipher needs (OpenSSL 3 builds its default provider's tables at the
+    /// first fetch, once per process), so that a later first use does not wait for it.
+    static func prepare() {
+        _ = aes256GCM
+    }
+
     /// AES-256-GCM encryption of `plaintext`: the ciphertext followed by the 16-byte tag.
     static func aes256GCMSeal(
         key: UnsafeRawBufferPointer, nonce: [UInt8], associatedData: [UInt8], plaintext: [UInt8]
@@ -62,26 +68,37 @@ enum CryptoBinding {
         try start(context, encrypting: false, key: key, nonce: nonce)
         try addAssociatedData(associatedData, length: dataLength, to: context, encrypting: false)
 
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
         // The tag goes in through a `void *`, so it is handed over from a copy of its own.
         var expectedTag = Array(tag)
-        let outcome = plaintext.withUnsafeMutableBufferPointer { output -> (authentic: Bool, failedCall: String?) in
+        var outcome: (authentic: Bool, failedCall: String?) = (false, nil)
+        // Not zeroed first: the decryption writes every byte (a page's worth of zeros cost as
+        // much as a tenth of its decryption), and a failed call's output is wiped below.
+        var plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count) { output, initialized in
             var written: Int32 = 0
             if textLength > 0 {
                 let updated = ciphertext.withUnsafeBufferPointer { input in
                     EVP_DecryptUpdate(context, output.baseAddress, &written, input.baseAddress, textLength)
                 }
-                guard updated == 1, written == textLength else { return (false, "EVP_DecryptUpdate") }
+                guard updated == 1, written == textLength else {
+                    output.initialize(repeating: 0)
+                    initialized = output.count
+                    outcome = (false, "EVP_DecryptUpdate")
+                    return
+                }
             }
+            initialized = output.count
             let tagSet = expectedTag.withUnsafeMutableBytes { tagBytes in
                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagBytes.count), tagBytes.baseAddress)
             }
-            guard tagSet == 1 else { return (false, "EVP_CTRL_GCM_SET_TAG") }
+            guard tagSet == 1 else {
+                outcome = (false, "EVP_CTRL_GCM_SET_TAG")
+                return
+            }
             // The final call compares the tags; it writes nothing for GCM. A scratch byte stands in
             // for the output position, which may be the end of an empty buffer.
             var scratch: UInt8 = 0
             var finalWritten: Int32 = 0
-            return (EVP_DecryptFinal_ex(context, &scratch, &finalWritten) == 1, nil)
+            outcome = (EVP_DecryptFinal_ex(context, &scratch, &finalWritten) == 1, nil)
         }
         if let call = outcome.failedCall { throw failure(call) }
         guard outcome.authentic else {
@@ -130,19 +147,35 @@ enum CryptoBinding {
         OPENSSL_cleanse(start, buffer.count)
     }
 
+    /// AES-256-GCM fetched from the default provider once: OpenSSL 3 fetches the cipher again at
+    /// every initialisation given `EVP_aes_256_gcm()`, which cost as much as the rest of a page's
+    /// setup. A fetched cipher is immutable and shared by any number of threads.
+    nonisolated(unsafe) private static let aes256GCM: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+        ?? EVP_aes_256_gcm()
+
     /// Sets up `context` for AES-256-GCM with a 12-byte nonce.
     private static func start(
         _ context: OpaquePointer, encrypting: Bool, key: UnsafeRawBufferPointer, nonce: [UInt8]
     ) throws(StorageError) {
         let initialize = encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex
-        guard initialize(context, EVP_aes_256_gcm(), nil, nil, nil) == 1 else {
+        let keyBytes = key.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        // GCM's default nonce length is 12 bytes: the cipher, key and nonce go in with one call.
+        // Another length needs the cipher set first, then the length, then the key and nonce.
+        guard nonce.count != AES256GCM.nonceByteCount else {
+            let keyed = nonce.withUnsafeBufferPointer { nonceBytes in
+                initialize(context, aes256GCM, nil, keyBytes, nonceBytes.baseAddress)
+            }
+            guard keyed == 1 else { throw failure(encrypting ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex") }
+            return
+        }
+        guard initialize(context, aes256GCM, nil, nil, nil) == 1 else {
             throw failure(encrypting ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex")
         }
         guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1 else {
             throw failure("EVP_CTRL_GCM_SET_IVLEN")
         }
         let keyed = nonce.withUnsafeBufferPointer { nonceBytes in
-            initialize(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonceBytes.baseAddress)
+            initialize(context, nil, nil, keyBytes, nonceBytes.baseAddress)
         }
         guard keyed == 1 else { throw failure(encrypting ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex") }
     }

@@ -5,6 +5,9 @@ enum CryptoBinding {
     /// Where the cryptography comes from, for messages.
     static let library = "no cryptography library"
 
+    /// Nothing to load: every operation throws.
+    static func prepare() {}
+
     private static var unavailable: StorageError {
         StorageError(.encryptionFailed(reason: "this platform has neither CryptoKit nor OpenSSL's libcrypto, so MirrorStore cannot encrypt here"))
     }

@@ -81,6 +81,10 @@ final class EncryptedLog: LogStorage {
         /// The first page a failed write may have changed: the engine's truncation after the
         /// failure writes it again from its plaintext.
         var unsettledFrom: Int?
+        /// Format 2: whether the tail version in force was written with pages it filled (it
+        /// names a later page than the version before it), which the next open checks, one by
+        /// one, before it trusts that version: `settle()` spares it that.
+        var tailFilledPages = false
 
         mutating func remember(_ page: [UInt8], at index: Int) {
             guard cache.updateValue(page, forKey: index) == nil else { return }
@@ -392,6 +396,7 @@ final class EncryptedLog: LogStorage {
                 }
                 guard filled.count == candidate.page - from else { continue }
                 for (index, page) in filled { state.remember(page, at: index) }
+                state.tailFilledPages = !filled.isEmpty
             }
             state.tailVersion = candidate.version
             state.size = Self.start(ofPage: candidate.page) + UInt64(candidate.bytes.count)
@@ -636,6 +641,27 @@ final class EncryptedLog: LogStorage {
         }
     }
 
+    /// Format 2, at a clean close: when the tail version in force filled pages (which the next
+    /// open would decrypt one by one to be sure the write that filled them was whole), syncs, then
+    /// writes the same last page as the next version, which fills none, and syncs that. The next
+    /// open then trusts the tail at once: a version is written only after everything before it
+    /// is synced. A torn or failed write of it leaves the version before, as any tail write does.
+    func settle() throws {
+        try state.withLock { state in
+            guard !rewritesInPlace, !followsWriter, state.tailFilledPages, !state.staleTail, state.unsettledFrom == nil,
+                  let last = state.lastPage else { return }
+            try file.sync()
+            let page = try current(last, state: &state)
+            let sealed = try seal(page, page: last, tailVersion: state.tailVersion + 1, state: &state)
+            let offset = Self.tailSlotOffset(Int((state.tailVersion + 1) % 2))
+            try file.write(sealed, at: offset)
+            try file.sync()
+            state.physicalSize = max(state.physicalSize, offset + UInt64(sealed.count))
+            state.tailVersion += 1
+            state.tailFilledPages = false
+        }
+    }
+
     /// Cuts the log to `size` bytes. Format 2 writes the new last page to the tail slot not in
     /// force and syncs it, then cuts the pages at their places from that page on and syncs the
     /// cut: a crash leaves the old last page or the new one in force, and no page cut off comes
@@ -769,6 +795,7 @@ final class EncryptedLog: LogStorage {
         if let tail {
             state.physicalSize = max(state.physicalSize, tailOffset + UInt64(tail.sealed.count))
             state.tailVersion += 1
+            state.tailFilledPages = newLast != state.lastPage
             state.lastPage = newLast
             state.size = newEnd
         }
@@ -802,6 +829,8 @@ final class EncryptedLog: LogStorage {
             try file.write(sealed, at: offset)
             try file.sync()
             state.tailVersion += 1
+            // It names the page the cut leaves last, no later than the version before: it filled none.
+            state.tailFilledPages = false
             state.physicalSize = max(state.physicalSize, offset + UInt64(sealed.count))
         }
         for cached in state.cache.keys where cached >= index { state.cache[cached] = nil }
