@@ -1,0 +1,114 @@
+import MirrorStore
+import PostgresNIO
+
+/// The writes of one ``PostgresStore/write(isolation:_:)`` block, all in one SQL transaction.
+///
+/// Each call runs its statements at once, so reads through the transaction see its own writes,
+/// and the first error a call throws (a unique violation, say) leaves the block to throw it and
+/// roll everything back.
+///
+/// ```swift
+/// try await store.write { transaction in
+///     try await transaction.add(hero)                          // saves its publisher too
+///     let removed = try await transaction.delete(Hero.self, primaryKey: 7)
+/// }
+/// ```
+public final class PostgresWriteTransaction {
+    let connection: PostgresConnection
+    let mapping: DatabaseMapping
+    private var isOpen = true
+
+    init(connection: PostgresConnection, mapping: DatabaseMapping) {
+        self.connection = connection
+        self.mapping = mapping
+    }
+
+    func end() { isOpen = false }
+
+    private func checkOpen() throws {
+        guard isOpen else { throw StoreError(.transactionEnded) }
+    }
+
+    /// Inserts `model`, or replaces the stored object with its primary key
+    /// (`INSERT … ON CONFLICT (key) DO UPDATE`), and saves the models it links to the same way.
+    ///
+    /// - Throws: `StoreError` (`.uniqueViolation`, `.unknownModel`); ``PostgresStoreError``
+    ///   (`.unstorableValue`) for a value PostgreSQL cannot keep exactly; `MappingError`.
+    public func add<Model: Persistable>(_ model: Model, isolation: isolated (any Actor)? = #isolation) async throws {
+        try checkOpen()
+        let record = try model.managedObject()
+        defer { record.releaseGraph() }
+        var saved = Set<ObjectIdentifier>()
+        try await save(record, saved: &saved)
+    }
+
+    /// Adds each model of `models`, as ``add(_:isolation:)`` does.
+    public func add<S: Sequence>(contentsOf models: S, isolation: isolated (any Actor)? = #isolation) async throws where S.Element: Persistable {
+        for model in models { try await add(model) }
+    }
+
+    /// The object of `type` under `primaryKey` as this transaction sees it, or `nil`.
+    public func object<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Model? {
+        try checkOpen()
+        let table = try mapping.table(named: Model.persistedTypeName)
+        let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+        let reader = RecordReader(connection: connection, mapping: mapping)
+        guard let record = try await reader.record(table: table, key: key) else { return nil }
+        return try reader.model(Model.self, from: record)
+    }
+
+    /// Deletes the object of `type` under `primaryKey`; links to it read as `nil` afterwards.
+    ///
+    /// - Returns: Whether an object was deleted.
+    @discardableResult
+    public func delete<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Bool {
+        try checkOpen()
+        let table = try mapping.table(named: Model.persistedTypeName)
+        let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+        var parameters = SQLParameters()
+        guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
+        let placeholder = try parameters.add(key, type: keyType)
+        let rows = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters)
+        return !rows.isEmpty
+    }
+
+    /// Deletes every object of `type`.
+    public func deleteAll<Model: Persistable>(_ type: Model.Type, isolation: isolated (any Actor)? = #isolation) async throws {
+        try checkOpen()
+        let table = try mapping.table(named: Model.persistedTypeName)
+        _ = try await run("DELETE FROM \(table.table)", SQLParameters())
+    }
+
+    private func save(_ record: ManagedObject, saved: inout Set<ObjectIdentifier>, isolation: isolated (any Actor)? = #isolation) async throws {
+        guard saved.insert(ObjectIdentifier(record)).inserted else { return }
+        let table = try mapping.table(named: record.objectSchema.typeName)
+        let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        var bindings = PostgresBindings()
+        var placeholders: [String] = []
+        var targets: [ManagedObject] = []
+        for (number, column) in table.columns.enumerated() {
+            let value = record[propertyAt: column.position]
+            try coding.bind(value, column: column, into: &bindings)
+            placeholders.append(column.placeholder(number + 1))
+            if case .link = column.storage, case .object(let target) = value { targets.append(target) }
+        }
+        let names = table.columns.map(\.quotedName)
+        let updates = table.columns.filter { !$0.isPrimaryKey }.map { "\($0.quotedName) = EXCLUDED.\($0.quotedName)" }
+        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
+        let sql = "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(table.primaryKey.quotedName)) \(conflict)"
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
+        }
+        for target in targets { try await save(target, saved: &saved) }
+    }
+
+    private func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import MirrorStore
+import PostgresNIO
+
+/// Parameters of one statement, numbered as they are added: values only ever travel here.
+struct SQLParameters {
+    private(set) var bindings = PostgresBindings()
+    private(set) var count = 0
+
+    /// Binds `value` as a `type` and returns its placeholder, cast where it is bound as text.
+    mutating func add(_ value: RecordValue, type: ScalarType) throws -> String {
+        try ColumnCoding.bindScalar(value, type: type, into: &bindings) { reason in
+            PostgresStoreError(.unstorableValue(typeName: "query", property: "constant", reason: reason))
+        }
+        count += 1
+        return type.isTextEncoded ? "$\(count)::\(type.sqlType)" : "$\(count)"
+    }
+
+    /// Binds a raw value and returns its placeholder.
+    mutating func add(_ value: some PostgresNonThrowingEncodable & Sendable) -> String {
+        bindings.append(value)
+        count += 1
+        return "$\(count)"
+    }
+}
+
+/// A condition spelled in SQL: `isExact` when its rows are exactly the objects the Swift
+/// predicate holds for; otherwise a superset, which the predicate then decides in Swift.
+struct SQLCondition {
+    let text: String
+    let isExact: Bool
+}
+
+/// Translates a ``QueryTree`` into a SQL `WHERE` condition with bound parameters, with Swift's
+/// meaning: only what PostgreSQL answers exactly as Swift does is exact; strings are compared in
+/// their NFC form byte by byte (`COLLATE "C"`), which is how Swift's `String` compares; `NULL`s
+/// never leak into `NOT` (every condition is two-valued); doubles keep NaN out of `>` and `>=`.
+struct SQLConditionTranslator {
+    let table: TableMapping
+
+    /// The SQL of `expression` as a condition, or `nil` when SQL cannot say anything useful;
+    /// `parameters` then holds no parameter of it.
+    func condition(_ expression: QueryExpression, _ parameters: inout SQLParameters) throws -> SQLCondition? {
+        let saved = parameters
+        guard let condition = try translate(expression, &parameters) else {
+            parameters = saved
+            return nil
+        }
+        return condition
+    }
+
+    private func translate(_ expression: QueryExpression, _ parameters: inout SQLParameters) throws -> SQLCondition? {
+        switch expression {
+        case .and(let a, let b):
+            let left = try condition(a, &parameters), right = try condition(b, &parameters)
+            switch (left, right) {
+            case (let l?, let r?): return SQLCondition(text: "(\(l.text) AND \(r.text))", isExact: l.isExact && r.isExact)
+            // One side alone keeps a superset: the predicate then decides the rest in Swift.
+            case (let l?, nil): return SQLCondition(text: l.text, isExact: false)
+            case (nil, let r?): return SQLCondition(text: r.text, isExact: false)
+            case (nil, nil): return nil
+            }
+        case .or(let a, let b):
+            guard let l = try condition(a, &parameters), let r = try condition(b, &parameters) else { return nil }
+            return SQLCondition(text: "(\(l.text) OR \(r.text))", isExact: l.isExact && r.isExact)
+        case .not(let a):
+            // The negation of a superset is no superset: only an exact condition is negated.
+            guard let inner = try condition(a, &parameters), inner.isExact else { return nil }
+            return SQLCondition(text: "(NOT \(inner.text))", isExact: true)
+        case .property:
+            guard let column = try column(expression), case .scalar(.boolean) = column.storage else { return nil }
+            return SQLCondition(text: twoValued(column, column.quotedName), isExact: true)
+        case .constant(.bool(let value)):
+            return SQLCondition(text: value ? "TRUE" : "FALSE", isExact: true)
+        case .equal(let a, let b):
+            return try equality(a, b, negated: false, &parameters)
+        case .notEqual(let a, let b):
+            return try equality(a, b, negated: true, &parameters)
+        case .compare(let a, let op, let b):
+            if case .constant = a { return try comparison(b, mirrored(op), a, &parameters) }
+            return try comparison(a, op, b, &parameters)
+        case .inRange(let value, let lower, let upper, let isClosed):
+            guard case .constant(let low) = lower, case .constant(let high) = upper,
+                  let ordered = Self.precedes(low, high), ordered else { return nil }
+            guard let l = try comparison(value, .greaterThanOrEqual, lower, &parameters),
+                  let u = try comparison(value, isClosed ? .lessThanOrEqual : .lessThan, upper, &parameters) else { return nil }
+            return SQLCondition(text: "(\(l.text) AND \(u.text))", isExact: l.isExact && u.isExact)
+        case .startsWith(let a, let b):
+            guard let column = try column(a), case .scalar(.text) = column.storage, case .constant(.string(let prefix)) = b else { return nil }
+            let placeholder = try parameters.add(.string(prefix), type: .text)
+            // A superset: Swift compares whole characters, which NFC code points only approach.
+            return SQLCondition(text: twoValued(column, "starts_with(normalize(\(column.quotedName), NFC), normalize(\(placeholder), NFC))"), isExact: false)
+        case .containsText(let a, let b):
+            guard let column = try column(a), case .scalar(.text) = column.storage, case .constant(.string(let part)) = b else { return nil }
+            let placeholder = try parameters.add(.string(part), type: .text)
+            return SQLCondition(text: twoValued(column, "strpos(normalize(\(column.quotedName), NFC), normalize(\(placeholder), NFC)) > 0"), isExact: false)
+        case .contains(let sequence, let element):
+            guard let column = try column(sequence), case .array(let type) = column.storage, case .constant(let constant) = element,
+                  let value = Self.recordValue(constant, for: type), !Self.isNaN(value) else { return nil }
+            let placeholder = try parameters.add(value, type: type)
+            if type == .text {
+                return SQLCondition(text: twoValued(column, "EXISTS (SELECT 1 FROM unnest(\(column.quotedName)) AS e WHERE normalize(e, NFC) = normalize(\(placeholder), NFC))"), isExact: true)
+            }
+            return SQLCondition(text: twoValued(column, "\(placeholder) = ANY(\(column.quotedName))"), isExact: true)
+        case .isEmpty(let a):
+            guard let column = try column(a) else { return nil }
+            switch column.storage {
+            case .array: return SQLCondition(text: twoValued(column, "cardinality(\(column.quotedName)) = 0"), isExact: true)
+            case .scalar(.text): return SQLCondition(text: twoValued(column, "\(column.quotedName) = ''"), isExact: true)
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The column a one-step property path reads, or `nil` for longer paths (links, embedded
+    /// models), which Swift decides for now.
+    private func column(_ expression: QueryExpression) throws -> ColumnMapping? {
+        guard case .property(let path) = expression, path.count == 1 else { return nil }
+        return table.columns.first { $0.property == path[0] }
+    }
+
+    /// `condition` made two-valued: `NULL` (a `nil` column) is false, as Swift's comparisons of
+    /// `nil` with a value are.
+    private func twoValued(_ column: ColumnMapping, _ condition: String) -> String {
+        column.isNullable ? "(\(column.quotedName) IS NOT NULL AND \(condition))" : condition
+    }
+
+    private func equality(_ a: QueryExpression, _ b: QueryExpression, negated: Bool, _ parameters: inout SQLParameters) throws -> SQLCondition? {
+        var (property, constant) = (a, b)
+        if case .constant = a { (property, constant) = (b, a) }
+        guard let column = try column(property), case .constant(let value) = constant else { return nil }
+        if case .null = value {
+            guard column.isNullable, !(column.isPrimaryKey) else { return SQLCondition(text: negated ? "TRUE" : "FALSE", isExact: true) }
+            if case .link = column.storage { return SQLCondition(text: "\(column.quotedName) IS \(negated ? "NOT " : "")NULL", isExact: true) }
+            return SQLCondition(text: "\(column.quotedName) IS \(negated ? "NOT " : "")NULL", isExact: true)
+        }
+        guard case .scalar(let type) = column.storage, type != .decimal,
+              let bound = Self.recordValue(value, for: type), !Self.isNaN(bound) else { return nil }
+        let placeholder = try parameters.add(bound, type: type)
+        let test: String
+        switch type {
+        case .text: test = "normalize(\(column.quotedName), NFC) = normalize(\(placeholder), NFC)"
+        default: test = "\(column.quotedName) = \(placeholder)"
+        }
+        let positive = twoValued(column, test)
+        return SQLCondition(text: negated ? "(NOT \(positive))" : positive, isExact: true)
+    }
+
+    private func comparison(_ a: QueryExpression, _ op: QueryComparisonOperator, _ b: QueryExpression, _ parameters: inout SQLParameters) throws -> SQLCondition? {
+        guard let column = try column(a), case .scalar(let type) = column.storage, case .constant(let value) = b,
+              let bound = Self.recordValue(value, for: type), !Self.isNaN(bound) else { return nil }
+        switch type {
+        case .bigint, .unsigned, .real, .double, .date, .text: break
+        case .boolean, .bytea, .uuid, .decimal, .url: return nil
+        }
+        let placeholder = try parameters.add(bound, type: type)
+        var test: String
+        if type == .text {
+            test = "normalize(\(column.quotedName), NFC) COLLATE \"C\" \(op.rawValue) normalize(\(placeholder), NFC) COLLATE \"C\""
+        } else {
+            test = "\(column.quotedName) \(op.rawValue) \(placeholder)"
+        }
+        // PostgreSQL orders NaN above every number, where Swift's > and >= are false for it.
+        if (type == .real || type == .double) && (op == .greaterThan || op == .greaterThanOrEqual) {
+            test = "(\(test) AND \(column.quotedName) <> 'NaN'::\(type.sqlType))"
+        }
+        return SQLCondition(text: twoValued(column, test), isExact: true)
+    }
+
+    private func mirrored(_ op: QueryComparisonOperator) -> QueryComparisonOperator {
+        switch op {
+        case .lessThan: .greaterThan
+        case .lessThanOrEqual: .greaterThanOrEqual
+        case .greaterThan: .lessThan
+        case .greaterThanOrEqual: .lessThanOrEqual
+        }
+    }
+
+    /// The record value of a query constant for a column of `type`, or `nil` when the kinds
+    /// differ (Swift then decides).
+    static func recordValue(_ constant: QueryConstant, for type: ScalarType) -> RecordValue? {
+        switch (type, constant) {
+        case (.boolean, .bool(let v)): .bool(v)
+        case (.bigint, .int(let v)): .int(v)
+        case (.unsigned, .uint(let v)): .uint(v)
+        case (.real, .float(let v)): .float(v)
+        case (.double, .double(let v)): .double(v)
+        case (.text, .string(let v)): v.utf8.contains(0) ? nil : .string(v)
+        case (.bytea, .data(let v)): .data(v)
+        case (.date, .date(let v)): .date(v)
+        case (.uuid, .uuid(let v)): .uuid(v)
+        case (.decimal, .decimal(let v)): .decimal(v)
+        case (.url, .url(let v)): URL(string: v).map(RecordValue.url)
+        default: nil
+        }
+    }
+
+    private static func isNaN(_ value: RecordValue) -> Bool {
+        switch value {
+        case .double(let v): v.isNaN
+        case .float(let v): v.isNaN
+        case .date(let v): v.timeIntervalSinceReferenceDate.isNaN
+        default: false
+        }
+    }
+
+    /// Whether `lower` comes before `upper` or equals it: a range Swift makes without trapping. `nil` when the constants do not compare.
+    static func precedes(_ lower: QueryConstant, _ upper: QueryConstant) -> Bool? {
+        // Both `a...b` and `a..<b` need a <= b.
+        func check<T: Comparable>(_ a: T, _ b: T) -> Bool { a <= b }
+        switch (lower, upper) {
+        case (.int(let a), .int(let b)): return check(a, b)
+        case (.uint(let a), .uint(let b)): return check(a, b)
+        case (.double(let a), .double(let b)): return a.isNaN || b.isNaN ? nil : check(a, b)
+        case (.float(let a), .float(let b)): return a.isNaN || b.isNaN ? nil : check(a, b)
+        case (.string(let a), .string(let b)): return check(a, b)
+        case (.date(let a), .date(let b)): return check(a, b)
+        default: return nil
+        }
+    }
+}
