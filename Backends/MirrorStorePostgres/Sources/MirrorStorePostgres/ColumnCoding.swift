@@ -100,7 +100,7 @@ struct ColumnCoding {
             case .scalar(let type), .link(_, let type):
                 return try Self.readScalar(cell, type: type, failure: corrupted)
             case .array(let type):
-                return try Self.readArray(cell, type: type)
+                return try Self.readArray(cell, type: type, failure: corrupted)
             case .json:
                 guard let text = try cell.decode(String?.self) else { return .null }
                 let coding = JSONCoding(models: models, typeName: typeName, property: column.property)
@@ -139,7 +139,7 @@ struct ColumnCoding {
         }
     }
 
-    private static func readArray(_ cell: PostgresCell, type: ScalarType) throws -> RecordValue {
+    private static func readArray(_ cell: PostgresCell, type: ScalarType, failure: (String) -> PostgresStoreError) throws -> RecordValue {
         func list<T>(_ values: [T]?, _ make: (T) -> RecordValue) -> RecordValue {
             values.map { .list(List($0.map(make))) } ?? .null
         }
@@ -151,7 +151,7 @@ struct ColumnCoding {
         case .text: return list(try cell.decode([String]?.self), RecordValue.string)
         case .uuid: return list(try cell.decode([UUID]?.self), RecordValue.uuid)
         case .date: return list(try cell.decode([Double]?.self)) { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-        case .unsigned, .bytea, .decimal, .url: return .null
+        case .unsigned, .bytea, .decimal, .url: throw failure("\(type.sqlType) arrays are kept as jsonb, not in a native array")
         }
     }
 }

@@ -53,7 +53,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         guard limit == nil else { throw PostgresStoreError(.unsupportedQuery(reason: "filter(_:) after prefix(_:) is not supported yet; filter first")) }
         let tree = try store.mapping.models.queryTree(for: predicate)
         var parameters = SQLParameters()
-        let condition = try SQLConditionTranslator(table: table).condition(tree.condition, &parameters)
+        let condition = try SQLConditionTranslator(table: table, mapping: store.mapping).condition(tree.condition, &parameters)
         var copy = self
         copy.filters.append(Filter(predicate: predicate, tree: tree, isExact: condition?.isExact ?? false, sqlText: condition?.text))
         return copy
@@ -153,7 +153,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         return try await store.withConnection(isolation: isolation) { connection in
             var parameters = SQLParameters()
             var conditions: [String] = []
-            let translator = SQLConditionTranslator(table: table)
+            let translator = SQLConditionTranslator(table: table, mapping: store.mapping)
             for filter in filters {
                 if let condition = try translator.condition(filter.tree.condition, &parameters) { conditions.append(condition.text) }
             }
@@ -181,7 +181,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         return try await store.withConnection(isolation: isolation) { connection in
             var parameters = SQLParameters()
             var conditions: [String] = []
-            let translator = SQLConditionTranslator(table: table)
+            let translator = SQLConditionTranslator(table: table, mapping: store.mapping)
             for filter in filters {
                 if let condition = try translator.condition(filter.tree.condition, &parameters) { conditions.append(condition.text) }
             }

@@ -1,3 +1,4 @@
+import Foundation
 import MirrorStore
 import PostgresNIO
 
@@ -74,6 +75,55 @@ public final class PostgresWriteTransaction {
         let placeholder = try parameters.add(key, type: keyType)
         let rows = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters)
         return !rows.isEmpty
+    }
+
+    /// Changes some properties of the stored model with `primaryKey` and stores it again.
+    ///
+    /// ```swift
+    /// try await transaction.update(Hero.self, primaryKey: 1455) { $0.realName = "Anthony Edward Stark" }
+    /// ```
+    ///
+    /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
+    @discardableResult
+    public func update<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation,
+        _ changes: (inout Model) throws -> Void
+    ) async throws -> Model? {
+        guard var model = try await object(type, primaryKey: primaryKey) else { return nil }
+        try changes(&model)
+        try await add(model)
+        return model
+    }
+
+    /// Deletes the objects of `type` that `predicate` holds for, as this transaction sees them:
+    /// in one `DELETE … WHERE` when SQL decides the predicate exactly, otherwise by key after
+    /// evaluating the predicate in Swift on the rows SQL narrows down.
+    ///
+    /// - Returns: How many objects were deleted.
+    @discardableResult
+    public func delete<Model: Persistable>(
+        _ type: Model.Type, where predicate: Predicate<Model>, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Int {
+        try checkOpen()
+        let table = try mapping.table(named: Model.persistedTypeName)
+        let tree = try mapping.models.queryTree(for: predicate)
+        var parameters = SQLParameters()
+        let condition = try SQLConditionTranslator(table: table, mapping: mapping).condition(tree.condition, &parameters)
+        if let condition, condition.isExact {
+            return try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
+        }
+        let reader = RecordReader(connection: connection, mapping: mapping)
+        let records = try await reader.records(
+            table: table, condition: condition?.text, parameters: parameters, orderBy: table.primaryKey.quotedName, limit: nil)
+        var deleted = 0
+        for record in records {
+            guard try predicate.evaluate(try reader.model(Model.self, from: record)) else { continue }
+            guard case .scalar(let keyType) = table.primaryKey.storage else { continue }
+            var byKey = SQLParameters()
+            let placeholder = try byKey.add(record[propertyAt: table.primaryKey.position], type: keyType)
+            deleted += try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", byKey).count
+        }
+        return deleted
     }
 
     /// Deletes every object of `type`.

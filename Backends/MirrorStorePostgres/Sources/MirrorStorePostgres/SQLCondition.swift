@@ -37,6 +37,14 @@ struct SQLCondition {
 /// never leak into `NOT` (every condition is two-valued); doubles keep NaN out of `>` and `>=`.
 struct SQLConditionTranslator {
     let table: TableMapping
+    let mapping: DatabaseMapping
+
+    /// A value a condition reads: its SQL expression, where it is kept, and whether it may be `NULL`.
+    struct Operand {
+        let sql: String
+        let storage: ColumnStorage
+        let isNullable: Bool
+    }
 
     /// The SQL of `expression` as a condition, or `nil` when SQL cannot say anything useful;
     /// `parameters` then holds no parameter of it.
@@ -69,7 +77,7 @@ struct SQLConditionTranslator {
             return SQLCondition(text: "(NOT \(inner.text))", isExact: true)
         case .property:
             guard let column = try column(expression), case .scalar(.boolean) = column.storage else { return nil }
-            return SQLCondition(text: twoValued(column, column.quotedName), isExact: true)
+            return SQLCondition(text: twoValued(column, column.sql), isExact: true)
         case .constant(.bool(let value)):
             return SQLCondition(text: value ? "TRUE" : "FALSE", isExact: true)
         case .equal(let a, let b):
@@ -89,24 +97,24 @@ struct SQLConditionTranslator {
             guard let column = try column(a), case .scalar(.text) = column.storage, case .constant(.string(let prefix)) = b else { return nil }
             let placeholder = try parameters.add(.string(prefix), type: .text)
             // A superset: Swift compares whole characters, which NFC code points only approach.
-            return SQLCondition(text: twoValued(column, "starts_with(normalize(\(column.quotedName), NFC), normalize(\(placeholder), NFC))"), isExact: false)
+            return SQLCondition(text: twoValued(column, "starts_with(normalize(\(column.sql), NFC), normalize(\(placeholder), NFC))"), isExact: false)
         case .containsText(let a, let b):
             guard let column = try column(a), case .scalar(.text) = column.storage, case .constant(.string(let part)) = b else { return nil }
             let placeholder = try parameters.add(.string(part), type: .text)
-            return SQLCondition(text: twoValued(column, "strpos(normalize(\(column.quotedName), NFC), normalize(\(placeholder), NFC)) > 0"), isExact: false)
+            return SQLCondition(text: twoValued(column, "strpos(normalize(\(column.sql), NFC), normalize(\(placeholder), NFC)) > 0"), isExact: false)
         case .contains(let sequence, let element):
             guard let column = try column(sequence), case .array(let type) = column.storage, case .constant(let constant) = element,
                   let value = Self.recordValue(constant, for: type), !Self.isNaN(value) else { return nil }
             let placeholder = try parameters.add(value, type: type)
             if type == .text {
-                return SQLCondition(text: twoValued(column, "EXISTS (SELECT 1 FROM unnest(\(column.quotedName)) AS e WHERE normalize(e, NFC) = normalize(\(placeholder), NFC))"), isExact: true)
+                return SQLCondition(text: twoValued(column, "EXISTS (SELECT 1 FROM unnest(\(column.sql)) AS e WHERE normalize(e, NFC) = normalize(\(placeholder), NFC))"), isExact: true)
             }
-            return SQLCondition(text: twoValued(column, "\(placeholder) = ANY(\(column.quotedName))"), isExact: true)
+            return SQLCondition(text: twoValued(column, "\(placeholder) = ANY(\(column.sql))"), isExact: true)
         case .isEmpty(let a):
             guard let column = try column(a) else { return nil }
             switch column.storage {
-            case .array: return SQLCondition(text: twoValued(column, "cardinality(\(column.quotedName)) = 0"), isExact: true)
-            case .scalar(.text): return SQLCondition(text: twoValued(column, "\(column.quotedName) = ''"), isExact: true)
+            case .array: return SQLCondition(text: twoValued(column, "cardinality(\(column.sql)) = 0"), isExact: true)
+            case .scalar(.text): return SQLCondition(text: twoValued(column, "\(column.sql) = ''"), isExact: true)
             default: return nil
             }
         default:
@@ -114,17 +122,29 @@ struct SQLConditionTranslator {
         }
     }
 
-    /// The column a one-step property path reads, or `nil` for longer paths (links, embedded
-    /// models), which Swift decides for now.
-    private func column(_ expression: QueryExpression) throws -> ColumnMapping? {
-        guard case .property(let path) = expression, path.count == 1 else { return nil }
-        return table.columns.first { $0.property == path[0] }
+    /// What a property path reads: a column of the table, or, through to-one links, a scalar
+    /// subquery per link (`NULL` when a link is `nil`, as optional chaining gives `nil`). Paths
+    /// into embedded models (`jsonb`) are left to Swift for now.
+    private func column(_ expression: QueryExpression) throws -> Operand? {
+        guard case .property(let path) = expression, let first = path.first,
+              let column = table.columns.first(where: { $0.property == first }) else { return nil }
+        if path.count == 1 { return Operand(sql: column.quotedName, storage: column.storage, isNullable: column.isNullable) }
+        var current = column
+        var sql = "\(table.table).\(column.quotedName)"
+        for (hop, name) in path.dropFirst().enumerated() {
+            guard case .link(let target, _) = current.storage, let targetTable = mapping.tables[target],
+                  let next = targetTable.columns.first(where: { $0.property == name }) else { return nil }
+            let alias = SQL.identifier("mirrorstore_link\(hop + 1)")
+            sql = "(SELECT \(alias).\(next.quotedName) FROM \(targetTable.table) AS \(alias) WHERE \(alias).\(targetTable.primaryKey.quotedName) = \(sql))"
+            current = next
+        }
+        return Operand(sql: sql, storage: current.storage, isNullable: true)
     }
 
     /// `condition` made two-valued: `NULL` (a `nil` column) is false, as Swift's comparisons of
     /// `nil` with a value are.
-    private func twoValued(_ column: ColumnMapping, _ condition: String) -> String {
-        column.isNullable ? "(\(column.quotedName) IS NOT NULL AND \(condition))" : condition
+    private func twoValued(_ column: Operand, _ condition: String) -> String {
+        column.isNullable ? "(\(column.sql) IS NOT NULL AND \(condition))" : condition
     }
 
     private func equality(_ a: QueryExpression, _ b: QueryExpression, negated: Bool, _ parameters: inout SQLParameters) throws -> SQLCondition? {
@@ -132,17 +152,17 @@ struct SQLConditionTranslator {
         if case .constant = a { (property, constant) = (b, a) }
         guard let column = try column(property), case .constant(let value) = constant else { return nil }
         if case .null = value {
-            guard column.isNullable, !(column.isPrimaryKey) else { return SQLCondition(text: negated ? "TRUE" : "FALSE", isExact: true) }
-            if case .link = column.storage { return SQLCondition(text: "\(column.quotedName) IS \(negated ? "NOT " : "")NULL", isExact: true) }
-            return SQLCondition(text: "\(column.quotedName) IS \(negated ? "NOT " : "")NULL", isExact: true)
+            // A column that is never NULL never equals nil.
+            guard column.isNullable else { return SQLCondition(text: negated ? "TRUE" : "FALSE", isExact: true) }
+            return SQLCondition(text: "\(column.sql) IS \(negated ? "NOT " : "")NULL", isExact: true)
         }
         guard case .scalar(let type) = column.storage, type != .decimal,
               let bound = Self.recordValue(value, for: type), !Self.isNaN(bound) else { return nil }
         let placeholder = try parameters.add(bound, type: type)
         let test: String
         switch type {
-        case .text: test = "normalize(\(column.quotedName), NFC) = normalize(\(placeholder), NFC)"
-        default: test = "\(column.quotedName) = \(placeholder)"
+        case .text: test = "normalize(\(column.sql), NFC) = normalize(\(placeholder), NFC)"
+        default: test = "\(column.sql) = \(placeholder)"
         }
         let positive = twoValued(column, test)
         return SQLCondition(text: negated ? "(NOT \(positive))" : positive, isExact: true)
@@ -158,13 +178,13 @@ struct SQLConditionTranslator {
         let placeholder = try parameters.add(bound, type: type)
         var test: String
         if type == .text {
-            test = "normalize(\(column.quotedName), NFC) COLLATE \"C\" \(op.rawValue) normalize(\(placeholder), NFC) COLLATE \"C\""
+            test = "normalize(\(column.sql), NFC) COLLATE \"C\" \(op.rawValue) normalize(\(placeholder), NFC) COLLATE \"C\""
         } else {
-            test = "\(column.quotedName) \(op.rawValue) \(placeholder)"
+            test = "\(column.sql) \(op.rawValue) \(placeholder)"
         }
         // PostgreSQL orders NaN above every number, where Swift's > and >= are false for it.
         if (type == .real || type == .double) && (op == .greaterThan || op == .greaterThanOrEqual) {
-            test = "(\(test) AND \(column.quotedName) <> 'NaN'::\(type.sqlType))"
+            test = "(\(test) AND \(column.sql) <> 'NaN'::\(type.sqlType))"
         }
         return SQLCondition(text: twoValued(column, test), isExact: true)
     }

@@ -107,3 +107,18 @@ struct Shelf: Persistable {
     var publishers: [Publisher] = []
     static var primaryKey: String? { "id" }
 }
+
+/// Two models stored under one name, to change a stored schema.
+struct VersionedOne: Persistable {
+    var id = 0
+    var name = ""
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Versioned" }
+}
+
+struct VersionedTwo: Persistable {
+    var id = 0
+    var title = ""
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Versioned" }
+}

@@ -101,6 +101,43 @@ struct QueryTests {
         await store.close()
     }
 
+    @Test func conditionsThroughLinksAnswerAsSwiftAndTheFileStoreDo() async throws {
+        let store = try await emptyStore(models: [Sample.self], clearing: [Sample.self, Publisher.self])
+        let memory = try Store.inMemory(models: [Sample.self])
+        var random = SeededRandom(seed: 1455)
+        let publishers = [Publisher(identifier: 1, name: "Marvel"), Publisher(identifier: 2, name: "DC"), Publisher(identifier: 3, name: "E\u{301}lodie")]
+        let samples = (1...60).map { id in
+            var sample = Sample()
+            sample.id = id
+            sample.flag = random.chance(50)
+            sample.publisher = random.chance(25) ? nil : random.pick(publishers)
+            return sample
+        }
+        try await store.write { try await $0.add(contentsOf: samples) }
+        try await memory.write { try $0.add(contentsOf: samples) }
+        for _ in 0..<3 {
+            let name = random.pick(["Marvel", "DC", "\u{C9}lodie", "Image"])
+            let low = Int.random(in: 0...3, using: &random)
+            let predicates: [(String, Predicate<Sample>)] = [
+                ("publisher?.name == c", #Predicate { $0.publisher?.name == name }),
+                ("publisher?.name != c", #Predicate { $0.publisher?.name != name }),
+                ("!(publisher?.name == c)", #Predicate { !($0.publisher?.name == name) }),
+                ("publisher == nil", #Predicate { $0.publisher == nil }),
+                ("publisher != nil && flag", #Predicate { $0.publisher != nil && $0.flag }),
+                ("publisher?.identifier == nil", #Predicate { $0.publisher?.identifier == nil }),
+                ("publisher?.name == c || id > c", #Predicate { $0.publisher?.name == name || $0.id > low * 15 }),
+            ]
+            for (label, predicate) in predicates {
+                let expected = try samples.filter { try predicate.evaluate($0) }.map(\.id)
+                let results = try store.objects(Sample.self).filter(predicate)
+                #expect(try await results.all().map(\.id) == expected, "\(label): \(results.plan)")
+                #expect(try memory.objects(Sample.self).filter(predicate).all().map(\.id) == expected, "\(label) in memory")
+                #expect(results.plan.swiftPart == nil, "\(label) runs in SQL")
+            }
+        }
+        await store.close()
+    }
+
     @Test func planSaysWhichPartRanWhere() async throws {
         let store = try await emptyStore(models: [Item.self], clearing: [Item.self])
         let exact = try store.objects(Item.self).filter(#Predicate { $0.n > 3 && $0.opt == nil })
