@@ -84,7 +84,8 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs `body` in one SQL transaction: everything it writes is committed together when it
-    /// returns, and nothing is when it throws (the error is rethrown as it was thrown).
+    /// returns, and nothing is when it throws (the error is rethrown as it was thrown) or when a
+    /// call of the transaction threw, even if `body` caught that error (it is rethrown then).
     ///
     /// ```swift
     /// try await store.write { transaction in
@@ -108,6 +109,8 @@ public final class PostgresStore: Sendable {
             do {
                 result = try await body(transaction)
                 transaction.end()
+                // A call failed and the block caught it: the server has refused everything since.
+                if let failure = transaction.failure { throw failure }
             } catch {
                 transaction.end()
                 _ = try? await connection.query("ROLLBACK", logger: Self.logger)

@@ -18,6 +18,10 @@ public final class PostgresWriteTransaction {
     let connection: PostgresConnection
     let mapping: DatabaseMapping
     private var isOpen = true
+    /// The first error a call threw. PostgreSQL refuses every statement after a failed one and
+    /// answers `COMMIT` with a rollback, so the whole write fails with it, even when the block
+    /// caught it: the block never commits part of what it asked for.
+    private(set) var failure: (any Error)?
 
     init(connection: PostgresConnection, mapping: DatabaseMapping) {
         self.connection = connection
@@ -28,6 +32,18 @@ public final class PostgresWriteTransaction {
 
     private func checkOpen() throws {
         guard isOpen else { throw StoreError(.transactionEnded) }
+        if let failure { throw failure }
+    }
+
+    /// Runs one call's work, remembering the first error it throws.
+    private func recording<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async throws -> T {
+        try checkOpen()
+        do {
+            return try await body()
+        } catch {
+            if failure == nil { failure = error }
+            throw error
+        }
     }
 
     /// Inserts `model`, or replaces the stored object with its primary key
@@ -36,11 +52,12 @@ public final class PostgresWriteTransaction {
     /// - Throws: `StoreError` (`.uniqueViolation`, `.unknownModel`); ``PostgresStoreError``
     ///   (`.unstorableValue`) for a value PostgreSQL cannot keep exactly; `MappingError`.
     public func add<Model: Persistable>(_ model: Model, isolation: isolated (any Actor)? = #isolation) async throws {
-        try checkOpen()
-        let record = try model.managedObject()
-        defer { record.releaseGraph() }
-        var saved = Set<ObjectIdentifier>()
-        try await save(record, saved: &saved)
+        try await recording {
+            let record = try model.managedObject()
+            defer { record.releaseGraph() }
+            var saved = Set<ObjectIdentifier>()
+            try await save(record, saved: &saved)
+        }
     }
 
     /// Adds each model of `models`, as ``add(_:isolation:)`` does.
@@ -52,12 +69,13 @@ public final class PostgresWriteTransaction {
     public func object<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Model? {
-        try checkOpen()
-        let table = try mapping.table(named: Model.persistedTypeName)
-        let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-        let reader = RecordReader(connection: connection, mapping: mapping)
-        guard let record = try await reader.record(table: table, key: key) else { return nil }
-        return try reader.model(Model.self, from: record)
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            let reader = RecordReader(connection: connection, mapping: mapping)
+            guard let record = try await reader.record(table: table, key: key) else { return nil }
+            return try reader.model(Model.self, from: record)
+        }
     }
 
     /// Deletes the object of `type` under `primaryKey`; links to it read as `nil` afterwards.
@@ -67,14 +85,15 @@ public final class PostgresWriteTransaction {
     public func delete<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Bool {
-        try checkOpen()
-        let table = try mapping.table(named: Model.persistedTypeName)
-        let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-        var parameters = SQLParameters()
-        guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
-        let placeholder = try parameters.add(key, type: keyType)
-        let rows = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters)
-        return !rows.isEmpty
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            var parameters = SQLParameters()
+            guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
+            let placeholder = try parameters.add(key, type: keyType)
+            let rows = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters)
+            return !rows.isEmpty
+        }
     }
 
     /// Changes some properties of the stored model with `primaryKey` and stores it again.
@@ -104,33 +123,35 @@ public final class PostgresWriteTransaction {
     public func delete<Model: Persistable>(
         _ type: Model.Type, where predicate: Predicate<Model>, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Int {
-        try checkOpen()
-        let table = try mapping.table(named: Model.persistedTypeName)
-        let tree = try mapping.models.queryTree(for: predicate)
-        var parameters = SQLParameters()
-        let condition = try SQLConditionTranslator(table: table, mapping: mapping).condition(tree.condition, &parameters)
-        if let condition, condition.isExact {
-            return try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let tree = try mapping.models.queryTree(for: predicate)
+            var parameters = SQLParameters()
+            let condition = try SQLConditionTranslator(table: table, mapping: mapping).condition(tree.condition, &parameters)
+            if let condition, condition.isExact {
+                return try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
+            }
+            let reader = RecordReader(connection: connection, mapping: mapping)
+            let records = try await reader.records(
+                table: table, condition: condition?.text, parameters: parameters, orderBy: table.primaryKey.quotedName, limit: nil)
+            var deleted = 0
+            for record in records {
+                guard try predicate.evaluate(try reader.model(Model.self, from: record)) else { continue }
+                guard case .scalar(let keyType) = table.primaryKey.storage else { continue }
+                var byKey = SQLParameters()
+                let placeholder = try byKey.add(record[propertyAt: table.primaryKey.position], type: keyType)
+                deleted += try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", byKey).count
+            }
+            return deleted
         }
-        let reader = RecordReader(connection: connection, mapping: mapping)
-        let records = try await reader.records(
-            table: table, condition: condition?.text, parameters: parameters, orderBy: table.primaryKey.quotedName, limit: nil)
-        var deleted = 0
-        for record in records {
-            guard try predicate.evaluate(try reader.model(Model.self, from: record)) else { continue }
-            guard case .scalar(let keyType) = table.primaryKey.storage else { continue }
-            var byKey = SQLParameters()
-            let placeholder = try byKey.add(record[propertyAt: table.primaryKey.position], type: keyType)
-            deleted += try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", byKey).count
-        }
-        return deleted
     }
 
     /// Deletes every object of `type`.
     public func deleteAll<Model: Persistable>(_ type: Model.Type, isolation: isolated (any Actor)? = #isolation) async throws {
-        try checkOpen()
-        let table = try mapping.table(named: Model.persistedTypeName)
-        _ = try await run("DELETE FROM \(table.table)", SQLParameters())
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            _ = try await run("DELETE FROM \(table.table)", SQLParameters())
+        }
     }
 
     private func save(_ record: ManagedObject, saved: inout Set<ObjectIdentifier>, isolation: isolated (any Actor)? = #isolation) async throws {

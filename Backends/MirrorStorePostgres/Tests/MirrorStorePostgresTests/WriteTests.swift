@@ -79,6 +79,23 @@ struct WriteTests {
         await store.close()
     }
 
+    @Test func aFailedCallFailsTheWriteEvenWhenTheBlockCatchesIt() async throws {
+        let store = try await emptyStore(models: [Account.self], clearing: [Account.self])
+        let first = Account(), duplicate = Account(), other = Account()
+        first.identifier = "a"; first.email = "same@example.com"
+        duplicate.identifier = "b"; duplicate.email = "same@example.com"; duplicate.team = 1
+        other.identifier = "c"; other.email = "c@example.com"; other.team = 2
+        try await store.write { try await $0.add(first) }
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "Account", property: "email", value: "same@example.com"))) {
+            try await store.write { transaction in
+                try await transaction.add(other)
+                do { try await transaction.add(duplicate) } catch {}
+            }
+        }
+        #expect(try await store.objects(Account.self).all().map(\.identifier) == ["a"])
+        await store.close()
+    }
+
     @Test func linkedModelsAreSavedAndReadAndDeletedTargetsReadAsNil() async throws {
         let store = try await emptyStore(models: [Sample.self], clearing: [Sample.self, Publisher.self])
         let marvel = Publisher(identifier: 1, name: "Marvel")
