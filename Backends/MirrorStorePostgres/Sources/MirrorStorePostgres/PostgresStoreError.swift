@@ -29,6 +29,9 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Equatable, Sen
         case server(sqlState: String, message: String)
         /// A query combines steps this backend does not run yet (a filter after `prefix`).
         case unsupportedQuery(reason: String)
+        /// The database cannot hold the models as this backend needs: its encoding is not UTF-8,
+        /// which comparing strings as Swift does (`normalize(…, NFC)`) requires.
+        case unsupportedDatabase(database: String, reason: String)
     }
 
     /// What went wrong.
@@ -54,6 +57,8 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Equatable, Sen
             "PostgreSQL refused a statement (SQLSTATE \(sqlState)): \(message)."
         case .unsupportedQuery(let reason):
             "The query cannot run on PostgreSQL: \(reason)."
+        case .unsupportedDatabase(let database, let reason):
+            "The PostgreSQL database \(database) cannot keep MirrorStore's models: \(reason); create it with ENCODING 'UTF8'."
         }
     }
 }

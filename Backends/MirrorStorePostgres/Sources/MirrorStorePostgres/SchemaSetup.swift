@@ -29,6 +29,15 @@ struct SchemaSetup {
                         type_name text PRIMARY KEY, schema_description text NOT NULL, schema_version bigint NOT NULL)
                     """), logger: logger)
             }
+            let encoding = try await Failures.translating(mapping) {
+                try await connection.query("SELECT current_setting('server_encoding'), current_database()", logger: logger).collect()
+            }
+            if let row = encoding.first {
+                let (name, database) = try row.decode((String, String).self)
+                guard name == "UTF8" else {
+                    throw PostgresStoreError(.unsupportedDatabase(database: database, reason: "its encoding is \(name), not UTF8"))
+                }
+            }
             var stored: [String: (description: String, version: Int64)] = [:]
             let rows = try await Failures.translating(mapping) {
                 try await connection.query(PostgresQuery(unsafeSQL: "SELECT type_name, schema_description, schema_version FROM \(SQL.identifier(Self.metadataTable))"), logger: logger).collect()
