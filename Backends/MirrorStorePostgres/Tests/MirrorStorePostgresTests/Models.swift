@@ -122,3 +122,17 @@ struct VersionedTwo: Persistable {
     static var primaryKey: String? { "id" }
     static var persistedTypeName: String { "Versioned" }
 }
+
+/// A class linking to its own type, for cycles.
+final class Person: Persistable {
+    var id = 0
+    var name = ""
+    var bestFriend: Person?
+    init() {}
+    convenience init(id: Int, name: String) {
+        self.init()
+        self.id = id
+        self.name = name
+    }
+    static var primaryKey: String? { "id" }
+}

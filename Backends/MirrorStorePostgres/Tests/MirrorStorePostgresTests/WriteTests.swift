@@ -110,6 +110,30 @@ struct WriteTests {
         await store.close()
     }
 
+    @Test func cyclesThroughLinksComeBackWithTheSameShape() async throws {
+        let store = try await emptyStore(models: [Person.self], clearing: [Person.self])
+        let ann = Person(id: 1, name: "Ann"), bob = Person(id: 2, name: "Bob"), cid = Person(id: 3, name: "Cid")
+        ann.bestFriend = bob
+        bob.bestFriend = ann
+        cid.bestFriend = cid
+        try await store.write { try await $0.add(contentsOf: [ann, cid]) }
+        ann.bestFriend = nil
+        bob.bestFriend = nil
+        cid.bestFriend = nil
+        let read = try #require(try await store.object(Person.self, primaryKey: 1))
+        #expect(read.bestFriend?.name == "Bob")
+        #expect(read.bestFriend?.bestFriend === read)
+        let me = try #require(try await store.object(Person.self, primaryKey: 3))
+        #expect(me.bestFriend === me)
+        // A condition through a link to the model's own type.
+        let name = "Ann"
+        let friendsOfAnn = try store.objects(Person.self).filter(#Predicate { $0.bestFriend?.name == name })
+        #expect(friendsOfAnn.plan.swiftPart == nil)
+        #expect(try await friendsOfAnn.all().map(\.id) == [2])
+        for person in [read, me] { person.bestFriend = nil }
+        await store.close()
+    }
+
     @Test func aKeyOfTheWrongTypeIsRefused() async throws {
         let store = try await emptyStore(models: [Item.self], clearing: [Item.self])
         await #expect(throws: StoreError(.primaryKeyMismatch(typeName: "Item", expected: "Int", found: RecordValue.string("1").description))) {
