@@ -141,6 +141,23 @@ struct SQLConditionTranslator {
         return Operand(sql: sql, storage: current.storage, isNullable: true)
     }
 
+    /// What a compared value reads: a property path, `count` of a native array, or a property
+    /// path `?? constant`.
+    private func operand(_ expression: QueryExpression, _ parameters: inout SQLParameters) throws -> Operand? {
+        switch expression {
+        case .count(let inner):
+            guard let array = try column(inner), case .array = array.storage else { return nil }
+            return Operand(sql: "cardinality(\(array.sql))", storage: .scalar(.bigint), isNullable: array.isNullable)
+        case .nilCoalesce(let inner, .constant(let fallback)):
+            guard let value = try column(inner), case .scalar(let type) = value.storage,
+                  let bound = Self.recordValue(fallback, for: type), !Self.isNaN(bound) else { return nil }
+            let placeholder = try parameters.add(bound, type: type)
+            return Operand(sql: "COALESCE(\(value.sql), \(placeholder))", storage: value.storage, isNullable: false)
+        default:
+            return try column(expression)
+        }
+    }
+
     /// `condition` made two-valued: `NULL` (a `nil` column) is false, as Swift's comparisons of
     /// `nil` with a value are.
     private func twoValued(_ column: Operand, _ condition: String) -> String {
@@ -150,13 +167,15 @@ struct SQLConditionTranslator {
     private func equality(_ a: QueryExpression, _ b: QueryExpression, negated: Bool, _ parameters: inout SQLParameters) throws -> SQLCondition? {
         var (property, constant) = (a, b)
         if case .constant = a { (property, constant) = (b, a) }
-        guard let column = try column(property), case .constant(let value) = constant else { return nil }
+        guard case .constant(let value) = constant else { return nil }
         if case .null = value {
+            guard let column = try column(property) else { return nil }
             // A column that is never NULL never equals nil.
             guard column.isNullable else { return SQLCondition(text: negated ? "TRUE" : "FALSE", isExact: true) }
             return SQLCondition(text: "\(column.sql) IS \(negated ? "NOT " : "")NULL", isExact: true)
         }
-        guard case .scalar(let type) = column.storage, type != .decimal,
+        guard let column = try operand(property, &parameters) else { return nil }
+        guard case .scalar(let type) = column.storage,
               let bound = Self.recordValue(value, for: type), !Self.isNaN(bound) else { return nil }
         let placeholder = try parameters.add(bound, type: type)
         let test: String
@@ -169,11 +188,11 @@ struct SQLConditionTranslator {
     }
 
     private func comparison(_ a: QueryExpression, _ op: QueryComparisonOperator, _ b: QueryExpression, _ parameters: inout SQLParameters) throws -> SQLCondition? {
-        guard let column = try column(a), case .scalar(let type) = column.storage, case .constant(let value) = b,
+        guard case .constant(let value) = b, let column = try operand(a, &parameters), case .scalar(let type) = column.storage,
               let bound = Self.recordValue(value, for: type), !Self.isNaN(bound) else { return nil }
         switch type {
-        case .bigint, .unsigned, .real, .double, .date, .text: break
-        case .boolean, .bytea, .uuid, .decimal, .url: return nil
+        case .bigint, .unsigned, .real, .double, .date, .text, .decimal: break
+        case .boolean, .bytea, .uuid, .url: return nil
         }
         let placeholder = try parameters.add(bound, type: type)
         var test: String
@@ -222,6 +241,8 @@ struct SQLConditionTranslator {
         case .double(let v): v.isNaN
         case .float(let v): v.isNaN
         case .date(let v): v.timeIntervalSinceReferenceDate.isNaN
+        // Never stored (writes refuse it), and PostgreSQL's NaN equals itself where Swift's does not.
+        case .decimal(let v): v.isNaN
         default: false
         }
     }

@@ -97,6 +97,7 @@ struct Item: Persistable, Equatable {
     var tags: [String] = []
     var mood = Mood.happy
     var big: UInt64 = 0
+    var d: Decimal = 0
     static var primaryKey: String? { "id" }
     static var indexedProperties: [String] { ["n", "s"] }
 }

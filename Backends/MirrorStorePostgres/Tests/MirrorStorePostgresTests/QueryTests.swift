@@ -18,7 +18,8 @@ struct QueryTests {
                 flag: random.chance(50),
                 tags: (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(["a", "b", "Élodie", "E\u{301}lodie", ""]) },
                 mood: random.pick([.happy, .sad, .calm]),
-                big: random.pick([0, 1, UInt64.max, UInt64(Int64.max) + 1]))
+                big: random.pick([0, 1, UInt64.max, UInt64(Int64.max) + 1]),
+                d: random.pick([Decimal(0), Decimal(string: "1.50") ?? 0, Decimal(string: "1.5") ?? 0, Decimal(-7), Decimal(string: "0.000000000000000000001") ?? 0]))
         }
     }
 
@@ -34,6 +35,7 @@ struct QueryTests {
         let tag = random.pick(["a", "b", "Élodie", "E\u{301}lodie", ""])
         let mood = random.pick([Mood.happy, .sad, .calm])
         let big = random.pick([0, UInt64.max, UInt64(Int64.max)])
+        let decimal = random.pick([Decimal(0), Decimal(string: "1.5") ?? 0, Decimal(-7), Decimal(1)])
         return [
             ("n == c", #Predicate { $0.n == n }),
             ("n != c", #Predicate { $0.n != n }),
@@ -72,6 +74,12 @@ struct QueryTests {
             ("mood raw", #Predicate { $0.mood.rawValue == "calm" }),
             ("big >= c", #Predicate { $0.big >= big }),
             ("big == c", #Predicate { $0.big == big }),
+            ("d == c", #Predicate { $0.d == decimal }),
+            ("d < c", #Predicate { $0.d < decimal }),
+            ("!(d >= c)", #Predicate { !($0.d >= decimal) }),
+            ("tags count == c", #Predicate { $0.tags.count == low + 5 }),
+            ("opt ?? c == d", #Predicate { ($0.opt ?? n) == m }),
+            ("optS ?? c < d", #Predicate { ($0.optS ?? s) < t }),
             ("or of and", #Predicate { ($0.n > n && $0.flag) || ($0.s == s && !$0.flag) }),
             ("not of or", #Predicate { !($0.n == n || $0.opt == nil) }),
             ("closure", #Predicate { $0.tags.contains { $0.count > 1 } }),
@@ -147,6 +155,9 @@ struct QueryTests {
         let mixed = try store.objects(Item.self).filter(#Predicate { $0.n > 3 && $0.s.contains(text) })
         #expect(mixed.plan.sqlPart == "(\"n\" > $1 AND strpos(normalize(\"s\", NFC), normalize($2, NFC)) > 0)")
         #expect(mixed.plan.swiftPart == "(n > 3 && s.contains(\"an\"))")
+        let counted = try store.objects(Item.self).filter(#Predicate { ($0.opt ?? 0) > 3 || $0.tags.count >= 2 })
+        #expect(counted.plan.sqlPart == "(COALESCE(\"opt\", $1) > $2 OR cardinality(\"tags\") >= $3)")
+        #expect(counted.plan.swiftPart == nil)
         let swiftOnly = try store.objects(Item.self).filter(#Predicate { $0.tags.contains { $0.isEmpty } })
         #expect(swiftOnly.plan.sqlPart == nil)
         #expect(swiftOnly.plan.swiftPart == "<evaluated on the model>")
