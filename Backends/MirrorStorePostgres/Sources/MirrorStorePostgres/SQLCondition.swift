@@ -16,6 +16,32 @@ struct SQLParameters {
         return type.isTextEncoded ? "$\(count)::\(type.sqlType)" : "$\(count)"
     }
 
+    /// Binds the primary keys `keys` of `table` as one array and returns its placeholder, for
+    /// `key = ANY(…)`.
+    mutating func addKeys(_ keys: [RecordValue], of table: TableMapping) throws -> String {
+        func failure(_ value: RecordValue) -> PostgresStoreError {
+            PostgresStoreError(.unstorableValue(typeName: table.typeName, property: table.primaryKey.property, reason: "\(value), which is not a key of this table"))
+        }
+        guard case .scalar(let type) = table.primaryKey.storage else { throw failure(.null) }
+        count += 1
+        switch type {
+        case .bigint:
+            bindings.append(try keys.map { key -> Int64 in if case .int(let v) = key { return v }; throw failure(key) })
+            return "$\(count)"
+        case .unsigned:
+            bindings.append(try keys.map { key -> String in if case .uint(let v) = key { return String(v) }; throw failure(key) })
+            return "$\(count)::numeric(20,0)[]"
+        case .text:
+            bindings.append(try keys.map { key -> String in if case .string(let v) = key { return v }; throw failure(key) })
+            return "$\(count)"
+        case .uuid:
+            bindings.append(try keys.map { key -> UUID in if case .uuid(let v) = key { return v }; throw failure(key) })
+            return "$\(count)"
+        default:
+            throw failure(keys.first ?? .null)
+        }
+    }
+
     /// Binds a raw value and returns its placeholder.
     mutating func add(_ value: some PostgresNonThrowingEncodable & Sendable) -> String {
         bindings.append(value)

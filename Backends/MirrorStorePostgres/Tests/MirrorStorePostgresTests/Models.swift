@@ -137,3 +137,30 @@ final class Person: Persistable {
     }
     static var primaryKey: String? { "id" }
 }
+
+/// Keys of every kind a link can hold: String, UUID, UInt64.
+struct Owner: Persistable, Equatable {
+    var code = ""
+    var name = ""
+    static var primaryKey: String? { "code" }
+}
+
+struct Badge: Persistable, Equatable {
+    var id = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    var level = 0
+    static var primaryKey: String? { "id" }
+}
+
+struct Tagged: Persistable, Equatable {
+    var key: UInt64 = 0
+    var owner: Owner?
+    var badge: Badge?
+    var parent: Parent?
+    static var primaryKey: String? { "key" }
+}
+
+struct Parent: Persistable, Equatable {
+    var key: UInt64 = 0
+    var owner = Owner()
+    static var primaryKey: String? { "key" }
+}

@@ -134,6 +134,23 @@ struct WriteTests {
         await store.close()
     }
 
+    @Test func linksOfEveryKeyKindAreReadTogether() async throws {
+        let store = try await emptyStore(models: [Tagged.self], clearing: [Tagged.self, Parent.self, Owner.self, Badge.self])
+        let owners = [Owner(code: "é", name: "one"), Owner(code: "E\u{301}", name: "two"), Owner(code: "'x'", name: "three")]
+        let badges = (1...3).map { Badge(id: UUID(uuid: (UInt8($0), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9)), level: $0) }
+        let parents = [Parent(key: UInt64.max, owner: owners[0]), Parent(key: 0, owner: owners[2])]
+        var tagged: [Tagged] = []
+        for index in 0..<30 {
+            let owner: Owner? = index % 4 == 0 ? nil : owners[index % 3]
+            let parent: Parent? = index % 5 == 0 ? nil : parents[index % 2]
+            tagged.append(Tagged(key: UInt64.max - UInt64(index), owner: owner, badge: badges[index % 3], parent: parent))
+        }
+        try await store.write { try await $0.add(contentsOf: tagged) }
+        #expect(try await store.objects(Tagged.self).all() == tagged.sorted { $0.key < $1.key })
+        #expect(try await store.object(Tagged.self, primaryKey: UInt64.max - 7) == tagged[7])
+        await store.close()
+    }
+
     @Test func aKeyOfTheWrongTypeIsRefused() async throws {
         let store = try await emptyStore(models: [Item.self], clearing: [Item.self])
         await #expect(throws: StoreError(.primaryKeyMismatch(typeName: "Item", expected: "Int", found: RecordValue.string("1").description))) {
