@@ -157,7 +157,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
             for filter in filters {
                 if let condition = try translator.condition(filter.tree.condition, &parameters) { conditions.append(condition.text) }
             }
-            let reader = RecordReader(connection: connection, mapping: store.mapping)
+            let reader = RowReader(connection: connection, mapping: store.mapping)
             let records = try await reader.records(
                 table: table, condition: conditions.isEmpty ? nil : conditions.joined(separator: " AND "), parameters: parameters,
                 orderBy: orderBy, limit: inSwift ? nil : limit)

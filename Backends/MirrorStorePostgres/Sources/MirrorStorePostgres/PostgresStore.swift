@@ -131,7 +131,7 @@ public final class PostgresStore: Sendable {
         let table = try mapping.table(named: Model.persistedTypeName)
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
         return try await withConnection(isolation: isolation) { connection in
-            let reader = RecordReader(connection: connection, mapping: self.mapping)
+            let reader = RowReader(connection: connection, mapping: self.mapping)
             guard let record = try await reader.record(table: table, key: key) else { return Handoff<Model?>(nil) }
             return Handoff(try reader.model(Model.self, from: record))
         }.value

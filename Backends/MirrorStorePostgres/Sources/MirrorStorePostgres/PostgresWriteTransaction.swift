@@ -72,7 +72,7 @@ public final class PostgresWriteTransaction {
         try await recording {
             let table = try mapping.table(named: Model.persistedTypeName)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-            let reader = RecordReader(connection: connection, mapping: mapping)
+            let reader = RowReader(connection: connection, mapping: mapping)
             guard let record = try await reader.record(table: table, key: key) else { return nil }
             return try reader.model(Model.self, from: record)
         }
@@ -131,7 +131,7 @@ public final class PostgresWriteTransaction {
             if let condition, condition.isExact {
                 return try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
             }
-            let reader = RecordReader(connection: connection, mapping: mapping)
+            let reader = RowReader(connection: connection, mapping: mapping)
             let records = try await reader.records(
                 table: table, condition: condition?.text, parameters: parameters, orderBy: table.primaryKey.quotedName, limit: nil)
             var deleted = 0

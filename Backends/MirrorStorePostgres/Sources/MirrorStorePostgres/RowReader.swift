@@ -5,7 +5,7 @@ import PostgresNIO
 /// per reader, so shared targets and cycles come back with the same shape, and the targets of a
 /// batch of rows are read together, one query per linked type and depth (`WHERE key = ANY($1)`),
 /// not one per row.
-final class RecordReader {
+final class RowReader {
     let connection: PostgresConnection
     let mapping: DatabaseMapping
     private var loaded: [String: ManagedObject] = [:]
