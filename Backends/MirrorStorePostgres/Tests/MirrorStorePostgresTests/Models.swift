@@ -2,6 +2,7 @@ import Foundation
 import MirrorStore
 
 enum Mood: String, Codable, Sendable { case happy, sad, calm }
+enum Level: Int { case low = -1, mid = 0, high = 7 }
 
 struct Geo: Persistable, Equatable {
     var latitude = 0.0
@@ -71,6 +72,21 @@ struct Sample: Persistable, Equatable {
     var addresses: [Address] = []
     var optionalAddress: Address?
     var publisher: Publisher?
+    var level = Level.mid
+    var levels: [Level] = []
+    var places: [String: Geo] = [:]
+    var maybeCounts: [String: Int]?
+    var numberSet: Set<Int> = []
+    var maybeFlags: Set<Bool>?
+    static var primaryKey: String? { "id" }
+}
+
+/// Immutable: built from its record alone, in fresh memory.
+struct Frozen: Persistable, Equatable {
+    let id: Int
+    let name: String
+    let tags: [String]
+    let geo: Geo?
     static var primaryKey: String? { "id" }
 }
 

@@ -54,6 +54,12 @@ struct RoundTripTests {
         sample.addresses = random.chance(50) ? [Address(), Address(street: "x", number: -1, geo: Geo(), previous: [], since: nil)] : []
         sample.optionalAddress = random.chance(50) ? Address(street: "opt") : nil
         sample.publisher = random.chance(50) ? Publisher(identifier: Int.random(in: 1...3, using: &random), name: "P") : nil
+        sample.level = random.pick([.low, .mid, .high])
+        sample.levels = [.high, .low]
+        sample.places = random.chance(50) ? ["home": Geo(latitude: -0.0, longitude: .infinity, label: "h")] : [:]
+        sample.maybeCounts = random.chance(50) ? ["a": Int.min, "b": Int.max] : nil
+        sample.numberSet = Set((0..<Int.random(in: 0...4, using: &random)).map { _ in random.integer(Int.self) })
+        sample.maybeFlags = random.chance(50) ? [true] : nil
         return sample
     }
 
@@ -70,6 +76,15 @@ struct RoundTripTests {
         }
         let all = try await store.objects(Sample.self).all()
         #expect(all == samples)
+        await store.close()
+    }
+
+    @Test func immutableStructsReadBackAsWritten() async throws {
+        let store = try await emptyStore(models: [Frozen.self], clearing: [Frozen.self])
+        let frozen = [Frozen(id: 1, name: "Ice", tags: ["cold"], geo: Geo(latitude: 1, longitude: 2, label: nil)),
+                      Frozen(id: 2, name: "", tags: [], geo: nil)]
+        try await store.write { try await $0.add(contentsOf: frozen) }
+        #expect(try await store.objects(Frozen.self).all() == frozen)
         await store.close()
     }
 
