@@ -55,6 +55,19 @@ public struct BackendModels: Sendable {
         registry.plan(ofType: type).map(ModelType.init)
     }
 
+    /// The stored property `keyPath` names, or `nil` for a computed property, a path through
+    /// another value, or a type that is not one of these.
+    ///
+    /// ```swift
+    /// models.propertyName(of: \Hero.name)     // "name"
+    /// ```
+    public func propertyName<Model: Persistable>(of keyPath: PartialKeyPath<Model>) -> String? {
+        guard let schema = registry.plan(ofType: Model.self)?.schema,
+              let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self),
+              schema.index(ofProperty: name) != nil else { return nil }
+        return name
+    }
+
     /// The tree of `predicate` as the file store plans it, in the public form a backend reads.
     ///
     /// Parts the tree does not expose are ``QueryExpression/other``: a backend must then decide

@@ -33,6 +33,9 @@ struct QueryTreeTests {
         #expect(hero.uniqueProperties == ["name"])
         #expect(hero.compoundIndexes == [.unique("name", "age")])
         #expect(models.type(named: "TreeLabel")?.schema.primaryKey == "identifier")
+        #expect(models.propertyName(of: \TreeHero.name) == "name")
+        #expect(models.propertyName(of: \TreeHero.cache) == nil)
+        #expect(models.propertyName(of: \TreeHero.name.count) == nil)
     }
 
     @Test func comparisonsPathsAndConnectivesAreExposed() throws {
