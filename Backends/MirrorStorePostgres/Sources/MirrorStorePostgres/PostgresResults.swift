@@ -59,20 +59,52 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         return copy
     }
 
-    /// The results sorted by one descriptor, in Swift after they are read: `SortDescriptor(\.name)`.
+    /// The results sorted by one descriptor: `SortDescriptor(\.age)`.
     public func sorted(using descriptor: SortDescriptor<Model>) throws -> PostgresResults<Model> {
         try sorted(using: [descriptor])
     }
 
     /// The results sorted by several descriptors, the first deciding most; equal objects keep the
-    /// order they had. Sorting by descriptors runs in Swift on the rows read, after any
-    /// ``sorted(byProperty:ascending:)``.
+    /// order they had.
+    ///
+    /// Descriptors on stored integers, `Decimal`s and `Date`s (not optional) run in SQL
+    /// (`ORDER BY`), where PostgreSQL orders them as Swift does; any other descriptor (strings,
+    /// which Foundation compares with its own comparator, doubles, which may hold NaN, enums,
+    /// optionals) makes the whole sort run in Swift on the rows read.
     public func sorted(using descriptors: [SortDescriptor<Model>]) throws -> PostgresResults<Model> {
         guard limit == nil else { throw PostgresStoreError(.unsupportedQuery(reason: "sorting after prefix(_:) is not supported yet; sort first")) }
         var copy = self
-        // A later sort decides first; equal objects keep the earlier order.
-        copy.descriptors = descriptors + copy.descriptors
+        if self.descriptors.isEmpty, let sorts = sqlSorts(for: descriptors) {
+            // A later sort decides first; equal objects keep the earlier order.
+            copy.propertySorts = sorts + copy.propertySorts
+        } else {
+            copy.descriptors = descriptors + copy.descriptors
+        }
         return copy
+    }
+
+    /// The SQL sorts of `descriptors`, or `nil` when one of them must run in Swift.
+    private func sqlSorts(for descriptors: [SortDescriptor<Model>]) -> [PropertySort]? {
+        var sorts: [PropertySort] = []
+        for descriptor in descriptors {
+            guard descriptor.stringComparator == nil, let keyPath = descriptor.keyPath,
+                  Self.sqlOrderedTypes.contains(ObjectIdentifier(type(of: keyPath).valueType)),
+                  let name = store.mapping.models.propertyName(of: keyPath),
+                  let column = table.columns.first(where: { $0.property == name }), !column.isNullable else { return nil }
+            switch column.storage {
+            case .scalar(.bigint), .scalar(.unsigned), .scalar(.decimal), .scalar(.date): break
+            default: return nil
+            }
+            sorts.append(PropertySort(column: name, expression: table.qualified(column), ascending: descriptor.order == .forward))
+        }
+        return sorts
+    }
+
+    /// The value types whose order PostgreSQL's matches: integers, `Decimal` and `Date` (neither
+    /// ever NaN when stored). Raw-value enums, whose own `<` may differ, are not among them.
+    private static var sqlOrderedTypes: Set<ObjectIdentifier> {
+        [Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self,
+         Decimal.self, Date.self].reduce(into: []) { $0.insert(ObjectIdentifier($1)) }
     }
 
     /// The results sorted by the stored property `name`, in SQL (`ORDER BY`): numbers, dates and
@@ -90,9 +122,9 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         }
         let expression: String
         switch column.storage {
-        case .scalar(.text): expression = "normalize(\(column.quotedName), NFC) COLLATE \"C\""
+        case .scalar(.text): expression = "normalize(\(table.qualified(column)), NFC) COLLATE \"C\""
         case .scalar(.boolean), .scalar(.bigint), .scalar(.unsigned), .scalar(.real), .scalar(.double), .scalar(.date), .scalar(.decimal):
-            expression = column.quotedName
+            expression = table.qualified(column)
         default:
             throw QueryError(.unsortableProperty(typeName: table.typeName, property: name, kind: column.kind.description))
         }
@@ -135,9 +167,9 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     private var orderBy: String {
         var terms = propertySorts.map { "\($0.expression) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
         if case .scalar(.text) = table.primaryKey.storage {
-            terms.append("\(table.primaryKey.quotedName) COLLATE \"C\"")
+            terms.append("\(table.qualified(table.primaryKey)) COLLATE \"C\"")
         } else {
-            terms.append(table.primaryKey.quotedName)
+            terms.append(table.qualified(table.primaryKey))
         }
         return terms.joined(separator: ", ")
     }

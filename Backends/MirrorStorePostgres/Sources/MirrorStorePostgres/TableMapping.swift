@@ -138,6 +138,10 @@ struct TableMapping: Sendable {
 
     var selectList: String { columns.map { $0.selectExpression(table: table) }.joined(separator: ", ") }
 
+    /// `column` qualified by the table: what `ORDER BY` must name, since a bare name there means
+    /// the select list's output column of that name, which is text for a column read as text.
+    func qualified(_ column: ColumnMapping) -> String { "\(table).\(column.quotedName)" }
+
     /// What the metadata table keeps for the type: its properties and kinds in order, and the key.
     var schemaDescription: String {
         let properties = schema.properties.map { "\($0.name): \($0.kind)" }.joined(separator: ", ")

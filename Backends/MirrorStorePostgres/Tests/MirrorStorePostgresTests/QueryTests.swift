@@ -178,7 +178,25 @@ struct QueryTests {
         #expect(firstTen.plan.limit == "10 in SQL")
         #expect(try await firstTen.all().map(\.id) == Array(items.filter(\.flag).sorted { $0.n < $1.n }.map(\.id).prefix(10)))
         let descriptors = try store.objects(Item.self).sorted(using: SortDescriptor(\Item.n)).prefix(5)
+        #expect(descriptors.plan.limit == "5 in SQL")
         #expect(try await descriptors.all().map(\.id) == Array(items.sorted(using: SortDescriptor(\Item.n)).map(\.id).prefix(5)))
+        let two = [SortDescriptor(\Item.n, order: .reverse), SortDescriptor(\Item.big)]
+        let twoKeys = try store.objects(Item.self).sorted(using: two)
+        #expect(twoKeys.plan.swiftSort == nil)
+        let twoFound = try await twoKeys.all().map(\.id)
+        #expect(twoFound == items.sorted(using: two).map(\.id))
+        // UInt64 past Int64.max, read as text: ORDER BY must name the column, not the text.
+        let byBig = try await store.objects(Item.self).sorted(byProperty: "big", ascending: false).all().map(\.id)
+        #expect(byBig == items.sorted { $0.big > $1.big }.map(\.id))
+        let decimals = try store.objects(Item.self).sorted(using: SortDescriptor(\Item.d, order: .reverse))
+        #expect(try await decimals.all().map(\.id) == items.sorted(using: SortDescriptor(\Item.d, order: .reverse)).map(\.id))
+        // Strings sort with Foundation's comparator, in Swift; so does everything after them.
+        let byName = try store.objects(Item.self).sorted(using: SortDescriptor(\Item.s)).prefix(7)
+        #expect(byName.plan.limit == "7 in Swift")
+        #expect(try await byName.all().map(\.id) == Array(items.sorted(using: SortDescriptor(\Item.s)).map(\.id).prefix(7)))
+        let thenN = try store.objects(Item.self).sorted(using: SortDescriptor(\Item.s)).sorted(using: SortDescriptor(\Item.n))
+        #expect(thenN.plan.swiftSort != nil)
+        #expect(try await thenN.all().map(\.id) == items.sorted(using: SortDescriptor(\Item.s)).sorted(using: SortDescriptor(\Item.n)).map(\.id))
         await #expect(throws: QueryError(.unsortableProperty(typeName: "Item", property: "tags", kind: "[String]"))) {
             _ = try store.objects(Item.self).sorted(byProperty: "tags")
         }

@@ -145,6 +145,8 @@ struct WriteTests {
             let parent: Parent? = index % 5 == 0 ? nil : parents[index % 2]
             tagged.append(Tagged(key: UInt64.max - UInt64(index), owner: owner, badge: badges[index % 3], parent: parent))
         }
+        // Keys of fewer digits too: primary-key order is numeric, not the text the keys are read as.
+        tagged += [Tagged(key: 5, owner: nil, badge: nil, parent: parents[1]), Tagged(key: 40, owner: owners[1], badge: nil, parent: nil)]
         try await store.write { try await $0.add(contentsOf: tagged) }
         #expect(try await store.objects(Tagged.self).all() == tagged.sorted { $0.key < $1.key })
         #expect(try await store.object(Tagged.self, primaryKey: UInt64.max - 7) == tagged[7])
