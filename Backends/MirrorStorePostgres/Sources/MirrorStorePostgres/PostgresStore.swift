@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import MirrorStore
 import PostgresNIO
 
@@ -24,6 +25,7 @@ public final class PostgresStore: Sendable {
     let client: PostgresClient
     let mapping: DatabaseMapping
     private let runner: Task<Void, Never>
+    private let isClosed = Mutex(false)
     /// The settings the store was opened with.
     public let settings: PostgresSettings
     /// The application's schema version, kept in the `mirrorstore_metadata` table.
@@ -77,8 +79,10 @@ public final class PostgresStore: Sendable {
         return PostgresStore(client: client, runner: runner, mapping: mapping, settings: settings, schemaVersion: schemaVersion)
     }
 
-    /// Closes the store's connections. Calls made after it fail.
+    /// Closes the store's connections. Calls made after it, or still waiting for a connection,
+    /// throw ``PostgresStoreError/Kind/closed``.
     public func close() async {
+        isClosed.withLock { $0 = true }
         runner.cancel()
         await runner.value
     }
@@ -150,8 +154,12 @@ public final class PostgresStore: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
+        guard !isClosed.withLock({ $0 }) else { throw PostgresStoreError(.closed) }
         do {
             return try await client.withConnection(isolation: isolation, body)
+        } catch where isClosed.withLock({ $0 }) {
+            // The pool refuses leases once it shuts down, with an error of its own module.
+            throw PostgresStoreError(.closed)
         } catch let error as PSQLError where error.code != .server {
             throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(error)))
         }

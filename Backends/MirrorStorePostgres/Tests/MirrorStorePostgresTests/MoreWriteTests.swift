@@ -72,6 +72,17 @@ struct MoreWriteTests {
         await store.close()
     }
 
+    @Test func callsAfterCloseFailWithATypedError() async throws {
+        let store = try await emptyStore(models: [Item.self], clearing: [Item.self])
+        await store.close()
+        await #expect(throws: PostgresStoreError(.closed)) {
+            _ = try await store.objects(Item.self).all()
+        }
+        await #expect(throws: PostgresStoreError(.closed)) {
+            try await store.write { try await $0.add(Item(id: 1)) }
+        }
+    }
+
     @MainActor @Test func theAPIIsUsableFromAnActor() async throws {
         let store = try await emptyStore(models: [Sample.self], clearing: [Sample.self, Publisher.self])
         var sample = Sample()
