@@ -88,8 +88,8 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs `body` in one SQL transaction: everything it writes is committed together when it
-    /// returns, and nothing is when it throws (the error is rethrown as it was thrown) or when a
-    /// call of the transaction threw, even if `body` caught that error (it is rethrown then).
+    /// returns, and nothing is when it throws (the error is rethrown as it was thrown) or when the
+    /// server refused one of its statements, even if `body` caught that error (it is rethrown then).
     ///
     /// ```swift
     /// try await store.write { transaction in
@@ -219,6 +219,18 @@ enum Failures {
 
 /// Checks keys given to lookups and deletes against the model's primary key.
 enum PrimaryKeys {
+    /// A key as messages show it: `1455`, `Hulk`.
+    static func text(_ key: RecordValue) -> String {
+        switch key {
+        case .int(let value): "\(value)"
+        case .uint(let value): "\(value)"
+        case .string(let value): value
+        case .uuid(let value): value.uuidString
+        default: key.description
+        }
+    }
+
+
     static func check(_ value: RecordValue, table: TableMapping) throws -> RecordValue {
         let kind = table.primaryKey.kind
         guard kind.accepts(value) else {

@@ -18,9 +18,10 @@ public final class PostgresWriteTransaction {
     let connection: PostgresConnection
     let mapping: DatabaseMapping
     private var isOpen = true
-    /// The first error a call threw. PostgreSQL refuses every statement after a failed one and
-    /// answers `COMMIT` with a rollback, so the whole write fails with it, even when the block
-    /// caught it: the block never commits part of what it asked for.
+    /// The first error a statement failed with. PostgreSQL refuses every statement after a failed
+    /// one and answers `COMMIT` with a rollback, so the whole write fails with it, even when the
+    /// block caught it. Errors found before a statement runs (a value that cannot be stored, a
+    /// missing link target) leave the transaction as it was, and the block may go on.
     private(set) var failure: (any Error)?
 
     init(connection: PostgresConnection, mapping: DatabaseMapping) {
@@ -35,34 +36,49 @@ public final class PostgresWriteTransaction {
         if let failure { throw failure }
     }
 
-    /// Runs one call's work, remembering the first error it throws.
+    /// Runs one call's work, after checking the transaction is still usable.
     private func recording<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async throws -> T {
         try checkOpen()
-        do {
-            return try await body()
-        } catch {
-            if failure == nil { failure = error }
-            throw error
-        }
+        return try await body()
+    }
+
+    /// A reader on the transaction's connection, whose failed statements fail the transaction.
+    private func reading<T>(isolation: isolated (any Actor)? = #isolation, _ body: (RowReader) async throws -> T) async throws -> T {
+        let reader = RowReader(connection: connection, mapping: mapping)
+        defer { if failure == nil, let failed = reader.statementFailure { failure = failed } }
+        return try await body(reader)
     }
 
     /// Inserts `model`, or replaces the stored object with its primary key
-    /// (`INSERT … ON CONFLICT (key) DO UPDATE`), and saves the models it links to the same way.
+    /// (`INSERT … ON CONFLICT (key) DO UPDATE`), and saves the models it links to the same way,
+    /// or, with `linkedObjects: .referenceOnly`, stores only their keys.
     ///
-    /// - Throws: `StoreError` (`.uniqueViolation`, `.unknownModel`); ``PostgresStoreError``
-    ///   (`.unstorableValue`) for a value PostgreSQL cannot keep exactly; `MappingError`.
-    public func add<Model: Persistable>(_ model: Model, isolation: isolated (any Actor)? = #isolation) async throws {
+    /// Every value is checked before any statement runs: a call that throws for a value wrote
+    /// nothing.
+    ///
+    /// - Throws: `StoreError` (`.uniqueViolation`; `.missingLinkTarget` for a target not stored
+    ///   with `.referenceOnly`; `.unknownModel`); ``PostgresStoreError`` (`.unstorableValue`) for
+    ///   a value PostgreSQL cannot keep exactly; `MappingError`.
+    public func add<Model: Persistable>(
+        _ model: Model, linkedObjects: LinkedObjects = .save, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
         try await recording {
             let record = try model.managedObject()
             defer { record.releaseGraph() }
             var saved = Set<ObjectIdentifier>()
-            try await save(record, saved: &saved)
+            var statements: [Upsert] = []
+            var references: [Reference] = []
+            try collect(record, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
+            for reference in references { try await check(reference) }
+            for statement in statements { try await execute(statement.sql, statement.bindings) }
         }
     }
 
-    /// Adds each model of `models`, as ``add(_:isolation:)`` does.
-    public func add<S: Sequence>(contentsOf models: S, isolation: isolated (any Actor)? = #isolation) async throws where S.Element: Persistable {
-        for model in models { try await add(model) }
+    /// Adds each model of `models`, as ``add(_:linkedObjects:isolation:)`` does.
+    public func add<S: Sequence>(
+        contentsOf models: S, linkedObjects: LinkedObjects = .save, isolation: isolated (any Actor)? = #isolation
+    ) async throws where S.Element: Persistable {
+        for model in models { try await add(model, linkedObjects: linkedObjects) }
     }
 
     /// The object of `type` under `primaryKey` as this transaction sees it, or `nil`.
@@ -72,9 +88,10 @@ public final class PostgresWriteTransaction {
         try await recording {
             let table = try mapping.table(named: Model.persistedTypeName)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-            let reader = RowReader(connection: connection, mapping: mapping)
-            guard let record = try await reader.record(table: table, key: key) else { return nil }
-            return try reader.model(Model.self, from: record)
+            return try await reading { reader in
+                guard let record = try await reader.record(table: table, key: key) else { return nil }
+                return try reader.model(Model.self, from: record)
+            }
         }
     }
 
@@ -131,18 +148,18 @@ public final class PostgresWriteTransaction {
             if let condition, condition.isExact {
                 return try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
             }
-            let reader = RowReader(connection: connection, mapping: mapping)
-            let records = try await reader.records(
-                table: table, condition: condition?.text, parameters: parameters, orderBy: table.primaryKey.quotedName, limit: nil)
-            var deleted = 0
-            for record in records {
-                guard try predicate.evaluate(try reader.model(Model.self, from: record)) else { continue }
-                guard case .scalar(let keyType) = table.primaryKey.storage else { continue }
-                var byKey = SQLParameters()
-                let placeholder = try byKey.add(record[propertyAt: table.primaryKey.position], type: keyType)
-                deleted += try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", byKey).count
+            // Every object is decided before anything is deleted, so a predicate that throws
+            // deletes nothing.
+            let keys: [RecordValue] = try await reading { reader in
+                let records = try await reader.records(
+                    table: table, condition: condition?.text, parameters: parameters, orderBy: table.primaryKey.quotedName, limit: nil)
+                return try records.filter { try predicate.evaluate(try reader.model(Model.self, from: $0)) }
+                    .map { $0[propertyAt: table.primaryKey.position] }
             }
-            return deleted
+            guard !keys.isEmpty else { return 0 }
+            var byKey = SQLParameters()
+            let placeholder = try byKey.addKeys(keys, of: table)
+            return try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder)) RETURNING 1", byKey).count
         }
     }
 
@@ -154,7 +171,25 @@ public final class PostgresWriteTransaction {
         }
     }
 
-    private func save(_ record: ManagedObject, saved: inout Set<ObjectIdentifier>, isolation: isolated (any Actor)? = #isolation) async throws {
+    /// One upsert, ready to run.
+    private struct Upsert {
+        let sql: String
+        let bindings: PostgresBindings
+    }
+
+    /// A link stored by key alone, whose target must exist.
+    private struct Reference {
+        let table: TableMapping
+        let key: RecordValue
+        let linkedFrom: String
+    }
+
+    /// The upserts of `record` and, with `.save`, of the records it links to; with
+    /// `.referenceOnly`, the targets to check instead. Throws before anything runs.
+    private func collect(
+        _ record: ManagedObject, saved: inout Set<ObjectIdentifier>, statements: inout [Upsert], references: inout [Reference],
+        linkedObjects: LinkedObjects
+    ) throws {
         guard saved.insert(ObjectIdentifier(record)).inserted else { return }
         let table = try mapping.table(named: record.objectSchema.typeName)
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
@@ -165,21 +200,58 @@ public final class PostgresWriteTransaction {
             let value = record[propertyAt: column.position]
             try coding.bind(value, column: column, into: &bindings)
             placeholders.append(column.placeholder(number + 1))
-            if case .link = column.storage, case .object(let target) = value { targets.append(target) }
+            if case .link(let target, _) = column.storage, case .object(let linked) = value {
+                switch linkedObjects {
+                case .save:
+                    targets.append(linked)
+                case .referenceOnly:
+                    let targetTable = try mapping.table(named: target)
+                    references.append(Reference(table: targetTable, key: linked[propertyAt: targetTable.primaryKey.position], linkedFrom: table.typeName))
+                }
+            }
         }
         let names = table.columns.map(\.quotedName)
         let updates = table.columns.filter { !$0.isPrimaryKey }.map { "\($0.quotedName) = EXCLUDED.\($0.quotedName)" }
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
-        let sql = "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(table.primaryKey.quotedName)) \(conflict)"
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
+        statements.append(Upsert(
+            sql: "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(table.primaryKey.quotedName)) \(conflict)",
+            bindings: bindings))
+        for target in targets {
+            try collect(target, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
         }
-        for target in targets { try await save(target, saved: &saved) }
+    }
+
+    /// Throws `StoreError.missingLinkTarget` unless the target of `reference` is stored, as this
+    /// transaction sees it.
+    private func check(_ reference: Reference, isolation: isolated (any Actor)? = #isolation) async throws {
+        guard case .scalar(let keyType) = reference.table.primaryKey.storage else { return }
+        var parameters = SQLParameters()
+        let placeholder = try parameters.add(reference.key, type: keyType)
+        let rows = try await run("SELECT 1 FROM \(reference.table.table) WHERE \(reference.table.primaryKey.quotedName) = \(placeholder)", parameters)
+        guard rows.isEmpty else { return }
+        throw StoreError(.missingLinkTarget(typeName: reference.table.typeName, key: PrimaryKeys.text(reference.key), linkedFrom: reference.linkedFrom))
+    }
+
+    /// Runs one statement; a failure fails the transaction (see ``failure``).
+    private func execute(_ sql: String, _ bindings: PostgresBindings, isolation: isolated (any Actor)? = #isolation) async throws {
+        do {
+            try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
+            }
+        } catch {
+            if failure == nil { failure = error }
+            throw error
+        }
     }
 
     private func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+        do {
+            return try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+            }
+        } catch {
+            if failure == nil { failure = error }
+            throw error
         }
     }
 }

@@ -9,6 +9,8 @@ final class RowReader {
     let connection: PostgresConnection
     let mapping: DatabaseMapping
     private var loaded: [String: ManagedObject] = [:]
+    /// The error a statement of this reader failed with, if any.
+    private(set) var statementFailure: (any Error)?
     private var records: [ManagedObject] = []
 
     /// A link read from a row, set once its target is read.
@@ -95,8 +97,13 @@ final class RowReader {
     }
 
     private func query(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+        do {
+            return try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+            }
+        } catch {
+            statementFailure = statementFailure ?? error
+            throw error
         }
     }
 

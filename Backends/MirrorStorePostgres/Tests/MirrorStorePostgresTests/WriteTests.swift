@@ -153,6 +153,31 @@ struct WriteTests {
         await store.close()
     }
 
+    @Test func referenceOnlyStoresKeysAndRefusesMissingTargets() async throws {
+        let store = try await emptyStore(models: [Sample.self], clearing: [Sample.self, Publisher.self])
+        try await store.write { try await $0.add(Publisher(identifier: 1, name: "Marvel")) }
+        var stub = Sample(), orphan = Sample(), plain = Sample()
+        stub.id = 1; stub.publisher = Publisher(identifier: 1, name: "a stale stub")
+        orphan.id = 2; orphan.publisher = Publisher(identifier: 99)
+        plain.id = 3
+        try await store.write { transaction in
+            try await transaction.add(stub, linkedObjects: .referenceOnly)
+            // Refused before any statement runs: the transaction goes on.
+            await #expect(throws: StoreError(.missingLinkTarget(typeName: "Publisher", key: "99", linkedFrom: "Sample"))) {
+                try await transaction.add(orphan, linkedObjects: .referenceOnly)
+            }
+            var unstorable = Sample()
+            unstorable.id = 4
+            unstorable.publisher = Publisher(identifier: 5, name: "nul\u{0}")
+            await #expect(throws: PostgresStoreError.self) { try await transaction.add(unstorable) }
+            try await transaction.add(plain)
+        }
+        #expect(try await store.object(Sample.self, primaryKey: 1)?.publisher == Publisher(identifier: 1, name: "Marvel"))
+        #expect(try await store.objects(Sample.self).all().map(\.id) == [1, 3])
+        #expect(try await store.object(Publisher.self, primaryKey: 5) == nil)
+        await store.close()
+    }
+
     @Test func aKeyOfTheWrongTypeIsRefused() async throws {
         let store = try await emptyStore(models: [Item.self], clearing: [Item.self])
         await #expect(throws: StoreError(.primaryKeyMismatch(typeName: "Item", expected: "Int", found: RecordValue.string("1").description))) {
