@@ -135,7 +135,8 @@ struct SQLConditionTranslator {
             if type == .text {
                 return SQLCondition(text: twoValued(column, "EXISTS (SELECT 1 FROM unnest(\(column.sql)) AS e WHERE normalize(e, NFC) = normalize(\(placeholder), NFC))"), isExact: true)
             }
-            return SQLCondition(text: twoValued(column, "\(placeholder) = ANY(\(column.sql))"), isExact: true)
+            // `@>` is what a GIN index on the array answers; equal to `= ANY` for these types.
+            return SQLCondition(text: twoValued(column, "\(column.sql) @> ARRAY[\(placeholder)]"), isExact: true)
         case .isEmpty(let a):
             guard let column = try column(a) else { return nil }
             switch column.storage {

@@ -156,7 +156,8 @@ struct TableMapping: Sendable {
         definitions.append("PRIMARY KEY (\(primaryKey.quotedName))")
         var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"]
         for index in indexes {
-            statements.append("CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.identifier(index.name)) ON \(table) (\(index.expressions.joined(separator: ", ")))")
+            let method = index.method.map { " USING \($0)" } ?? ""
+            statements.append("CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))")
         }
         return statements
     }
@@ -180,6 +181,8 @@ struct SQLIndex: Sendable {
     let property: String
     let expressions: [String]
     let isUnique: Bool
+    /// `gin` for arrays, which `contains` reads (`@>`); the default B-tree otherwise.
+    var method: String?
 }
 
 /// The tables of a store's model types, and the schemas of the models embedded in them.
@@ -253,6 +256,15 @@ struct DatabaseMapping: Sendable {
             if case .link = column.storage { isLink = true }
             guard isIndexed || isUnique || isLink, case .some(let indexed) = expression(column.property) else { continue }
             if case .json = column.storage { continue }
+            if case .array = column.storage {
+                guard !isUnique else {
+                    throw PostgresStoreError(.unsupportedProperty(typeName: schema.typeName, property: column.property, kind: column.kind.description, reason: "unique arrays and sets are not enforced yet"))
+                }
+                indexes.append(SQLIndex(
+                    name: SQL.shortName("mirrorstore_ix", schema.typeName, column.property),
+                    property: column.property, expressions: [column.quotedName], isUnique: false, method: "gin"))
+                continue
+            }
             indexes.append(SQLIndex(
                 name: SQL.shortName(isUnique ? "mirrorstore_ux" : "mirrorstore_ix", schema.typeName, column.property),
                 property: column.property, expressions: [indexed], isUnique: isUnique))

@@ -114,8 +114,9 @@ struct Item: Persistable, Equatable {
     var mood = Mood.happy
     var big: UInt64 = 0
     var d: Decimal = 0
+    var nums: [Int] = []
     static var primaryKey: String? { "id" }
-    static var indexedProperties: [String] { ["n", "s"] }
+    static var indexedProperties: [String] { ["n", "s", "tags", "nums"] }
 }
 
 /// A to-many link, which this backend does not store yet.
@@ -179,4 +180,12 @@ struct Parent: Persistable, Equatable {
     var key: UInt64 = 0
     var owner = Owner()
     static var primaryKey: String? { "key" }
+}
+
+/// A unique array, which this backend does not enforce yet.
+struct UniqueTags: Persistable {
+    var id = 0
+    var tags: [String] = []
+    static var primaryKey: String? { "id" }
+    static var uniqueProperties: [String] { ["tags"] }
 }

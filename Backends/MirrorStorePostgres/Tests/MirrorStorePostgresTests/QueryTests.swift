@@ -19,7 +19,8 @@ struct QueryTests {
                 tags: (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(["a", "b", "Élodie", "E\u{301}lodie", ""]) },
                 mood: random.pick([.happy, .sad, .calm]),
                 big: random.pick([0, 1, UInt64.max, UInt64(Int64.max) + 1]),
-                d: random.pick([Decimal(0), Decimal(string: "1.50") ?? 0, Decimal(string: "1.5") ?? 0, Decimal(-7), Decimal(string: "0.000000000000000000001") ?? 0]))
+                d: random.pick([Decimal(0), Decimal(string: "1.50") ?? 0, Decimal(string: "1.5") ?? 0, Decimal(-7), Decimal(string: "0.000000000000000000001") ?? 0]),
+                nums: (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: -3...3, using: &random) })
         }
     }
 
@@ -69,6 +70,8 @@ struct QueryTests {
             ("!flag && n > c", #Predicate { !$0.flag && $0.n > n }),
             ("tags contains", #Predicate { $0.tags.contains(tag) }),
             ("tags isEmpty", #Predicate { $0.tags.isEmpty }),
+            ("nums contains", #Predicate { $0.nums.contains(n) }),
+            ("!nums contains || nums isEmpty", #Predicate { !$0.nums.contains(m) || $0.nums.isEmpty }),
             ("tags count", #Predicate { $0.tags.count >= 2 }),
             ("mood", #Predicate { $0.mood == mood }),
             ("mood raw", #Predicate { $0.mood.rawValue == "calm" }),
