@@ -207,7 +207,7 @@ struct SQLConditionTranslator {
         let placeholder = try parameters.add(bound, type: type)
         let test: String
         switch type {
-        case .text: test = "normalize(\(column.sql), NFC) = normalize(\(placeholder), NFC)"
+        case .text: test = "normalize(\(column.sql), NFC) COLLATE \"C\" = normalize(\(placeholder), NFC)"
         default: test = "\(column.sql) = \(placeholder)"
         }
         let positive = twoValued(column, test)
@@ -224,7 +224,7 @@ struct SQLConditionTranslator {
         let placeholder = try parameters.add(bound, type: type)
         var test: String
         if type == .text {
-            test = "normalize(\(column.sql), NFC) COLLATE \"C\" \(op.rawValue) normalize(\(placeholder), NFC) COLLATE \"C\""
+            test = "normalize(\(column.sql), NFC) COLLATE \"C\" \(op.rawValue) normalize(\(placeholder), NFC)"
         } else {
             test = "\(column.sql) \(op.rawValue) \(placeholder)"
         }

@@ -151,7 +151,10 @@ struct TableMapping: Sendable {
     /// `CREATE TABLE` and `CREATE INDEX` for a new table, without its foreign keys.
     var createStatements: [String] {
         var definitions = columns.map { column in
-            column.quotedName + " " + column.sqlType + (column.isNullable ? "" : " NOT NULL")
+            // Strings in the "C" collation: code point order, which a text key's index then
+            // serves for primary-key order too.
+            let collation = column.sqlType == "text" ? " COLLATE \"C\"" : ""
+            return column.quotedName + " " + column.sqlType + collation + (column.isNullable ? "" : " NOT NULL")
         }
         definitions.append("PRIMARY KEY (\(primaryKey.quotedName))")
         var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"]
@@ -246,7 +249,8 @@ struct DatabaseMapping: Sendable {
             guard let column = columns.first(where: { $0.property == name }) else { return nil }
             // Strings are indexed by their NFC form, which is what the queries compare and what
             // makes canonically equivalent strings one value, as Swift's `==` makes them.
-            if case .scalar(.text) = column.storage { return "normalize(\(column.quotedName), NFC)" }
+            // In the "C" collation, code point order: the order queries compare and sort in.
+            if case .scalar(.text) = column.storage { return "(normalize(\(column.quotedName), NFC) COLLATE \"C\")" }
             return column.quotedName
         }
         for column in columns where !column.isPrimaryKey {
