@@ -67,9 +67,7 @@ struct SchemaSetup {
             }
             try await Failures.translating(mapping) {
                 for table in created {
-                    for statement in table.createStatements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
+                    try await connection.query(PostgresQuery(unsafeSQL: table.createStatement), logger: logger)
                     var parameters = SQLParameters()
                     let name = parameters.add(table.typeName)
                     let description = parameters.add(table.schemaDescription)
@@ -80,6 +78,25 @@ struct SchemaSetup {
                 }
                 for table in created {
                     for statement in table.foreignKeyStatements(tables: mapping.tables) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                }
+                // Indexes are not part of the schema: those the models no longer ask for are
+                // dropped and new ones built, on every open, as the file store does.
+                for table in mapping.tables.values.sorted(by: { $0.typeName < $1.typeName }) {
+                    var parameters = SQLParameters()
+                    let name = parameters.add(table.typeName)
+                    let existing = try await connection.query(PostgresQuery(
+                        unsafeSQL: "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = \(name) AND (indexname LIKE 'mirrorstore\\_ix\\_%' OR indexname LIKE 'mirrorstore\\_ux\\_%')",
+                        binds: parameters.bindings), logger: logger).collect()
+                    let wanted = Set(table.indexes.map(\.name))
+                    for row in existing {
+                        let index = try row.decode(String.self)
+                        if !wanted.contains(index) {
+                            try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(SQL.identifier(index))"), logger: logger)
+                        }
+                    }
+                    for statement in table.indexStatements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
                 }

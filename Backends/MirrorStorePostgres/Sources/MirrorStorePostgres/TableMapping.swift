@@ -148,8 +148,8 @@ struct TableMapping: Sendable {
         return "\(schema.typeName)(\(properties)) primaryKey \(primaryKey.property)"
     }
 
-    /// `CREATE TABLE` and `CREATE INDEX` for a new table, without its foreign keys.
-    var createStatements: [String] {
+    /// `CREATE TABLE` for a new table, without its indexes and foreign keys.
+    var createStatement: String {
         var definitions = columns.map { column in
             // Strings in the "C" collation: code point order, which a text key's index then
             // serves for primary-key order too.
@@ -157,12 +157,15 @@ struct TableMapping: Sendable {
             return column.quotedName + " " + column.sqlType + collation + (column.isNullable ? "" : " NOT NULL")
         }
         definitions.append("PRIMARY KEY (\(primaryKey.quotedName))")
-        var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"]
-        for index in indexes {
+        return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// `CREATE INDEX IF NOT EXISTS` for each index the model asks for.
+    var indexStatements: [String] {
+        indexes.map { index in
             let method = index.method.map { " USING \($0)" } ?? ""
-            statements.append("CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))")
+            return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))"
         }
-        return statements
     }
 
     /// The foreign keys of the table's links, deferred to commit so that a transaction may add a

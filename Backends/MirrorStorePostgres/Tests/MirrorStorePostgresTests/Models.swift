@@ -189,3 +189,18 @@ struct UniqueTags: Persistable {
     static var primaryKey: String? { "id" }
     static var uniqueProperties: [String] { ["tags"] }
 }
+
+/// One stored type with and without a unique property: indexes are not part of the schema.
+struct Reindexed: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    static var primaryKey: String? { "id" }
+}
+
+struct ReindexedUnique: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    static var primaryKey: String? { "id" }
+    static var uniqueProperties: [String] { ["name"] }
+    static var persistedTypeName: String { "Reindexed" }
+}

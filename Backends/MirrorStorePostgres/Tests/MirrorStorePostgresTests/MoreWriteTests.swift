@@ -53,6 +53,24 @@ struct MoreWriteTests {
         await again.close()
     }
 
+    @Test func indexesFollowTheModelsOnEveryOpen() async throws {
+        let settings = try #require(serverSettings)
+        let plain = try await emptyStore(models: [Reindexed.self], clearing: [Reindexed.self])
+        try await plain.write { try await $0.add(Reindexed(id: 1, name: "same")) }
+        await plain.close()
+        // A unique property added to a stored type: built at open, then enforced.
+        let unique = try await PostgresStore.open(settings, models: [ReindexedUnique.self])
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "Reindexed", property: "name", value: "same"))) {
+            try await unique.write { try await $0.add(ReindexedUnique(id: 2, name: "same")) }
+        }
+        await unique.close()
+        // And dropped when the model no longer asks for it.
+        let again = try await PostgresStore.open(settings, models: [Reindexed.self])
+        try await again.write { try await $0.add(Reindexed(id: 2, name: "same")) }
+        #expect(try await again.objects(Reindexed.self).count() == 2)
+        await again.close()
+    }
+
     @Test func concurrentWritersLoseNothing() async throws {
         let store = try await emptyStore(models: [Item.self], clearing: [Item.self])
         try await withThrowingTaskGroup(of: Void.self) { group in
