@@ -44,7 +44,13 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What went wrong.
     public let kind: Kind
 
-    init(_ kind: Kind) { self.kind = kind }
+    /// An error of `kind`, for storage backends outside this package that refuse the same
+    /// queries as the file store.
+    ///
+    /// ```swift
+    /// throw QueryError(.unknownProperty(typeName: "Hero", property: "nickname"))
+    /// ```
+    public init(_ kind: Kind) { self.kind = kind }
 
     init(_ trap: ArithmeticTrap, typeName: String, key: StorageKey) {
         kind = .arithmeticTrap(typeName: typeName, key: key.description, expression: trap.expression, type: trap.type)

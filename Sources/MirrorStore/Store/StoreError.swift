@@ -70,7 +70,13 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What went wrong.
     public let kind: Kind
 
-    init(_ kind: Kind) { self.kind = kind }
+    /// An error of `kind`, for storage backends outside this package that report the same
+    /// errors as the file store (a unique violation, an unknown model).
+    ///
+    /// ```swift
+    /// throw StoreError(.uniqueViolation(typeName: "Hero", property: "name", value: "Hulk"))
+    /// ```
+    public init(_ kind: Kind) { self.kind = kind }
 
     /// One sentence saying what went wrong and what to do.
     public var description: String {

@@ -1,0 +1,157 @@
+import Foundation
+import MirrorStore
+import PostgresNIO
+
+/// Binds record values as statement parameters and reads them back from cells, column by column.
+/// Values only ever travel as bound parameters: no value is spelled in SQL text.
+struct ColumnCoding {
+    let models: BackendModels
+    let typeName: String
+
+    private func unstorable(_ column: ColumnMapping, _ reason: String) -> PostgresStoreError {
+        PostgresStoreError(.unstorableValue(typeName: typeName, property: column.property, reason: reason))
+    }
+
+    /// Appends `value`, the value of `column`, to `bindings`.
+    func bind(_ value: RecordValue, column: ColumnMapping, into bindings: inout PostgresBindings) throws {
+        if case .null = value {
+            bindings.appendNull()
+            return
+        }
+        switch column.storage {
+        case .scalar(let type):
+            try Self.bindScalar(value, type: type, into: &bindings) { unstorable(column, $0) }
+        case .array(let type):
+            guard case .list(let list) = value else { throw unstorable(column, "\(value), which is not a list") }
+            try Self.bindArray(Array(list), type: type, into: &bindings) { unstorable(column, $0) }
+        case .link(_, let key):
+            guard case .object(let target) = value, let keyName = target.objectSchema.primaryKey, let keyValue = target[keyName] else {
+                throw unstorable(column, "\(value), which is not a linked model with a primary key")
+            }
+            try Self.bindScalar(keyValue, type: key, into: &bindings) { unstorable(column, $0) }
+        case .json:
+            let coding = JSONCoding(models: models, typeName: typeName, property: column.property)
+            bindings.append(try JSONCoding.text(of: try coding.encode(value, kind: column.kind)))
+        }
+    }
+
+    /// Appends a single value of `type`; constants of queries are bound the same way.
+    static func bindScalar(
+        _ value: RecordValue, type: ScalarType, into bindings: inout PostgresBindings, failure: (String) -> PostgresStoreError
+    ) throws {
+        switch (type, value) {
+        case (_, .null): bindings.appendNull()
+        case (.boolean, .bool(let value)): bindings.append(value)
+        case (.bigint, .int(let value)): bindings.append(value)
+        case (.unsigned, .uint(let value)): bindings.append(String(value))
+        case (.real, .float(let value)): bindings.append(value)
+        case (.double, .double(let value)): bindings.append(value)
+        case (.text, .string(let value)):
+            guard !value.utf8.contains(0) else { throw failure("a string with a NUL character") }
+            bindings.append(value)
+        case (.bytea, .data(let value)): try bindings.append(value)
+        case (.date, .date(let value)):
+            guard !value.timeIntervalSinceReferenceDate.isNaN else { throw failure("a NaN date") }
+            bindings.append(value.timeIntervalSinceReferenceDate)
+        case (.uuid, .uuid(let value)): bindings.append(value)
+        case (.decimal, .decimal(let value)):
+            guard !value.isNaN else { throw failure("a NaN decimal") }
+            bindings.append(value.description)
+        case (.url, .url(let value)): bindings.append(value.absoluteString)
+        default: throw failure("\(value), which does not fit a \(type.sqlType) column")
+        }
+    }
+
+    private static func bindArray(
+        _ values: [RecordValue], type: ScalarType, into bindings: inout PostgresBindings, failure: (String) -> PostgresStoreError
+    ) throws {
+        func each<T>(_ read: (RecordValue) -> T?) throws -> [T] {
+            try values.map { value in
+                guard let read = read(value) else { throw failure("\(value) in a \(type.sqlType)[] column") }
+                return read
+            }
+        }
+        switch type {
+        case .boolean: bindings.append(try each { if case .bool(let v) = $0 { v } else { nil } })
+        case .bigint: bindings.append(try each { if case .int(let v) = $0 { v } else { nil } })
+        case .real: bindings.append(try each { if case .float(let v) = $0 { v } else { nil } })
+        case .double: bindings.append(try each { if case .double(let v) = $0 { v } else { nil } })
+        case .text:
+            let strings = try each { if case .string(let v) = $0 { v } else { nil } }
+            guard !strings.contains(where: { $0.utf8.contains(0) }) else { throw failure("a string with a NUL character") }
+            bindings.append(strings)
+        case .uuid: bindings.append(try each { if case .uuid(let v) = $0 { v } else { nil } })
+        case .date:
+            let seconds = try each { if case .date(let v) = $0 { v.timeIntervalSinceReferenceDate } else { nil } }
+            guard !seconds.contains(where: \.isNaN) else { throw failure("a NaN date") }
+            bindings.append(seconds)
+        case .unsigned, .bytea, .decimal, .url: throw failure("a \(type.sqlType) array, which is kept as jsonb")
+        }
+    }
+
+    /// The value of `column` in `cell`; links come back as the target's key, which the reader
+    /// resolves.
+    func read(_ cell: PostgresCell, column: ColumnMapping, key: String) throws -> RecordValue {
+        func corrupted(_ reason: String) -> PostgresStoreError {
+            PostgresStoreError(.corruptedRow(typeName: typeName, key: key, reason: "\(column.property): \(reason)"))
+        }
+        do {
+            switch column.storage {
+            case .scalar(let type), .link(_, let type):
+                return try Self.readScalar(cell, type: type, failure: corrupted)
+            case .array(let type):
+                return try Self.readArray(cell, type: type, failure: corrupted)
+            case .json:
+                guard let text = try cell.decode(String?.self) else { return .null }
+                let coding = JSONCoding(models: models, typeName: typeName, property: column.property)
+                return try coding.decode(try JSONCoding.json(from: text), kind: column.kind)
+            }
+        } catch let error as PostgresStoreError {
+            throw error
+        } catch {
+            throw corrupted("\(error)")
+        }
+    }
+
+    static func readScalar(_ cell: PostgresCell, type: ScalarType, failure: (String) -> PostgresStoreError) throws -> RecordValue {
+        func parsed<T>(_ value: T?, _ text: String) throws -> T {
+            guard let value else { throw failure("\(text) is not a \(type.sqlType)") }
+            return value
+        }
+        switch type {
+        case .boolean: return try cell.decode(Bool?.self).map(RecordValue.bool) ?? .null
+        case .bigint: return try cell.decode(Int64?.self).map(RecordValue.int) ?? .null
+        case .unsigned:
+            guard let text = try cell.decode(String?.self) else { return .null }
+            return .uint(try parsed(UInt64(text), text))
+        case .real: return try cell.decode(Float?.self).map(RecordValue.float) ?? .null
+        case .double: return try cell.decode(Double?.self).map(RecordValue.double) ?? .null
+        case .text: return try cell.decode(String?.self).map(RecordValue.string) ?? .null
+        case .bytea: return try cell.decode(Data?.self).map(RecordValue.data) ?? .null
+        case .date: return try cell.decode(Double?.self).map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
+        case .uuid: return try cell.decode(UUID?.self).map(RecordValue.uuid) ?? .null
+        case .decimal:
+            guard let text = try cell.decode(String?.self) else { return .null }
+            return .decimal(try parsed(Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), text))
+        case .url:
+            guard let text = try cell.decode(String?.self) else { return .null }
+            return .url(try parsed(URL(string: text), text))
+        }
+    }
+
+    private static func readArray(_ cell: PostgresCell, type: ScalarType, failure: (String) -> PostgresStoreError) throws -> RecordValue {
+        func list<T>(_ values: [T]?, _ make: (T) -> RecordValue) -> RecordValue {
+            values.map { .list(List($0.map(make))) } ?? .null
+        }
+        switch type {
+        case .boolean: return list(try cell.decode([Bool]?.self), RecordValue.bool)
+        case .bigint: return list(try cell.decode([Int64]?.self), RecordValue.int)
+        case .real: return list(try cell.decode([Float]?.self), RecordValue.float)
+        case .double: return list(try cell.decode([Double]?.self), RecordValue.double)
+        case .text: return list(try cell.decode([String]?.self), RecordValue.string)
+        case .uuid: return list(try cell.decode([UUID]?.self), RecordValue.uuid)
+        case .date: return list(try cell.decode([Double]?.self)) { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case .unsigned, .bytea, .decimal, .url: throw failure("\(type.sqlType) arrays are kept as jsonb, not in a native array")
+        }
+    }
+}

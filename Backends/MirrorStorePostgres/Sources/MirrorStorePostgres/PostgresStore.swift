@@ -1,0 +1,241 @@
+import Foundation
+import Logging
+import Synchronization
+import MirrorStore
+import PostgresNIO
+
+/// MirrorStore's models on a PostgreSQL server: a table per model type, writes in one SQL
+/// transaction, queries from `#Predicate`.
+///
+/// ```swift
+/// let settings = PostgresSettings(host: "127.0.0.1", port: 5432, user: "app", database: "app")
+/// let store = try await PostgresStore.open(settings, models: [Hero.self])
+/// try await store.write { transaction in
+///     try await transaction.add(hero)                  // INSERT … ON CONFLICT DO UPDATE
+///     try await transaction.delete(Hero.self, primaryKey: 7)
+/// }                                                    // one SQL transaction
+/// let one = try await store.object(Hero.self, primaryKey: 1455)
+/// let hulks = try await store.objects(Hero.self).filter(#Predicate { $0.name == "Hulk" }).all()
+/// await store.close()
+/// ```
+///
+/// The store is `Sendable`: writes and reads from many tasks run on a pool of connections.
+/// Not yet done: migrations, observation, inverse relationships, links inside containers.
+public final class PostgresStore: Sendable {
+    let client: PostgresClient
+    let mapping: DatabaseMapping
+    private let runner: Task<Void, Never>
+    private let isClosed = Mutex(false)
+    /// The settings the store was opened with.
+    public let settings: PostgresSettings
+    /// The application's schema version, kept in the `mirrorstore_metadata` table.
+    public let schemaVersion: Int
+
+    static let logger = Logger(label: "MirrorStorePostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private init(client: PostgresClient, runner: Task<Void, Never>, mapping: DatabaseMapping, settings: PostgresSettings, schemaVersion: Int) {
+        self.client = client
+        self.runner = runner
+        self.mapping = mapping
+        self.settings = settings
+        self.schemaVersion = schemaVersion
+    }
+
+    deinit { runner.cancel() }
+
+    /// Connects to the server, creates the tables of `models` (and of the models they link to)
+    /// that do not exist yet, and checks those that do against the models.
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.connectionFailed`) within `settings.connectTimeout`
+    ///   when the server cannot be reached; `.unsupportedProperty` for a kind this backend does
+    ///   not store yet, naming the property; `StoreError` (`.schemaChanged`,
+    ///   `.newerSchemaVersion`) when the stored tables were made from other models;
+    ///   `MappingError` for a model that cannot be mapped.
+    public static func open(_ settings: PostgresSettings, models: [any Persistable.Type], schemaVersion: Int = 0) async throws -> PostgresStore {
+        let mapping = try DatabaseMapping(models: models)
+        var connectionSettings = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: .disable)
+        connectionSettings.options.connectTimeout = .nanoseconds(Int64(settings.connectTimeout.components.seconds) * 1_000_000_000 + settings.connectTimeout.components.attoseconds / 1_000_000_000)
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: connectionSettings, id: 0, logger: logger)
+        } catch {
+            throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(error)))
+        }
+        do {
+            try await SchemaSetup(mapping: mapping, schemaVersion: schemaVersion).run(on: connection)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
+        let client = PostgresClient(
+            configuration: PostgresClient.Configuration(
+                host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                database: settings.database, tls: .disable),
+            backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        return PostgresStore(client: client, runner: runner, mapping: mapping, settings: settings, schemaVersion: schemaVersion)
+    }
+
+    /// Closes the store's connections. Calls made after it, or still waiting for a connection,
+    /// throw ``PostgresStoreError/Kind/closed``.
+    public func close() async {
+        isClosed.withLock { $0 = true }
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Runs `body` in one SQL transaction: everything it writes is committed together when it
+    /// returns, and nothing is when it throws (the error is rethrown as it was thrown) or when the
+    /// server refused one of its statements, even if `body` caught that error (it is rethrown then).
+    ///
+    /// ```swift
+    /// try await store.write { transaction in
+    ///     try await transaction.add(hero)
+    ///     try await transaction.deleteAll(Article.self)
+    /// }
+    /// ```
+    ///
+    /// - Throws: what `body` throws; `StoreError` (`.uniqueViolation`) when a write would give
+    ///   two objects the same value of a unique property; ``PostgresStoreError`` when the server
+    ///   refuses a statement.
+    @discardableResult
+    public func write<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresWriteTransaction) async throws -> sending Result
+    ) async throws -> sending Result {
+        try await withConnection(isolation: isolation) { connection in
+            try await Failures.translating(self.mapping) { try await connection.query("BEGIN", logger: Self.logger) }
+            let transaction = PostgresWriteTransaction(connection: connection, mapping: self.mapping)
+            let result: Result
+            do {
+                result = try await body(transaction)
+                transaction.end()
+                // A call failed and the block caught it: the server has refused everything since.
+                if let failure = transaction.failure { throw failure }
+            } catch {
+                transaction.end()
+                _ = try? await connection.query("ROLLBACK", logger: Self.logger)
+                throw error
+            }
+            try await Failures.translating(self.mapping) { try await connection.query("COMMIT", logger: Self.logger) }
+            return result
+        }
+    }
+
+    /// The object of `type` stored under `primaryKey`, with the models it links to, or `nil`.
+    ///
+    /// - Throws: `StoreError` (`.noPrimaryKey`, `.primaryKeyMismatch`, `.unknownModel`);
+    ///   ``PostgresStoreError`` when a row does not read back.
+    public func object<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Model? {
+        let table = try mapping.table(named: Model.persistedTypeName)
+        let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+        return try await withConnection(isolation: isolation) { connection in
+            let reader = RowReader(connection: connection, mapping: self.mapping)
+            guard let record = try await reader.record(table: table, key: key) else { return Handoff<Model?>(nil) }
+            return Handoff(try reader.model(Model.self, from: record))
+        }.value
+    }
+
+    /// The objects of `type`, lazily: nothing is read until ``PostgresResults/all(isolation:)``
+    /// or ``PostgresResults/count(isolation:)``.
+    ///
+    /// - Throws: `StoreError` (`.unknownModel`) for a type the store was not opened with.
+    public func objects<Model: Persistable>(_ type: Model.Type) throws -> PostgresResults<Model> {
+        let table = try mapping.table(named: Model.persistedTypeName)
+        return PostgresResults(store: self, table: table)
+    }
+
+    func withConnection<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        guard !isClosed.withLock({ $0 }) else { throw PostgresStoreError(.closed) }
+        do {
+            return try await client.withConnection(isolation: isolation, body)
+        } catch where isClosed.withLock({ $0 }) {
+            // The pool refuses leases once it shuts down, with an error of its own module.
+            throw PostgresStoreError(.closed)
+        } catch let error as PSQLError where error.code != .server {
+            throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(error)))
+        }
+    }
+}
+
+/// Models made inside a connection's lease, handed to the caller. `@unchecked`: the models are
+/// made from rows inside the closure and nothing else keeps them (the reader keeps only the
+/// records, which it releases), so the caller is their only owner.
+struct Handoff<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Turns the server's errors into MirrorStore's.
+enum Failures {
+    /// Runs `body`, turning a unique violation into `StoreError.uniqueViolation` and any other
+    /// refusal into ``PostgresStoreError/Kind/server(sqlState:message:)``.
+    @discardableResult
+    static func translating<T>(
+        _ mapping: DatabaseMapping, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> sending T
+    ) async throws -> sending T {
+        do {
+            return try await body()
+        } catch let error as PSQLError where error.code == .server {
+            throw translate(error, mapping: mapping)
+        }
+    }
+
+    static func translate(_ error: PSQLError, mapping: DatabaseMapping) -> any Error {
+        let state = error.serverInfo?[.sqlState] ?? ""
+        let message = error.serverInfo?[.message] ?? "\(error)"
+        if state == "23505", let constraint = error.serverInfo?[.constraintName], let index = mapping.uniqueIndexes[constraint] {
+            return StoreError(.uniqueViolation(typeName: index.typeName, property: index.property, value: value(fromDetail: error.serverInfo?[.detail])))
+        }
+        return PostgresStoreError(.server(sqlState: state, message: message))
+    }
+
+    /// The value in the server's detail `Key (name)=(Hulk) already exists.`: `Hulk`.
+    static func value(fromDetail detail: String?) -> String {
+        guard let detail, let equals = detail.range(of: ")=(") else { return detail ?? "?" }
+        var rest = detail[equals.upperBound...]
+        if let end = rest.range(of: ") already exists", options: .backwards) { rest = rest[..<end.lowerBound] }
+        return String(rest)
+    }
+
+    /// A short reason for a connection failure.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return "\(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}
+
+/// Checks keys given to lookups and deletes against the model's primary key.
+enum PrimaryKeys {
+    /// A key as messages show it: `1455`, `Hulk`.
+    static func text(_ key: RecordValue) -> String {
+        switch key {
+        case .int(let value): "\(value)"
+        case .uint(let value): "\(value)"
+        case .string(let value): value
+        case .uuid(let value): value.uuidString
+        default: key.description
+        }
+    }
+
+
+    static func check(_ value: RecordValue, table: TableMapping) throws -> RecordValue {
+        let kind = table.primaryKey.kind
+        guard kind.accepts(value) else {
+            throw StoreError(.primaryKeyMismatch(typeName: table.typeName, expected: kind.description, found: value.description))
+        }
+        return value
+    }
+}

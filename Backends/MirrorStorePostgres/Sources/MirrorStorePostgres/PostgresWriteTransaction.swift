@@ -1,0 +1,257 @@
+import Foundation
+import MirrorStore
+import PostgresNIO
+
+/// The writes of one ``PostgresStore/write(isolation:_:)`` block, all in one SQL transaction.
+///
+/// Each call runs its statements at once, so reads through the transaction see its own writes,
+/// and the first error a call throws (a unique violation, say) leaves the block to throw it and
+/// roll everything back.
+///
+/// ```swift
+/// try await store.write { transaction in
+///     try await transaction.add(hero)                          // saves its publisher too
+///     let removed = try await transaction.delete(Hero.self, primaryKey: 7)
+/// }
+/// ```
+public final class PostgresWriteTransaction {
+    let connection: PostgresConnection
+    let mapping: DatabaseMapping
+    private var isOpen = true
+    /// The first error a statement failed with. PostgreSQL refuses every statement after a failed
+    /// one and answers `COMMIT` with a rollback, so the whole write fails with it, even when the
+    /// block caught it. Errors found before a statement runs (a value that cannot be stored, a
+    /// missing link target) leave the transaction as it was, and the block may go on.
+    private(set) var failure: (any Error)?
+
+    init(connection: PostgresConnection, mapping: DatabaseMapping) {
+        self.connection = connection
+        self.mapping = mapping
+    }
+
+    func end() { isOpen = false }
+
+    private func checkOpen() throws {
+        guard isOpen else { throw StoreError(.transactionEnded) }
+        if let failure { throw failure }
+    }
+
+    /// Runs one call's work, after checking the transaction is still usable.
+    private func recording<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async throws -> T {
+        try checkOpen()
+        return try await body()
+    }
+
+    /// A reader on the transaction's connection, whose failed statements fail the transaction.
+    private func reading<T>(isolation: isolated (any Actor)? = #isolation, _ body: (RowReader) async throws -> T) async throws -> T {
+        let reader = RowReader(connection: connection, mapping: mapping)
+        defer { if failure == nil, let failed = reader.statementFailure { failure = failed } }
+        return try await body(reader)
+    }
+
+    /// Inserts `model`, or replaces the stored object with its primary key
+    /// (`INSERT … ON CONFLICT (key) DO UPDATE`), and saves the models it links to the same way,
+    /// or, with `linkedObjects: .referenceOnly`, stores only their keys.
+    ///
+    /// Every value is checked before any statement runs: a call that throws for a value wrote
+    /// nothing.
+    ///
+    /// - Throws: `StoreError` (`.uniqueViolation`; `.missingLinkTarget` for a target not stored
+    ///   with `.referenceOnly`; `.unknownModel`); ``PostgresStoreError`` (`.unstorableValue`) for
+    ///   a value PostgreSQL cannot keep exactly; `MappingError`.
+    public func add<Model: Persistable>(
+        _ model: Model, linkedObjects: LinkedObjects = .save, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        try await recording {
+            let record = try model.managedObject()
+            defer { record.releaseGraph() }
+            var saved = Set<ObjectIdentifier>()
+            var statements: [Upsert] = []
+            var references: [Reference] = []
+            try collect(record, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
+            for reference in references { try await check(reference) }
+            for statement in statements { try await execute(statement.sql, statement.bindings) }
+        }
+    }
+
+    /// Adds each model of `models`, as ``add(_:linkedObjects:isolation:)`` does.
+    public func add<S: Sequence>(
+        contentsOf models: S, linkedObjects: LinkedObjects = .save, isolation: isolated (any Actor)? = #isolation
+    ) async throws where S.Element: Persistable {
+        for model in models { try await add(model, linkedObjects: linkedObjects) }
+    }
+
+    /// The object of `type` under `primaryKey` as this transaction sees it, or `nil`.
+    public func object<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Model? {
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            return try await reading { reader in
+                guard let record = try await reader.record(table: table, key: key) else { return nil }
+                return try reader.model(Model.self, from: record)
+            }
+        }
+    }
+
+    /// Deletes the object of `type` under `primaryKey`; links to it read as `nil` afterwards.
+    ///
+    /// - Returns: Whether an object was deleted.
+    @discardableResult
+    public func delete<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Bool {
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            var parameters = SQLParameters()
+            guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
+            let placeholder = try parameters.add(key, type: keyType)
+            let rows = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters)
+            return !rows.isEmpty
+        }
+    }
+
+    /// Changes some properties of the stored model with `primaryKey` and stores it again.
+    ///
+    /// ```swift
+    /// try await transaction.update(Hero.self, primaryKey: 1455) { $0.realName = "Anthony Edward Stark" }
+    /// ```
+    ///
+    /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
+    @discardableResult
+    public func update<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation,
+        _ changes: (inout Model) throws -> Void
+    ) async throws -> Model? {
+        guard var model = try await object(type, primaryKey: primaryKey) else { return nil }
+        try changes(&model)
+        try await add(model)
+        return model
+    }
+
+    /// Deletes the objects of `type` that `predicate` holds for, as this transaction sees them:
+    /// in one `DELETE … WHERE` when SQL decides the predicate exactly, otherwise by key after
+    /// evaluating the predicate in Swift on the rows SQL narrows down.
+    ///
+    /// - Returns: How many objects were deleted.
+    @discardableResult
+    public func delete<Model: Persistable>(
+        _ type: Model.Type, where predicate: Predicate<Model>, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Int {
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let tree = try mapping.models.queryTree(for: predicate)
+            var parameters = SQLParameters()
+            let condition = try SQLConditionTranslator(table: table, mapping: mapping).condition(tree.condition, &parameters)
+            if let condition, condition.isExact {
+                return try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
+            }
+            // Every object is decided before anything is deleted, so a predicate that throws
+            // deletes nothing.
+            let keys: [RecordValue] = try await reading { reader in
+                let records = try await reader.records(
+                    table: table, condition: condition?.text, parameters: parameters, orderBy: table.primaryKey.quotedName, limit: nil)
+                return try records.filter { try predicate.evaluate(try reader.model(Model.self, from: $0)) }
+                    .map { $0[propertyAt: table.primaryKey.position] }
+            }
+            guard !keys.isEmpty else { return 0 }
+            var byKey = SQLParameters()
+            let placeholder = try byKey.addKeys(keys, of: table)
+            return try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder)) RETURNING 1", byKey).count
+        }
+    }
+
+    /// Deletes every object of `type`.
+    public func deleteAll<Model: Persistable>(_ type: Model.Type, isolation: isolated (any Actor)? = #isolation) async throws {
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            _ = try await run("DELETE FROM \(table.table)", SQLParameters())
+        }
+    }
+
+    /// One upsert, ready to run.
+    private struct Upsert {
+        let sql: String
+        let bindings: PostgresBindings
+    }
+
+    /// A link stored by key alone, whose target must exist.
+    private struct Reference {
+        let table: TableMapping
+        let key: RecordValue
+        let linkedFrom: String
+    }
+
+    /// The upserts of `record` and, with `.save`, of the records it links to; with
+    /// `.referenceOnly`, the targets to check instead. Throws before anything runs.
+    private func collect(
+        _ record: ManagedObject, saved: inout Set<ObjectIdentifier>, statements: inout [Upsert], references: inout [Reference],
+        linkedObjects: LinkedObjects
+    ) throws {
+        guard saved.insert(ObjectIdentifier(record)).inserted else { return }
+        let table = try mapping.table(named: record.objectSchema.typeName)
+        let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        var bindings = PostgresBindings()
+        var placeholders: [String] = []
+        var targets: [ManagedObject] = []
+        for (number, column) in table.columns.enumerated() {
+            let value = record[propertyAt: column.position]
+            try coding.bind(value, column: column, into: &bindings)
+            placeholders.append(column.placeholder(number + 1))
+            if case .link(let target, _) = column.storage, case .object(let linked) = value {
+                switch linkedObjects {
+                case .save:
+                    targets.append(linked)
+                case .referenceOnly:
+                    let targetTable = try mapping.table(named: target)
+                    references.append(Reference(table: targetTable, key: linked[propertyAt: targetTable.primaryKey.position], linkedFrom: table.typeName))
+                }
+            }
+        }
+        let names = table.columns.map(\.quotedName)
+        let updates = table.columns.filter { !$0.isPrimaryKey }.map { "\($0.quotedName) = EXCLUDED.\($0.quotedName)" }
+        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
+        statements.append(Upsert(
+            sql: "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(table.primaryKey.quotedName)) \(conflict)",
+            bindings: bindings))
+        for target in targets {
+            try collect(target, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
+        }
+    }
+
+    /// Throws `StoreError.missingLinkTarget` unless the target of `reference` is stored, as this
+    /// transaction sees it.
+    private func check(_ reference: Reference, isolation: isolated (any Actor)? = #isolation) async throws {
+        guard case .scalar(let keyType) = reference.table.primaryKey.storage else { return }
+        var parameters = SQLParameters()
+        let placeholder = try parameters.add(reference.key, type: keyType)
+        let rows = try await run("SELECT 1 FROM \(reference.table.table) WHERE \(reference.table.primaryKey.quotedName) = \(placeholder)", parameters)
+        guard rows.isEmpty else { return }
+        throw StoreError(.missingLinkTarget(typeName: reference.table.typeName, key: PrimaryKeys.text(reference.key), linkedFrom: reference.linkedFrom))
+    }
+
+    /// Runs one statement; a failure fails the transaction (see ``failure``).
+    private func execute(_ sql: String, _ bindings: PostgresBindings, isolation: isolated (any Actor)? = #isolation) async throws {
+        do {
+            try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
+            }
+        } catch {
+            if failure == nil { failure = error }
+            throw error
+        }
+    }
+
+    private func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+        do {
+            return try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+            }
+        } catch {
+            if failure == nil { failure = error }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,365 @@
+import Foundation
+import MirrorStore
+
+/// How one single value is kept in a column. Chosen so that a value reads back exactly as it was
+/// written (see the package README's table).
+enum ScalarType: Sendable, Equatable {
+    /// `Bool`: `boolean`.
+    case boolean
+    /// Every signed integer width: `bigint`.
+    case bigint
+    /// Every unsigned integer width: `numeric(20,0)`, which holds all of `UInt64`.
+    case unsigned
+    /// `Float`: `real`.
+    case real
+    /// `Double`: `double precision`.
+    case double
+    /// `String`: `text`.
+    case text
+    /// `Data`: `bytea`.
+    case bytea
+    /// `Date`: `double precision`, seconds since 2001-01-01 as `Date` keeps them; `timestamptz`
+    /// would round to microseconds.
+    case date
+    /// `UUID`: `uuid`.
+    case uuid
+    /// `Decimal`: `numeric`, written and read as text.
+    case decimal
+    /// `URL`: `text`, its absolute string.
+    case url
+
+    init?(_ kind: PropertyKind) {
+        switch kind {
+        case .bool: self = .boolean
+        case .int, .int8, .int16, .int32, .int64: self = .bigint
+        case .uint, .uint8, .uint16, .uint32, .uint64: self = .unsigned
+        case .float: self = .real
+        case .double: self = .double
+        case .string: self = .text
+        case .data: self = .bytea
+        case .date: self = .date
+        case .uuid: self = .uuid
+        case .decimal: self = .decimal
+        case .url: self = .url
+        default: return nil
+        }
+    }
+
+    var sqlType: String {
+        switch self {
+        case .boolean: "boolean"
+        case .bigint: "bigint"
+        case .unsigned: "numeric(20,0)"
+        case .real: "real"
+        case .double, .date: "double precision"
+        case .text, .url: "text"
+        case .bytea: "bytea"
+        case .uuid: "uuid"
+        case .decimal: "numeric"
+        }
+    }
+
+    /// Whether arrays of this type are native PostgreSQL arrays (the others are `jsonb`).
+    var hasNativeArray: Bool {
+        switch self {
+        case .boolean, .bigint, .real, .double, .text, .uuid, .date: true
+        case .unsigned, .bytea, .decimal, .url: false
+        }
+    }
+
+    /// Whether values are bound and read as text and cast on the server.
+    var isTextEncoded: Bool { self == .unsigned || self == .decimal }
+}
+
+/// Where one property's value lives in its table.
+enum ColumnStorage: Sendable, Equatable {
+    /// A single value in a typed column.
+    case scalar(ScalarType)
+    /// An array or a set of single values in a native array column.
+    case array(ScalarType)
+    /// A to-one link to a model with a primary key: that key, with a foreign key to its table.
+    case link(targetTypeName: String, key: ScalarType)
+    /// Embedded models, dictionaries and other containers: `jsonb` (see `JSONCoding.swift`).
+    case json
+}
+
+/// One property's column.
+struct ColumnMapping: Sendable {
+    let property: String
+    let position: Int
+    let kind: PropertyKind
+    let storage: ColumnStorage
+    let isNullable: Bool
+    let isPrimaryKey: Bool
+
+    var quotedName: String { SQL.identifier(property) }
+
+    var sqlType: String {
+        switch storage {
+        case .scalar(let type): type.sqlType
+        case .array(let type): type.sqlType + "[]"
+        case .link(_, let key): key.sqlType
+        case .json: "jsonb"
+        }
+    }
+
+    /// The select-list expression: columns bound as text are read as text.
+    func selectExpression(table: String) -> String {
+        let column = "\(table).\(quotedName)"
+        switch storage {
+        case .scalar(let type) where type.isTextEncoded: return column + "::text"
+        case .link(_, let key) where key.isTextEncoded: return column + "::text"
+        case .json: return column + "::text"
+        default: return column
+        }
+    }
+
+    /// The placeholder of parameter `number` for this column's value, cast where it is bound as text.
+    func placeholder(_ number: Int) -> String {
+        switch storage {
+        case .scalar(let type) where type.isTextEncoded: "$\(number)::\(type.sqlType)"
+        case .link(_, let key) where key.isTextEncoded: "$\(number)::\(key.sqlType)"
+        case .json: "$\(number)::jsonb"
+        default: "$\(number)"
+        }
+    }
+}
+
+/// A model type kept in a table of its own.
+struct TableMapping: Sendable {
+    let schema: ObjectSchema
+    let columns: [ColumnMapping]
+    let primaryKey: ColumnMapping
+    /// The secondary indexes: name, expression list and uniqueness.
+    let indexes: [SQLIndex]
+
+    var typeName: String { schema.typeName }
+    var table: String { SQL.identifier(schema.typeName) }
+
+    var selectList: String { columns.map { $0.selectExpression(table: table) }.joined(separator: ", ") }
+
+    /// `column` qualified by the table: what `ORDER BY` must name, since a bare name there means
+    /// the select list's output column of that name, which is text for a column read as text.
+    func qualified(_ column: ColumnMapping) -> String { "\(table).\(column.quotedName)" }
+
+    /// What the metadata table keeps for the type: its properties and kinds in order, and the key.
+    var schemaDescription: String {
+        let properties = schema.properties.map { "\($0.name): \($0.kind)" }.joined(separator: ", ")
+        return "\(schema.typeName)(\(properties)) primaryKey \(primaryKey.property)"
+    }
+
+    /// `CREATE TABLE` for a new table, without its indexes and foreign keys.
+    var createStatement: String {
+        var definitions = columns.map { column in
+            // Strings in the "C" collation: code point order, which a text key's index then
+            // serves for primary-key order too.
+            let collation = column.sqlType == "text" ? " COLLATE \"C\"" : ""
+            return column.quotedName + " " + column.sqlType + collation + (column.isNullable ? "" : " NOT NULL")
+        }
+        definitions.append("PRIMARY KEY (\(primaryKey.quotedName))")
+        return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// `CREATE INDEX IF NOT EXISTS` for each index the model asks for.
+    var indexStatements: [String] {
+        indexes.map { index in
+            let method = index.method.map { " USING \($0)" } ?? ""
+            return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))"
+        }
+    }
+
+    /// The foreign keys of the table's links, deferred to commit so that a transaction may add a
+    /// model before the one it links to; deleting a target sets the link to `NULL`, which reads
+    /// as `nil`, as the file store's links do.
+    func foreignKeyStatements(tables: [String: TableMapping]) -> [String] {
+        columns.compactMap { column in
+            guard case .link(let target, _) = column.storage, let targetTable = tables[target] else { return nil }
+            let name = SQL.shortName("mirrorstore_fk", typeName, column.property)
+            return "ALTER TABLE \(table) ADD CONSTRAINT \(SQL.identifier(name)) FOREIGN KEY (\(column.quotedName)) REFERENCES \(targetTable.table) (\(targetTable.primaryKey.quotedName)) ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"
+        }
+    }
+}
+
+/// One SQL index of a table.
+struct SQLIndex: Sendable {
+    let name: String
+    /// `name` or `name+team`, as `StoreError.uniqueViolation` names it.
+    let property: String
+    let expressions: [String]
+    let isUnique: Bool
+    /// `gin` for arrays, which `contains` reads (`@>`); the default B-tree otherwise.
+    var method: String?
+}
+
+/// The tables of a store's model types, and the schemas of the models embedded in them.
+struct DatabaseMapping: Sendable {
+    let models: BackendModels
+    /// By stored type name.
+    let tables: [String: TableMapping]
+    /// Index name → (type name, property), to name a unique violation.
+    let uniqueIndexes: [String: (typeName: String, property: String)]
+
+    /// Maps `models` and the types they reach; every type listed must have a primary key.
+    init(models modelTypes: [any Persistable.Type]) throws {
+        let models = try BackendModels(models: modelTypes)
+        self.models = models
+        for type in modelTypes {
+            guard let schema = models.type(of: type)?.schema else { continue }
+            if schema.primaryKey == nil { throw StoreError(.noPrimaryKey(typeName: schema.typeName)) }
+        }
+        var tables: [String: TableMapping] = [:]
+        var unique: [String: (typeName: String, property: String)] = [:]
+        for type in models.types where type.schema.primaryKey != nil {
+            let table = try Self.table(for: type, models: models)
+            tables[table.typeName] = table
+            for index in table.indexes where index.isUnique { unique[index.name] = (table.typeName, index.property) }
+        }
+        self.tables = tables
+        uniqueIndexes = unique
+    }
+
+    func table(named typeName: String) throws -> TableMapping {
+        guard let table = tables[typeName] else { throw StoreError(.unknownModel(typeName: typeName)) }
+        return table
+    }
+
+    private static func table(for type: BackendModels.ModelType, models: BackendModels) throws -> TableMapping {
+        let schema = type.schema
+        guard SQL.isValidIdentifier(schema.typeName) else {
+            throw PostgresStoreError(.unsupportedModel(typeName: schema.typeName, reason: "its stored name is longer than PostgreSQL's 63 bytes for an identifier; give it a shorter persistedTypeName"))
+        }
+        var columns: [ColumnMapping] = []
+        for (position, property) in schema.properties.enumerated() {
+            guard SQL.isValidIdentifier(property.name) else {
+                throw PostgresStoreError(.unsupportedProperty(typeName: schema.typeName, property: property.name, kind: property.kind.description, reason: "its name is longer than PostgreSQL's 63 bytes for an identifier"))
+            }
+            var kind = property.kind
+            var isNullable = false
+            if case .optional(let wrapped) = kind { kind = wrapped; isNullable = true }
+            let storage = try Self.storage(of: kind, typeName: schema.typeName, property: property, models: models)
+            // A link is NULL once its target is deleted, whatever the property's optionality.
+            if case .link = storage { isNullable = true }
+            columns.append(ColumnMapping(
+                property: property.name, position: position, kind: property.kind, storage: storage,
+                isNullable: isNullable, isPrimaryKey: property.isPrimaryKey))
+        }
+        guard let primaryKey = columns.first(where: \.isPrimaryKey), case .scalar = primaryKey.storage else {
+            throw PostgresStoreError(.unsupportedModel(typeName: schema.typeName, reason: "it has no primary key of a single value"))
+        }
+        var indexes: [SQLIndex] = []
+        let uniqueProperties = Set(type.uniqueProperties)
+        func expression(_ name: String) -> String? {
+            guard let column = columns.first(where: { $0.property == name }) else { return nil }
+            // Strings are indexed by their NFC form, which is what the queries compare and what
+            // makes canonically equivalent strings one value, as Swift's `==` makes them.
+            // In the "C" collation, code point order: the order queries compare and sort in.
+            if case .scalar(.text) = column.storage { return "(normalize(\(column.quotedName), NFC) COLLATE \"C\")" }
+            return column.quotedName
+        }
+        for column in columns where !column.isPrimaryKey {
+            let isUnique = uniqueProperties.contains(column.property)
+            let isIndexed = schema.property(named: column.property)?.isIndexed ?? false
+            var isLink = false
+            if case .link = column.storage { isLink = true }
+            guard isIndexed || isUnique || isLink, case .some(let indexed) = expression(column.property) else { continue }
+            if case .json = column.storage { continue }
+            if case .array = column.storage {
+                guard !isUnique else {
+                    throw PostgresStoreError(.unsupportedProperty(typeName: schema.typeName, property: column.property, kind: column.kind.description, reason: "unique arrays and sets are not enforced yet"))
+                }
+                indexes.append(SQLIndex(
+                    name: SQL.shortName("mirrorstore_ix", schema.typeName, column.property),
+                    property: column.property, expressions: [column.quotedName], isUnique: false, method: "gin"))
+                continue
+            }
+            indexes.append(SQLIndex(
+                name: SQL.shortName(isUnique ? "mirrorstore_ux" : "mirrorstore_ix", schema.typeName, column.property),
+                property: column.property, expressions: [indexed], isUnique: isUnique))
+        }
+        for compound in type.compoundIndexes {
+            let expressions = compound.properties.compactMap(expression)
+            guard expressions.count == compound.properties.count else { continue }
+            indexes.append(SQLIndex(
+                name: SQL.shortName(compound.isUnique ? "mirrorstore_ux" : "mirrorstore_ix", schema.typeName, compound.description),
+                property: compound.description, expressions: expressions, isUnique: compound.isUnique))
+        }
+        return TableMapping(schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes)
+    }
+
+    private static func storage(of kind: PropertyKind, typeName: String, property: ObjectSchema.Property, models: BackendModels) throws -> ColumnStorage {
+        func unsupported(_ reason: String) -> PostgresStoreError {
+            PostgresStoreError(.unsupportedProperty(typeName: typeName, property: property.name, kind: property.kind.description, reason: reason))
+        }
+        if let scalar = ScalarType(kind) { return .scalar(scalar) }
+        switch kind {
+        case .object(let target):
+            guard let targetSchema = models.type(named: target)?.schema else { throw unsupported("\(target) is not a model type") }
+            if let key = targetSchema.primaryKey {
+                guard let keyKind = targetSchema.property(named: key)?.kind, let keyType = ScalarType(keyKind) else {
+                    throw unsupported("\(target)'s primary key is not a single value")
+                }
+                return .link(targetTypeName: target, key: keyType)
+            }
+            try checkEmbeddable(kind, models: models, unsupported: unsupported)
+            return .json
+        case .list(let element), .set(let element):
+            if let scalar = ScalarType(element), scalar.hasNativeArray { return .array(scalar) }
+            try checkEmbeddable(kind, models: models, unsupported: unsupported)
+            return .json
+        case .dictionary:
+            try checkEmbeddable(kind, models: models, unsupported: unsupported)
+            return .json
+        default:
+            throw unsupported("optionals of optionals are not stored yet")
+        }
+    }
+
+    /// Checks that `kind` holds no link (a model with a primary key) at any depth, nor an
+    /// optional of an optional, which the `jsonb` encoding cannot tell apart.
+    private static func checkEmbeddable(
+        _ kind: PropertyKind, models: BackendModels, unsupported: (String) -> PostgresStoreError, seen: Set<String> = []
+    ) throws {
+        switch kind {
+        case .object(let target):
+            guard !seen.contains(target) else { return }
+            guard let schema = models.type(named: target)?.schema else { throw unsupported("\(target) is not a model type") }
+            if schema.primaryKey != nil {
+                throw unsupported("links inside containers or embedded models (here to \(target)) are not stored yet")
+            }
+            for inner in schema.properties {
+                try checkEmbeddable(inner.kind, models: models, unsupported: unsupported, seen: seen.union([target]))
+            }
+        case .optional(.optional):
+            throw unsupported("optionals of optionals are not stored yet")
+        case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner):
+            try checkEmbeddable(inner, models: models, unsupported: unsupported, seen: seen)
+        default:
+            return
+        }
+    }
+}
+
+/// Spelling SQL: identifiers are always quoted; values never appear in SQL text.
+enum SQL {
+    /// `name` as a quoted identifier: `"Hero"`, with quotes doubled.
+    static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Whether PostgreSQL keeps `name` whole as an identifier (it cuts names past 63 bytes).
+    static func isValidIdentifier(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 63 && !name.utf8.contains(0)
+    }
+
+    /// A constraint or index name under 63 bytes for `typeName` and `property`: a prefix and a
+    /// hash of both (FNV-1a, stable across runs and platforms).
+    static func shortName(_ prefix: String, _ typeName: String, _ property: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in typeName.utf8 + [0] + property.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return prefix + "_" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
