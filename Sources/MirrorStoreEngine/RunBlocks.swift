@@ -13,11 +13,14 @@ struct RunBlocks: Sendable {
     let mapped: StableBytes?
     /// What the run holds, for error messages ("key run", "index run").
     let what: String
+    /// Where the run's last block ends at the latest.
+    let end: UInt64
 
     /// The blocks at `offsets`, all before `end` in `log`.
     init(offsets: [UInt64], log: any LogStorage, end: UInt64, what: String) {
         self.offsets = offsets
         self.log = log
+        self.end = end
         self.what = what
         checked = CheckedBlocks(count: offsets.count)
         mapped = log.stableBytes(upTo: end)
@@ -48,12 +51,23 @@ struct RunBlocks: Sendable {
             if let file {
                 return try withBlock(index, at: offset, in: file, body)
             }
-            let head = try log.read(at: offset, count: 4)
-            let length = Int(head[0]) | Int(head[1]) << 8 | Int(head[2]) << 16 | Int(head[3]) << 24
-            guard length >= 3, length <= LogFrame.maximumPayload else {
-                throw damage(at: offset, "the block declares \(length) bytes, more than a unit holds")
+            // One read of as much as a block takes, up to where the next one starts (an encrypted
+            // log's read costs a lock and a copy, whatever its length): a second only for a
+            // block longer than that, whose length the first read told.
+            let limit = index + 1 < offsets.count ? offsets[index + 1] : end
+            guard limit > offset else { throw damage(at: offset, "the block lies past the end of the run") }
+            var bytes = try log.read(at: offset, count: Int(min(limit - offset, UInt64(2 * KeyRun.blockTarget))))
+            guard bytes.count >= 4 else { throw damage(at: offset, "the block lies past the end of the run") }
+            let length = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
+            let total = 4 + length + RunBlockReader.checksumSize
+            guard length >= 3, length <= LogFrame.maximumPayload, UInt64(total) <= limit - offset else {
+                throw damage(at: offset, "the block declares \(length) bytes, more than its place in the run holds")
             }
-            let bytes = try log.read(at: offset, count: 4 + length + RunBlockReader.checksumSize)
+            if total > bytes.count {
+                bytes = try log.read(at: offset, count: total)
+            } else {
+                bytes.removeLast(bytes.count - total)
+            }
             return try bytes.withUnsafeBytes { block in
                 try check(block, index: index, offset: offset)
                 return try body(RunBlockReader(bytes: block))

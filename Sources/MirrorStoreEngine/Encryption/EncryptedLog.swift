@@ -526,14 +526,23 @@ final class EncryptedLog: LogStorage {
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         let first = Self.page(containing: offset)
-        // One lock for the common read, a value within one cached page.
-        let (size, cached) = state.withLock { ($0.size, $0.cache[first]) }
+        let within = Int(offset - Self.start(ofPage: first))
+        let spansNext = within + count > Self.capacity(ofPage: first)
+        // One lock for the common reads: a value within one cached page, or a run block across
+        // two (each lock taken and each page looked up again cost more than the copy).
+        let (size, cached, next) = state.withLock { ($0.size, $0.cache[first], spansNext ? $0.cache[first + 1] : nil) }
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
-        let within = Int(offset - Self.start(ofPage: first))
         if let cached, cached.count >= within + count {
             return Array(cached[within..<(within + count)])
+        }
+        if let cached, let next, cached.count == Self.capacity(ofPage: first), within + count - cached.count <= next.count {
+            var result: [UInt8] = []
+            result.reserveCapacity(count)
+            result.append(contentsOf: cached[within...])
+            result.append(contentsOf: next[..<(count - result.count)])
+            return result
         }
         var result: [UInt8] = []
         result.reserveCapacity(count)
