@@ -20,10 +20,13 @@ import PostgresNIO
 /// ```
 ///
 /// The store is `Sendable`: writes and reads from many tasks run on a pool of connections.
-/// Not yet done: migrations, observation, inverse relationships, links inside containers.
+/// Observation: ``PostgresResults/changes`` and ``changes(_:primaryKey:)``, from `LISTEN`/`NOTIFY`,
+/// see commits made through any store on the same database.
+/// Not yet done: migrations, inverse relationships, links inside containers.
 public final class PostgresStore: Sendable {
     let client: PostgresClient
     let mapping: DatabaseMapping
+    let listener: ChangeListener
     private let runner: Task<Void, Never>
     private let isClosed = Mutex(false)
     /// The settings the store was opened with.
@@ -33,8 +36,18 @@ public final class PostgresStore: Sendable {
 
     static let logger = Logger(label: "MirrorStorePostgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, mapping: DatabaseMapping, settings: PostgresSettings, schemaVersion: Int) {
+    /// The channel every committed write block notifies (`pg_notify`) with the types and keys it
+    /// wrote: `mirrorstore_changes_` and the schema the tables are in (`mirrorstore_changes_public`),
+    /// or a hash of the schema's name when it is not lowercase ASCII letters, digits and `_`.
+    /// Stores on the same database and schema share it, whatever process they are in.
+    public var changeChannel: String { listener.channel }
+
+    private init(
+        client: PostgresClient, runner: Task<Void, Never>, mapping: DatabaseMapping, listener: ChangeListener, settings: PostgresSettings,
+        schemaVersion: Int
+    ) {
         self.client = client
+        self.listener = listener
         self.runner = runner
         self.mapping = mapping
         self.settings = settings
@@ -63,8 +76,13 @@ public final class PostgresStore: Sendable {
         } catch {
             throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(error)))
         }
+        let schema: String
         do {
             try await SchemaSetup(mapping: mapping, schemaVersion: schemaVersion).run(on: connection)
+            let rows = try await Failures.translating(mapping) {
+                try await connection.query("SELECT current_schema()", logger: logger).collect()
+            }
+            schema = try rows.first.flatMap { try $0.decode(String?.self) } ?? "public"
         } catch {
             try? await connection.close()
             throw error
@@ -76,13 +94,16 @@ public final class PostgresStore: Sendable {
                 database: settings.database, tls: .disable),
             backgroundLogger: logger)
         let runner = Task { await client.run() }
-        return PostgresStore(client: client, runner: runner, mapping: mapping, settings: settings, schemaVersion: schemaVersion)
+        let listener = ChangeListener(settings: settings, configuration: connectionSettings, channel: ChangeListener.channel(schema: schema))
+        return PostgresStore(client: client, runner: runner, mapping: mapping, listener: listener, settings: settings, schemaVersion: schemaVersion)
     }
 
     /// Closes the store's connections. Calls made after it, or still waiting for a connection,
-    /// throw ``PostgresStoreError/Kind/closed``.
+    /// throw ``PostgresStoreError/Kind/closed``; observations (``PostgresResults/changes``,
+    /// ``changes(_:primaryKey:)``) end.
     public func close() async {
         isClosed.withLock { $0 = true }
+        await listener.close()
         runner.cancel()
         await runner.value
     }
@@ -115,6 +136,15 @@ public final class PostgresStore: Sendable {
                 transaction.end()
                 // A call failed and the block caught it: the server has refused everything since.
                 if let failure = transaction.failure { throw failure }
+                // Delivered to listeners only if the transaction commits.
+                if !transaction.notice.isEmpty {
+                    var parameters = SQLParameters()
+                    let channel = parameters.add(self.listener.channel)
+                    let payload = parameters.add(transaction.notice.payload)
+                    try await Failures.translating(self.mapping) {
+                        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify(\(channel), \(payload))", binds: parameters.bindings), logger: Self.logger)
+                    }
+                }
             } catch {
                 transaction.end()
                 _ = try? await connection.query("ROLLBACK", logger: Self.logger)

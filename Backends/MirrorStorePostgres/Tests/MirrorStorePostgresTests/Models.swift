@@ -204,3 +204,18 @@ struct ReindexedUnique: Persistable, Equatable {
     static var uniqueProperties: [String] { ["name"] }
     static var persistedTypeName: String { "Reindexed" }
 }
+
+/// The models the observation tests write, apart from the others' tables.
+struct Watched: Persistable, Equatable {
+    var id = 0
+    var n = 0
+    var label = ""
+    var owner: WatchOwner?
+    static var primaryKey: String? { "id" }
+}
+
+struct WatchOwner: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    static var primaryKey: String? { "id" }
+}

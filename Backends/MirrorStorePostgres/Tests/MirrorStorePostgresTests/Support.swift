@@ -53,3 +53,24 @@ struct SeededRandom: RandomNumberGenerator {
 /// Every suite that uses the server, one at a time: they share its tables.
 @Suite("PostgreSQL server", .serialized, .enabled(if: serverSettings != nil, needsServer))
 struct ServerTests {}
+
+/// A wait that took too long: the test fails instead of hanging.
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    let seconds: Int
+    var description: String { "Timed out after \(seconds) s waiting for \(what)." }
+}
+
+/// What `body` returns, or `TimedOut` after `seconds` (the body is cancelled then).
+func within<T: Sendable>(_ seconds: Int = 10, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut(what: what, seconds: seconds) }
+        return value
+    }
+}
