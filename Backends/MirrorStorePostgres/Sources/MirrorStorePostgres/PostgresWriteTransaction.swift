@@ -125,12 +125,26 @@ public final class PostgresWriteTransaction {
     /// try await transaction.update(Hero.self, primaryKey: 1455) { $0.realName = "Anthony Edward Stark" }
     /// ```
     ///
+    /// The row is locked first (`SELECT … FOR UPDATE`) until the transaction ends, so updates of
+    /// one object by several processes at once run one after the other, each reading what the
+    /// previous one committed: none is lost.
+    ///
     /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
     @discardableResult
     public func update<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation,
         _ changes: (inout Model) throws -> Void
     ) async throws -> Model? {
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            guard case .scalar(let keyType) = table.primaryKey.storage else { return }
+            var parameters = SQLParameters()
+            let placeholder = try parameters.add(key, type: keyType)
+            // Under READ COMMITTED the read below takes a new snapshot, which holds the last
+            // committed version once the lock is granted.
+            _ = try await run("SELECT 1 FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) FOR UPDATE", parameters)
+        }
         guard var model = try await object(type, primaryKey: primaryKey) else { return nil }
         try changes(&model)
         try await add(model)

@@ -110,7 +110,7 @@ struct ObservationTests {
         }
         _ = try await within(10, "the first element") { for await _ in started { return true }; return false }
         consumer.cancel()
-        let count = try await within(10, "the cancelled sequence to end") { try await consumer.value }
+        let count = try await within(10, "the cancelled sequence to end", task: consumer)
         #expect(count == 1)
         // The last observation stopped: so did the listening connection.
         #expect(!observer.listener.isRunning)
@@ -127,7 +127,7 @@ struct ObservationTests {
         }
         _ = try await within(10, "the object's first element") { for await _ in objectStarted { return true }; return false }
         await observer.close()
-        let objectCount = try await within(10, "the sequence to end when the store closes") { try await objectConsumer.value }
+        let objectCount = try await within(10, "the sequence to end when the store closes", task: objectConsumer)
         #expect(objectCount == 1)
         // After closing, a new observation ends at once.
         let ended = try await within(10, "an observation of a closed store") {

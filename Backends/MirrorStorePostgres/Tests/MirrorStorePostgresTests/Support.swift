@@ -74,3 +74,11 @@ func within<T: Sendable>(_ seconds: Int = 10, _ what: String, _ body: @escaping 
         return value
     }
 }
+
+/// The value of `task`, or `TimedOut` after `seconds`; the task is cancelled then, since waiting
+/// for a task's value does not end when the waiter is cancelled.
+func within<T: Sendable>(_ seconds: Int = 10, _ what: String, task: Task<T, any Error>) async throws -> T {
+    try await within(seconds, what) {
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+}
