@@ -29,6 +29,7 @@ let package = Package(
             "MirrorStorePostgres",
             "PostgresWriterChild",
             .product(name: "MirrorStore", package: "MirrorStore"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -59,12 +59,26 @@ public final class PostgresStore: Sendable {
     /// Connects to the server, creates the tables of `models` (and of the models they link to)
     /// that do not exist yet, and checks those that do against the models.
     ///
+    /// When tables were written with a lower `schemaVersion`, their models may have changed:
+    /// `migration` runs once (see ``PostgresMigration``), added properties become columns
+    /// filled with the models' `init()` values, removed ones are dropped, all in the open's one
+    /// transaction.
+    ///
+    /// ```swift
+    /// let store = try await PostgresStore.open(settings, models: [Person.self], schemaVersion: 2) { migration, old in
+    ///     if old < 2 { try migration.renameProperty(onType: "Person", from: "name", to: "fullName") }
+    /// }
+    /// ```
+    ///
     /// - Throws: ``PostgresStoreError`` (`.connectionFailed`) within `settings.connectTimeout`
     ///   when the server cannot be reached; `.unsupportedProperty` for a kind this backend does
-    ///   not store yet, naming the property; `StoreError` (`.schemaChanged`,
-    ///   `.newerSchemaVersion`) when the stored tables were made from other models;
-    ///   `MappingError` for a model that cannot be mapped.
-    public static func open(_ settings: PostgresSettings, models: [any Persistable.Type], schemaVersion: Int = 0) async throws -> PostgresStore {
+    ///   not store yet, naming the property; `.migrationFailed` for a change the migration
+    ///   cannot make; `StoreError` (`.schemaChanged`, `.newerSchemaVersion`) when the stored
+    ///   tables were made from other models without a raised version; `MappingError` for a
+    ///   model that cannot be mapped; what `migration` throws (nothing is changed then).
+    public static func open(
+        _ settings: PostgresSettings, models: [any Persistable.Type], schemaVersion: Int = 0, migration: PostgresMigrationBlock? = nil
+    ) async throws -> PostgresStore {
         let mapping = try DatabaseMapping(models: models)
         var connectionSettings = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
@@ -78,7 +92,7 @@ public final class PostgresStore: Sendable {
         }
         let schema: String
         do {
-            try await SchemaSetup(mapping: mapping, schemaVersion: schemaVersion).run(on: connection)
+            try await SchemaSetup(mapping: mapping, schemaVersion: schemaVersion, models: models, migration: migration).run(on: connection)
             let rows = try await Failures.translating(mapping) {
                 try await connection.query("SELECT current_schema()", logger: logger).collect()
             }

@@ -241,3 +241,37 @@ struct ChildShared: Persistable {
     var sequence = 0
     static var primaryKey: String? { "id" }
 }
+
+/// One stored type before and after a migration.
+struct MigrationOne: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    var note: String?
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Migrated" }
+}
+
+struct MigrationTwo: Persistable, Equatable {
+    var id = 0
+    var fullName = ""
+    var age = 42
+    var tags: [String] = ["new"]
+    var nickname: String?
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Migrated" }
+}
+
+/// A second type whose change of kind the migration refuses, after the first's DDL ran.
+struct MigrationOther: Persistable, Equatable {
+    var id = 0
+    var value = ""
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedOther" }
+}
+
+struct MigrationOtherAsInt: Persistable, Equatable {
+    var id = 0
+    var value = 0
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedOther" }
+}
