@@ -22,7 +22,8 @@ import PostgresNIO
 /// The store is `Sendable`: writes and reads from many tasks run on a pool of connections.
 /// Observation: ``PostgresResults/changes`` and ``changes(_:primaryKey:)``, from `LISTEN`/`NOTIFY`,
 /// see commits made through any store on the same database.
-/// Not yet done: migrations, inverse relationships, links inside containers.
+/// Migrations: `open(_:models:schemaVersion:migration:)` (see ``PostgresMigration``).
+/// Not yet done: inverse relationships, links inside containers.
 public final class PostgresStore: Sendable {
     let client: PostgresClient
     let mapping: DatabaseMapping
