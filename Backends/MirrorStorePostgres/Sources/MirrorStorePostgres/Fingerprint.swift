@@ -14,9 +14,12 @@ indirect enum Fingerprint: Equatable {
     /// A record already reached on the way here.
     case seen
 
-    init(_ record: ManagedObject) {
-        var visited = Set<ObjectIdentifier>()
-        self = Self.walk(record, visited: &visited)
+    /// The fingerprint of `record`, or only of its properties at `watching` (and of everything
+    /// they reach) when given.
+    init(_ record: ManagedObject, watching: Set<Int>? = nil) {
+        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(record)]
+        let positions = record.objectSchema.properties.indices.filter { watching?.contains($0) ?? true }
+        self = .record(positions.map { Self.walk(record[propertyAt: $0], visited: &visited) })
     }
 
     private static func walk(_ record: ManagedObject, visited: inout Set<ObjectIdentifier>) -> Fingerprint {

@@ -34,13 +34,16 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
     public typealias Element = PostgresResultsChange<Model>
 
     let results: PostgresResults<Model>
+    /// The positions of the properties whose changes count, or `nil` for every stored value.
+    let watched: Set<Int>?
 
     /// A new observation, which starts listening when it is first asked for an element.
-    public func makeAsyncIterator() -> Iterator { Iterator(results: results) }
+    public func makeAsyncIterator() -> Iterator { Iterator(results: results, watched: watched) }
 
     /// Waits for the next change of the results.
     public struct Iterator: AsyncIteratorProtocol {
         let results: PostgresResults<Model>
+        let watched: Set<Int>?
         var subscription: AsyncThrowingStream<Void, any Error>.AsyncIterator?
         var previous: [(key: RecordValue, fingerprint: Fingerprint)] = []
         var isFinished = false
@@ -57,7 +60,7 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
                     let types = results.store.mapping.reachableTypes(from: results.table.typeName)
                     let stream = try await results.store.listener.subscribe { notice in types.contains { notice.touches($0) } }
                     subscription = stream.stream.makeAsyncIterator()
-                    let entries = try await results.entries()
+                    let entries = try await results.entries(watching: watched)
                     previous = entries.map { ($0.key, $0.fingerprint) }
                     return PostgresResultsChange(
                         results: entries.map(\.model), deletions: [], insertions: IndexSet(integersIn: entries.indices), modifications: [])
@@ -67,7 +70,7 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
                         isFinished = true
                         return nil
                     }
-                    let entries = try await results.entries()
+                    let entries = try await results.entries(watching: watched)
                     let change = Self.change(from: previous, to: entries)
                     previous = entries.map { ($0.key, $0.fingerprint) }
                     if !change.deletions.isEmpty || !change.insertions.isEmpty || !change.modifications.isEmpty { return change }
@@ -115,7 +118,26 @@ extension PostgresResults {
     ///                     modifications: change.modifications)
     /// }
     /// ```
-    public var changes: PostgresResultsChanges<Model> { PostgresResultsChanges(results: self) }
+    public var changes: PostgresResultsChanges<Model> { PostgresResultsChanges(results: self, watched: nil) }
+
+    /// ``changes`` that come only when the results gain or lose an object, change order, or one
+    /// of the properties at `keyPaths` (or a model it links to or embeds) changes;
+    /// `modifications` then lists only those results.
+    ///
+    /// ```swift
+    /// for try await change in try heroes.changes(keyPaths: [\.name, \.publisher]) {
+    ///     tableView.reloadRows(at: change.modifications)   // not for a change of realName
+    /// }
+    /// ```
+    ///
+    /// Only stored properties of `Model` itself are watched yet (`\.publisher`, not
+    /// `\.publisher?.name`).
+    ///
+    /// - Throws: `QueryError` (`.unknownProperty`) naming a key path that is not a stored
+    ///   property of `Model`.
+    public func changes(keyPaths: [PartialKeyPath<Model>]) throws -> PostgresResultsChanges<Model> {
+        PostgresResultsChanges(results: self, watched: try store.watchedPositions(keyPaths, table: table))
+    }
 }
 
 /// The `AsyncSequence` of ``PostgresStore/changes(_:primaryKey:)``: the object, or `nil` when it
@@ -127,6 +149,8 @@ public struct PostgresObjectChanges<Model: Persistable>: AsyncSequence, Sendable
     let store: PostgresStore
     let table: TableMapping
     let primaryKey: PrimaryKeyValue
+    /// The positions of the properties whose changes count, or `nil` for every stored value.
+    let watched: Set<Int>?
 
     /// A new observation, which starts listening when it is first asked for an element.
     public func makeAsyncIterator() -> Iterator { Iterator(changes: self) }
@@ -155,7 +179,7 @@ public struct PostgresObjectChanges<Model: Persistable>: AsyncSequence, Sendable
                         notice.touches(typeName, key: keyText) || linked.contains { notice.touches($0) }
                     }
                     subscription = stream.stream.makeAsyncIterator()
-                    let (model, fingerprint) = try await store.observedObject(Model.self, table: table, key: key).value
+                    let (model, fingerprint) = try await store.observedObject(Model.self, table: table, key: key, watching: changes.watched).value
                     previous = fingerprint
                     return .some(model)
                 }
@@ -164,7 +188,7 @@ public struct PostgresObjectChanges<Model: Persistable>: AsyncSequence, Sendable
                         isFinished = true
                         return nil
                     }
-                    let (model, fingerprint) = try await store.observedObject(Model.self, table: table, key: key).value
+                    let (model, fingerprint) = try await store.observedObject(Model.self, table: table, key: key, watching: changes.watched).value
                     if fingerprint != previous {
                         previous = fingerprint
                         return .some(model)
@@ -199,17 +223,53 @@ extension PostgresStore {
     public func changes<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> PostgresObjectChanges<Model> {
         let table = try mapping.table(named: Model.persistedTypeName)
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-        return PostgresObjectChanges(store: self, table: table, primaryKey: PrimaryKeyValue(value: key))
+        return PostgresObjectChanges(store: self, table: table, primaryKey: PrimaryKeyValue(value: key), watched: nil)
+    }
+
+    /// ``changes(_:primaryKey:)`` that come only when the object appears, disappears, or one of
+    /// the properties at `keyPaths` (or a model it links to or embeds) changes.
+    ///
+    /// ```swift
+    /// for try await hero in try store.changes(Hero.self, primaryKey: 1455, keyPaths: [\.name]) {
+    ///     title = hero?.name ?? ""                          // not for a change of realName
+    /// }
+    /// ```
+    ///
+    /// Only stored properties of `Model` itself are watched yet (`\.publisher`, not
+    /// `\.publisher?.name`).
+    ///
+    /// - Throws: `StoreError` when the model is not one of the store's or the key does not fit;
+    ///   `QueryError` (`.unknownProperty`) naming a key path that is not a stored property of `Model`.
+    public func changes<Model: Persistable>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, keyPaths: [PartialKeyPath<Model>]
+    ) throws -> PostgresObjectChanges<Model> {
+        let table = try mapping.table(named: Model.persistedTypeName)
+        let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+        return PostgresObjectChanges(
+            store: self, table: table, primaryKey: PrimaryKeyValue(value: key), watched: try watchedPositions(keyPaths, table: table))
+    }
+
+    /// The positions in `table`'s records of the properties `keyPaths` name.
+    func watchedPositions<Model: Persistable>(_ keyPaths: [PartialKeyPath<Model>], table: TableMapping) throws -> Set<Int> {
+        var positions = Set<Int>()
+        for keyPath in keyPaths {
+            guard let name = mapping.models.propertyName(of: keyPath),
+                  let position = table.schema.properties.firstIndex(where: { $0.name == name }) else {
+                throw QueryError(.unknownProperty(typeName: table.typeName, property: "\(keyPath)"))
+            }
+            positions.insert(position)
+        }
+        return positions
     }
 
     /// The object under `key` and its fingerprint, read now.
     func observedObject<Model: Persistable>(
-        _ type: Model.Type, table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation
+        _ type: Model.Type, table: TableMapping, key: RecordValue, watching: Set<Int>?, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Handoff<(Model?, Fingerprint?)> {
         try await withConnection(isolation: isolation) { connection in
             let reader = RowReader(connection: connection, mapping: self.mapping)
             guard let record = try await reader.record(table: table, key: key) else { return Handoff((nil, nil)) }
-            return Handoff((try reader.model(Model.self, from: record), Fingerprint(record)))
+            return Handoff((try reader.model(Model.self, from: record), Fingerprint(record, watching: watching)))
         }
     }
 }

@@ -71,6 +71,35 @@ struct ObservationTests {
         await observer.close()
     }
 
+    @Test func watchedKeyPathsLeaveOutChangesOfOtherProperties() async throws {
+        let (observer, writer) = try await stores()
+        try await observer.write { try await $0.add(Watched(id: 1, n: 1, label: "one", owner: WatchOwner(id: 10, name: "Stan"))) }
+        let results = try observer.objects(Watched.self).changes(keyPaths: [\.n, \.owner])
+        let object = try observer.changes(Watched.self, primaryKey: 1, keyPaths: [\.label])
+        let seen = try await within(10, "the watched changes") {
+            var resultsIterator = results.makeAsyncIterator()
+            var objectIterator = object.makeAsyncIterator()
+            var modifications: [IndexSet] = [try #require(try await resultsIterator.next()).modifications]
+            var labels: [String?] = [try #require(try await objectIterator.next())?.label]
+            // Not watched by the results: no element for it; watched by the object.
+            try await writer.write { try await $0.update(Watched.self, primaryKey: 1) { $0.label = "changed" } }
+            labels.append(try #require(try await objectIterator.next())?.label)
+            // Watched by the results, through the link; not by the object.
+            try await writer.write { try await $0.add(WatchOwner(id: 10, name: "Jack")) }
+            let change = try #require(try await resultsIterator.next())
+            modifications.append(change.modifications)
+            try await writer.write { try await $0.update(Watched.self, primaryKey: 1) { $0.label = "again" } }
+            labels.append(try #require(try await objectIterator.next())?.label)
+            return (modifications, labels, change.results.first?.owner?.name)
+        }
+        #expect(seen.0 == [[], IndexSet([0])])
+        #expect(seen.1 == ["one", "changed", "again"])
+        #expect(seen.2 == "Jack")
+        #expect(throws: QueryError.self) { _ = try observer.objects(Watched.self).changes(keyPaths: [\.owner?.name]) }
+        await writer.close()
+        await observer.close()
+    }
+
     @Test func aRolledBackWriteNotifiesNobody() async throws {
         let (observer, writer) = try await stores()
         struct Refusal: Error {}
