@@ -1,6 +1,7 @@
 import Foundation
 import MirrorStore
 @testable import MirrorStorePostgres
+import PostgresNIO
 import Synchronization
 import Testing
 
@@ -98,6 +99,41 @@ struct ObservationTests {
         #expect(throws: QueryError.self) { _ = try observer.objects(Watched.self).changes(keyPaths: [\.owner?.name]) }
         await writer.close()
         await observer.close()
+    }
+
+    @Test func observationsOfOneStoreShareOneListeningConnection() async throws {
+        let (observer, writer) = try await stores()
+        /// The server's connections whose last statement was a LISTEN on the store's channel.
+        @Sendable func listening() async throws -> Int {
+            let pattern = "LISTEN \"\(observer.changeChannel)\"%"
+            return try await writer.withConnection { connection in
+                let rows = try await connection.query(
+                    "SELECT count(*)::bigint FROM pg_stat_activity WHERE query LIKE \(pattern)", logger: PostgresStore.logger)
+                var count = 0
+                for try await value in rows.decode(Int64.self) { count = Int(value) }
+                return count
+            }
+        }
+        #expect(try await listening() == 0)
+        let results = try observer.objects(Watched.self)
+        let object = try observer.changes(Watched.self, primaryKey: 1)
+        let counted = try await within(10, "three observations to start") {
+            var first = results.changes.makeAsyncIterator()
+            var second = try results.filter(#Predicate { $0.n > 3 }).changes.makeAsyncIterator()
+            var third = object.makeAsyncIterator()
+            _ = try await first.next()
+            _ = try await second.next()
+            _ = try await third.next()
+            return try await listening()
+        }
+        #expect(counted == 1)
+        await observer.close()
+        let after = try await within(10, "the listening connection to close") {
+            while try await listening() != 0 { try await Task.sleep(for: .milliseconds(20)) }
+            return 0
+        }
+        #expect(after == 0)
+        await writer.close()
     }
 
     @Test func aRolledBackWriteNotifiesNobody() async throws {
