@@ -72,6 +72,18 @@ struct MigrationTests {
         await #expect(throws: StoreError(.newerSchemaVersion(stored: 2, configured: 1))) {
             _ = try await PostgresStore.open(settings, models: [MigrationOne.self], schemaVersion: 1)
         }
+
+        // A property that stops being optional takes the init() value where it was nil; one
+        // that becomes optional keeps its values and may hold nil.
+        let three = try await PostgresStore.open(settings, models: [MigrationThree.self], schemaVersion: 3)
+        #expect(try await three.objects(MigrationThree.self).all() == [
+            MigrationThree(id: 1, fullName: "Ada", age: 42, tags: ["new"], nickname: "none"),
+            MigrationThree(id: 2, fullName: "Grace", age: 42, tags: ["new"], nickname: "none"),
+            MigrationThree(id: 3, fullName: "Hedy", age: 7, tags: [], nickname: "H"),
+        ])
+        try await three.write { try await $0.add(MigrationThree(id: 4, fullName: "Joan", age: nil)) }
+        #expect(try await three.object(MigrationThree.self, primaryKey: 4)?.age == nil)
+        await three.close()
     }
 
     @Test func aFailedMigrationLeavesTheDatabaseAsItWas() async throws {

@@ -275,3 +275,14 @@ struct MigrationOtherAsInt: Persistable, Equatable {
     static var primaryKey: String? { "id" }
     static var persistedTypeName: String { "MigratedOther" }
 }
+
+/// ``MigrationTwo`` with `nickname` no longer optional and `age` optional.
+struct MigrationThree: Persistable, Equatable {
+    var id = 0
+    var fullName = ""
+    var age: Int?
+    var tags: [String] = []
+    var nickname = "none"
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Migrated" }
+}
