@@ -12,7 +12,8 @@ import PostgresNIO
 /// }
 /// ```
 ///
-/// Without any code, a property added to a model becomes a column filled with the value the
+/// The block can rename properties and delete every object of a type; without any code, a
+/// property added to a model becomes a column filled with the value the
 /// model's `init()` gives it, and a removed one is dropped. The whole migration — the block's
 /// renames, every `ALTER TABLE`, the metadata — is one SQL transaction (PostgreSQL's DDL is
 /// transactional): a thrown error, from the block or the server, leaves the database as it was.
@@ -27,6 +28,8 @@ public final class PostgresMigration {
     let mapping: DatabaseMapping
     /// Per type name: new property name to the stored column it takes its values from.
     private(set) var renames: [String: [String: String]] = [:]
+    /// Type names whose stored objects are deleted before their tables change.
+    private(set) var emptiedTypes: Set<String> = []
 
     init(oldSchemaVersion: Int, newSchemaVersion: Int, mapping: DatabaseMapping) {
         self.oldSchemaVersion = oldSchemaVersion
@@ -50,6 +53,21 @@ public final class PostgresMigration {
             throw PostgresStoreError(.migrationFailed(typeName: typeName, reason: "\(oldName) → \(newName) repeats or undoes a rename"))
         }
         renames[typeName, default: [:]][newName] = oldName
+    }
+
+    /// Deletes every stored object of `typeName` (`DELETE FROM`), before its table changes.
+    ///
+    /// ```swift
+    /// try migration.deleteAllObjects(ofType: "Session")
+    /// ```
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when `typeName` is not one of the
+    ///   store's types.
+    public func deleteAllObjects(ofType typeName: String) throws {
+        guard mapping.tables[typeName] != nil else {
+            throw PostgresStoreError(.migrationFailed(typeName: typeName, reason: "it is not one of the store's types"))
+        }
+        emptiedTypes.insert(typeName)
     }
 }
 

@@ -74,7 +74,7 @@ struct SchemaSetup {
             }
             // Versions are kept per type: stores with other models may share the database.
             if let oldVersion = mapping.tables.keys.compactMap({ stored[$0]?.version }).min(), oldVersion < Int64(schemaVersion) {
-                try await migrate(migrated, from: Int(oldVersion), on: connection)
+                try await migrate(migrated, existing: Set(stored.keys), from: Int(oldVersion), on: connection)
             }
             try await Failures.translating(mapping) {
                 for table in created {
@@ -122,13 +122,21 @@ struct SchemaSetup {
     /// Runs the migration block, carries `tables` over to their models' schemas and records the
     /// new schema version, all in the open's transaction.
     private func migrate(
-        _ tables: [TableMapping], from oldVersion: Int, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+        _ tables: [TableMapping], existing: Set<String>, from oldVersion: Int, on connection: PostgresConnection,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws {
         let migration = PostgresMigration(oldSchemaVersion: oldVersion, newSchemaVersion: schemaVersion, mapping: mapping)
         try self.migration?(migration, oldVersion)
         let migratedNames = Set(tables.map(\.typeName))
         if let unchanged = migration.renames.keys.sorted().first(where: { !migratedNames.contains($0) }) {
             throw PostgresStoreError(.migrationFailed(typeName: unchanged, reason: "its stored schema already matches the model, so it has no property to rename"))
+        }
+        // A type without a table yet has nothing to delete.
+        for typeName in migration.emptiedTypes.sorted() where existing.contains(typeName) {
+            guard let table = mapping.tables[typeName] else { continue }
+            try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table.table)"), logger: PostgresStore.logger)
+            }
         }
         var defaults: [String: ManagedObject] = [:]
         defer { for record in defaults.values { record.releaseGraph() } }

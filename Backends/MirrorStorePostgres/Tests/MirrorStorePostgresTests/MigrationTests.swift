@@ -73,6 +73,19 @@ struct MigrationTests {
             _ = try await PostgresStore.open(settings, models: [MigrationOne.self], schemaVersion: 1)
         }
 
+        // deleteAllObjects empties the table in the same transaction; a block that throws
+        // after it deletes nothing.
+        await #expect(throws: Refusal()) {
+            _ = try await PostgresStore.open(settings, models: [MigrationTwo.self], schemaVersion: 3) { migration, _ in
+                try migration.deleteAllObjects(ofType: "Migrated")
+                throw Refusal()
+            }
+        }
+        #expect(throws: PostgresStoreError(.migrationFailed(typeName: "Nothing", reason: "it is not one of the store's types"))) {
+            try PostgresMigration(oldSchemaVersion: 1, newSchemaVersion: 2, mapping: try DatabaseMapping(models: [MigrationTwo.self]))
+                .deleteAllObjects(ofType: "Nothing")
+        }
+
         // A property that stops being optional takes the init() value where it was nil; one
         // that becomes optional keeps its values and may hold nil.
         let three = try await PostgresStore.open(settings, models: [MigrationThree.self], schemaVersion: 3)
@@ -84,6 +97,13 @@ struct MigrationTests {
         try await three.write { try await $0.add(MigrationThree(id: 4, fullName: "Joan", age: nil)) }
         #expect(try await three.object(MigrationThree.self, primaryKey: 4)?.age == nil)
         await three.close()
+
+        let four = try await PostgresStore.open(settings, models: [MigrationThree.self], schemaVersion: 4) { migration, oldSchemaVersion in
+            #expect(oldSchemaVersion == 3)
+            try migration.deleteAllObjects(ofType: "Migrated")
+        }
+        #expect(try await four.objects(MigrationThree.self).count() == 0)
+        await four.close()
     }
 
     @Test func aFailedMigrationLeavesTheDatabaseAsItWas() async throws {
