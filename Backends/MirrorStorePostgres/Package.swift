@@ -20,9 +20,16 @@ let package = Package(
             .product(name: "MirrorStore", package: "MirrorStore"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
-        .testTarget(name: "MirrorStorePostgresTests", dependencies: [
+        // One of the processes of the multi-process test, writing through a store of its own.
+        .executableTarget(name: "PostgresWriterChild", dependencies: [
             "MirrorStorePostgres",
             .product(name: "MirrorStore", package: "MirrorStore"),
+        ], path: "Tests/PostgresWriterChild"),
+        .testTarget(name: "MirrorStorePostgresTests", dependencies: [
+            "MirrorStorePostgres",
+            "PostgresWriterChild",
+            .product(name: "MirrorStore", package: "MirrorStore"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
     ],
     swiftLanguageModes: [.v6]

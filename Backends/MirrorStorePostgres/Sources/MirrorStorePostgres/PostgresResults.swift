@@ -179,6 +179,19 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// - Throws: ``PostgresStoreError`` when the server refuses or a row does not read back;
     ///   what a predicate throws for an object when Swift evaluates it.
     public func all(isolation: isolated (any Actor)? = #isolation) async throws -> [Model] {
+        try await entries(watching: nil).map(\.model)
+    }
+
+    /// One object of the results, with what observation compares it by.
+    struct Entry {
+        let model: Model
+        let key: RecordValue
+        let fingerprint: Fingerprint
+    }
+
+    /// Every object of the results with its key and fingerprint (of the properties at
+    /// `watching`, or of all), read and decided now.
+    func entries(watching: Set<Int>?, isolation: isolated (any Actor)? = #isolation) async throws -> [Entry] {
         let swiftFilters = filters.filter { !$0.isExact }.map(\.predicate)
         let inSwift = !swiftFilters.isEmpty || !descriptors.isEmpty
         let table = table, filters = filters, limit = limit, orderBy = orderBy, descriptors = descriptors
@@ -193,16 +206,31 @@ public struct PostgresResults<Model: Persistable>: Sendable {
             let records = try await reader.records(
                 table: table, condition: conditions.isEmpty ? nil : conditions.joined(separator: " AND "), parameters: parameters,
                 orderBy: orderBy, limit: inSwift ? nil : limit)
-            var models: [Model] = []
+            var entries: [Entry] = []
             for record in records {
                 let model = try reader.model(Model.self, from: record)
                 var keep = true
                 for predicate in swiftFilters where keep { keep = try predicate.evaluate(model) }
-                if keep { models.append(model) }
+                if keep {
+                    entries.append(Entry(model: model, key: record[propertyAt: table.primaryKey.position], fingerprint: Fingerprint(record, watching: watching)))
+                }
             }
-            if !descriptors.isEmpty { models = models.sorted(using: descriptors) }
-            if inSwift, let limit, models.count > limit { models = Array(models.prefix(limit)) }
-            return Handoff(models)
+            if !descriptors.isEmpty {
+                // Sorts the models, carrying each entry along (the sort is stable, as `sorted(using:)` is).
+                let order = entries.indices.sorted { left, right in
+                    for descriptor in descriptors {
+                        switch descriptor.compare(entries[left].model, entries[right].model) {
+                        case .orderedAscending: return true
+                        case .orderedDescending: return false
+                        case .orderedSame: continue
+                        }
+                    }
+                    return left < right
+                }
+                entries = order.map { entries[$0] }
+            }
+            if inSwift, let limit, entries.count > limit { entries = Array(entries.prefix(limit)) }
+            return Handoff(entries)
         }.value
     }
 

@@ -20,10 +20,14 @@ import PostgresNIO
 /// ```
 ///
 /// The store is `Sendable`: writes and reads from many tasks run on a pool of connections.
-/// Not yet done: migrations, observation, inverse relationships, links inside containers.
+/// Observation: ``PostgresResults/changes`` and ``changes(_:primaryKey:)``, from `LISTEN`/`NOTIFY`,
+/// see commits made through any store on the same database.
+/// Migrations: `open(_:models:schemaVersion:migration:)` (see ``PostgresMigration``).
+/// Not yet done: inverse relationships, links inside containers.
 public final class PostgresStore: Sendable {
     let client: PostgresClient
     let mapping: DatabaseMapping
+    let listener: ChangeListener
     private let runner: Task<Void, Never>
     private let isClosed = Mutex(false)
     /// The settings the store was opened with.
@@ -33,8 +37,18 @@ public final class PostgresStore: Sendable {
 
     static let logger = Logger(label: "MirrorStorePostgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, mapping: DatabaseMapping, settings: PostgresSettings, schemaVersion: Int) {
+    /// The channel every committed write block notifies (`pg_notify`) with the types and keys it
+    /// wrote: `mirrorstore_changes_` and the schema the tables are in (`mirrorstore_changes_public`),
+    /// or a hash of the schema's name when it is not lowercase ASCII letters, digits and `_`.
+    /// Stores on the same database and schema share it, whatever process they are in.
+    public var changeChannel: String { listener.channel }
+
+    private init(
+        client: PostgresClient, runner: Task<Void, Never>, mapping: DatabaseMapping, listener: ChangeListener, settings: PostgresSettings,
+        schemaVersion: Int
+    ) {
         self.client = client
+        self.listener = listener
         self.runner = runner
         self.mapping = mapping
         self.settings = settings
@@ -46,12 +60,26 @@ public final class PostgresStore: Sendable {
     /// Connects to the server, creates the tables of `models` (and of the models they link to)
     /// that do not exist yet, and checks those that do against the models.
     ///
+    /// When tables were written with a lower `schemaVersion`, their models may have changed:
+    /// `migration` runs once (see ``PostgresMigration``), added properties become columns
+    /// filled with the models' `init()` values, removed ones are dropped, all in the open's one
+    /// transaction.
+    ///
+    /// ```swift
+    /// let store = try await PostgresStore.open(settings, models: [Person.self], schemaVersion: 2) { migration, old in
+    ///     if old < 2 { try migration.renameProperty(onType: "Person", from: "name", to: "fullName") }
+    /// }
+    /// ```
+    ///
     /// - Throws: ``PostgresStoreError`` (`.connectionFailed`) within `settings.connectTimeout`
     ///   when the server cannot be reached; `.unsupportedProperty` for a kind this backend does
-    ///   not store yet, naming the property; `StoreError` (`.schemaChanged`,
-    ///   `.newerSchemaVersion`) when the stored tables were made from other models;
-    ///   `MappingError` for a model that cannot be mapped.
-    public static func open(_ settings: PostgresSettings, models: [any Persistable.Type], schemaVersion: Int = 0) async throws -> PostgresStore {
+    ///   not store yet, naming the property; `.migrationFailed` for a change the migration
+    ///   cannot make; `StoreError` (`.schemaChanged`, `.newerSchemaVersion`) when the stored
+    ///   tables were made from other models without a raised version; `MappingError` for a
+    ///   model that cannot be mapped; what `migration` throws (nothing is changed then).
+    public static func open(
+        _ settings: PostgresSettings, models: [any Persistable.Type], schemaVersion: Int = 0, migration: PostgresMigrationBlock? = nil
+    ) async throws -> PostgresStore {
         let mapping = try DatabaseMapping(models: models)
         var connectionSettings = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
@@ -63,8 +91,13 @@ public final class PostgresStore: Sendable {
         } catch {
             throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(error)))
         }
+        let schema: String
         do {
-            try await SchemaSetup(mapping: mapping, schemaVersion: schemaVersion).run(on: connection)
+            try await SchemaSetup(mapping: mapping, schemaVersion: schemaVersion, models: models, migration: migration).run(on: connection)
+            let rows = try await Failures.translating(mapping) {
+                try await connection.query("SELECT current_schema()", logger: logger).collect()
+            }
+            schema = try rows.first.flatMap { try $0.decode(String?.self) } ?? "public"
         } catch {
             try? await connection.close()
             throw error
@@ -76,13 +109,16 @@ public final class PostgresStore: Sendable {
                 database: settings.database, tls: .disable),
             backgroundLogger: logger)
         let runner = Task { await client.run() }
-        return PostgresStore(client: client, runner: runner, mapping: mapping, settings: settings, schemaVersion: schemaVersion)
+        let listener = ChangeListener(settings: settings, configuration: connectionSettings, channel: ChangeListener.channel(schema: schema))
+        return PostgresStore(client: client, runner: runner, mapping: mapping, listener: listener, settings: settings, schemaVersion: schemaVersion)
     }
 
     /// Closes the store's connections. Calls made after it, or still waiting for a connection,
-    /// throw ``PostgresStoreError/Kind/closed``.
+    /// throw ``PostgresStoreError/Kind/closed``; observations (``PostgresResults/changes``,
+    /// ``changes(_:primaryKey:)``) end.
     public func close() async {
         isClosed.withLock { $0 = true }
+        await listener.close()
         runner.cancel()
         await runner.value
     }
@@ -115,6 +151,15 @@ public final class PostgresStore: Sendable {
                 transaction.end()
                 // A call failed and the block caught it: the server has refused everything since.
                 if let failure = transaction.failure { throw failure }
+                // Delivered to listeners only if the transaction commits.
+                if !transaction.notice.isEmpty {
+                    var parameters = SQLParameters()
+                    let channel = parameters.add(self.listener.channel)
+                    let payload = parameters.add(transaction.notice.payload)
+                    try await Failures.translating(self.mapping) {
+                        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify(\(channel), \(payload))", binds: parameters.bindings), logger: Self.logger)
+                    }
+                }
             } catch {
                 transaction.end()
                 _ = try? await connection.query("ROLLBACK", logger: Self.logger)

@@ -32,6 +32,8 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Equatable, Sen
         /// The database cannot hold the models as this backend needs: its encoding is not UTF-8,
         /// which comparing strings as Swift does (`normalize(…, NFC)`) requires.
         case unsupportedDatabase(database: String, reason: String)
+        /// The migration of `typeName`'s table cannot be carried out; nothing was changed.
+        case migrationFailed(typeName: String, reason: String)
         /// The store was closed before or during the call.
         case closed
     }
@@ -61,6 +63,8 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Equatable, Sen
             "The query cannot run on PostgreSQL: \(reason)."
         case .unsupportedDatabase(let database, let reason):
             "The PostgreSQL database \(database) cannot keep MirrorStore's models: \(reason); create it with ENCODING 'UTF8'."
+        case .migrationFailed(let typeName, let reason):
+            "The migration of \(typeName) cannot be carried out: \(reason); the database was left as it was."
         case .closed:
             "The PostgreSQL store was closed; open it again to use it."
         }

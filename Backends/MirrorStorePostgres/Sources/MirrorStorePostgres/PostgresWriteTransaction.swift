@@ -23,6 +23,8 @@ public final class PostgresWriteTransaction {
     /// block caught it. Errors found before a statement runs (a value that cannot be stored, a
     /// missing link target) leave the transaction as it was, and the block may go on.
     private(set) var failure: (any Error)?
+    /// The types and keys the block wrote, sent with `pg_notify` before `COMMIT`.
+    private(set) var notice = ChangeNotice()
 
     init(connection: PostgresConnection, mapping: DatabaseMapping) {
         self.connection = connection
@@ -70,7 +72,10 @@ public final class PostgresWriteTransaction {
             var references: [Reference] = []
             try collect(record, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
             for reference in references { try await check(reference) }
-            for statement in statements { try await execute(statement.sql, statement.bindings) }
+            for statement in statements {
+                try await execute(statement.sql, statement.bindings)
+                notice.note(statement.typeName, key: PrimaryKeys.text(statement.key))
+            }
         }
     }
 
@@ -109,6 +114,7 @@ public final class PostgresWriteTransaction {
             guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
             let placeholder = try parameters.add(key, type: keyType)
             let rows = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters)
+            if !rows.isEmpty { notice.note(table.typeName, key: PrimaryKeys.text(key)) }
             return !rows.isEmpty
         }
     }
@@ -119,12 +125,26 @@ public final class PostgresWriteTransaction {
     /// try await transaction.update(Hero.self, primaryKey: 1455) { $0.realName = "Anthony Edward Stark" }
     /// ```
     ///
+    /// The row is locked first (`SELECT … FOR UPDATE`) until the transaction ends, so updates of
+    /// one object by several processes at once run one after the other, each reading what the
+    /// previous one committed: none is lost.
+    ///
     /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
     @discardableResult
     public func update<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation,
         _ changes: (inout Model) throws -> Void
     ) async throws -> Model? {
+        try await recording {
+            let table = try mapping.table(named: Model.persistedTypeName)
+            let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            guard case .scalar(let keyType) = table.primaryKey.storage else { return }
+            var parameters = SQLParameters()
+            let placeholder = try parameters.add(key, type: keyType)
+            // Under READ COMMITTED the read below takes a new snapshot, which holds the last
+            // committed version once the lock is granted.
+            _ = try await run("SELECT 1 FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) FOR UPDATE", parameters)
+        }
         guard var model = try await object(type, primaryKey: primaryKey) else { return nil }
         try changes(&model)
         try await add(model)
@@ -146,7 +166,9 @@ public final class PostgresWriteTransaction {
             var parameters = SQLParameters()
             let condition = try SQLConditionTranslator(table: table, mapping: mapping).condition(tree.condition, &parameters)
             if let condition, condition.isExact {
-                return try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
+                let deleted = try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
+                if deleted > 0 { notice.note(table.typeName, key: nil) }
+                return deleted
             }
             // Every object is decided before anything is deleted, so a predicate that throws
             // deletes nothing.
@@ -159,7 +181,9 @@ public final class PostgresWriteTransaction {
             guard !keys.isEmpty else { return 0 }
             var byKey = SQLParameters()
             let placeholder = try byKey.addKeys(keys, of: table)
-            return try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder)) RETURNING 1", byKey).count
+            let deleted = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder)) RETURNING 1", byKey).count
+            for key in keys { notice.note(table.typeName, key: PrimaryKeys.text(key)) }
+            return deleted
         }
     }
 
@@ -168,11 +192,14 @@ public final class PostgresWriteTransaction {
         try await recording {
             let table = try mapping.table(named: Model.persistedTypeName)
             _ = try await run("DELETE FROM \(table.table)", SQLParameters())
+            notice.note(table.typeName, key: nil)
         }
     }
 
     /// One upsert, ready to run.
     private struct Upsert {
+        let typeName: String
+        let key: RecordValue
         let sql: String
         let bindings: PostgresBindings
     }
@@ -214,6 +241,7 @@ public final class PostgresWriteTransaction {
         let updates = table.columns.filter { !$0.isPrimaryKey }.map { "\($0.quotedName) = EXCLUDED.\($0.quotedName)" }
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         statements.append(Upsert(
+            typeName: table.typeName, key: record[propertyAt: table.primaryKey.position],
             sql: "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(table.primaryKey.quotedName)) \(conflict)",
             bindings: bindings))
         for target in targets {

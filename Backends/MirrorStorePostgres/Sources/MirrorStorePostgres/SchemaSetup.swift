@@ -9,6 +9,10 @@ import PostgresNIO
 struct SchemaSetup {
     let mapping: DatabaseMapping
     let schemaVersion: Int
+    /// The models the store opens with, whose `init()` values fill added columns.
+    var models: [any Persistable.Type] = []
+    /// Run once when some table was written with a lower schema version.
+    var migration: PostgresMigrationBlock?
 
     static let metadataTable = "mirrorstore_metadata"
     /// The advisory lock key of schema setup: "MSTORE" in ASCII.
@@ -49,10 +53,13 @@ struct SchemaSetup {
             var differences: [String] = []
             var newer: Int64?
             var created: [TableMapping] = []
+            var migrated: [TableMapping] = []
             for table in mapping.tables.values.sorted(by: { $0.typeName < $1.typeName }) {
                 if let existing = stored[table.typeName] {
                     if existing.version > Int64(schemaVersion) { newer = max(newer ?? existing.version, existing.version) }
-                    if existing.description != table.schemaDescription {
+                    if existing.description != table.schemaDescription, existing.version < Int64(schemaVersion) {
+                        migrated.append(table)
+                    } else if existing.description != table.schemaDescription {
                         differences.append("\(table.typeName) is stored as \(existing.description), and the model is \(table.schemaDescription)")
                     }
                 } else {
@@ -64,6 +71,10 @@ struct SchemaSetup {
             }
             if !differences.isEmpty {
                 throw StoreError(.schemaChanged(version: schemaVersion, differences: differences))
+            }
+            // Versions are kept per type: stores with other models may share the database.
+            if let oldVersion = mapping.tables.keys.compactMap({ stored[$0]?.version }).min(), oldVersion < Int64(schemaVersion) {
+                try await migrate(migrated, existing: Set(stored.keys), from: Int(oldVersion), on: connection)
             }
             try await Failures.translating(mapping) {
                 for table in created {
@@ -105,6 +116,54 @@ struct SchemaSetup {
         } catch {
             _ = try? await connection.query("ROLLBACK", logger: logger)
             throw error
+        }
+    }
+
+    /// Runs the migration block, carries `tables` over to their models' schemas and records the
+    /// new schema version, all in the open's transaction.
+    private func migrate(
+        _ tables: [TableMapping], existing: Set<String>, from oldVersion: Int, on connection: PostgresConnection,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        let migration = PostgresMigration(oldSchemaVersion: oldVersion, newSchemaVersion: schemaVersion, mapping: mapping)
+        try self.migration?(migration, oldVersion)
+        let migratedNames = Set(tables.map(\.typeName))
+        if let unchanged = migration.renames.keys.sorted().first(where: { !migratedNames.contains($0) }) {
+            throw PostgresStoreError(.migrationFailed(typeName: unchanged, reason: "its stored schema already matches the model, so it has no property to rename"))
+        }
+        // A type without a table yet has nothing to delete.
+        for typeName in migration.emptiedTypes.sorted() where existing.contains(typeName) {
+            guard let table = mapping.tables[typeName] else { continue }
+            try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table.table)"), logger: PostgresStore.logger)
+            }
+        }
+        var defaults: [String: ManagedObject] = [:]
+        defer { for record in defaults.values { record.releaseGraph() } }
+        for model in models {
+            let typeName = model.persistedTypeName
+            guard migratedNames.contains(typeName) else { continue }
+            defaults[typeName] = try model.init().managedObject()
+        }
+        for table in tables {
+            try await TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
+                .run(on: connection)
+            var parameters = SQLParameters()
+            let description = parameters.add(table.schemaDescription)
+            let name = parameters.add(table.typeName)
+            try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(
+                    unsafeSQL: "UPDATE \(SQL.identifier(Self.metadataTable)) SET schema_description = \(description) WHERE type_name = \(name)",
+                    binds: parameters.bindings), logger: PostgresStore.logger)
+            }
+        }
+        var parameters = SQLParameters()
+        let version = parameters.add(Int64(schemaVersion))
+        let names = parameters.add(mapping.tables.keys.sorted())
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(
+                unsafeSQL: "UPDATE \(SQL.identifier(Self.metadataTable)) SET schema_version = \(version) WHERE schema_version < \(version) AND type_name = ANY(\(names))",
+                binds: parameters.bindings), logger: PostgresStore.logger)
         }
     }
 }

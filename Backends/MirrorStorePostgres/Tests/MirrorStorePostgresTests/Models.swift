@@ -204,3 +204,85 @@ struct ReindexedUnique: Persistable, Equatable {
     static var uniqueProperties: [String] { ["name"] }
     static var persistedTypeName: String { "Reindexed" }
 }
+
+/// The models the observation tests write, apart from the others' tables.
+struct Watched: Persistable, Equatable {
+    var id = 0
+    var n = 0
+    var label = ""
+    var owner: WatchOwner?
+    static var primaryKey: String? { "id" }
+}
+
+struct WatchOwner: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    static var primaryKey: String? { "id" }
+}
+
+/// The models PostgresWriterChild writes (Tests/PostgresWriterChild/main.swift declares the same).
+struct ChildEntry: Persistable {
+    var id = 0
+    var process = 0
+    var sequence = 0
+    static var primaryKey: String? { "id" }
+}
+
+struct ChildCounter: Persistable {
+    var id = 0
+    var count = 0
+    var lastWriter = -1
+    static var primaryKey: String? { "id" }
+}
+
+struct ChildShared: Persistable {
+    var id = 0
+    var writer = 0
+    var sequence = 0
+    static var primaryKey: String? { "id" }
+}
+
+/// One stored type before and after a migration.
+struct MigrationOne: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    var note: String?
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Migrated" }
+}
+
+struct MigrationTwo: Persistable, Equatable {
+    var id = 0
+    var fullName = ""
+    var age = 42
+    var tags: [String] = ["new"]
+    var nickname: String?
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Migrated" }
+}
+
+/// A second type whose change of kind the migration refuses, after the first's DDL ran.
+struct MigrationOther: Persistable, Equatable {
+    var id = 0
+    var value = ""
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedOther" }
+}
+
+struct MigrationOtherAsInt: Persistable, Equatable {
+    var id = 0
+    var value = 0
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedOther" }
+}
+
+/// ``MigrationTwo`` with `nickname` no longer optional and `age` optional.
+struct MigrationThree: Persistable, Equatable {
+    var id = 0
+    var fullName = ""
+    var age: Int?
+    var tags: [String] = []
+    var nickname = "none"
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Migrated" }
+}

@@ -53,3 +53,32 @@ struct SeededRandom: RandomNumberGenerator {
 /// Every suite that uses the server, one at a time: they share its tables.
 @Suite("PostgreSQL server", .serialized, .enabled(if: serverSettings != nil, needsServer))
 struct ServerTests {}
+
+/// A wait that took too long: the test fails instead of hanging.
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    let seconds: Int
+    var description: String { "Timed out after \(seconds) s waiting for \(what)." }
+}
+
+/// What `body` returns, or `TimedOut` after `seconds` (the body is cancelled then).
+func within<T: Sendable>(_ seconds: Int = 10, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut(what: what, seconds: seconds) }
+        return value
+    }
+}
+
+/// The value of `task`, or `TimedOut` after `seconds`; the task is cancelled then, since waiting
+/// for a task's value does not end when the waiter is cancelled.
+func within<T: Sendable>(_ seconds: Int = 10, _ what: String, task: Task<T, any Error>) async throws -> T {
+    try await within(seconds, what) {
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+}

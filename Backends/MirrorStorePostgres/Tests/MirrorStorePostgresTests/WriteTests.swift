@@ -223,5 +223,7 @@ struct OpeningErrorTests {
     @Test func errorsReadAsOneSentence() {
         let error = PostgresStoreError(.unsupportedProperty(typeName: "Shelf", property: "publishers", kind: "[Publisher]", reason: "links inside containers or embedded models (here to Publisher) are not stored yet"))
         #expect(error.description == "Shelf.publishers has kind [Publisher], which the PostgreSQL backend does not store yet: links inside containers or embedded models (here to Publisher) are not stored yet; list it in ignoredProperties or use the file store.")
+        let migration = PostgresStoreError(.migrationFailed(typeName: "Person", reason: "its table has no column name to rename to fullName"))
+        #expect(migration.description == "The migration of Person cannot be carried out: its table has no column name to rename to fullName; the database was left as it was.")
     }
 }
