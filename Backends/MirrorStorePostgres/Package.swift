@@ -20,6 +20,13 @@ let package = Package(
             .product(name: "MirrorStore", package: "MirrorStore"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        // MirrorStore on PostgreSQL against hand-written postgres-nio SQL for the same work:
+        // `swift run -c release mirrorstore-postgres-benchmarks` beside `Scripts/with-postgres.sh`.
+        .executableTarget(name: "mirrorstore-postgres-benchmarks", dependencies: [
+            "MirrorStorePostgres",
+            .product(name: "MirrorStore", package: "MirrorStore"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ], path: "Sources/PostgresBenchmarks"),
         // One of the processes of the multi-process test, writing through a store of its own.
         .executableTarget(name: "PostgresWriterChild", dependencies: [
             "MirrorStorePostgres",
