@@ -104,6 +104,14 @@ enum Hand {
         return found
     }
 
+    /// What a MirrorStore write block runs before `COMMIT` so other processes hear of it.
+    static func notify(channel: String, payload: String, on connection: PostgresConnection) async throws {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(channel)
+        bindings.append(payload)
+        _ = try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings), logger: logger)
+    }
+
     static let selectSQL = #"SELECT "id", "name", "category", "score", "created" FROM "BenchItem""#
 
     static func fetchAll(_ client: PostgresClient) async throws -> [BenchItem] {
@@ -164,6 +172,7 @@ var cells = [
     Cell(name: "lookup by primary key (\(lookups))", unit: "per lookup"),
     Cell(name: "indexed equality, ~10 objects (\(queries))", unit: "per query"),
     Cell(name: "single-object write commit (\(commits))", unit: "per commit"),
+    Cell(name: "the same, hand-written also pg_notify", unit: "per commit"),
 ]
 
 // MARK: Runs
@@ -272,6 +281,22 @@ do {
         try check(storeLast == handLast, "after the commits the two sides read object \(last) differently")
         try check(storeLast?.score == Double(run * 1_000_000 + commits - 1) + (run % 2 == 0 ? 0 : 0.25),
                   "after the commits object \(last) does not hold the last side's score")
+        // The same hand-written commits, also running the `pg_notify` a MirrorStore write block runs
+        // before `COMMIT` (its channel, a payload naming the type and key), after the store's.
+        let channel = store.changeChannel
+        let commitHandNotifying = try await timed {
+            for number in 0..<commits {
+                var item = items[number % objects]
+                item.score = Double(run * 1_000_000 + number) + 0.5
+                try await client.withTransaction(logger: Hand.logger) { connection in
+                    try await Hand.upsert(item, on: connection)
+                    try await Hand.notify(channel: channel, payload: #"{"BenchItem":["\#(item.id)"]}"#, on: connection)
+                }
+            }
+        }
+        let notifiedLast = try await store.object(BenchItem.self, primaryKey: last)
+        try check(notifiedLast?.score == Double(run * 1_000_000 + commits - 1) + 0.5,
+                  "after the notifying commits object \(last) does not hold their score")
 
         let perObject = Double(objects)
         let measured: [(Double, Double)] = [
@@ -280,6 +305,7 @@ do {
             (lookupStore / Double(lookups), lookupHand / Double(lookups)),
             (queryStore / Double(queries), queryHand / Double(queries)),
             (commitStore / Double(commits), commitHand / Double(commits)),
+            (commitStore / Double(commits), commitHandNotifying / Double(commits)),
         ]
         for (index, (storeTime, handTime)) in measured.enumerated() {
             cells[index].store.append(storeTime * 1e6)
