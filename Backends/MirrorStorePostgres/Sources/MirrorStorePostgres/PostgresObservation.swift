@@ -45,7 +45,7 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
         let results: PostgresResults<Model>
         let watched: Set<Int>?
         var subscription: AsyncThrowingStream<Void, any Error>.AsyncIterator?
-        var previous: [(key: RecordValue, fingerprint: Fingerprint)] = []
+        var previous: [(key: RecordValue, fingerprint: Fingerprint?)] = []
         var isFinished = false
 
         /// The results after the next commit that changes them (the first call: as they are
@@ -85,7 +85,7 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
         }
 
         static func change(
-            from old: [(key: RecordValue, fingerprint: Fingerprint)], to new: [PostgresResults<Model>.Entry]
+            from old: [(key: RecordValue, fingerprint: Fingerprint?)], to new: [PostgresResults<Model>.Entry]
         ) -> PostgresResultsChange<Model> {
             let difference = new.map(\.key).difference(from: old.map(\.key))
             var deletions = IndexSet(), insertions = IndexSet()

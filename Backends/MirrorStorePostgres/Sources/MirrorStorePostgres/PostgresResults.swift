@@ -179,19 +179,22 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// - Throws: ``PostgresStoreError`` when the server refuses or a row does not read back;
     ///   what a predicate throws for an object when Swift evaluates it.
     public func all(isolation: isolated (any Actor)? = #isolation) async throws -> [Model] {
-        try await entries(watching: nil).map(\.model)
+        try await entries(fingerprinting: false).map(\.model)
     }
 
     /// One object of the results, with what observation compares it by.
     struct Entry {
         let model: Model
         let key: RecordValue
-        let fingerprint: Fingerprint
+        /// Nil when the caller asked for none (`all()`: only observation compares them).
+        let fingerprint: Fingerprint?
     }
 
-    /// Every object of the results with its key and fingerprint (of the properties at
-    /// `watching`, or of all), read and decided now.
-    func entries(watching: Set<Int>?, isolation: isolated (any Actor)? = #isolation) async throws -> [Entry] {
+    /// Every object of the results with its key and, when `fingerprinting`, its fingerprint (of
+    /// the properties at `watching`, or of all), read and decided now.
+    func entries(
+        watching: Set<Int>? = nil, fingerprinting: Bool = true, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [Entry] {
         let swiftFilters = filters.filter { !$0.isExact }.map(\.predicate)
         let inSwift = !swiftFilters.isEmpty || !descriptors.isEmpty
         let table = table, filters = filters, limit = limit, orderBy = orderBy, descriptors = descriptors
@@ -212,7 +215,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
                 var keep = true
                 for predicate in swiftFilters where keep { keep = try predicate.evaluate(model) }
                 if keep {
-                    entries.append(Entry(model: model, key: record[propertyAt: table.primaryKey.position], fingerprint: Fingerprint(record, watching: watching)))
+                    entries.append(Entry(model: model, key: record[propertyAt: table.primaryKey.position], fingerprint: fingerprinting ? Fingerprint(record, watching: watching) : nil))
                 }
             }
             if !descriptors.isEmpty {
