@@ -175,13 +175,20 @@ struct StoredColumn {
 
     /// Calls `body` with the property's stored value in each result and the result's key, in the
     /// results' order: a single value, `.null` for `nil`, or `nil` for a value that is no single
-    /// value. Not generic over the value's type, so that a caller adding numbers of a known type
-    /// makes no generic call per value.
+    /// value.
     private func forEachRecordValue<Model: Persistable>(
         in results: Results<Model>, _ body: (RecordValue?, StorageKey) throws -> Void
     ) throws {
-        let source = results.source
-        if results.isEveryObject {
+        try forEachRecordValue(in: results.source, found: results.isEveryObject ? nil : try results.foundKeys, body)
+    }
+
+    /// The pass of ``forEachRecordValue(in:_:)`` over every object of the source (`found` nil)
+    /// or over the `found` keys. Generic over nothing, so that a caller adding numbers of a known
+    /// type runs specialised, with no generic metadata looked up per value.
+    private func forEachRecordValue(
+        in source: QuerySource, found: FoundKeys?, _ body: (RecordValue?, StorageKey) throws -> Void
+    ) throws {
+        guard let found else {
             // In key order, each value read once where it lies.
             try source.snapshot.forEachValueInPlaceInKeyOrder(type: typeName) { key, bytes in
                 if let inPlace, let stored = inPlace.value(in: bytes) {
@@ -192,7 +199,6 @@ struct StoredColumn {
             }
             return
         }
-        let found = try results.foundKeys
         for (position, key) in found.keys.enumerated() {
             try body(try recordValue(in: source.listedBytes(of: key, at: found.location(at: position)), key: key), key)
         }
@@ -224,10 +230,13 @@ struct StoredColumn {
     /// for other types, which the caller adds through `Value`'s own `+`.
     func total<Model: Persistable, Value: AdditiveArithmetic & RecordPrimitive>(in results: Results<Model>) throws -> (Value, Int)? {
         let overflow = QueryError(.aggregateOverflow(typeName: typeName, property: property, type: "\(Value.self)"))
+        let source = results.source
+        let found = results.isEveryObject ? nil : try results.foundKeys
+        let valueType = "\(Value.self)"
         if let integer = Value.self as? any (FixedWidthInteger & RecordPrimitive).Type, integer.bitWidth <= 64 {
             if integer.isSigned {
                 let range = Int64(truncatingIfNeeded: integer.min)...Int64(truncatingIfNeeded: integer.max)
-                let (sum, count) = try add(in: results, as: Value.self, start: Int64(0)) { record in
+                let (sum, count) = try add(in: source, found: found, valueType: valueType, start: Int64(0)) { record in
                     if case .int(let value) = record, range.contains(value) { value } else { nil }
                 } plus: { sum, value in
                     let (partial, overflowed) = sum.addingReportingOverflow(value)
@@ -237,7 +246,7 @@ struct StoredColumn {
                 return Value(recordValue: .int(sum)).map { ($0, count) }
             }
             let highest = UInt64(truncatingIfNeeded: integer.max)
-            let (sum, count) = try add(in: results, as: Value.self, start: UInt64(0)) { record in
+            let (sum, count) = try add(in: source, found: found, valueType: valueType, start: UInt64(0)) { record in
                 if case .uint(let value) = record, value <= highest { value } else { nil }
             } plus: { sum, value in
                 let (partial, overflowed) = sum.addingReportingOverflow(value)
@@ -247,13 +256,13 @@ struct StoredColumn {
             return Value(recordValue: .uint(sum)).map { ($0, count) }
         }
         if Value.self == Double.self {
-            let (sum, count) = try add(in: results, as: Value.self, start: 0.0) { record in
+            let (sum, count) = try add(in: source, found: found, valueType: valueType, start: 0.0) { record in
                 if case .double(let value) = record { value } else { nil }
             } plus: { $0 + $1 }
             return (sum as? Value).map { ($0, count) }
         }
         if Value.self == Float.self {
-            let (sum, count) = try add(in: results, as: Value.self, start: Float(0)) { record in
+            let (sum, count) = try add(in: source, found: found, valueType: valueType, start: Float(0)) { record in
                 if case .float(let value) = record { value } else { nil }
             } plus: { $0 + $1 }
             return (sum as? Value).map { ($0, count) }
@@ -263,17 +272,19 @@ struct StoredColumn {
 
     /// Adds, in the results' order, the property's values as `number` reads them from the stored
     /// ones: `nil` and values that are no single value are skipped, a value `number` does not
-    /// take is damage (it is no `Value`). Called with a concrete `Number`, so it runs specialised.
-    private func add<Model: Persistable, Value, Number>(
-        in results: Results<Model>, as valueType: Value.Type, start: Number,
+    /// take is damage (it is no `valueType`). Generic over `Number` alone and called with a
+    /// concrete one, so it runs specialised.
+    private func add<Number>(
+        in source: QuerySource, found: FoundKeys?, valueType: String, start: Number,
         _ number: (RecordValue) -> Number?, plus: (Number, Number) throws -> Number
     ) throws -> (sum: Number, count: Int) {
         var sum = start
         var count = 0
-        try forEachRecordValue(in: results) { record, key in
-            guard let record, record != .null else { return }
+        try forEachRecordValue(in: source, found: found) { record, key in
+            guard let record else { return }
+            if case .null = record { return }
             guard let value = number(record) else {
-                throw StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(Value.self)"))
+                throw StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(valueType)"))
             }
             sum = try plus(sum, value)
             count += 1
