@@ -6,6 +6,7 @@
 #
 #   Benchmarks/Scripts/callgrind-store.sh lookup/MirrorStore           # per lookup
 #   Benchmarks/Scripts/callgrind-store.sh fetch-all/GRDB 60 20000      # top 60, 20,000 objects
+#   ENCRYPTED=1 Benchmarks/Scripts/callgrind-store.sh lookup/MirrorStore # the store encrypted
 #
 # CELL is workload/system as `store-benchmarks --help` lists them (insert, fetch-all, lookup, commit,
 # concurrent, open, open-cold; MirrorStore, GRDB, GRDB-read-each). Needs valgrind. Instruction
@@ -25,6 +26,8 @@ objcopy --strip-debug "$here/.build/release/store-benchmarks" "$out/store-benchm
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 sizes=(--objects "$objects" --commits "$commits" --open-objects "$open_objects")
+# ENCRYPTED=1 profiles stores encrypted with a raw key (`--encrypted`).
+[ "${ENCRYPTED:-0}" = 1 ] && sizes+=(--encrypted)
 workload=${cell%%/*}
 system=${cell#*/}
 [ "$system" = GRDB-read-each ] && system=GRDB

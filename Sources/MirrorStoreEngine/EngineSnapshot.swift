@@ -191,6 +191,7 @@ public struct EngineSnapshot: Sendable {
         try generation.withBytesInPlace { file in
             // Values come in file order: the bytes ahead are asked for in large requests.
             var prefetchedTo: UInt64 = 0
+            var lent: LentPage?
             for item in items {
                 let key: StorageKey = onlyIntegers ? .integer(item.payload) : keys[Int(item.payload)]
                 let (offset, length) = index.resolve(item.packed)
@@ -202,7 +203,7 @@ public struct EngineSnapshot: Sendable {
                 if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
                     try body(key, location, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
                 } else {
-                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, location, $0) }
+                    try generation.withBytes(at: offset, count: length, lent: &lent) { try body(key, location, $0) }
                 }
             }
         }
@@ -292,6 +293,7 @@ public struct TypeValues: Sendable {
         guard let objects = parts.objects else { return }
         let (index, generation) = (parts.snapshot.index, parts.snapshot.generation)
         try generation.withBytesInPlace { file in
+            var lent: LentPage?
             for key in keys {
                 guard let packed = try objects.location(for: key) else { continue }
                 let (offset, length) = index.resolve(packed)
@@ -300,7 +302,7 @@ public struct TypeValues: Sendable {
                 if let file, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
                     try body(key, location, UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
                 } else {
-                    try generation.read(at: offset, count: length).withUnsafeBytes { try body(key, location, $0) }
+                    try generation.withBytes(at: offset, count: length, lent: &lent) { try body(key, location, $0) }
                 }
             }
         }

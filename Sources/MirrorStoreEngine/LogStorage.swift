@@ -19,6 +19,11 @@ protocol LogStorage: AnyObject, Sendable {
     /// Calls `body` with the log's bytes in place, when it can give them without copying (a file
     /// mapped in memory), or with nil. The bytes stay valid while the log lives.
     func withBytesInPlace<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result
+    /// Calls `body` with exactly `count` bytes at `offset`, valid during the call only, for a pass
+    /// over values that ``withBytesInPlace(_:)`` cannot give in place: lent from the page in
+    /// `lent` or from a cached page (an encrypted log's), which then goes to `lent` for the
+    /// pass's next read, else copied. A short read is `corrupted`, as for ``read(at:count:)``.
+    func withBytes(at offset: UInt64, count: Int, lent: inout LentPage?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
     /// The log's bytes `0..<end` in a mapping that stays valid as long as the log lives, or nil
     /// when they cannot be mapped: for readers that keep a pointer, such as persisted key runs.
     func stableBytes(upTo end: UInt64) -> StableBytes?
@@ -52,6 +57,10 @@ extension LogStorage {
         try body(nil)
     }
 
+    func withBytes(at offset: UInt64, count: Int, lent: inout LentPage?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try read(at: offset, count: count).withUnsafeBytes(body)
+    }
+
     func dataStart(from offset: UInt64) -> UInt64? { offset }
 
     func stableBytes(upTo end: UInt64) -> StableBytes? { nil }
@@ -65,6 +74,13 @@ extension LogStorage {
     var authenticatesReads: Bool { false }
 
     func settle() throws {}
+}
+
+/// A page of plaintext a log lent to a pass, which the pass keeps between its reads so that those
+/// falling in the same page take no lock (see ``LogStorage/withBytes(at:count:lent:_:)``).
+struct LentPage {
+    let index: Int
+    let bytes: [UInt8]
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

@@ -65,9 +65,7 @@ final class EncryptedLog: LogStorage {
         /// The last page, nil when there is none; always kept in `cache`. In format 2 the page
         /// holding the end (empty when the log ends at a page's end), which lies in a tail slot.
         var lastPage: Int?
-        var cache: [Int: [UInt8]] = [:]
-        var ring: [Int] = []
-        var next = 0
+        var cache = EncryptedPageCache(capacity: EncryptedLog.cachedPages)
         var budget: NonceBudget
         /// Nonces below this bound are recorded in the header as possibly used.
         var reservedBound: UInt64
@@ -86,24 +84,10 @@ final class EncryptedLog: LogStorage {
         /// one, before it trusts that version: `settle()` spares it that.
         var tailFilledPages = false
 
+        /// Keeps `page` in the cache, never forgetting the last page for it: appends rewrite that
+        /// one, and format 2 keeps it nowhere else to read from.
         mutating func remember(_ page: [UInt8], at index: Int) {
-            guard cache.updateValue(page, forKey: index) == nil else { return }
-            if ring.count < EncryptedLog.cachedPages {
-                ring.append(index)
-                return
-            }
-            // First in, first out, but never the last page, which appends rewrite (format 2 keeps
-            // it nowhere else to read from).
-            for _ in 0..<2 {
-                let victim = ring[next]
-                if victim != lastPage {
-                    cache.removeValue(forKey: victim)
-                    ring[next] = index
-                    next = (next + 1) % ring.count
-                    return
-                }
-                next = (next + 1) % ring.count
-            }
+            cache.keep(page, page: index, pinned: lastPage)
         }
     }
 
@@ -401,7 +385,7 @@ final class EncryptedLog: LogStorage {
             state.tailVersion = candidate.version
             state.size = Self.start(ofPage: candidate.page) + UInt64(candidate.bytes.count)
             state.lastPage = candidate.page
-            state.cache[candidate.page] = nil
+            state.cache.forget(candidate.page)
             state.remember(candidate.bytes, at: candidate.page)
             state.staleTail = physicalSize > homeOffset(candidate.page)
             return
@@ -523,21 +507,29 @@ final class EncryptedLog: LogStorage {
         }
     }
 
+    /// What a read of `count` bytes at `offset` finds under one lock: the log's size, the cached
+    /// page it starts in (`within` that page), and the next page when the read runs into it and
+    /// the first one is full. One lock for the common reads, a value within one cached page or a
+    /// run block across two: each lock taken and each page looked up again cost more than a copy.
+    func cachedPages(forReadAt offset: UInt64, count: Int) -> (size: UInt64, first: [UInt8]?, next: [UInt8]?, within: Int) {
+        let index = Self.page(containing: offset)
+        let within = Int(offset - Self.start(ofPage: index))
+        let spansNext = within + count > Self.capacity(ofPage: index)
+        let (size, first, next) = state.withLock { ($0.size, $0.cache[index], spansNext ? $0.cache[index + 1] : nil) }
+        let full = first?.count == Self.capacity(ofPage: index)
+        return (size, first, full ? next : nil, within)
+    }
+
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
-        let first = Self.page(containing: offset)
-        let within = Int(offset - Self.start(ofPage: first))
-        let spansNext = within + count > Self.capacity(ofPage: first)
-        // One lock for the common reads: a value within one cached page, or a run block across
-        // two (each lock taken and each page looked up again cost more than the copy).
-        let (size, cached, next) = state.withLock { ($0.size, $0.cache[first], spansNext ? $0.cache[first + 1] : nil) }
+        let (size, cached, next, within) = cachedPages(forReadAt: offset, count: count)
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
         if let cached, cached.count >= within + count {
             return Array(cached[within..<(within + count)])
         }
-        if let cached, let next, cached.count == Self.capacity(ofPage: first), within + count - cached.count <= next.count {
+        if let cached, let next, within + count - cached.count <= next.count {
             var result: [UInt8] = []
             result.reserveCapacity(count)
             result.append(contentsOf: cached[within...])
@@ -641,7 +633,7 @@ final class EncryptedLog: LogStorage {
         }
         state.physicalSize = max(state.physicalSize, physicalStart + UInt64(physical.count))
         for (index, page) in written {
-            state.cache[index] = nil
+            state.cache.forget(index)
             if index >= (state.lastPage ?? -1) {
                 state.lastPage = index
                 state.size = max(state.size, Self.start(ofPage: index) + UInt64(page.count))
@@ -694,7 +686,7 @@ final class EncryptedLog: LogStorage {
         let keep = Int(target - Self.start(ofPage: index))
         // Taken before the cache forgets the page: a failed write may have damaged it on disk.
         let kept = keep > 0 ? Array(try current(index, state: &state).prefix(keep)) : []
-        for cached in state.cache.keys where cached >= index { state.cache[cached] = nil }
+        state.cache.forget(from: index)
         if keep == 0 {
             try file.truncate(to: homeOffset(index))
             state.physicalSize = homeOffset(index)
@@ -717,7 +709,7 @@ final class EncryptedLog: LogStorage {
             state.physicalSize = homeOffset(index) + UInt64(sealed.count)
             state.size = target
             state.lastPage = index
-            state.cache[index] = nil
+            state.cache.forget(index)
             state.remember(page, at: index)
         }
         state.staleTail = false
@@ -809,11 +801,11 @@ final class EncryptedLog: LogStorage {
             state.size = newEnd
         }
         for (index, page) in written {
-            state.cache[index] = nil
+            state.cache.forget(index)
             state.remember(page, at: index)
         }
         if let tail {
-            state.cache[newLast] = nil
+            state.cache.forget(newLast)
             state.remember(tail.page, at: newLast)
         }
     }
@@ -842,7 +834,7 @@ final class EncryptedLog: LogStorage {
             state.tailFilledPages = false
             state.physicalSize = max(state.physicalSize, offset + UInt64(sealed.count))
         }
-        for cached in state.cache.keys where cached >= index { state.cache[cached] = nil }
+        state.cache.forget(from: index)
         state.size = target
         state.lastPage = index
         state.remember(kept, at: index)

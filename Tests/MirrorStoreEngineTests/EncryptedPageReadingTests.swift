@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MirrorStoreEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The encrypted log's page cache (`EncryptedPageCache`) and the reads a pass borrows from it
+/// (`withBytes(at:count:lent:_:)`), each against a plain reference.
+@Suite struct EncryptedPageReadingTests {
+    /// Random keeps and forgets against a dictionary that forgets only when told: the cache holds
+    /// a page's last bytes or nothing, never more pages than its capacity, and never loses the page
+    /// just kept or the pinned one.
+    @Test("the page cache holds a page's last bytes or nothing, within its capacity, pinned pages kept")
+    func cacheAgainstReference() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xCAC4E))
+        for capacity in [2, 3, 8, 64] {
+            var cache = EncryptedPageCache(capacity: capacity)
+            var held: [Int: [UInt8]] = [:]
+            var pinned: Int?
+            for step in 0..<4_000 {
+                let page = Int.random(in: 0..<(capacity * 3), using: &random)
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0:
+                    cache.forget(page)
+                    held[page] = nil
+                case 1:
+                    cache.forget(from: page)
+                    held = held.filter { $0.key < page }
+                    if let kept = pinned, kept >= page { pinned = nil }
+                default:
+                    let bytes = [UInt8(truncatingIfNeeded: step), UInt8(truncatingIfNeeded: page)]
+                    if random.chance(20) { pinned = page }
+                    cache.keep(bytes, page: page, pinned: pinned)
+                    held[page] = bytes
+                    #expect(cache[page] == bytes)
+                }
+                if let pinned, let bytes = held[pinned] { #expect(cache[pinned] == bytes) }
+                for candidate in 0..<(capacity * 3) {
+                    if let bytes = cache[candidate] { #expect(bytes == held[candidate], "page \(candidate) at step \(step)") }
+                }
+                let count = (0..<(capacity * 3)).count { cache[$0] != nil }
+                #expect(count <= capacity)
+            }
+        }
+    }
+
+    /// Every read a pass borrows equals `read(at:count:)`, whether its page is held, cached or
+    /// neither; on a file with a flipped byte both throw for the damaged page and agree elsewhere.
+    @Test("a borrowed read gives what read(at:count:) gives, intact and damaged")
+    func lentReadsEqualReads() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("pages.store")
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x1E_47))
+        let payload = (0..<60_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        do {
+            let file = FileLog(path: path, descriptor: open(path, O_RDWR | O_CREAT, 0o600), faults: nil)
+            let log = try EncryptedLog.storage(for: file, keys: EncryptionKeys(.key(testEncryptionKey)), writable: true)
+            try log.write(payload, at: 0)
+            try log.sync()
+        }
+        for damaged in [false, true] {
+            if damaged {
+                var bytes = try readFile(path)
+                bytes[bytes.count / 2] ^= 0x40
+                try writeFile(path, bytes)
+            }
+            let file = FileLog(path: path, descriptor: open(path, O_RDONLY), faults: nil)
+            let log = try EncryptedLog.storage(for: file, keys: EncryptionKeys(.key(testEncryptionKey)), writable: false)
+            let size = try log.size()
+            var lent: LentPage?
+            for _ in 0..<3_000 {
+                let offset = UInt64.random(in: 0..<size, using: &random)
+                let count = Int.random(in: 0...min(300, Int(size - offset)), using: &random)
+                let expected = Result { try log.read(at: offset, count: count) }
+                let got = Result { () throws -> [UInt8] in
+                    var copy: [UInt8] = []
+                    try log.withBytes(at: offset, count: count, lent: &lent) { copy = Array($0) }
+                    return copy
+                }
+                switch (expected, got) {
+                case (.success(let a), .success(let b)): #expect(a == b, "\(count) bytes at \(offset)")
+                case (.failure, .failure): break
+                default: Issue.record("at \(offset), \(count) bytes: read \(expected), borrowed \(got)")
+                }
+                if random.chance(5) { lent = nil }
+            }
+        }
+    }
+}
