@@ -60,6 +60,14 @@ final class IndexRange: Sendable {
         return upper.key == .tuple(prefix.appending(.greatest))
     }
 
+    /// Calls `body` with each entry of the range, in the index's order.
+    func forEachEntry(_ body: (IndexEntry) -> Void) throws {
+        try index.forEach(from: lower, to: upper) { entry in
+            body(entry)
+            return true
+        }
+    }
+
     /// The objects in the index's order: by value, equal values in key order.
     var keysInIndexOrder: [StorageKey] { get throws { try listed ?? index.objects(from: lower, to: upper) } }
 }

@@ -58,7 +58,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         if case .all = rows { return true }
         return false
     }
-    private var rows: ResultsRows { state.rows }
+    var rows: ResultsRows { state.rows }
 
     // MARK: Collection
 

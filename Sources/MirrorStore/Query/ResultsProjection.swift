@@ -18,21 +18,29 @@ import MirrorStoreEngine
 /// does not have skipped in the bytes, unread.
 extension Results {
     /// The values of `property` in the results, in their order: what `map(\.name)` gives, read
-    /// from the stored records without making models. For an optional property, `nil` where the
-    /// result holds none.
+    /// from the stored records without making models, or from the property's index alone when
+    /// the results come from it (sorted by it, or filtered by a range it answers) and its keys
+    /// are the values exactly (integers, booleans, dates). For an optional property, `nil` where
+    /// the result holds none.
     ///
     /// - Throws: ``QueryError`` when `property` is not a stored property; ``StoreError`` when a
     ///   record cannot be read.
     public func values<Value: RecordPrimitive>(_ property: KeyPath<Model, Value>) throws -> [Value] {
         let column = try StoredColumn(property, of: self)
+        // Only a non-optional `Value` reads a stored nil as `nil`: damage.
+        func nilHeld(by key: StorageKey) -> StoreError {
+            StoreError(.corruptedRecord(typeName: column.typeName, key: key.description, reason: "\(column.property) holds nil, which a \(Value.self) cannot"))
+        }
+        if let fromIndex: [(Value?, StorageKey)] = try column.valuesFromIndex(of: self) {
+            return try fromIndex.map { value, key in
+                guard let value else { throw nilHeld(by: key) }
+                return value
+            }
+        }
         var values: [Value] = []
         values.reserveCapacity(count)
         try column.forEachStoredValue(in: self) { (value: Value?, key) in
-            // Only a non-optional `Value` reads a stored nil as `nil`: damage.
-            guard let value else {
-                throw StoreError(.corruptedRecord(
-                    typeName: column.typeName, key: key.description, reason: "\(column.property) holds nil, which a \(Value.self) cannot"))
-            }
+            guard let value else { throw nilHeld(by: key) }
             values.append(value)
         }
         return values
