@@ -38,7 +38,7 @@ struct TypeIndex: Sendable {
         // makes every access exclusive, so the lookups' fields skip the runtime's check, which
         // cost a lookup as much as hashing its key.
         @exclusivity(unchecked) var runs: [KeyRun] = []
-        @exclusivity(unchecked) var integers: [Int64: UInt64] = [:]
+        @exclusivity(unchecked) var integers = IntegerKeyMap()
         @exclusivity(unchecked) var strings: [String: UInt64] = [:]
         @exclusivity(unchecked) var byteStrings: [[UInt8]: UInt64] = [:]
         var fileOrder: Memo<FileOrder.Sorted>?
@@ -73,7 +73,7 @@ struct TypeIndex: Sendable {
         get { storage.runs }
         set { unique(); storage.runs = newValue }
     }
-    private(set) var integers: [Int64: UInt64] {
+    private(set) var integers: IntegerKeyMap {
         get { storage.integers }
         set { unique(); storage.integers = newValue }
         _modify { unique(); yield &storage.integers }

@@ -8,7 +8,7 @@ enum RunMerge {
         private var block = 0
         /// The run's current block, decoded.
         private var entries: [(key: StorageKey, packed: UInt64)]
-        private let memory: SortedMemoryEntries?
+        private var memory: SortedMemoryEntries.Iterator?
         private var position = 0
         private(set) var current: (key: StorageKey, packed: UInt64)?
 
@@ -22,16 +22,17 @@ enum RunMerge {
         init(entries: SortedMemoryEntries) {
             run = nil
             self.entries = []
-            memory = entries
-            current = entries[0]
+            var memory = entries.makeIterator()
+            current = memory.next()
+            self.memory = memory
         }
 
         mutating func advance() throws {
-            position += 1
-            if let memory {
-                current = memory[position]
+            if memory != nil {
+                current = memory?.next()
                 return
             }
+            position += 1
             if position >= entries.count {
                 block += 1
                 try load()

@@ -4,6 +4,9 @@ import Foundation
 enum Workload: String, CaseIterable, Codable {
     /// `objects` customers in one transaction, into a new store.
     case insert
+    /// The same customers in one transaction in a seeded random order of their keys, as an app
+    /// whose keys are not increasing writes them.
+    case insertShuffled = "insert-shuffled"
     /// Every customer of a store of `objects`, mapped to models.
     case fetchAll = "fetch-all"
     /// Each of `objects` customers by primary key, in a seeded random order.
@@ -20,7 +23,7 @@ enum Workload: String, CaseIterable, Codable {
     /// What one operation is, for per-operation figures.
     var operation: String {
         switch self {
-        case .insert, .fetchAll: "object"
+        case .insert, .insertShuffled, .fetchAll: "object"
         case .lookup: "lookup"
         case .commit, .concurrent: "commit"
         case .open, .openCold: "open"

@@ -20,6 +20,7 @@ struct CellRunner<System: BenchmarkedSystem> {
     func run() throws -> CellResult {
         switch cell.workload {
         case .insert: try insert()
+        case .insertShuffled: try insert(shuffled: true)
         case .fetchAll: try fetchAll()
         case .lookup: try lookup()
         case .commit: try commit()
@@ -61,8 +62,12 @@ struct CellRunner<System: BenchmarkedSystem> {
         return (bytes, sample.count)
     }
 
-    private func insert() throws -> CellResult {
-        let customers = Fixtures.customers(1...sizes.objects, seed: seed)
+    private func insert(shuffled: Bool = false) throws -> CellResult {
+        var customers = Fixtures.customers(1...sizes.objects, seed: seed)
+        if shuffled {
+            var random = SplitMix64(seed: seed)
+            customers.shuffle(using: &random)
+        }
         try warmUpWrites(transactions: 1, objectsEach: min(1_000, sizes.objects))
         let path = scratchPath("insert")
         let system = try System.create(path: path)

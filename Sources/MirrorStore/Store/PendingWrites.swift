@@ -29,10 +29,11 @@ final class PendingWrites {
 
     /// The keys of one type whose latest change is written to the stream: where the record lies
     /// (offset in the high 40 bits, length in the low 24), or 0 for a deletion (offset 0 is the
-    /// log's header, never a record). Integer keys take 16 bytes a slot: a transaction of a
-    /// million records keeps 32 MiB here (2^21 slots), and none of the records.
+    /// log's header, never a record). Integer keys take about 16 bytes each in sorted arrays
+    /// (``IntegerKeyMap``): a transaction of a million records keeps about 16 MiB here, and none
+    /// of the records.
     private struct StreamedKeys {
-        var integers: [Int64: UInt64] = [:]
+        var integers = IntegerKeyMap()
         var others: [StorageKey: UInt64] = [:]
         /// Records too long for 24 bits of length, rare enough to keep whole locations.
         var long: [StorageKey: WriteStream.Location] = [:]
