@@ -3,7 +3,7 @@ import Foundation
 /// The file store, and the in-memory one, as a ``ModelStore``: its reads answer at once, and its
 /// write block runs in the calling task while the store's writer queue holds the write lock.
 extension Store: ModelStore {
-    /// Runs `body` as one transaction, like ``write(_:)-(WriteTransaction)->Result``, with a
+    /// Runs `body` as one transaction, like the synchronous `write(_:)`, with a
     /// body that may `await`: the store's writer queue starts the transaction and holds the write
     /// lock while `body` runs in the calling task, then commits (group commit, as every write)
     /// and the task resumes once the commit is durable.
