@@ -68,8 +68,9 @@ extension Store: ModelStore {
 
     /// ``Results/changes`` of the results of `query`, each element's objects read at once.
     ///
-    /// With a limit (``ModelQuery/prefix(_:)``), a change that moves objects in or out of the
-    /// first ones is reported whole: every earlier position deleted, every current one inserted.
+    /// With a limit (``ModelQuery/prefix(_:)``), only changes among the first objects make an
+    /// element; one that moves objects in or out of them or among them is reported whole (every
+    /// earlier position deleted, every current one inserted), one that only modifies them as such.
     public func changes<Model: Persistable>(_ query: ModelQuery<Model>) throws -> any AsyncSequence<QueryChange<Model>, any Error> {
         QueryChanges(changes: try results(of: query).changes, limit: query.limit)
     }

@@ -68,4 +68,28 @@ struct StoreModelStoreTests {
             try reader.close()
         }
     }
+
+    @Test func aLimitedQueryChangesOnlyForItsFirstObjects() async throws {
+        let store = try Store.inMemory(models: [HeldCounter.self])
+        try await store.write { transaction in
+            for id in 1...3 { try transaction.add(HeldCounter(id: id, value: 0)) }
+        }
+        let query = ModelQuery(HeldCounter.self).sorted(using: SortDescriptor(\.id)).prefix(2)
+        var changes = try store.changes(query).makeAsyncIterator()
+        let first = try #require(try await changes.next())
+        #expect(first.models.map(\.id) == [1, 2] && first.insertions.isEmpty)
+
+        // Past the first two: no element. Then a modification among them: that alone.
+        try await store.write { try $0.add(HeldCounter(id: 4, value: 0)) }
+        try await store.write { try $0.update(HeldCounter.self, primaryKey: 2) { $0.value = 9 } }
+        let modified = try #require(try await changes.next())
+        #expect(modified.models.map(\.value) == [0, 9])
+        #expect(modified.modifications == [1] && modified.insertions.isEmpty && modified.deletions.isEmpty)
+
+        // A new first object: the whole window changes.
+        try await store.write { try $0.add(HeldCounter(id: 0, value: 0)) }
+        let moved = try #require(try await changes.next())
+        #expect(moved.models.map(\.id) == [0, 1])
+        #expect(moved.deletions == [0, 1] && moved.insertions == [0, 1] && moved.modifications.isEmpty)
+    }
 }
