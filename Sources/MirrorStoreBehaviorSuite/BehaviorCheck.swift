@@ -17,7 +17,8 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case observation
     /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
     case uniqueViolations
-    /// Typed errors: an unknown model, a mistyped key, a block that throws rolls back.
+    /// Typed errors: an unknown model, a mistyped key; a block that throws rolls back; a closed
+    /// store refuses reads and writes.
     case errors
 
     /// The check's name, as test reports show it.

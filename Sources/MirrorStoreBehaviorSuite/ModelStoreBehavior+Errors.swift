@@ -47,5 +47,25 @@ extension ModelStoreBehavior {
             }
             try expect(try await store.fetchCount(ModelQuery(BehaviorHero.self)), 2, "the heroes after the next block", in: check)
         }
+
+        // A closed store refuses reads and writes with an error (of the store's own type), and
+        // runs no block.
+        let closed = try await open(StoreOpening(place: "\(check)-\(UUID().uuidString)", models: Self.models, schemaVersion: 0,
+                                                 migration: nil, startsEmpty: true))
+        try await closed.close()
+        try await expectError("reading a closed store", in: check, matches: { _ in true }) {
+            _ = try await closed.object(BehaviorHero.self, primaryKey: 1)
+        }
+        try await expectError("fetching from a closed store", in: check, matches: { _ in true }) {
+            _ = try await closed.fetch(ModelQuery(BehaviorHero.self))
+        }
+        let blockRan = try await {
+            var ran = false
+            try await expectError("writing to a closed store", in: check, matches: { _ in true }) {
+                try await closed.write { _ in ran = true }
+            }
+            return ran
+        }()
+        try expect(blockRan, false, "whether a write block ran on a closed store", in: check)
     }
 }
