@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "MirrorStore", targets: ["MirrorStore"]),
         .executable(name: "mirrorstore", targets: ["MirrorStoreCLI"]),
+        // The behaviour every `ModelStore` shares, for the backends' packages to run on their stores.
+        .library(name: "MirrorStoreBehaviorSuite", targets: ["MirrorStoreBehaviorSuite"]),
     ],
     targets: [
         // C helpers the engine needs: hardware CRC32C, the stack left, and the SEEK_DATA/SEEK_HOLE calls Glibc does not export.
@@ -23,6 +25,9 @@ let package = Package(
         // Records, reflection mapping, record encoding and the Store API.
         .target(name: "MirrorStore", dependencies: ["MirrorStoreEngine"]),
         .executableTarget(name: "MirrorStoreExample", dependencies: ["MirrorStore"]),
+        // One behaviour suite for every `ModelStore`, as checks that throw on a mismatch: a test
+        // target of another package cannot depend on this package's test targets, so it is a library.
+        .target(name: "MirrorStoreBehaviorSuite", dependencies: ["MirrorStore", "TestSupport"]),
         // The `mirrorstore` inspector: inspect, verify, compact, dump.
         .executableTarget(name: "MirrorStoreCLI", dependencies: ["MirrorStore", "MirrorStoreEngine"]),
         // A child process for the kill -9 crash tests: commits and prints each acknowledged sequence.
@@ -34,7 +39,7 @@ let package = Package(
         // What every test target shares: the seeded generator and temporary directories.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Fixtures are store files the tests copy by path: files made by earlier versions.
-        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI", "MigrationCrashChild", "TestSupport"],
+        .testTarget(name: "MirrorStoreTests", dependencies: ["MirrorStore", "MirrorStoreCLI", "MigrationCrashChild", "TestSupport", "MirrorStoreBehaviorSuite"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         .testTarget(name: "MirrorStoreEngineTests", dependencies: ["MirrorStoreEngine", "EngineCrashChild", "TestSupport"],

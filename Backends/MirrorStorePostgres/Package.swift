@@ -36,6 +36,8 @@ let package = Package(
             "MirrorStorePostgres",
             "PostgresWriterChild",
             .product(name: "MirrorStore", package: "MirrorStore"),
+            // The behaviour every `ModelStore` shares, run here on PostgreSQL.
+            .product(name: "MirrorStoreBehaviorSuite", package: "MirrorStore"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
     ],

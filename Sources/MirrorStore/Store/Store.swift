@@ -208,9 +208,12 @@ public final class Store: Sendable {
         if isReader { throw StorageError(.readOnly) }
         writeLock.lock()
         defer { writeLock.unlock() }
+        let snapshot = engine.snapshot()
+        // A closed store keeps nothing: refused before the block runs, as a read-only one is.
+        try snapshot.checkOpen()
         let earlier = inFlight.current()
         let transaction = WriteTransaction(
-            snapshot: engine.snapshot(), registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
+            snapshot: snapshot, registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
             beneath: earlier.writes, streaming: PendingWrites.Streaming(engine: engine, threshold: streamingThreshold))
         let result: Result
         do {
@@ -266,6 +269,8 @@ public final class Store: Sendable {
         let entry = try registry.entry(for: type)
         let key = try registry.key(primaryKey, for: entry)
         let snapshot = engine.snapshot()
+        // A closed store holds no index to miss in: a key it never held is refused too.
+        try snapshot.checkOpen()
         guard let bytes = try snapshot.value(type: entry.plan.typeName, key: key) else { return nil }
         return try ModelReader.model(type, entry: entry, key: key, bytes: bytes, snapshot: snapshot, registry: registry)
     }

@@ -59,14 +59,18 @@ import TestSupport
         #expect(try store.write { try $0.delete(model) } == false)
     }
 
-    @Test("a closed store refuses objects(_:) as it refuses object(_:primaryKey:)")
+    @Test("a closed store refuses objects(_:), object(_:primaryKey:) whether or not it held the key, and write(_:)")
     func closedStoreRefusesQueries() throws {
         let directory = TemporaryDirectory()
         let store = try Store(path: directory.file("closed.store"), models: [Character.self])
         try store.write { try $0.add(Character(identifier: 1, name: "A", realName: "B", aliases: [])) }
         try store.close()
         #expect(throws: StorageError.self) { try store.object(Character.self, primaryKey: 1) }
+        #expect(throws: StorageError(.closed)) { try store.object(Character.self, primaryKey: 2) }
         #expect(throws: StorageError.self) { try store.objects(Character.self) }
+        var ran = false
+        #expect(throws: StorageError(.closed)) { try store.write { _ in ran = true } }
+        #expect(!ran)
     }
 
     final class Dog: Persistable {

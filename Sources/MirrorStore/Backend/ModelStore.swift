@@ -1,0 +1,77 @@
+import Foundation
+
+/// What every store of ``Persistable`` models offers, whatever keeps them: the seam between the
+/// store API and its storage. ``Store`` (a file or in memory) and the PostgreSQL backend's
+/// `PostgresStore` conform, and code written against it runs on either.
+///
+/// ```swift
+/// func renameHulk<S: ModelStore>(in store: S) async throws -> [Hero] {
+///     try await store.write { transaction in
+///         try await transaction.update(Hero.self, primaryKey: 1) { $0.name = "Hulk" }
+///     }
+///     return try await store.fetch(ModelQuery(Hero.self).filter(#Predicate { $0.name == "Hulk" }))
+/// }
+/// ```
+///
+/// Every member is `async`, as a server is; a store that answers at once satisfies them with
+/// its synchronous methods. Reads and write blocks run in the caller's isolation, so models that
+/// are not `Sendable` stay where they were made.
+public protocol ModelStore: AnyObject, Sendable {
+    /// The writes of one ``write(isolation:_:)`` block.
+    associatedtype Transaction: ModelWriteTransaction
+
+    /// Runs `body` as one transaction: everything it writes is committed together when it
+    /// returns, and nothing is when it throws (the error is rethrown as it was thrown). Reads
+    /// through the transaction see its own writes.
+    ///
+    /// Call it as `try await store.write { transaction in … }`: the isolation is the caller's.
+    ///
+    /// - Throws: what `body` throws; ``StoreError`` (`.uniqueViolation`) when the writes would
+    ///   give two objects the same value of a unique property; the store's own errors.
+    func write<Result>(
+        isolation: isolated (any Actor)?, _ body: (Transaction) async throws -> sending Result
+    ) async throws -> sending Result
+
+    /// The object of `type` stored under `primaryKey`, with the models it links to, or `nil`.
+    ///
+    /// - Throws: ``StoreError`` (`.unknownModel`, `.noPrimaryKey`, `.primaryKeyMismatch`).
+    nonisolated(nonsending) func object<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) async throws -> Model?
+
+    /// The objects `query` selects, in its order.
+    ///
+    /// - Throws: ``StoreError`` (`.unknownModel`), ``QueryError`` for a predicate or sort the
+    ///   store cannot run, what evaluating the predicate throws.
+    nonisolated(nonsending) func fetch<Model: Persistable>(_ query: ModelQuery<Model>) async throws -> [Model]
+
+    /// How many objects `query` selects.
+    nonisolated(nonsending) func fetchCount<Model: Persistable>(_ query: ModelQuery<Model>) async throws -> Int
+
+    /// The objects `query` selects now, then again after every commit that changes them, with
+    /// what changed. The first element holds the current objects and no differences; commits
+    /// that arrive while the consumer is busy may coalesce into one element. Ending the
+    /// consuming task ends the sequence, and so does closing the store.
+    func changes<Model: Persistable>(_ query: ModelQuery<Model>) throws -> any AsyncSequence<QueryChange<Model>, any Error>
+
+    /// The object of `type` under `primaryKey` now (`nil` when there is none), then again after
+    /// every commit that changes it or a model it links to.
+    func changes<Model: Persistable>(
+        of type: Model.Type, primaryKey: some RecordPrimitive
+    ) throws -> any AsyncSequence<Model?, any Error>
+
+    /// Closes the store: later calls throw, and observations end.
+    func close() async throws
+}
+
+extension ModelStore {
+    /// Runs `body` as one transaction, in the caller's isolation: see ``write(isolation:_:)``.
+    ///
+    /// ```swift
+    /// try await store.write { transaction in
+    ///     try await transaction.add(hero)
+    /// }
+    /// ```
+    @discardableResult
+    public nonisolated(nonsending) func write<Result>(_ body: (Transaction) async throws -> sending Result) async throws -> sending Result {
+        try await write(isolation: #isolation, body)
+    }
+}

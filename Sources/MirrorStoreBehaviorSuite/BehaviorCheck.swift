@@ -1,0 +1,32 @@
+/// One part of the behaviour every ``MirrorStore/ModelStore`` shares, run by
+/// ``ModelStoreBehavior/run(_:)``.
+public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// Adds, replaces by key, updates, deletes by key and deletes all, with links saved, and
+    /// reads in a block seeing its own writes.
+    case writes
+    /// Reads by primary key (with links), fetches and counts.
+    case reads
+    /// Filters, sorts and limits chosen by hand.
+    case queries
+    /// Seeded random data and queries, compared with `Array.filter` on the same models.
+    case modelBasedQueries
+    /// A raised schema version with a rename, an added and a removed property; refusals of a
+    /// changed model without a raised version, of a lower version, and of a migration that throws.
+    case migrations
+    /// A commit reaches an observer of a query and an observer of an object.
+    case observation
+    /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
+    case uniqueViolations
+    /// Typed errors: an unknown model, a mistyped key; a block that throws rolls back; a closed
+    /// store refuses reads and writes.
+    case errors
+
+    /// The check's name, as test reports show it.
+    public var description: String { rawValue }
+
+    /// The checks that apply to stores that reopen what they wrote (a file, a server) or not
+    /// (a store in memory, which ``migrations`` does not apply to).
+    public static func cases(reopens: Bool) -> [BehaviorCheck] {
+        allCases.filter { reopens || $0 != .migrations }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import MirrorStore
+
+// The models the behaviour suite writes. Their type names start with `Behavior` so that the
+// suite's tables on a shared database meet no other test's.
+
+/// A publisher heroes link to.
+public struct BehaviorPublisher: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// The model most checks use: numbers, a string, an optional, a list and a to-one link.
+public struct BehaviorHero: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// An age, indexed.
+    public var age = 0
+    /// Whether the hero is active.
+    public var isActive = false
+    /// A nickname, when there is one.
+    public var nickname: String?
+    /// Tags, in order.
+    public var tags: [String] = []
+    /// The publisher, a to-one link.
+    public var publisher: BehaviorPublisher?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `name` and `age`.
+    public static var indexedProperties: [String] { ["name", "age"] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String, age: Int, isActive: Bool = false, nickname: String? = nil, tags: [String] = [],
+                publisher: BehaviorPublisher? = nil) {
+        self.id = id
+        self.name = name
+        self.age = age
+        self.isActive = isActive
+        self.nickname = nickname
+        self.tags = tags
+        self.publisher = publisher
+    }
+}
+
+/// An account whose email is unique.
+public struct BehaviorAccount: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The email, unique among accounts.
+    public var email = ""
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `email`.
+    public static var uniqueProperties: [String] { ["email"] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, email: String) {
+        self.id = id
+        self.email = email
+    }
+}
+
+/// A type the suite never opens a store with.
+public struct BehaviorUnregistered: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+}
+
+/// Schema version 1 of `BehaviorPerson`.
+public struct BehaviorPersonOne: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// A note, which version 2 removes.
+    public var note = ""
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// Both versions are stored as `BehaviorPerson`.
+    public static var persistedTypeName: String { "BehaviorPerson" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String, note: String) {
+        self.id = id
+        self.name = name
+        self.note = note
+    }
+}
+
+/// Schema version 2 of `BehaviorPerson`: `name` renamed to `fullName`, `age` added, `note` removed.
+public struct BehaviorPersonTwo: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The name of version 1, renamed.
+    public var fullName = ""
+    /// Added in version 2: migrated objects take this value.
+    public var age = 42
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// Both versions are stored as `BehaviorPerson`.
+    public static var persistedTypeName: String { "BehaviorPerson" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, fullName: String, age: Int) {
+        self.id = id
+        self.fullName = fullName
+        self.age = age
+    }
+}
