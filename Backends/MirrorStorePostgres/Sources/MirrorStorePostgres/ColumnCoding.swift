@@ -90,10 +90,10 @@ struct ColumnCoding {
     }
 
     /// The value of `column` in `cell`; links come back as the target's key, which the reader
-    /// resolves.
-    func read(_ cell: PostgresCell, column: ColumnMapping, key: String) throws -> RecordValue {
+    /// resolves. `key` names the row in an error, and is asked for only then.
+    func read(_ cell: PostgresCell, column: ColumnMapping, key: () -> String) throws -> RecordValue {
         func corrupted(_ reason: String) -> PostgresStoreError {
-            PostgresStoreError(.corruptedRow(typeName: typeName, key: key, reason: "\(column.property): \(reason)"))
+            PostgresStoreError(.corruptedRow(typeName: typeName, key: key(), reason: "\(column.property): \(reason)"))
         }
         do {
             switch column.storage {
@@ -107,7 +107,9 @@ struct ColumnCoding {
                 return try coding.decode(try JSONCoding.json(from: text), kind: column.kind)
             }
         } catch let error as PostgresStoreError {
-            throw error
+            // The JSON decoding knows the property, not the row: name it here.
+            guard case .corruptedRow(let typeName, "?", let reason) = error.kind else { throw error }
+            throw PostgresStoreError(.corruptedRow(typeName: typeName, key: key(), reason: reason))
         } catch {
             throw corrupted("\(error)")
         }
