@@ -182,7 +182,10 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// - Throws: ``PostgresStoreError`` when the server refuses or a row does not read back;
     ///   what a predicate throws for an object when Swift evaluates it.
     public func all(isolation: isolated (any Actor)? = #isolation) async throws -> [Model] {
-        try await read(isolation: isolation, { model, _ in model }, model: { $0 })
+        let table = table
+        return try await read(isolation: isolation, { reader, condition, parameters, orderBy, limit in
+            try await reader.models(Model.self, table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+        }, model: { $0 })
     }
 
     /// One object of the results, with what observation compares it by.
@@ -196,9 +199,13 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// `watching`, or of all), read and decided now.
     func entries(watching: Set<Int>? = nil, isolation: isolated (any Actor)? = #isolation) async throws -> [Entry] {
         let table = table
-        return try await read(isolation: isolation) { model, record in
-            Entry(model: model, key: record[propertyAt: table.primaryKey.position], fingerprint: Fingerprint(record, watching: watching))
-        } model: { $0.model }
+        return try await read(isolation: isolation, { reader, condition, parameters, orderBy, limit in
+            let records = try await reader.records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+            return try records.map { record in
+                Entry(model: try reader.model(Model.self, from: record), key: record[propertyAt: table.primaryKey.position],
+                      fingerprint: Fingerprint(record, watching: watching))
+            }
+        }, model: \.model)
     }
 
     /// The SQL condition of every filter and its parameters: the one filter's own translation
@@ -215,26 +222,22 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         return (conditions.isEmpty ? nil : conditions.joined(separator: " AND "), parameters)
     }
 
-    /// Every object of the results made by `make` from its model and record, read and decided
-    /// now; `model` gives back the model of an element, for the sorts in Swift.
+    /// Every object of the results as `load` reads them (given the reader, the SQL condition,
+    /// its parameters, the order and the limit SQL applies), decided and sorted now; `model`
+    /// gives back the model of an element, for the parts run in Swift.
     private func read<Element>(
-        isolation: isolated (any Actor)? = #isolation, _ make: (Model, ManagedObject) -> Element, model: (Element) -> Model
+        isolation: isolated (any Actor)? = #isolation,
+        _ load: (RowReader, String?, SQLParameters, String, Int?) async throws -> [Element], model: (Element) -> Model
     ) async throws -> [Element] {
         let swiftFilters = filters.filter { !$0.isExact }.map(\.predicate)
         let inSwift = !swiftFilters.isEmpty || !descriptors.isEmpty
-        let table = table, limit = limit, orderBy = orderBy, descriptors = descriptors
+        let limit = limit, orderBy = orderBy, descriptors = descriptors
         let (condition, parameters) = try condition()
         return try await store.withConnection(isolation: isolation) { connection in
             let reader = RowReader(connection: connection, mapping: store.mapping)
-            let records = try await reader.records(
-                table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: inSwift ? nil : limit)
-            var entries: [Element] = []
-            entries.reserveCapacity(records.count)
-            for record in records {
-                let found = try reader.model(Model.self, from: record)
-                var keep = true
-                for predicate in swiftFilters where keep { keep = try predicate.evaluate(found) }
-                if keep { entries.append(make(found, record)) }
+            var entries = try await load(reader, condition, parameters, orderBy, inSwift ? nil : limit)
+            if !swiftFilters.isEmpty {
+                entries = try entries.filter { entry in try swiftFilters.allSatisfy { try $0.evaluate(model(entry)) } }
             }
             if !descriptors.isEmpty {
                 // Sorts the models, carrying each entry along (the sort is stable, as `sorted(using:)` is).

@@ -183,8 +183,7 @@ public final class PostgresStore: Sendable {
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
         return try await withConnection(isolation: isolation) { connection in
             let reader = RowReader(connection: connection, mapping: self.mapping)
-            guard let record = try await reader.record(table: table, key: key) else { return Handoff<Model?>(nil) }
-            return Handoff(try reader.model(Model.self, from: record))
+            return Handoff(try await reader.model(Model.self, table: table, key: key))
         }.value
     }
 

@@ -103,10 +103,7 @@ public final class PostgresWriteTransaction {
         try await recording {
             let table = try mapping.table(for: Model.self)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-            return try await reading { reader in
-                guard let record = try await reader.record(table: table, key: key) else { return nil }
-                return try reader.model(Model.self, from: record)
-            }
+            return try await reading { reader in try await reader.model(Model.self, table: table, key: key) }
         }
     }
 

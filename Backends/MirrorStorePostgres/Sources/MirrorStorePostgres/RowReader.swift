@@ -41,16 +41,24 @@ final class RowReader {
         for record in linkingRecords { record.releaseGraph() }
     }
 
-    /// The records of `table`'s rows that `condition` selects, in the order `orderBy` gives.
-    func records(
-        table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
-        isolation: isolated (any Actor)? = #isolation
-    ) async throws -> [ManagedObject] {
+    /// The statement reading `table`'s rows that `condition` selects, in the order `orderBy` gives.
+    private static func select(
+        table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?
+    ) -> (sql: String, parameters: SQLParameters) {
         var sql = "SELECT \(table.selectList) FROM \(table.table)"
         if let condition { sql += " WHERE \(condition)" }
         sql += " ORDER BY \(orderBy)"
         var parameters = parameters
         if let limit { sql += " LIMIT \(parameters.add(Int64(limit)))" }
+        return (sql, parameters)
+    }
+
+    /// The records of `table`'s rows that `condition` selects, in the order `orderBy` gives.
+    func records(
+        table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [ManagedObject] {
+        let (sql, parameters) = Self.select(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
         var pending: [PendingLink] = []
         let found = try await read(sql, parameters, table: table, tracking: table.hasLinks, pending: &pending)
         try await resolve(pending)
@@ -64,6 +72,33 @@ final class RowReader {
         guard let found = try await read(table: table, keys: [key], tracking: table.hasLinks, pending: &pending).first else { return nil }
         try await resolve(pending)
         return found
+    }
+
+    /// The models of `table`'s rows that `condition` selects, in the order `orderBy` gives: made
+    /// straight from each row's values when the table has no links (see ``directModel(_:table:row:coding:values:)``),
+    /// else from records whose links are read.
+    func models<Model: Persistable>(
+        _ type: Model.Type, table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [Model] {
+        guard !table.hasLinks else {
+            let records = try await records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+            return try records.map { try model(Model.self, from: $0) }
+        }
+        let (sql, parameters) = Self.select(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+        return try await directModels(Model.self, sql, parameters, table: table)
+    }
+
+    /// The model of `table` under `key`, or `nil`, made as ``models(_:table:condition:parameters:orderBy:limit:isolation:)`` makes them.
+    func model<Model: Persistable>(
+        _ type: Model.Type, table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Model? {
+        guard !table.hasLinks, case .scalar(let keyType) = table.primaryKey.storage else {
+            return try await record(table: table, key: key).map { try model(Model.self, from: $0) }
+        }
+        var parameters = SQLParameters()
+        _ = try parameters.add(key, type: keyType)
+        return try await directModels(Model.self, table.selectByKey, parameters, table: table).first
     }
 
     /// The model made from `record`.
@@ -120,7 +155,28 @@ final class RowReader {
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [ManagedObject] {
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
-        var found: [ManagedObject] = []
+        return try await each(sql, parameters) { row in
+            try record(table: table, row: row, coding: coding, tracking: tracking, pending: &pending)
+        }
+    }
+
+    /// Runs `sql` and makes a model of each row of `table` it returns, as the rows arrive.
+    private func directModels<Model: Persistable>(
+        _ type: Model.Type, _ sql: String, _ parameters: SQLParameters, table: TableMapping, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [Model] {
+        let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        var values: [RecordValue] = []
+        values.reserveCapacity(table.columns.count)
+        return try await each(sql, parameters) { row in
+            try directModel(Model.self, table: table, row: row, coding: coding, values: &values)
+        }
+    }
+
+    /// Runs `sql` and returns what `make` makes of each row, as the rows arrive.
+    private func each<Element>(
+        _ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation, _ make: (PostgresRow) throws -> Element
+    ) async throws -> [Element] {
+        var found: [Element] = []
         // A row that does not read back fails the read, not the statement: the rows after it
         // are still received, so the connection stays usable.
         var rowFailure: (any Error)?
@@ -129,7 +185,7 @@ final class RowReader {
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger)
                 for try await row in rows where rowFailure == nil {
                     do {
-                        found.append(try record(table: table, row: row, coding: coding, tracking: tracking, pending: &pending))
+                        found.append(try make(row))
                     } catch {
                         rowFailure = error
                     }
@@ -143,6 +199,39 @@ final class RowReader {
         return found
     }
 
+    /// The text of the key of `row`, to name it in an error.
+    private static func keyText(of row: PostgresRow, table: TableMapping, coding: ColumnCoding) -> String {
+        guard let cell = row.first(where: { $0.columnIndex == table.primaryKey.position }),
+              let key = try? coding.read(cell, column: table.primaryKey, key: { "?" }) else { return "?" }
+        return PrimaryKeys.text(key)
+    }
+
+    /// The model of one row of a table without links: its cells' values go straight into the
+    /// model when `Model` has only single values (`BackendModels.flatModel`), else through a
+    /// record. `values` is the buffer they are read into, reused from row to row.
+    private func directModel<Model: Persistable>(
+        _ type: Model.Type, table: TableMapping, row: PostgresRow, coding: ColumnCoding, values: inout [RecordValue]
+    ) throws -> Model {
+        guard row.count == table.columns.count else {
+            throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(row.count) columns, the model \(table.columns.count)"))
+        }
+        func keyText() -> String { Self.keyText(of: row, table: table, coding: coding) }
+        values.removeAll(keepingCapacity: true)
+        var column = 0
+        for cell in row {
+            values.append(try coding.read(cell, column: table.columns[column], key: keyText))
+            column += 1
+        }
+        do {
+            if let model = try values.withUnsafeBufferPointer({ try mapping.models.flatModel(Model.self, values: $0) }) { return model }
+        } catch {
+            throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText(), reason: "\(error)"))
+        }
+        let record = ManagedObject(objectSchema: table.schema)
+        for (column, value) in zip(table.columns, values) { try set(value, column, of: record, key: keyText) }
+        return try model(Model.self, from: record)
+    }
+
     /// The record of one row; its links go to `pending`. With `tracking`, it is known by its key
     /// before its links are set, so a cycle back to it finds it, and a row read before is not
     /// made twice.
@@ -152,12 +241,7 @@ final class RowReader {
         guard row.count == table.columns.count else {
             throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(row.count) columns, the model \(table.columns.count)"))
         }
-        // Read only to name the row in an error.
-        func keyText() -> String {
-            guard let cell = row.first(where: { $0.columnIndex == table.primaryKey.position }),
-                  let key = try? coding.read(cell, column: table.primaryKey, key: { "?" }) else { return "?" }
-            return PrimaryKeys.text(key)
-        }
+        func keyText() -> String { Self.keyText(of: row, table: table, coding: coding) }
         let record = ManagedObject(objectSchema: table.schema)
         var links: [PendingLink] = []
         var column = 0

@@ -49,6 +49,64 @@ struct RowReadingTests {
         await store.close()
     }
 
+    static func gauge(_ id: Int, _ random: inout SeededRandom) -> Gauge {
+        Gauge(
+            id: id, level: random.integer(), reading: random.chance(50) ? random.pick([0.5, -0.0, .infinity, -1e300]) : nil,
+            label: random.string(), note: random.chance(50) ? random.string() : nil,
+            at: Date(timeIntervalSinceReferenceDate: Double(random.integer(Int32.self)) + 0.123_456_789),
+            serial: UUID(uuid: (random.integer(), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, random.integer())),
+            amount: random.pick([Decimal(0), Decimal(string: "-12345678901234567890.5")!, Decimal(string: "1e-30")!]),
+            big: random.integer(), checked: random.chance(50) ? random.chance(50) : nil)
+    }
+
+    @Test func modelsOfSingleValuesAreMadeStraightFromTheirRowsAsTheRecordMappingMakesThem() async throws {
+        let store = try await emptyStore(models: [Gauge.self], clearing: [Gauge.self])
+        var random = SeededRandom(seed: 3_031)
+        let gauges = (1...80).map { Self.gauge($0, &random) }
+        let mapped = try gauges.map { try Gauge.modelInstance(managedObject: try $0.managedObject()) }
+        #expect(mapped == gauges)
+        try await store.write { try await $0.add(contentsOf: gauges) }
+        #expect(try await store.objects(Gauge.self).all() == mapped)
+        for gauge in mapped.prefix(20) {
+            #expect(try await store.object(Gauge.self, primaryKey: gauge.id) == gauge)
+        }
+        let level = mapped[5].level
+        #expect(try await store.objects(Gauge.self).filter(#Predicate { $0.level == level }).all() == mapped.filter { $0.level == level })
+        let labelled = try store.objects(Gauge.self).filter(#Predicate { $0.label.count > 2 })
+        #expect(try await labelled.all() == mapped.filter { $0.label.count > 2 })
+        #expect(try await store.write { try await $0.object(Gauge.self, primaryKey: 3) } == mapped[2])
+        #expect(try await store.object(Gauge.self, primaryKey: 1_000) == nil)
+
+        // Values that do not fit the model: typed errors naming the row, whichever path reads them.
+        try await store.withConnection { connection in
+            _ = try await connection.query(#"ALTER TABLE "Gauge" ALTER COLUMN "label" DROP NOT NULL"#, logger: PostgresStore.logger)
+        }
+        for (key, property, value) in [(2, "level", "1000"), (4, "label", "NULL")] {
+            try await store.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \"Gauge\" SET \"\(property)\" = \(value) WHERE \"id\" = \(key)"), logger: PostgresStore.logger)
+            }
+            let readers: [() async throws -> Void] = [
+                { _ = try await store.object(Gauge.self, primaryKey: key) },
+                { _ = try await store.objects(Gauge.self).all() },
+                { _ = try await store.objects(Gauge.self).filter(#Predicate { $0.id == key }).all() },
+            ]
+            for reader in readers {
+                let kind = await Self.failure(reader)
+                guard case .corruptedRow(let typeName, let named, let reason) = kind else {
+                    Issue.record("\(property): expected a corrupted row, got \(String(describing: kind))")
+                    continue
+                }
+                #expect(typeName == "Gauge" && named == "\(key)", "\(property)")
+                #expect(reason.contains(property), "\(reason)")
+            }
+            try await store.write { try await $0.add(mapped[key - 1]) }
+        }
+        try await store.withConnection { connection in
+            _ = try await connection.query(#"DROP TABLE "Gauge""#, logger: PostgresStore.logger)
+        }
+        await store.close()
+    }
+
     /// Replaces a cell of `Sample` 1 by `value` (SQL text of the test's own), as damage would.
     static func damage(_ store: PostgresStore, column: String, value: String) async throws {
         try await store.withConnection { connection in
