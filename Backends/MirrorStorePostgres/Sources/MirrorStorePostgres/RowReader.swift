@@ -6,8 +6,8 @@ import PostgresNIO
 /// batch of rows are read together, one query per linked type and depth (`WHERE key = ANY($1)`),
 /// not one per row.
 ///
-/// Rows are turned into records as they arrive. Only a read that may follow links keeps its
-/// records by key: a table without links leads nowhere, so nothing can reach its rows twice.
+/// Only a read that may follow links keeps its records by key: a table without links leads
+/// nowhere, so nothing can reach its rows twice.
 final class RowReader {
     let connection: PostgresConnection
     let mapping: DatabaseMapping
@@ -155,48 +155,31 @@ final class RowReader {
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [ManagedObject] {
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
-        return try await each(sql, parameters) { row in
-            try record(table: table, row: row, coding: coding, tracking: tracking, pending: &pending)
-        }
+        return try await rows(sql, parameters).map { try record(table: table, row: $0, coding: coding, tracking: tracking, pending: &pending) }
     }
 
-    /// Runs `sql` and makes a model of each row of `table` it returns, as the rows arrive.
+    /// Runs `sql` and makes a model of each row of `table` it returns (see ``directModel(_:table:row:coding:)``).
     private func directModels<Model: Persistable>(
         _ type: Model.Type, _ sql: String, _ parameters: SQLParameters, table: TableMapping, isolation: isolated (any Actor)? = #isolation
     ) async throws -> [Model] {
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
-        var values: [RecordValue] = []
-        values.reserveCapacity(table.columns.count)
-        return try await each(sql, parameters) { row in
-            try directModel(Model.self, table: table, row: row, coding: coding, values: &values)
-        }
+        var found: [Model] = []
+        for row in try await rows(sql, parameters) { found.append(try directModel(Model.self, table: table, row: row, coding: coding)) }
+        return found
     }
 
-    /// Runs `sql` and returns what `make` makes of each row, as the rows arrive.
-    private func each<Element>(
-        _ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation, _ make: (PostgresRow) throws -> Element
-    ) async throws -> [Element] {
-        var found: [Element] = []
-        // A row that does not read back fails the read, not the statement: the rows after it
-        // are still received, so the connection stays usable.
-        var rowFailure: (any Error)?
+    /// The rows `sql` returns, received whole: `collect()` runs off the caller's actor, where
+    /// reading them one by one would come back to it for each; and a row that does not read
+    /// back then fails the read, not the statement.
+    private func rows(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
         do {
-            try await Failures.translating(mapping) {
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger)
-                for try await row in rows where rowFailure == nil {
-                    do {
-                        found.append(try make(row))
-                    } catch {
-                        rowFailure = error
-                    }
-                }
+            return try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
             }
         } catch {
             statementFailure = statementFailure ?? error
             throw error
         }
-        if let rowFailure { throw rowFailure }
-        return found
     }
 
     /// The text of the key of `row`, to name it in an error.
@@ -206,30 +189,25 @@ final class RowReader {
         return PrimaryKeys.text(key)
     }
 
-    /// The model of one row of a table without links: its cells' values go straight into the
-    /// model when `Model` has only single values (`BackendModels.flatModel`), else through a
-    /// record. `values` is the buffer they are read into, reused from row to row.
-    private func directModel<Model: Persistable>(
-        _ type: Model.Type, table: TableMapping, row: PostgresRow, coding: ColumnCoding, values: inout [RecordValue]
-    ) throws -> Model {
+    /// The model of one row of a table without links, made from its cells' values by
+    /// `BackendModels.model(_:values:)`: straight into the model when it has only single values.
+    private func directModel<Model: Persistable>(_ type: Model.Type, table: TableMapping, row: PostgresRow, coding: ColumnCoding) throws -> Model {
         guard row.count == table.columns.count else {
             throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(row.count) columns, the model \(table.columns.count)"))
         }
         func keyText() -> String { Self.keyText(of: row, table: table, coding: coding) }
-        values.removeAll(keepingCapacity: true)
+        var values: [RecordValue] = []
+        values.reserveCapacity(table.columns.count)
         var column = 0
         for cell in row {
             values.append(try coding.read(cell, column: table.columns[column], key: keyText))
             column += 1
         }
         do {
-            if let model = try values.withUnsafeBufferPointer({ try mapping.models.flatModel(Model.self, values: $0) }) { return model }
+            return try mapping.models.model(Model.self, values: values)
         } catch {
             throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText(), reason: "\(error)"))
         }
-        let record = ManagedObject(objectSchema: table.schema)
-        for (column, value) in zip(table.columns, values) { try set(value, column, of: record, key: keyText) }
-        return try model(Model.self, from: record)
     }
 
     /// The record of one row; its links go to `pending`. With `tracking`, it is known by its key

@@ -107,6 +107,29 @@ struct RowReadingTests {
         await store.close()
     }
 
+    @Test func aModelOfMoreThanSingleValuesWithoutLinksIsMadeThroughARecordWithTheSameErrors() async throws {
+        let store = try await emptyStore(models: [Item.self], clearing: [Item.self])
+        let items = [Item(id: 1, n: 5, tags: ["a", "b"], mood: .calm, big: .max, d: Decimal(string: "0.5")!, nums: [1, -2]), Item(id: 2)]
+        try await store.write { try await $0.add(contentsOf: items) }
+        #expect(try await store.objects(Item.self).all() == items)
+        #expect(try await store.object(Item.self, primaryKey: 1) == items[0])
+        try await store.withConnection { connection in
+            _ = try await connection.query(#"UPDATE "Item" SET "mood" = 'angry' WHERE "id" = 2"#, logger: PostgresStore.logger)
+        }
+        for reader: () async throws -> Void in [
+            { _ = try await store.object(Item.self, primaryKey: 2) }, { _ = try await store.objects(Item.self).all() },
+        ] {
+            let kind = await Self.failure(reader)
+            guard case .corruptedRow("Item", "2", let reason) = kind else {
+                Issue.record("expected a corrupted row naming Item 2, got \(String(describing: kind))")
+                continue
+            }
+            #expect(reason.contains("mood"), "\(reason)")
+        }
+        try await store.write { try await $0.deleteAll(Item.self) }
+        await store.close()
+    }
+
     /// Replaces a cell of `Sample` 1 by `value` (SQL text of the test's own), as damage would.
     static func damage(_ store: PostgresStore, column: String, value: String) async throws {
         try await store.withConnection { connection in
