@@ -75,7 +75,7 @@ final class RowReader {
     }
 
     /// The models of `table`'s rows that `condition` selects, in the order `orderBy` gives: made
-    /// straight from each row's values when the table has no links (see ``directModel(_:table:row:coding:values:)``),
+    /// from each row's values when the table has no links (see ``directModel(_:table:row:coding:)``),
     /// else from records whose links are read.
     func models<Model: Persistable>(
         _ type: Model.Type, table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
