@@ -29,9 +29,18 @@ struct ChangeNotice: Sendable, Equatable {
         case .none: types[type] = .some([key])
         case .some(.none): break
         case .some(.some(var keys)):
+            // Taken out first, so the insert changes the set in place instead of copying it.
+            types[type] = nil
             keys.insert(key)
-            types[type] = .some(keys)
+            // Past this many keys (3 bytes each at least in JSON) the payload cannot name them.
+            types[type] = keys.count > Self.payloadLimit / 3 ? .some(nil) : .some(keys)
         }
+    }
+
+    /// Whether every object of `type` is already noted as changed, so a key adds nothing.
+    func coversEvery(_ type: String) -> Bool {
+        if case .some(.none) = types[type] { return true }
+        return isEverything
     }
 
     /// Whether the change may concern the object of `type` under `key`, or any object of `type`
@@ -56,6 +65,33 @@ struct ChangeNotice: Sendable, Equatable {
             return String(decoding: data, as: UTF8.self)
         }
         return #"{"*":null}"#
+    }
+
+    /// The payload of a notice of one change, the object of `type` under `key` or every object
+    /// of it when `key` is `nil`: what ``payload`` gives for such a notice, spelled without an
+    /// encoder, since one goes with each of a transaction's first write statements.
+    static func payload(of type: String, key: String?) -> String {
+        let typeOnly = "{" + jsonString(type) + ":null}"
+        guard let key else { return typeOnly }
+        let withKey = "{" + jsonString(type) + ":[" + jsonString(key) + "]}"
+        if withKey.utf8.count <= payloadLimit { return withKey }
+        return typeOnly.utf8.count <= payloadLimit ? typeOnly : #"{"*":null}"#
+    }
+
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
+    private static func jsonString(_ text: String) -> String {
+        var json = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        return json + "\""
     }
 
     init() {}

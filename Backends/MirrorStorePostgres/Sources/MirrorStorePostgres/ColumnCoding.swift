@@ -3,10 +3,17 @@ import MirrorStore
 import PostgresNIO
 
 /// Binds record values as statement parameters and reads them back from cells, column by column.
-/// Values only ever travel as bound parameters: no value is spelled in SQL text.
-struct ColumnCoding {
+/// Values only ever travel as bound parameters: no value is spelled in SQL text. A class: the
+/// closures of each cell's conversion capture it, and a reference is cheaper to pass on than the
+/// models it holds.
+final class ColumnCoding {
     let models: BackendModels
     let typeName: String
+
+    init(models: BackendModels, typeName: String) {
+        self.models = models
+        self.typeName = typeName
+    }
 
     private func unstorable(_ column: ColumnMapping, _ reason: String) -> PostgresStoreError {
         PostgresStoreError(.unstorableValue(typeName: typeName, property: column.property, reason: reason))
@@ -90,32 +97,38 @@ struct ColumnCoding {
     }
 
     /// The value of `column` in `cell`; links come back as the target's key, which the reader
-    /// resolves.
-    func read(_ cell: PostgresCell, column: ColumnMapping, key: String) throws -> RecordValue {
-        func corrupted(_ reason: String) -> PostgresStoreError {
-            PostgresStoreError(.corruptedRow(typeName: typeName, key: key, reason: "\(column.property): \(reason)"))
-        }
+    /// resolves. `key` names the row in an error, and is asked for only then.
+    func read(_ cell: PostgresCell, column: ColumnMapping, key: () -> String) throws -> RecordValue {
+        // No closure captures `self` here: this runs once per cell, and such a capture copies it.
         do {
             switch column.storage {
             case .scalar(let type), .link(_, let type):
-                return try Self.readScalar(cell, type: type, failure: corrupted)
+                return try Self.readScalar(cell, type: type)
             case .array(let type):
-                return try Self.readArray(cell, type: type, failure: corrupted)
+                return try Self.readArray(cell, type: type)
             case .json:
                 guard let text = try cell.decode(String?.self) else { return .null }
                 let coding = JSONCoding(models: models, typeName: typeName, property: column.property)
                 return try coding.decode(try JSONCoding.json(from: text), kind: column.kind)
             }
         } catch let error as PostgresStoreError {
-            throw error
+            // The JSON decoding knows the property, not the row: name it here.
+            guard case .corruptedRow(let typeName, "?", let reason) = error.kind else { throw error }
+            throw PostgresStoreError(.corruptedRow(typeName: typeName, key: key(), reason: reason))
         } catch {
-            throw corrupted("\(error)")
+            let reason = (error as? CellFailure)?.reason ?? "\(error)"
+            throw PostgresStoreError(.corruptedRow(typeName: typeName, key: key(), reason: "\(column.property): \(reason)"))
         }
     }
 
-    static func readScalar(_ cell: PostgresCell, type: ScalarType, failure: (String) -> PostgresStoreError) throws -> RecordValue {
+    /// A cell whose content is not a value of its column, said in a few words.
+    private struct CellFailure: Error {
+        let reason: String
+    }
+
+    private static func readScalar(_ cell: PostgresCell, type: ScalarType) throws -> RecordValue {
         func parsed<T>(_ value: T?, _ text: String) throws -> T {
-            guard let value else { throw failure("\(text) is not a \(type.sqlType)") }
+            guard let value else { throw CellFailure(reason: "\(text) is not a \(type.sqlType)") }
             return value
         }
         switch type {
@@ -139,7 +152,7 @@ struct ColumnCoding {
         }
     }
 
-    private static func readArray(_ cell: PostgresCell, type: ScalarType, failure: (String) -> PostgresStoreError) throws -> RecordValue {
+    private static func readArray(_ cell: PostgresCell, type: ScalarType) throws -> RecordValue {
         func list<T>(_ values: [T]?, _ make: (T) -> RecordValue) -> RecordValue {
             values.map { .list(List($0.map(make))) } ?? .null
         }
@@ -151,7 +164,7 @@ struct ColumnCoding {
         case .text: return list(try cell.decode([String]?.self), RecordValue.string)
         case .uuid: return list(try cell.decode([UUID]?.self), RecordValue.uuid)
         case .date: return list(try cell.decode([Double]?.self)) { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-        case .unsigned, .bytea, .decimal, .url: throw failure("\(type.sqlType) arrays are kept as jsonb, not in a native array")
+        case .unsigned, .bytea, .decimal, .url: throw CellFailure(reason: "\(type.sqlType) arrays are kept as jsonb, not in a native array")
         }
     }
 }

@@ -45,7 +45,7 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
         let results: PostgresResults<Model>
         let watched: Set<Int>?
         var subscription: AsyncThrowingStream<Void, any Error>.AsyncIterator?
-        var previous: [(key: RecordValue, fingerprint: Fingerprint?)] = []
+        var previous: [(key: RecordValue, fingerprint: Fingerprint)] = []
         var isFinished = false
 
         /// The results after the next commit that changes them (the first call: as they are
@@ -85,7 +85,7 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
         }
 
         static func change(
-            from old: [(key: RecordValue, fingerprint: Fingerprint?)], to new: [PostgresResults<Model>.Entry]
+            from old: [(key: RecordValue, fingerprint: Fingerprint)], to new: [PostgresResults<Model>.Entry]
         ) -> PostgresResultsChange<Model> {
             let difference = new.map(\.key).difference(from: old.map(\.key))
             var deletions = IndexSet(), insertions = IndexSet()
@@ -221,7 +221,7 @@ extension PostgresStore {
     ///
     /// - Throws: `StoreError` when the model is not one of the store's or the key does not fit.
     public func changes<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) throws -> PostgresObjectChanges<Model> {
-        let table = try mapping.table(named: Model.persistedTypeName)
+        let table = try mapping.table(for: Model.self)
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
         return PostgresObjectChanges(store: self, table: table, primaryKey: PrimaryKeyValue(value: key), watched: nil)
     }
@@ -243,7 +243,7 @@ extension PostgresStore {
     public func changes<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, keyPaths: [PartialKeyPath<Model>]
     ) throws -> PostgresObjectChanges<Model> {
-        let table = try mapping.table(named: Model.persistedTypeName)
+        let table = try mapping.table(for: Model.self)
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
         return PostgresObjectChanges(
             store: self, table: table, primaryKey: PrimaryKeyValue(value: key), watched: try watchedPositions(keyPaths, table: table))

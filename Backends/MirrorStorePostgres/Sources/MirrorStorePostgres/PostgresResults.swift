@@ -25,6 +25,8 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         /// Whether the SQL translation decides every object, so Swift need not.
         let isExact: Bool
         let sqlText: String?
+        /// The parameters of `sqlText`, numbered from `$1`: what a query with this filter alone binds.
+        let parameters: SQLParameters
     }
 
     struct PropertySort: Sendable {
@@ -55,7 +57,8 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         var parameters = SQLParameters()
         let condition = try SQLConditionTranslator(table: table, mapping: store.mapping).condition(tree.condition, &parameters)
         var copy = self
-        copy.filters.append(Filter(predicate: predicate, tree: tree, isExact: condition?.isExact ?? false, sqlText: condition?.text))
+        copy.filters.append(Filter(
+            predicate: predicate, tree: tree, isExact: condition?.isExact ?? false, sqlText: condition?.text, parameters: parameters))
         return copy
     }
 
@@ -179,50 +182,74 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// - Throws: ``PostgresStoreError`` when the server refuses or a row does not read back;
     ///   what a predicate throws for an object when Swift evaluates it.
     public func all(isolation: isolated (any Actor)? = #isolation) async throws -> [Model] {
-        try await entries(fingerprinting: false).map(\.model)
+        try await models().value
+    }
+
+    /// ``all(isolation:)``, away from the caller's actor: every step awaits the connection, and
+    /// each would otherwise come back to the actor; the caller's actor is met once, at the end.
+    private func models() async throws -> Handoff<[Model]> {
+        let table = table
+        return Handoff(try await read(isolation: nil, { reader, condition, parameters, orderBy, limit in
+            try await reader.models(Model.self, table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+        }, model: { $0 }))
     }
 
     /// One object of the results, with what observation compares it by.
     struct Entry {
         let model: Model
         let key: RecordValue
-        /// Nil when the caller asked for none (`all()`: only observation compares them).
-        let fingerprint: Fingerprint?
+        let fingerprint: Fingerprint
     }
 
-    /// Every object of the results with its key and, when `fingerprinting`, its fingerprint (of
-    /// the properties at `watching`, or of all), read and decided now.
-    func entries(
-        watching: Set<Int>? = nil, fingerprinting: Bool = true, isolation: isolated (any Actor)? = #isolation
-    ) async throws -> [Entry] {
+    /// Every object of the results with its key and its fingerprint (of the properties at
+    /// `watching`, or of all), read and decided now.
+    func entries(watching: Set<Int>? = nil, isolation: isolated (any Actor)? = #isolation) async throws -> [Entry] {
+        let table = table
+        return try await read(isolation: isolation, { reader, condition, parameters, orderBy, limit in
+            let records = try await reader.records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+            return try records.map { record in
+                Entry(model: try reader.model(Model.self, from: record), key: record[propertyAt: table.primaryKey.position],
+                      fingerprint: Fingerprint(record, watching: watching))
+            }
+        }, model: \.model)
+    }
+
+    /// The SQL condition of every filter and its parameters: the one filter's own translation
+    /// when only one has SQL, else all of them translated again into one numbering.
+    private func condition() throws -> (text: String?, parameters: SQLParameters) {
+        let translated = filters.filter { $0.sqlText != nil }
+        if translated.count <= 1 { return (translated.first?.sqlText, translated.first?.parameters ?? SQLParameters()) }
+        var parameters = SQLParameters()
+        var conditions: [String] = []
+        let translator = SQLConditionTranslator(table: table, mapping: store.mapping)
+        for filter in filters {
+            if let condition = try translator.condition(filter.tree.condition, &parameters) { conditions.append(condition.text) }
+        }
+        return (conditions.isEmpty ? nil : conditions.joined(separator: " AND "), parameters)
+    }
+
+    /// Every object of the results as `load` reads them (given the reader, the SQL condition,
+    /// its parameters, the order and the limit SQL applies), decided and sorted now; `model`
+    /// gives back the model of an element, for the parts run in Swift.
+    private func read<Element>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ load: (RowReader, String?, SQLParameters, String, Int?) async throws -> [Element], model: (Element) -> Model
+    ) async throws -> [Element] {
         let swiftFilters = filters.filter { !$0.isExact }.map(\.predicate)
         let inSwift = !swiftFilters.isEmpty || !descriptors.isEmpty
-        let table = table, filters = filters, limit = limit, orderBy = orderBy, descriptors = descriptors
+        let limit = limit, orderBy = orderBy, descriptors = descriptors
+        let (condition, parameters) = try condition()
         return try await store.withConnection(isolation: isolation) { connection in
-            var parameters = SQLParameters()
-            var conditions: [String] = []
-            let translator = SQLConditionTranslator(table: table, mapping: store.mapping)
-            for filter in filters {
-                if let condition = try translator.condition(filter.tree.condition, &parameters) { conditions.append(condition.text) }
-            }
             let reader = RowReader(connection: connection, mapping: store.mapping)
-            let records = try await reader.records(
-                table: table, condition: conditions.isEmpty ? nil : conditions.joined(separator: " AND "), parameters: parameters,
-                orderBy: orderBy, limit: inSwift ? nil : limit)
-            var entries: [Entry] = []
-            for record in records {
-                let model = try reader.model(Model.self, from: record)
-                var keep = true
-                for predicate in swiftFilters where keep { keep = try predicate.evaluate(model) }
-                if keep {
-                    entries.append(Entry(model: model, key: record[propertyAt: table.primaryKey.position], fingerprint: fingerprinting ? Fingerprint(record, watching: watching) : nil))
-                }
+            var entries = try await load(reader, condition, parameters, orderBy, inSwift ? nil : limit)
+            if !swiftFilters.isEmpty {
+                entries = try entries.filter { entry in try swiftFilters.allSatisfy { try $0.evaluate(model(entry)) } }
             }
             if !descriptors.isEmpty {
                 // Sorts the models, carrying each entry along (the sort is stable, as `sorted(using:)` is).
                 let order = entries.indices.sorted { left, right in
                     for descriptor in descriptors {
-                        switch descriptor.compare(entries[left].model, entries[right].model) {
+                        switch descriptor.compare(model(entries[left]), model(entries[right])) {
                         case .orderedAscending: return true
                         case .orderedDescending: return false
                         case .orderedSame: continue
@@ -240,16 +267,11 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// The number of results: `count(*)` in SQL when SQL decides every filter.
     public func count(isolation: isolated (any Actor)? = #isolation) async throws -> Int {
         guard filters.allSatisfy(\.isExact) else { return try await all().count }
-        let table = table, filters = filters, limit = limit
+        let table = table, limit = limit
+        let (condition, parameters) = try condition()
         return try await store.withConnection(isolation: isolation) { connection in
-            var parameters = SQLParameters()
-            var conditions: [String] = []
-            let translator = SQLConditionTranslator(table: table, mapping: store.mapping)
-            for filter in filters {
-                if let condition = try translator.condition(filter.tree.condition, &parameters) { conditions.append(condition.text) }
-            }
             var sql = "SELECT count(*) FROM \(table.table)"
-            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            if let condition { sql += " WHERE " + condition }
             let rows = try await Failures.translating(store.mapping) {
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
             }

@@ -144,20 +144,22 @@ public final class PostgresStore: Sendable {
     ) async throws -> sending Result {
         try await withConnection(isolation: isolation) { connection in
             try await Failures.translating(self.mapping) { try await connection.query("BEGIN", logger: Self.logger) }
-            let transaction = PostgresWriteTransaction(connection: connection, mapping: self.mapping)
+            let transaction = PostgresWriteTransaction(connection: connection, mapping: self.mapping, channel: self.listener.channel)
             let result: Result
             do {
                 result = try await body(transaction)
                 transaction.end()
                 // A call failed and the block caught it: the server has refused everything since.
                 if let failure = transaction.failure { throw failure }
-                // Delivered to listeners only if the transaction commits.
+                // The changes whose statements did not announce them; delivered to listeners
+                // only if the transaction commits.
                 if !transaction.notice.isEmpty {
                     var parameters = SQLParameters()
                     let channel = parameters.add(self.listener.channel)
                     let payload = parameters.add(transaction.notice.payload)
                     try await Failures.translating(self.mapping) {
-                        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify(\(channel), \(payload))", binds: parameters.bindings), logger: Self.logger)
+                        // Its rows are read: a statement with rows reports its failure through them.
+                        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify(\(channel), \(payload))", binds: parameters.bindings), logger: Self.logger).collect()
                     }
                 }
             } catch {
@@ -177,13 +179,20 @@ public final class PostgresStore: Sendable {
     public func object<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Model? {
-        let table = try mapping.table(named: Model.persistedTypeName)
+        let table = try mapping.table(for: Model.self)
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-        return try await withConnection(isolation: isolation) { connection in
+        let found: Handoff<Model?> = try await object(table: table, key: Handoff(key))
+        return found.value
+    }
+
+    /// ``object(_:primaryKey:isolation:)``, away from the caller's actor: every step awaits the
+    /// connection, and each would otherwise come back to the actor; the caller's actor is met
+    /// once, at the end. The key is a single value, which nothing else holds.
+    private func object<Model: Persistable>(table: TableMapping, key: Handoff<RecordValue>) async throws -> Handoff<Model?> {
+        try await withConnection(isolation: nil) { connection in
             let reader = RowReader(connection: connection, mapping: self.mapping)
-            guard let record = try await reader.record(table: table, key: key) else { return Handoff<Model?>(nil) }
-            return Handoff(try reader.model(Model.self, from: record))
-        }.value
+            return Handoff(try await reader.model(Model.self, table: table, key: key.value))
+        }
     }
 
     /// The objects of `type`, lazily: nothing is read until ``PostgresResults/all(isolation:)``
@@ -191,7 +200,7 @@ public final class PostgresStore: Sendable {
     ///
     /// - Throws: `StoreError` (`.unknownModel`) for a type the store was not opened with.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> PostgresResults<Model> {
-        let table = try mapping.table(named: Model.persistedTypeName)
+        let table = try mapping.table(for: Model.self)
         return PostgresResults(store: self, table: table)
     }
 

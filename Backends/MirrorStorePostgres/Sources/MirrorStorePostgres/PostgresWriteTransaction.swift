@@ -23,12 +23,21 @@ public final class PostgresWriteTransaction {
     /// block caught it. Errors found before a statement runs (a value that cannot be stored, a
     /// missing link target) leave the transaction as it was, and the block may go on.
     private(set) var failure: (any Error)?
-    /// The types and keys the block wrote, sent with `pg_notify` before `COMMIT`.
+    /// The channel the block's changes are announced on.
+    let channel: String
+    /// The types and keys the block wrote whose notice was not sent with their statement, sent
+    /// with `pg_notify` before `COMMIT`.
     private(set) var notice = ChangeNotice()
+    /// How many statements sent their own notice (see ``write(_:_:parameterCount:typeName:key:perRow:isolation:)``).
+    private var inlineNotices = 0
+    /// At most this many statements of a transaction send their own notice, so a large
+    /// transaction sends a bounded number of notices, the rest together before `COMMIT`.
+    static let inlineNoticeLimit = 32
 
-    init(connection: PostgresConnection, mapping: DatabaseMapping) {
+    init(connection: PostgresConnection, mapping: DatabaseMapping, channel: String) {
         self.connection = connection
         self.mapping = mapping
+        self.channel = channel
     }
 
     func end() { isOpen = false }
@@ -73,8 +82,9 @@ public final class PostgresWriteTransaction {
             try collect(record, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
             for reference in references { try await check(reference) }
             for statement in statements {
-                try await execute(statement.sql, statement.bindings)
-                notice.note(statement.typeName, key: PrimaryKeys.text(statement.key))
+                _ = try await write(
+                    statement.table.upsertStatement, statement.bindings, parameterCount: statement.table.columns.count,
+                    typeName: statement.table.typeName, key: statement.key, perRow: false)
             }
         }
     }
@@ -91,12 +101,9 @@ public final class PostgresWriteTransaction {
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Model? {
         try await recording {
-            let table = try mapping.table(named: Model.persistedTypeName)
+            let table = try mapping.table(for: Model.self)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-            return try await reading { reader in
-                guard let record = try await reader.record(table: table, key: key) else { return nil }
-                return try reader.model(Model.self, from: record)
-            }
+            return try await reading { reader in try await reader.model(Model.self, table: table, key: key) }
         }
     }
 
@@ -108,13 +115,14 @@ public final class PostgresWriteTransaction {
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Bool {
         try await recording {
-            let table = try mapping.table(named: Model.persistedTypeName)
+            let table = try mapping.table(for: Model.self)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
             var parameters = SQLParameters()
             guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
             let placeholder = try parameters.add(key, type: keyType)
-            let rows = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters)
-            if !rows.isEmpty { notice.note(table.typeName, key: PrimaryKeys.text(key)) }
+            let rows = try await write(
+                "DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) RETURNING 1", parameters.bindings,
+                parameterCount: parameters.count, typeName: table.typeName, key: key, perRow: true)
             return !rows.isEmpty
         }
     }
@@ -136,7 +144,7 @@ public final class PostgresWriteTransaction {
         _ changes: (inout Model) throws -> Void
     ) async throws -> Model? {
         try await recording {
-            let table = try mapping.table(named: Model.persistedTypeName)
+            let table = try mapping.table(for: Model.self)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
             guard case .scalar(let keyType) = table.primaryKey.storage else { return }
             var parameters = SQLParameters()
@@ -161,14 +169,14 @@ public final class PostgresWriteTransaction {
         _ type: Model.Type, where predicate: Predicate<Model>, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Int {
         try await recording {
-            let table = try mapping.table(named: Model.persistedTypeName)
+            let table = try mapping.table(for: Model.self)
             let tree = try mapping.models.queryTree(for: predicate)
             var parameters = SQLParameters()
             let condition = try SQLConditionTranslator(table: table, mapping: mapping).condition(tree.condition, &parameters)
             if let condition, condition.isExact {
-                let deleted = try await run("DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters).count
-                if deleted > 0 { notice.note(table.typeName, key: nil) }
-                return deleted
+                return try await write(
+                    "DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters.bindings,
+                    parameterCount: parameters.count, typeName: table.typeName, key: nil, perRow: true).count
             }
             // Every object is decided before anything is deleted, so a predicate that throws
             // deletes nothing.
@@ -190,17 +198,15 @@ public final class PostgresWriteTransaction {
     /// Deletes every object of `type`.
     public func deleteAll<Model: Persistable>(_ type: Model.Type, isolation: isolated (any Actor)? = #isolation) async throws {
         try await recording {
-            let table = try mapping.table(named: Model.persistedTypeName)
-            _ = try await run("DELETE FROM \(table.table)", SQLParameters())
-            notice.note(table.typeName, key: nil)
+            let table = try mapping.table(for: Model.self)
+            _ = try await write("DELETE FROM \(table.table)", PostgresBindings(), parameterCount: 0, typeName: table.typeName, key: nil, perRow: false)
         }
     }
 
-    /// One upsert, ready to run.
+    /// One upsert, ready to run: the table's statement and the object's values.
     private struct Upsert {
-        let typeName: String
+        let table: TableMapping
         let key: RecordValue
-        let sql: String
         let bindings: PostgresBindings
     }
 
@@ -217,16 +223,20 @@ public final class PostgresWriteTransaction {
         _ record: ManagedObject, saved: inout Set<ObjectIdentifier>, statements: inout [Upsert], references: inout [Reference],
         linkedObjects: LinkedObjects
     ) throws {
-        guard saved.insert(ObjectIdentifier(record)).inserted else { return }
         let table = try mapping.table(named: record.objectSchema.typeName)
+        // A model is reached twice only through links: the model added needs no entry unless it
+        // has links that may lead back to it; a linked model (statements already hold the
+        // model added) always does.
+        if table.hasLinks || !statements.isEmpty {
+            guard saved.insert(ObjectIdentifier(record)).inserted else { return }
+        }
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
-        var bindings = PostgresBindings()
-        var placeholders: [String] = []
+        var bindings = PostgresBindings(capacity: table.columns.count)
         var targets: [ManagedObject] = []
-        for (number, column) in table.columns.enumerated() {
+        for column in table.columns {
             let value = record[propertyAt: column.position]
             try coding.bind(value, column: column, into: &bindings)
-            placeholders.append(column.placeholder(number + 1))
+            guard table.hasLinks else { continue }
             if case .link(let target, _) = column.storage, case .object(let linked) = value {
                 switch linkedObjects {
                 case .save:
@@ -237,13 +247,7 @@ public final class PostgresWriteTransaction {
                 }
             }
         }
-        let names = table.columns.map(\.quotedName)
-        let updates = table.columns.filter { !$0.isPrimaryKey }.map { "\($0.quotedName) = EXCLUDED.\($0.quotedName)" }
-        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
-        statements.append(Upsert(
-            typeName: table.typeName, key: record[propertyAt: table.primaryKey.position],
-            sql: "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(table.primaryKey.quotedName)) \(conflict)",
-            bindings: bindings))
+        statements.append(Upsert(table: table, key: record[propertyAt: table.primaryKey.position], bindings: bindings))
         for target in targets {
             try collect(target, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
         }
@@ -260,22 +264,49 @@ public final class PostgresWriteTransaction {
         throw StoreError(.missingLinkTarget(typeName: reference.table.typeName, key: PrimaryKeys.text(reference.key), linkedFrom: reference.linkedFrom))
     }
 
-    /// Runs one statement; a failure fails the transaction (see ``failure``).
-    private func execute(_ sql: String, _ bindings: PostgresBindings, isolation: isolated (any Actor)? = #isolation) async throws {
-        do {
-            try await Failures.translating(mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
-            }
-        } catch {
-            if failure == nil { failure = error }
-            throw error
+    /// Runs the write `statement` (its `parameterCount` parameters in `bindings`) and announces
+    /// that it changed the object of `typeName` under the primary key `key` (every object of it
+    /// when `key` is `nil`). With `perRow`, `statement` returns a row per changed row (`RETURNING 1`), its rows
+    /// are returned, and nothing is announced when it changed none.
+    ///
+    /// The first ``inlineNoticeLimit`` statements of a transaction run `pg_notify` in the same
+    /// statement (`WITH "mirrorstore_changed" AS (statement) SELECT pg_notify(…)`), so the notice costs no
+    /// round trip of its own; later ones note their change in ``notice``, sent before `COMMIT`.
+    /// Either way PostgreSQL delivers a notice only when the transaction commits.
+    private func write(
+        _ statement: String, _ bindings: PostgresBindings, parameterCount: Int, typeName: String, key: RecordValue?, perRow: Bool,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [PostgresRow] {
+        guard inlineNotices < Self.inlineNoticeLimit else {
+            let rows = try await run(statement, bindings, collecting: perRow)
+            if (!perRow || !rows.isEmpty) && !notice.coversEvery(typeName) { notice.note(typeName, key: key.map(PrimaryKeys.text)) }
+            return rows
         }
+        var bindings = bindings
+        bindings.append(channel)
+        bindings.append(ChangeNotice.payload(of: typeName, key: key.map(PrimaryKeys.text)))
+        let notify = "SELECT pg_notify($\(parameterCount + 1), $\(parameterCount + 2))"
+        let rows = try await run(
+            "WITH \"mirrorstore_changed\" AS (\(statement)) \(notify)\(perRow ? " FROM \"mirrorstore_changed\"" : "")", bindings,
+            // A statement with rows reports its failure through them: read them to hear of it.
+            collecting: true)
+        inlineNotices += 1
+        return rows
     }
 
     private func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+        try await run(sql, parameters.bindings, collecting: true)
+    }
+
+    /// Runs one statement and returns its rows, or none unless `collecting`; a failure fails the
+    /// transaction (see ``failure``).
+    private func run(
+        _ sql: String, _ bindings: PostgresBindings, collecting: Bool, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [PostgresRow] {
         do {
             return try await Failures.translating(mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
+                return collecting ? try await rows.collect() : []
             }
         } catch {
             if failure == nil { failure = error }

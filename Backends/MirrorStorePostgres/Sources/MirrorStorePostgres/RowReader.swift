@@ -5,13 +5,23 @@ import PostgresNIO
 /// per reader, so shared targets and cycles come back with the same shape, and the targets of a
 /// batch of rows are read together, one query per linked type and depth (`WHERE key = ANY($1)`),
 /// not one per row.
+///
+/// Only a read that may follow links keeps its records by key: a table without links leads
+/// nowhere, so nothing can reach its rows twice.
 final class RowReader {
     let connection: PostgresConnection
     let mapping: DatabaseMapping
-    private var loaded: [String: ManagedObject] = [:]
+    private var loaded: [Identity: ManagedObject] = [:]
     /// The error a statement of this reader failed with, if any.
     private(set) var statementFailure: (any Error)?
-    private var records: [ManagedObject] = []
+    /// The records that may link to others, whose graph is released once the models are made.
+    private var linkingRecords: [ManagedObject] = []
+
+    /// A stored object: its type name and key.
+    private struct Identity: Hashable {
+        let typeName: String
+        let key: RecordValue
+    }
 
     /// A link read from a row, set once its target is read.
     private struct PendingLink {
@@ -28,7 +38,19 @@ final class RowReader {
 
     deinit {
         // Records mirror the model graph, cycles included: break them once the models are made.
-        for record in records { record.releaseGraph() }
+        for record in linkingRecords { record.releaseGraph() }
+    }
+
+    /// The statement reading `table`'s rows that `condition` selects, in the order `orderBy` gives.
+    private static func select(
+        table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?
+    ) -> (sql: String, parameters: SQLParameters) {
+        var sql = "SELECT \(table.selectList) FROM \(table.table)"
+        if let condition { sql += " WHERE \(condition)" }
+        sql += " ORDER BY \(orderBy)"
+        var parameters = parameters
+        if let limit { sql += " LIMIT \(parameters.add(Int64(limit)))" }
+        return (sql, parameters)
     }
 
     /// The records of `table`'s rows that `condition` selects, in the order `orderBy` gives.
@@ -36,24 +58,47 @@ final class RowReader {
         table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [ManagedObject] {
-        var sql = "SELECT \(table.selectList) FROM \(table.table)"
-        if let condition { sql += " WHERE \(condition)" }
-        sql += " ORDER BY \(orderBy)"
-        var parameters = parameters
-        if let limit { sql += " LIMIT \(parameters.add(Int64(limit)))" }
+        let (sql, parameters) = Self.select(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
         var pending: [PendingLink] = []
-        let found = try await query(sql, parameters).map { try record(table: table, row: $0, pending: &pending) }
+        let found = try await read(sql, parameters, table: table, tracking: table.hasLinks, pending: &pending)
         try await resolve(pending)
         return found
     }
 
     /// The record of `table` under `key`, or `nil`.
     func record(table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation) async throws -> ManagedObject? {
-        if let known = loaded[Self.identity(table.typeName, key)] { return known }
+        if let known = loaded[Identity(typeName: table.typeName, key: key)] { return known }
         var pending: [PendingLink] = []
-        guard let found = try await read(table: table, keys: [key], pending: &pending).first else { return nil }
+        guard let found = try await read(table: table, keys: [key], tracking: table.hasLinks, pending: &pending).first else { return nil }
         try await resolve(pending)
         return found
+    }
+
+    /// The models of `table`'s rows that `condition` selects, in the order `orderBy` gives: made
+    /// from each row's values when the table has no links (see ``directModel(_:table:row:coding:)``),
+    /// else from records whose links are read.
+    func models<Model: Persistable>(
+        _ type: Model.Type, table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [Model] {
+        guard !table.hasLinks else {
+            let records = try await records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+            return try records.map { try model(Model.self, from: $0) }
+        }
+        let (sql, parameters) = Self.select(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
+        return try await directModels(Model.self, sql, parameters, table: table)
+    }
+
+    /// The model of `table` under `key`, or `nil`, made as ``models(_:table:condition:parameters:orderBy:limit:isolation:)`` makes them.
+    func model<Model: Persistable>(
+        _ type: Model.Type, table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Model? {
+        guard !table.hasLinks, case .scalar(let keyType) = table.primaryKey.storage else {
+            return try await record(table: table, key: key).map { try model(Model.self, from: $0) }
+        }
+        var parameters = SQLParameters()
+        _ = try parameters.add(key, type: keyType)
+        return try await directModels(Model.self, table.selectByKey, parameters, table: table).first
     }
 
     /// The model made from `record`.
@@ -61,14 +106,19 @@ final class RowReader {
         try Model.modelInstance(managedObject: record)
     }
 
-    /// Reads the rows of `table` under `keys` (not read yet), noting their links in `pending`.
+    /// Reads the rows of `table` under `keys` (not read yet), noting their links in `pending`:
+    /// one key is bound as itself (`key = $1`), several as an array (`key = ANY($1)`).
     private func read(
-        table: TableMapping, keys: [RecordValue], pending: inout [PendingLink], isolation: isolated (any Actor)? = #isolation
+        table: TableMapping, keys: [RecordValue], tracking: Bool, pending: inout [PendingLink], isolation: isolated (any Actor)? = #isolation
     ) async throws -> [ManagedObject] {
         var parameters = SQLParameters()
+        if keys.count == 1, case .scalar(let keyType) = table.primaryKey.storage {
+            _ = try parameters.add(keys[0], type: keyType)
+            return try await read(table.selectByKey, parameters, table: table, tracking: tracking, pending: &pending)
+        }
         let placeholder = try parameters.addKeys(keys, of: table)
-        let rows = try await query("SELECT \(table.selectList) FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))", parameters)
-        return try rows.map { try record(table: table, row: $0, pending: &pending) }
+        let sql = "SELECT \(table.selectList) FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))"
+        return try await read(sql, parameters, table: table, tracking: tracking, pending: &pending)
     }
 
     /// Reads the targets of `pending` links, type by type, then the links those rows hold, until
@@ -77,26 +127,51 @@ final class RowReader {
         var pending = links
         while !pending.isEmpty {
             var missing: [String: [RecordValue]] = [:]
-            var asked = Set<String>()
+            var asked = Set<Identity>()
             for link in pending {
-                let identity = Self.identity(link.target, link.key)
+                let identity = Identity(typeName: link.target, key: link.key)
                 guard loaded[identity] == nil, asked.insert(identity).inserted else { continue }
                 missing[link.target, default: []].append(link.key)
             }
             var next: [PendingLink] = []
             for target in missing.keys.sorted() {
-                _ = try await read(table: try mapping.table(named: target), keys: missing[target] ?? [], pending: &next)
+                _ = try await read(table: try mapping.table(named: target), keys: missing[target] ?? [], tracking: true, pending: &next)
             }
             for link in pending {
                 // A target that is gone reads as nil, as the foreign key's ON DELETE SET NULL makes it.
-                let value = loaded[Self.identity(link.target, link.key)].map(RecordValue.object) ?? .null
-                try set(value, link.column, of: link.record)
+                let value = loaded[Identity(typeName: link.target, key: link.key)].map(RecordValue.object) ?? .null
+                try set(value, link.column, of: link.record) {
+                    link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.text) ?? "?"
+                }
             }
             pending = next
         }
     }
 
-    private func query(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+    /// Runs `sql` and makes a record of each row of `table` it returns, as the rows arrive;
+    /// `tracking` keeps them by key (see ``record(table:row:coding:tracking:pending:)``).
+    private func read(
+        _ sql: String, _ parameters: SQLParameters, table: TableMapping, tracking: Bool, pending: inout [PendingLink],
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [ManagedObject] {
+        let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        return try await rows(sql, parameters).map { try record(table: table, row: $0, coding: coding, tracking: tracking, pending: &pending) }
+    }
+
+    /// Runs `sql` and makes a model of each row of `table` it returns (see ``directModel(_:table:row:coding:)``).
+    private func directModels<Model: Persistable>(
+        _ type: Model.Type, _ sql: String, _ parameters: SQLParameters, table: TableMapping, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [Model] {
+        let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        var found: [Model] = []
+        for row in try await rows(sql, parameters) { found.append(try directModel(Model.self, table: table, row: row, coding: coding)) }
+        return found
+    }
+
+    /// The rows `sql` returns, received whole: `collect()` runs off the caller's actor, where
+    /// reading them one by one would come back to it for each; and a row that does not read
+    /// back then fails the read, not the statement.
+    private func rows(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
         do {
             return try await Failures.translating(mapping) {
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
@@ -107,46 +182,79 @@ final class RowReader {
         }
     }
 
-    /// The record of one row, known by its key before its links are set, so a cycle back to it
-    /// finds it; its links go to `pending`.
-    private func record(table: TableMapping, row: PostgresRow, pending: inout [PendingLink]) throws -> ManagedObject {
-        let cells = Array(row)
-        let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
-        guard let keyIndex = table.columns.firstIndex(where: \.isPrimaryKey), cells.count == table.columns.count else {
-            throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(cells.count) columns, the model \(table.columns.count)"))
+    /// The text of the key of `row`, to name it in an error.
+    private static func keyText(of row: PostgresRow, table: TableMapping, coding: ColumnCoding) -> String {
+        guard let cell = row.first(where: { $0.columnIndex == table.primaryKey.position }),
+              let key = try? coding.read(cell, column: table.primaryKey, key: { "?" }) else { return "?" }
+        return PrimaryKeys.text(key)
+    }
+
+    /// The model of one row of a table without links, made from its cells' values by
+    /// `BackendModels.model(_:values:)`: straight into the model when it has only single values.
+    private func directModel<Model: Persistable>(_ type: Model.Type, table: TableMapping, row: PostgresRow, coding: ColumnCoding) throws -> Model {
+        guard row.count == table.columns.count else {
+            throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(row.count) columns, the model \(table.columns.count)"))
         }
-        let key = try coding.read(cells[keyIndex], column: table.primaryKey, key: "?")
-        let identity = Self.identity(table.typeName, key)
-        if let known = loaded[identity] { return known }
+        func keyText() -> String { Self.keyText(of: row, table: table, coding: coding) }
+        var values: [RecordValue] = []
+        values.reserveCapacity(table.columns.count)
+        var column = 0
+        for cell in row {
+            values.append(try coding.read(cell, column: table.columns[column], key: keyText))
+            column += 1
+        }
+        do {
+            return try mapping.models.model(Model.self, values: values)
+        } catch {
+            throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText(), reason: "\(error)"))
+        }
+    }
+
+    /// The record of one row; its links go to `pending`. With `tracking`, it is known by its key
+    /// before its links are set, so a cycle back to it finds it, and a row read before is not
+    /// made twice.
+    private func record(
+        table: TableMapping, row: PostgresRow, coding: ColumnCoding, tracking: Bool, pending: inout [PendingLink]
+    ) throws -> ManagedObject {
+        guard row.count == table.columns.count else {
+            throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(row.count) columns, the model \(table.columns.count)"))
+        }
+        func keyText() -> String { Self.keyText(of: row, table: table, coding: coding) }
         let record = ManagedObject(objectSchema: table.schema)
-        loaded[identity] = record
-        records.append(record)
-        for (column, cell) in zip(table.columns, cells) {
-            let value = try coding.read(cell, column: column, key: key.description)
-            if case .link(let target, _) = column.storage, !isNull(value) {
-                pending.append(PendingLink(record: record, column: column, target: target, key: value))
+        var links: [PendingLink] = []
+        var column = 0
+        for cell in row {
+            let mapping = table.columns[column]
+            column += 1
+            let value = try coding.read(cell, column: mapping, key: keyText)
+            if case .link(let target, _) = mapping.storage, !isNull(value) {
+                links.append(PendingLink(record: record, column: mapping, target: target, key: value))
             } else {
-                try set(value, column, of: record)
+                try set(value, mapping, of: record, key: keyText)
             }
         }
+        if tracking {
+            let identity = Identity(typeName: table.typeName, key: record[propertyAt: table.primaryKey.position])
+            if let known = loaded[identity] { return known }
+            loaded[identity] = record
+        }
+        if table.hasLinks { linkingRecords.append(record) }
+        pending.append(contentsOf: links)
         return record
     }
 
-    private func set(_ value: RecordValue, _ column: ColumnMapping, of record: ManagedObject) throws {
+    /// Sets `column` of `record` to `value`; `key` names the row in an error, and is asked for
+    /// only then.
+    private func set(_ value: RecordValue, _ column: ColumnMapping, of record: ManagedObject, key: () -> String) throws {
         do {
             try record.setValue(value, forPropertyAt: column.position)
         } catch {
-            let key = record.objectSchema.primaryKey.flatMap { record[$0] }?.description ?? "?"
-            throw PostgresStoreError(.corruptedRow(typeName: record.objectSchema.typeName, key: key, reason: "\(error)"))
+            throw PostgresStoreError(.corruptedRow(typeName: record.objectSchema.typeName, key: key(), reason: "\(error)"))
         }
     }
 
     private func isNull(_ value: RecordValue) -> Bool {
         if case .null = value { return true }
         return false
-    }
-
-    private static func identity(_ typeName: String, _ key: RecordValue) -> String {
-        "\(typeName)\u{0}\(key)"
     }
 }

@@ -3,7 +3,7 @@ import MirrorStore
 import PostgresNIO
 
 /// Parameters of one statement, numbered as they are added: values only ever travel here.
-struct SQLParameters {
+struct SQLParameters: Sendable {
     private(set) var bindings = PostgresBindings()
     private(set) var count = 0
 

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorStore
+import Synchronization
 
 /// How one single value is kept in a column. Chosen so that a value reads back exactly as it was
 /// written (see the package README's table).
@@ -125,18 +126,44 @@ struct ColumnMapping: Sendable {
     }
 }
 
-/// A model type kept in a table of its own.
-struct TableMapping: Sendable {
+/// A model type kept in a table of its own, with the SQL text every read and write of it uses,
+/// spelled once when the store opens rather than per statement. A class: every statement looks
+/// its table up, and a copy of this many fields is not free.
+final class TableMapping: Sendable {
     let schema: ObjectSchema
     let columns: [ColumnMapping]
     let primaryKey: ColumnMapping
     /// The secondary indexes: name, expression list and uniqueness.
     let indexes: [SQLIndex]
+    /// The quoted table name.
+    let table: String
+    /// What a read selects: every column, in `columns` order.
+    let selectList: String
+    /// The upsert of one object, its columns bound as `$1` … in `columns` order.
+    let upsertStatement: String
+    /// The read of one object: its key bound as `$1`.
+    let selectByKey: String
+    /// Whether a column links to another model, so reading a row may lead back to it.
+    let hasLinks: Bool
+
+    init(schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex]) {
+        self.schema = schema
+        self.columns = columns
+        self.primaryKey = primaryKey
+        self.indexes = indexes
+        let table = SQL.identifier(schema.typeName)
+        self.table = table
+        selectList = columns.map { $0.selectExpression(table: table) }.joined(separator: ", ")
+        let names = columns.map(\.quotedName).joined(separator: ", ")
+        let placeholders = columns.enumerated().map { $1.placeholder($0 + 1) }.joined(separator: ", ")
+        let updates = columns.filter { !$0.isPrimaryKey }.map { "\($0.quotedName) = EXCLUDED.\($0.quotedName)" }
+        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
+        upsertStatement = "INSERT INTO \(table) (\(names)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey.quotedName)) \(conflict)"
+        selectByKey = "SELECT \(selectList) FROM \(table) WHERE \(primaryKey.quotedName) = \(primaryKey.placeholder(1))"
+        hasLinks = columns.contains { if case .link = $0.storage { true } else { false } }
+    }
 
     var typeName: String { schema.typeName }
-    var table: String { SQL.identifier(schema.typeName) }
-
-    var selectList: String { columns.map { $0.selectExpression(table: table) }.joined(separator: ", ") }
 
     /// `column` qualified by the table: what `ORDER BY` must name, since a bare name there means
     /// the select list's output column of that name, which is text for a column read as text.
@@ -198,6 +225,13 @@ struct DatabaseMapping: Sendable {
     let tables: [String: TableMapping]
     /// Index name → (type name, property), to name a unique violation.
     let uniqueIndexes: [String: (typeName: String, property: String)]
+    /// The tables looked up by Swift type so far.
+    private let tablesByType = TablesByType()
+
+    /// Tables by Swift type, filled as types are asked for.
+    private final class TablesByType: Sendable {
+        let known = Mutex<[ObjectIdentifier: TableMapping]>([:])
+    }
 
     /// Maps `models` and the types they reach; every type listed must have a primary key.
     init(models modelTypes: [any Persistable.Type]) throws {
@@ -220,6 +254,16 @@ struct DatabaseMapping: Sendable {
 
     func table(named typeName: String) throws -> TableMapping {
         guard let table = tables[typeName] else { throw StoreError(.unknownModel(typeName: typeName)) }
+        return table
+    }
+
+    /// The table of the Swift type `type`, found by name once: `persistedTypeName` spells the
+    /// type's name each time it is asked.
+    func table<Model: Persistable>(for type: Model.Type) throws -> TableMapping {
+        let id = ObjectIdentifier(type)
+        if let known = tablesByType.known.withLock({ $0[id] }) { return known }
+        let table = try table(named: Model.persistedTypeName)
+        tablesByType.known.withLock { $0[id] = table }
         return table
     }
 

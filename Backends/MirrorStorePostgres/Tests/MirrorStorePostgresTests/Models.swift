@@ -286,3 +286,19 @@ struct MigrationThree: Persistable, Equatable {
     static var primaryKey: String? { "id" }
     static var persistedTypeName: String { "Migrated" }
 }
+
+/// Single values only, so reads make it straight from a row's values, with no record between.
+struct Gauge: Persistable, Equatable {
+    var id = 0
+    var level: Int8 = 0
+    var reading: Double?
+    var label = ""
+    var note: String?
+    var at = Date(timeIntervalSinceReferenceDate: 0)
+    var serial = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    var amount: Decimal = 0
+    var big: UInt64 = 0
+    var checked: Bool?
+    static var primaryKey: String? { "id" }
+    static var indexedProperties: [String] { ["level"] }
+}

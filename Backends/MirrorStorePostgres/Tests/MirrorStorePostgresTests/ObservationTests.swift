@@ -114,7 +114,12 @@ struct ObservationTests {
                 return count
             }
         }
-        #expect(try await listening() == 0)
+        // The listening connections of the stores earlier tests closed may take a moment to leave.
+        let before = try await within(10, "earlier listening connections to close") {
+            while try await listening() != 0 { try await Task.sleep(for: .milliseconds(20)) }
+            return 0
+        }
+        #expect(before == 0)
         let results = try observer.objects(Watched.self)
         let object = try observer.changes(Watched.self, primaryKey: 1)
         let counted = try await within(10, "three observations to start") {
@@ -203,6 +208,33 @@ struct ObservationTests {
         await writer.close()
     }
 
+    @Test func everyStatementOfALongWriteIsAnnounced() async throws {
+        let (observer, writer) = try await stores()
+        // Past the statements that announce themselves, the others' changes go before COMMIT.
+        let count = PostgresWriteTransaction.inlineNoticeLimit + 3
+        let received = Mutex<[ChangeNotice]>([])
+        let covered = try await within(10, "the notices of a long write") {
+            let subscription = try await observer.listener.subscribe { notice in
+                received.withLock { $0.append(notice) }
+                return true
+            }
+            var iterator = subscription.stream.makeAsyncIterator()
+            try await writer.write { transaction in
+                for id in 0..<count { try await transaction.add(Watched(id: id, n: id)) }
+                try await transaction.delete(Watched.self, primaryKey: 0)
+            }
+            func announced(_ key: Int) -> Bool {
+                received.withLock { notices in notices.contains { $0.touches("Watched", key: "\(key)") } }
+            }
+            while !(0..<count).allSatisfy(announced) { _ = try await iterator.next() }
+            return true
+        }
+        #expect(covered)
+        #expect(received.withLock { $0.count } <= PostgresWriteTransaction.inlineNoticeLimit + 1)
+        await writer.close()
+        await observer.close()
+    }
+
     @Test func aWriteOfManyKeysNotifiesItsTypesOnly() async throws {
         let (observer, writer) = try await stores()
         let sequence = try observer.changes(Watched.self, primaryKey: 1_999)
@@ -243,6 +275,21 @@ struct ChangeNoticeTests {
         let foreign = ChangeNotice(payload: "hello")
         #expect(foreign.touches("Anything", key: "1"))
         #expect(ChangeNotice(payload: #"{"*":null}"#).touches("Hero"))
+    }
+
+    @Test func aNoticeOfOneChangeIsSpelledAsTheEncoderSpellsIt() {
+        let changes: [(type: String, key: String?)] = [
+            ("Hero", "1455"), ("Hero", nil), ("Odd \"Type\"", "a\\b\n\u{1}é🦸\u{7F}"), ("Hero", String(repeating: "k", count: 8_000)),
+        ]
+        for change in changes {
+            var notice = ChangeNotice()
+            notice.note(change.type, key: change.key)
+            let payload = ChangeNotice.payload(of: change.type, key: change.key)
+            #expect(ChangeNotice(payload: payload) == ChangeNotice(payload: notice.payload), "\(payload)")
+            #expect(payload.utf8.count <= ChangeNotice.payloadLimit)
+        }
+        #expect(ChangeNotice.payload(of: "Hero", key: "1455") == #"{"Hero":["1455"]}"#)
+        #expect(ChangeNotice.payload(of: "Hero", key: String(repeating: "k", count: 8_000)) == #"{"Hero":null}"#)
     }
 
     @Test func theChannelIsNamedFromTheSchema() {
