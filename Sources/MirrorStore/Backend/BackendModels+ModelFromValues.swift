@@ -18,29 +18,3 @@ extension BackendModels {
         try ModelMapping.model(type, values: values)
     }
 }
-
-extension ModelMapping {
-    /// ``BackendModels/model(_:values:)``: a flat plan's fields filled from `values`, one inlined
-    /// assignment per field, as a flat record fills them; any other plan through a record.
-    static func model<Model: Persistable>(_ type: Model.Type, values: [RecordValue]) throws(MappingError) -> Model {
-        let plan = try PlanCache.shared.plan(for: type)
-        let slots = plan.slots
-        guard values.count == slots.count else {
-            throw MappingError(
-                .unsupportedModel("\(values.count) values were given for the model's \(slots.count) properties"), modelType: plan.typeName)
-        }
-        guard plan.isFlat else { return try model(type, from: ManagedObject(objectSchema: plan.schema, values: values)) }
-        var instance = Model._autoMalloc()
-        try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
-            for index in slots.indices {
-                let slot = slots[index]
-                guard let primitive = slot.primitive,
-                      primitive.assignInline(values[index], to: base + slot.offset, optional: slot.isOptional) else {
-                    let field = plan.fields[index]
-                    throw MappingError.mismatch(expected: field.kind, found: values[index]).nested(under: field.name).reported(from: plan.typeName)
-                }
-            }
-        }
-        return instance
-    }
-}

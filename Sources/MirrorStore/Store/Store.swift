@@ -208,10 +208,12 @@ public final class Store: Sendable {
         if isReader { throw StorageError(.readOnly) }
         writeLock.lock()
         defer { writeLock.unlock() }
+        // The commits in flight before the snapshot: one that finishes in between is published
+        // before the snapshot is taken, or still listed here; the other order could miss it.
+        let earlier = inFlight.current()
         let snapshot = engine.snapshot()
         // A closed store keeps nothing: refused before the block runs, as a read-only one is.
         try snapshot.checkOpen()
-        let earlier = inFlight.current()
         let transaction = WriteTransaction(
             snapshot: snapshot, registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
             beneath: earlier.writes, streaming: PendingWrites.Streaming(engine: engine, threshold: streamingThreshold))
