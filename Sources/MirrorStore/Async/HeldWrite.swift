@@ -1,4 +1,5 @@
 import Dispatch
+import MirrorStoreEngine
 
 /// A write block whose body runs in the calling task, `async`, while the store's writer queue
 /// holds the write lock for it: the queue starts the transaction, hands it to the task, and waits
@@ -8,9 +9,23 @@ import Dispatch
 /// the semaphore orders the body's calls before the commit.
 final class HeldWrite: @unchecked Sendable {
     private let bodyEnded = DispatchSemaphore(value: 0)
+    /// The transaction, handed from the queue to the task under a lock: the continuation that
+    /// wakes the task orders the two as well, but ThreadSanitizer does not see that ordering on
+    /// Linux and reported every use of the transaction in the task as a race with its creation.
+    private let handed = Lock<TransactionHandOver?>(nil)
     /// Set by the task before it signals `bodyEnded`, read by the queue after the wait.
     private var bodyError: (any Error)?
     private var outcome: CheckedContinuation<Void, any Error>?
+
+    /// On the writer queue, before the task is woken: the transaction the body writes through.
+    func hand(_ transaction: WriteTransaction) {
+        handed.withLock { $0 = TransactionHandOver(transaction: transaction) }
+    }
+
+    /// In the task, once woken: the transaction handed to it.
+    func transaction() -> WriteTransaction? {
+        handed.withLock { $0?.transaction }
+    }
 
     /// On the writer queue, inside the write block: waits for the task's body to end, and throws
     /// what it threw so that the block rolls back.

@@ -20,14 +20,15 @@ extension Store: ModelStore {
         isolation: isolated (any Actor)?, _ body: (AsyncWriteTransaction) async throws -> sending Result
     ) async throws -> sending Result {
         let held = HeldWrite()
-        let handOver = try await withCheckedThrowingContinuation { (began: CheckedContinuation<TransactionHandOver, any Error>) in
+        try await withCheckedThrowingContinuation { (began: CheckedContinuation<Void, any Error>) in
             writeQueue.async {
                 var started = false
                 let staged: StagedWrite<Void>
                 do {
                     staged = try self.stage { transaction in
                         started = true
-                        began.resume(returning: TransactionHandOver(transaction: transaction))
+                        held.hand(transaction)
+                        began.resume()
                         try held.waitForBody()
                     }
                 } catch {
@@ -41,9 +42,11 @@ extension Store: ModelStore {
                 }
             }
         }
+        // Handed before the task was woken: never nil here.
+        guard let transaction = held.transaction() else { throw StorageError(.closed) }
         let result: Result
         do {
-            result = try await body(AsyncWriteTransaction(handOver.transaction))
+            result = try await body(AsyncWriteTransaction(transaction))
         } catch {
             // The block rolls back with this error, which is rethrown as it was thrown.
             try? await held.end(throwing: error)
