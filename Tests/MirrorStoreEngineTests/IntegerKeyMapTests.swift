@@ -56,6 +56,7 @@ import TestSupport
         for key in 1...200_000 { map[Int64(key)] = UInt64(key) << 24 | 100 }
         #expect(map.count == 200_000)
         #expect(map.byteCapacity <= 200_000 * 16 * 3 / 2)
-        #expect(map[150_000] == 150_000 << 24 | 100)
+        let expected: UInt64? = 150_000 << 24 | 100
+        #expect(map[150_000] == expected)
     }
 }
