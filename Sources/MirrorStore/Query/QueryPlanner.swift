@@ -367,6 +367,13 @@ struct QueryPlanner {
             return Constraint(property: property, lower: IndexBound(.string(start), inclusive: true),
                               upper: TextOrder.end(ofPrefix: start).map { IndexBound(.string($0), inclusive: false) },
                               isExact: false, text: RangeText(.startsWith(prefix)), isOneKey: false)
+        case .member:
+            // A Boolean property on its own (`$0.isActive`) is its equality with true.
+            guard let property = indexedProperty(node, root), case .bool = property.kind else { return nil }
+            return equality(property, .bool(true))
+        case .not(let operand):
+            guard case .member = operand, let property = indexedProperty(operand, root), case .bool = property.kind else { return nil }
+            return equality(property, .bool(false))
         case .contains(let sequence, .constant(let value)):
             guard let property = indexedProperty(sequence, root), Self.isContainer(property.kind), let key = IndexKeys.key(for: value) else { return nil }
             return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),

@@ -82,6 +82,8 @@ import MirrorStoreEngine
         try expectEqual(try every.filter(#Predicate { $0.count == 3 }), \.count, fromIndex: true, "count equal to 3")
         try expectEqual(try every.filter(#Predicate { $0.big > 2 }), \.big, fromIndex: true, "big above 2")
         try expectEqual(try every.filter(#Predicate { $0.on == true }), \.on, fromIndex: true, "on equal to true")
+        try expectEqual(try every.filter(#Predicate { $0.on }), \.on, fromIndex: true, "on, on its own")
+        try expectEqual(try every.filter(#Predicate { !$0.on }), \.on, fromIndex: true, "not on")
         // Another property's range, or every object in key order: read from the records.
         try expectEqual(try every.filter(#Predicate { $0.count > 0 }), \.big, fromIndex: false, "big where count is positive")
         try expectEqual(every, \.count, fromIndex: false, "every object")
