@@ -87,14 +87,6 @@ extension Store: ModelStore {
 
     /// ``objects(_:)`` with the filters and sorts of `query`, in order.
     func results<Model: Persistable>(of query: ModelQuery<Model>) throws -> Results<Model> {
-        var results = try objects(Model.self)
-        for step in query.steps {
-            switch step {
-            case .filter(let predicate): results = try results.filter(predicate)
-            case .sort(let descriptors): results = try results.sorted(using: descriptors)
-            case .sortByProperty(let name, let ascending): results = try results.sorted(byProperty: name, ascending: ascending)
-            }
-        }
-        return results
+        try query.applyingSteps(to: objects(Model.self))
     }
 }

@@ -35,14 +35,9 @@ extension PostgresStore: ModelStore {
 
     /// ``objects(_:)`` with the filters and sorts of `query`, in order, then its limit.
     func results<Model: Persistable>(of query: ModelQuery<Model>) throws -> PostgresResults<Model> {
-        var results = try objects(Model.self)
-        for step in query.steps {
-            switch step {
-            case .filter(let predicate): results = try results.filter(predicate)
-            case .sort(let descriptors): results = try results.sorted(using: descriptors)
-            case .sortByProperty(let name, let ascending): results = try results.sorted(byProperty: name, ascending: ascending)
-            }
-        }
+        let results = try query.applyingSteps(to: objects(Model.self))
         return query.limit.map { results.prefix($0) } ?? results
     }
 }
+
+extension PostgresResults: ModelQueryResults {}
