@@ -123,9 +123,8 @@ public struct EngineSnapshot: Sendable {
             var keys: [StorageKey] = []
             items.reserveCapacity(objects.count)
             if onlyIntegers, objects.runs.isEmpty {
-                // Integer keys, the common case, sort as plain integers rather than as enum values.
+                // Integer keys, the common case: their map gives them in key order already.
                 items = objects.integers.compactMap { $0.value == 0 ? nil : FileOrder.Item(packed: $0.value, payload: $0.key) }
-                items.sort { $0.payload < $1.payload }
                 return FileOrder.Sorted(items: items, keys: [])
             }
             try objects.forEachInKeyOrder { key, packed in

@@ -231,12 +231,13 @@ struct StoredColumn {
     func total<Model: Persistable, Value: AdditiveArithmetic & RecordPrimitive>(in results: Results<Model>) throws -> (Value, Int)? {
         let overflow = QueryError(.aggregateOverflow(typeName: typeName, property: property, type: "\(Value.self)"))
         let source = results.source
-        let found = results.isEveryObject ? nil : try results.foundKeys
+        // The found keys, only for a type added here: others are left to the caller, which finds them itself.
+        func found() throws -> FoundKeys? { results.isEveryObject ? nil : try results.foundKeys }
         let valueType = "\(Value.self)"
         if let integer = Value.self as? any (FixedWidthInteger & RecordPrimitive).Type, integer.bitWidth <= 64 {
             if integer.isSigned {
                 let range = Int64(truncatingIfNeeded: integer.min)...Int64(truncatingIfNeeded: integer.max)
-                let (sum, count) = try add(in: source, found: found, valueType: valueType, start: Int64(0)) { record in
+                let (sum, count) = try add(in: source, found: try found(), valueType: valueType, start: Int64(0)) { record in
                     if case .int(let value) = record, range.contains(value) { value } else { nil }
                 } plus: { sum, value in
                     let (partial, overflowed) = sum.addingReportingOverflow(value)
@@ -246,7 +247,7 @@ struct StoredColumn {
                 return Value(recordValue: .int(sum)).map { ($0, count) }
             }
             let highest = UInt64(truncatingIfNeeded: integer.max)
-            let (sum, count) = try add(in: source, found: found, valueType: valueType, start: UInt64(0)) { record in
+            let (sum, count) = try add(in: source, found: try found(), valueType: valueType, start: UInt64(0)) { record in
                 if case .uint(let value) = record, value <= highest { value } else { nil }
             } plus: { sum, value in
                 let (partial, overflowed) = sum.addingReportingOverflow(value)
@@ -256,13 +257,13 @@ struct StoredColumn {
             return Value(recordValue: .uint(sum)).map { ($0, count) }
         }
         if Value.self == Double.self {
-            let (sum, count) = try add(in: source, found: found, valueType: valueType, start: 0.0) { record in
+            let (sum, count) = try add(in: source, found: try found(), valueType: valueType, start: 0.0) { record in
                 if case .double(let value) = record { value } else { nil }
             } plus: { $0 + $1 }
             return (sum as? Value).map { ($0, count) }
         }
         if Value.self == Float.self {
-            let (sum, count) = try add(in: source, found: found, valueType: valueType, start: Float(0)) { record in
+            let (sum, count) = try add(in: source, found: try found(), valueType: valueType, start: Float(0)) { record in
                 if case .float(let value) = record { value } else { nil }
             } plus: { $0 + $1 }
             return (sum as? Value).map { ($0, count) }
