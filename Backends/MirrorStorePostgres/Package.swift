@@ -27,14 +27,20 @@ let package = Package(
             .product(name: "MirrorStore", package: "MirrorStore"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ], path: "Sources/PostgresBenchmarks"),
+        // The models the multi-process test and its child processes share.
+        .target(name: "PostgresChildModels", dependencies: [
+            .product(name: "MirrorStore", package: "MirrorStore"),
+        ], path: "Tests/PostgresChildModels"),
         // One of the processes of the multi-process test, writing through a store of its own.
         .executableTarget(name: "PostgresWriterChild", dependencies: [
             "MirrorStorePostgres",
+            "PostgresChildModels",
             .product(name: "MirrorStore", package: "MirrorStore"),
         ], path: "Tests/PostgresWriterChild"),
         .testTarget(name: "MirrorStorePostgresTests", dependencies: [
             "MirrorStorePostgres",
             "PostgresWriterChild",
+            "PostgresChildModels",
             .product(name: "MirrorStore", package: "MirrorStore"),
             // The behaviour every `ModelStore` shares, run here on PostgreSQL.
             .product(name: "MirrorStoreBehaviorSuite", package: "MirrorStore"),

@@ -220,28 +220,6 @@ struct WatchOwner: Persistable, Equatable {
     static var primaryKey: String? { "id" }
 }
 
-/// The models PostgresWriterChild writes (Tests/PostgresWriterChild/main.swift declares the same).
-struct ChildEntry: Persistable {
-    var id = 0
-    var process = 0
-    var sequence = 0
-    static var primaryKey: String? { "id" }
-}
-
-struct ChildCounter: Persistable {
-    var id = 0
-    var count = 0
-    var lastWriter = -1
-    static var primaryKey: String? { "id" }
-}
-
-struct ChildShared: Persistable {
-    var id = 0
-    var writer = 0
-    var sequence = 0
-    static var primaryKey: String? { "id" }
-}
-
 /// One stored type before and after a migration.
 struct MigrationOne: Persistable, Equatable {
     var id = 0

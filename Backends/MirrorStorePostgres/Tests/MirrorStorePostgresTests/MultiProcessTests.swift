@@ -2,6 +2,7 @@ import Foundation
 import MirrorStore
 import MirrorStorePostgres
 import Testing
+import PostgresChildModels
 
 /// PostgresWriterChild, built beside the tests, or `nil`.
 private func writerChildURL() -> URL? {

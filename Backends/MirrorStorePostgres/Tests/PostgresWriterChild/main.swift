@@ -11,28 +11,7 @@
 import Foundation
 import MirrorStore
 import MirrorStorePostgres
-
-/// The models, as the test declares them too (the same names and properties).
-struct ChildEntry: Persistable {
-    var id = 0
-    var process = 0
-    var sequence = 0
-    static var primaryKey: String? { "id" }
-}
-
-struct ChildCounter: Persistable {
-    var id = 0
-    var count = 0
-    var lastWriter = -1
-    static var primaryKey: String? { "id" }
-}
-
-struct ChildShared: Persistable {
-    var id = 0
-    var writer = 0
-    var sequence = 0
-    static var primaryKey: String? { "id" }
-}
+import PostgresChildModels
 
 /// A counter the test should have created before starting the children.
 struct MissingCounter: Error, CustomStringConvertible {
