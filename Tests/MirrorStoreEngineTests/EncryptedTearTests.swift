@@ -100,19 +100,31 @@ import Darwin
         return (engine, try StoreState(engine.snapshot()))
     }
 
+    /// Commits one batch of `length` bytes to `engine` (open on `path`, in `stateA`), closes it,
+    /// and tears that commit's writes (`checkTears`): every tear opens as `stateA` or the state
+    /// after the commit. `afterCommit` checks the engine before it closes.
+    static func checkTearsOfOneCommit(
+        _ engine: StorageEngine, at path: String, stateA: StoreState, length: Int, samples: Int, seed: UInt64, label: String,
+        afterCommit: (StorageEngine) throws -> Void = { _ in }
+    ) throws {
+        let before = try readFile(path)
+        try engine.commit(batch(key: 1000, length: length))
+        try afterCommit(engine)
+        let stateB = try StoreState(engine.snapshot())
+        let after = try readFile(path)
+        try engine.close()
+        try checkTears(
+            before: before, after: after, lengths: Array(Set([before.count, after.count])).sorted(), allowed: [stateA, stateB],
+            samples: samples, seed: seed, label: label)
+    }
+
     @Test func aCommitWithinThePartialLastPage() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("extend.store")
         // 30 commits of 100 bytes: the units end inside a data page, well before its end.
         let (engine, stateA) = try Self.store(at: path, commits: 30, length: 100)
-        let before = try readFile(path)
-        try engine.commit(Self.batch(key: 1000, length: 100))
-        let stateB = try StoreState(engine.snapshot())
-        let after = try readFile(path)
-        try engine.close()
-        try Self.checkTears(
-            before: before, after: after, lengths: [before.count, after.count], allowed: [stateA, stateB], samples: 150,
-            seed: SeededRandom.seed(default: 0x7EA2_0001), label: "extend")
+        try Self.checkTearsOfOneCommit(
+            engine, at: path, stateA: stateA, length: 100, samples: 150, seed: SeededRandom.seed(default: 0x7EA2_0001), label: "extend")
     }
 
     /// The same with the partial page nearly full, so that its tail slot spans both its pages.
@@ -125,37 +137,27 @@ import Darwin
         try engine.commit(Self.batch(key: 500, length: 100))
         let unitOverhead = Int(engine.statistics.fileSize - sizeBefore) - 100
         let stateA = try StoreState(engine.snapshot())
-        let before = try readFile(path)
         let logical = Int(engine.statistics.fileSize) - LogHeader.regionSize
         let tailLength = logical % EncryptedLog.dataPageCapacity
         // The new last page holds about 4,060 of its 4,066 bytes: sealed with its page number
         // and version, over 4,096 bytes, past the slot's first page.
         let length = 4_060 - tailLength - unitOverhead
         #expect(length > 0)
-        try engine.commit(Self.batch(key: 1000, length: length))
-        // (A unit's length varint may take a byte more.)
-        #expect((4_051..<EncryptedLog.dataPageCapacity).contains(Int(engine.statistics.fileSize) - LogHeader.regionSize - logical + tailLength))
-        let stateB = try StoreState(engine.snapshot())
-        let after = try readFile(path)
-        try engine.close()
-        try Self.checkTears(
-            before: before, after: after, lengths: Array(Set([before.count, after.count])).sorted(), allowed: [stateA, stateB],
-            samples: 150, seed: SeededRandom.seed(default: 0x7EA2_0004), label: "nearly full")
+        try Self.checkTearsOfOneCommit(
+            engine, at: path, stateA: stateA, length: length, samples: 150, seed: SeededRandom.seed(default: 0x7EA2_0004), label: "nearly full"
+        ) { engine in
+            // (A unit's length varint may take a byte more.)
+            #expect((4_051..<EncryptedLog.dataPageCapacity).contains(Int(engine.statistics.fileSize) - LogHeader.regionSize - logical + tailLength))
+        }
     }
 
     @Test func aCommitThatFillsThePartialPageAndSpillsIntoNewOnes() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("spill.store")
         let (engine, stateA) = try Self.store(at: path, commits: 30, length: 100)
-        let before = try readFile(path)
         // About two and a half pages: the partial page fills, a full page follows, then a partial one.
-        try engine.commit(Self.batch(key: 1000, length: 10_000))
-        let stateB = try StoreState(engine.snapshot())
-        let after = try readFile(path)
-        try engine.close()
-        try Self.checkTears(
-            before: before, after: after, lengths: Array(Set([before.count, after.count])).sorted(), allowed: [stateA, stateB],
-            samples: 300, seed: SeededRandom.seed(default: 0x7EA2_0002), label: "spill")
+        try Self.checkTearsOfOneCommit(
+            engine, at: path, stateA: stateA, length: 10_000, samples: 300, seed: SeededRandom.seed(default: 0x7EA2_0002), label: "spill")
     }
 
     /// Recovery cuts a torn tail (bytes that authenticate as pages but end in half a unit): the
