@@ -12,16 +12,14 @@ package struct ByteWriter {
         bytes.append(value)
     }
 
+    // Fixed-width integers are appended in one piece: byte by byte, each append checks the
+    // array's uniqueness and capacity again.
     package mutating func uint32(_ value: UInt32) {
-        for shift in stride(from: 0, to: 32, by: 8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
-        }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     package mutating func uint64(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     package mutating func varint(_ value: UInt64) {

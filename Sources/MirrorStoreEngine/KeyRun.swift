@@ -220,48 +220,97 @@ struct KeyRunWriter {
             throw StorageError(.corrupted(path: units.log.path, offset: units.offset, reason: "the keys of a run being written are out of order at \(key)"))
         }
         previous = key
+        let integer: Int64? = if case .integer(let value) = key { value } else { nil }
+        if blockAllIntegers, let integer {
+            try appendInteger(integer, key: key, packed: packed)
+            return
+        }
+        let encoded = Self.encoded(key, packed: packed)
+        if blockAllIntegers {
+            // The block's first key that is not an integer: the block takes the general layout,
+            // or closes in the integer one when its entries would leave no room for this key there.
+            let integers = blockIntegers
+            blockIntegers.removeAll(keepingCapacity: true)
+            blockAllIntegers = false
+            for entry in integers { appendGeneral(encoded: Self.encoded(.integer(entry.key), packed: entry.packed)) }
+            if wouldOverflow(adding: encoded) {
+                block = ByteWriter()
+                entryOffsets.removeAll(keepingCapacity: true)
+                blockIntegers = integers
+                blockAllIntegers = true
+                try closeBlock()
+                blockAllIntegers = false
+            }
+        } else if wouldOverflow(adding: encoded) {
+            try closeBlock()
+            if let integer {
+                try appendInteger(integer, key: key, packed: packed)
+                return
+            }
+            blockAllIntegers = false
+        }
+        if integer == nil { onlyIntegers = false }
+        if entryOffsets.isEmpty {
+            if let integer { integerFences.append(integer) }
+            keyFences.append(key)
+        }
+        appendGeneral(encoded: encoded)
+        entries += 1
+    }
+
+    /// Adds an integer key to a block whose keys are all integers so far; its bytes are written
+    /// when the block closes, in the integer layout.
+    private mutating func appendInteger(_ integer: Int64, key: StorageKey, packed: UInt64) throws {
+        if !blockIntegers.isEmpty,
+           RunBlockReader.prefixSize + RunBlockReader.integerEntrySize * (blockIntegers.count + 1) + RunBlockReader.checksumSize > KeyRun.blockTarget {
+            try closeBlock()
+        }
+        if blockIntegers.isEmpty {
+            integerFences.append(integer)
+            keyFences.append(key)
+        }
+        blockIntegers.append((integer, packed))
+        entries += 1
+    }
+
+    private static func encoded(_ key: StorageKey, packed: UInt64) -> [UInt8] {
         var encoded = ByteWriter()
         OperationCodec.encodeKey(key, into: &encoded)
         encoded.uint64(packed)
-        let integer: Int64? = if case .integer(let value) = key { value } else { nil }
-        if !entryOffsets.isEmpty {
-            let staysIntegers = blockAllIntegers && integer != nil
-            let grown = staysIntegers
-                ? RunBlockReader.prefixSize + RunBlockReader.integerEntrySize * (entryOffsets.count + 1) + RunBlockReader.checksumSize
-                : blockSize + encoded.bytes.count + 2
-            if block.bytes.count + encoded.bytes.count > UInt16.max || grown > KeyRun.blockTarget { try closeBlock() }
-        }
-        if let integer, blockAllIntegers { blockIntegers.append((integer, packed)) } else { blockAllIntegers = false }
-        // Integer fences say every key of the run is an integer: scans key their items by it.
-        if case .integer = key {} else { onlyIntegers = false }
-        if entryOffsets.isEmpty {
-            if case .integer(let value) = key { integerFences.append(value) }
-            keyFences.append(key)
-        }
+        return encoded.bytes
+    }
+
+    private mutating func appendGeneral(encoded: [UInt8]) {
         entryOffsets.append(UInt16(block.bytes.count))
-        block.bytes.append(contentsOf: encoded.bytes)
-        entries += 1
+        block.bytes.append(contentsOf: encoded)
+    }
+
+    /// Whether adding an entry to the block's general layout would take it past its size.
+    private func wouldOverflow(adding encoded: [UInt8]) -> Bool {
+        !entryOffsets.isEmpty && (block.bytes.count + encoded.count > UInt16.max || blockSize + encoded.count + 2 > KeyRun.blockTarget)
     }
 
     private var blockSize: Int { RunBlockReader.prefixSize + 2 * entryOffsets.count + block.bytes.count + RunBlockReader.checksumSize }
 
     private mutating func closeBlock() throws {
-        guard !entryOffsets.isEmpty else { return }
+        let count = blockAllIntegers ? blockIntegers.count : entryOffsets.count
+        guard count > 0 else { return }
         let placed: UInt64
         if blockAllIntegers {
             var integers = ByteWriter()
+            integers.reserve(RunBlockReader.integerEntrySize * count)
             for entry in blockIntegers {
                 integers.uint64(UInt64(bitPattern: entry.key))
                 integers.uint64(entry.packed)
             }
-            placed = try units.appendBlock(layout: RunBlockReader.integerLayout, count: blockIntegers.count, entries: integers.bytes)
+            placed = try units.appendBlock(layout: RunBlockReader.integerLayout, count: count, entries: integers.bytes)
         } else {
             placed = try units.appendBlock(
-                layout: RunBlockReader.generalLayout, count: entryOffsets.count,
+                layout: RunBlockReader.generalLayout, count: count,
                 entries: RunUnitWriter.offsetTable(entryOffsets, then: block.bytes))
         }
         blockOffsets.append(placed)
-        blockCounts.append(UInt16(truncatingIfNeeded: entryOffsets.count))
+        blockCounts.append(UInt16(truncatingIfNeeded: count))
         blockIntegers.removeAll(keepingCapacity: true)
         blockAllIntegers = true
         block = ByteWriter()

@@ -111,6 +111,15 @@ extension StorageEngine {
                     throw StorageError(.streamEnded(path: displayPath))
                 }
                 var locations: [WriteStream.Location] = []
+                locations.reserveCapacity(operations.count)
+                // Operations of one type come in long runs: its name is hashed once per run.
+                var lastType: String?
+                func note(_ type: String) {
+                    if type != lastType {
+                        state.types.insert(type)
+                        lastType = type
+                    }
+                }
                 var start = 0
                 while start < operations.count {
                     var end = start
@@ -118,11 +127,11 @@ extension StorageEngine {
                     while end < operations.count, end == start || bytes < WriteStream.pieceSize {
                         if case .put(let type, _, let value) = operations[end] {
                             bytes += value.count
-                            state.types.insert(type)
+                            note(type)
                         } else if case .delete(let type, _) = operations[end] {
-                            state.types.insert(type)
+                            note(type)
                         } else if case .deleteAll(let type) = operations[end] {
-                            state.types.insert(type)
+                            note(type)
                         }
                         bytes += 16
                         end += 1

@@ -19,9 +19,11 @@ enum PrimaryKey {
     /// - Throws: ``StoreError`` when the key's value is not an integer, string or UUID (a record
     ///   built or changed by hand; models' key types are checked when their plan is built).
     static func storageKey(of record: ManagedObject) throws(StoreError) -> StorageKey? {
-        guard let name = record.objectSchema.primaryKey, let value = record[name] else { return nil }
+        // By position: a lookup by name hashes it, once per object saved.
+        guard let position = record.objectSchema.primaryKeyPosition, record.values.indices.contains(position) else { return nil }
+        let value = record.values[position]
         guard let key = storageKey(for: value) else {
-            let expected = record.objectSchema.property(named: name)?.kind.description ?? "integer, String or UUID"
+            let expected = record.objectSchema.properties[position].kind.description
             throw StoreError(.primaryKeyMismatch(typeName: record.objectSchema.typeName, expected: expected, found: value.description))
         }
         return key

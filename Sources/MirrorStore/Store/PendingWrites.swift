@@ -43,7 +43,8 @@ final class PendingWrites {
         /// Whether the key holds a record (its location) or was deleted (nil), or nil when the
         /// stream did not touch it.
         func entry(_ key: StorageKey) -> WriteStream.Location?? {
-            if let location = long[key] { return .some(location) }
+            // `long` is nearly always empty: not hashing the key for it is most of a lookup.
+            if !long.isEmpty, let location = long[key] { return .some(location) }
             let packed: UInt64? = if case .integer(let value) = key { integers[value] } else { others[key] }
             guard let packed else { return nil }
             if packed == 0 { return .some(nil) }
@@ -54,7 +55,7 @@ final class PendingWrites {
             var packed: UInt64 = 0
             if let location, location.length < Self.lengthLimit {
                 packed = location.offset << 24 | UInt64(location.length)
-                long[key] = nil
+                if !long.isEmpty { long[key] = nil }
             } else {
                 long[key] = location
             }
@@ -63,24 +64,58 @@ final class PendingWrites {
 
         /// Every key, with whether it holds a record.
         func forEach(_ body: (StorageKey, Bool) -> Void) {
-            for (key, packed) in integers { body(.integer(key), packed != 0 || long[.integer(key)] != nil) }
-            for (key, packed) in others { body(key, packed != 0 || long[key] != nil) }
+            for (key, packed) in integers { body(.integer(key), packed != 0 || (!long.isEmpty && long[.integer(key)] != nil)) }
+            for (key, packed) in others { body(key, packed != 0 || (!long.isEmpty && long[key] != nil)) }
         }
     }
 
-    /// Per type, per key: the key's latest change, when it is not written yet.
-    private var changes: [String: [StorageKey: Change]] = [:]
-    /// Per type: the keys whose latest change is written to the stream.
-    private var streamed: [String: StreamedKeys] = [:]
-    /// Types whose stored objects were all deleted; later writes to them are in `changes`.
-    private var clearedTypes = Set<String>()
-    /// Cleared types whose clearing is not yet written to the stream.
-    private var unwrittenClears = Set<String>()
-    /// Keys with a change not yet written, in the order first changed since the last write, so the
+    /// A change not yet written. `change` is nil once the whole type was deleted after it.
+    private struct Entry {
+        let slot: Int
+        let key: StorageKey
+        var change: Change?
+    }
+
+    /// Where each unwritten change of one type lies in `entries`. Integer keys added in ascending
+    /// order append to sorted arrays without hashing.
+    private struct Positions {
+        var integers = IntegerKeyMap()
+        var others: [StorageKey: Int] = [:]
+
+        subscript(key: StorageKey) -> Int? {
+            if case .integer(let value) = key { return integers[value].map { Int($0) } }
+            return others[key]
+        }
+
+        mutating func set(_ key: StorageKey, _ position: Int) {
+            if case .integer(let value) = key { integers[value] = UInt64(position) } else { others[key] = position }
+        }
+    }
+
+    /// What the transaction did to one type.
+    private struct TypeChanges {
+        let name: String
+        /// The keys whose latest change is not written yet.
+        var unwritten = Positions()
+        /// The keys whose latest change is written to the stream.
+        var streamed = StreamedKeys()
+        /// Whether every stored object of the type was deleted; later writes are above.
+        var cleared = false
+        /// Whether that clearing is not yet written to the stream.
+        var clearUnwritten = false
+    }
+
+    /// Per type touched, in the order first touched; `slots` finds a type's place by name.
+    private var types: [TypeChanges] = []
+    private var slots: [String: Int] = [:]
+    /// The place of the type last written: a transaction writes long runs of one type, whose
+    /// name is then compared instead of hashed.
+    private var lastSlot = 0
+    /// The changes not yet written, in the order first changed since the last write, so the
     /// batch, and the file, keep the transaction's order: records added in key order are read back
     /// without sorting or jumping around the file.
-    private var order: [(type: String, key: StorageKey)] = []
-    /// Bytes of the records held in `changes`.
+    private var entries: [Entry] = []
+    /// Bytes of the records held in `entries`.
     private var heldBytes = 0
     private var streaming: Streaming?
     /// The streamed commit the records went to, once they passed the threshold.
@@ -96,6 +131,32 @@ final class PendingWrites {
         self.streaming = streaming
     }
 
+    /// The place of `type`, nil when the transaction never touched it. Reads only: layers beneath
+    /// are read by later transactions.
+    private func slot(of type: String) -> Int? {
+        if lastSlot < types.count, types[lastSlot].name == type { return lastSlot }
+        return slots[type]
+    }
+
+    /// The place of `type`, made if need be.
+    private func touch(_ type: String) -> Int {
+        if let slot = slot(of: type) {
+            lastSlot = slot
+            return slot
+        }
+        let slot = types.count
+        types.append(TypeChanges(name: type))
+        slots[type] = slot
+        lastSlot = slot
+        return slot
+    }
+
+    /// The key's change not yet written, as this transaction alone left it.
+    private func unwrittenChange(slot: Int, key: StorageKey) -> Change? {
+        guard let position = types[slot].unwritten[key] else { return nil }
+        return entries[position].change
+    }
+
     func state(type: String, key: StorageKey) throws -> State? {
         if let state = try ownState(type: type, key: key) { return state }
         for layer in beneath.reversed() {
@@ -108,14 +169,15 @@ final class PendingWrites {
     /// those beneath it left it, nil when none of them touched it; reads no record.
     func isWritten(type: String, key: StorageKey) -> Bool? {
         for layer in [self] + beneath.reversed() {
-            switch layer.changes[type]?[key] {
+            guard let slot = layer.slot(of: type) else { continue }
+            switch layer.unwrittenChange(slot: slot, key: key) {
             case .held: return true
             case .deleted: return false
             case nil: break
             }
-            switch layer.streamed[type]?.entry(key) {
+            switch layer.types[slot].streamed.entry(key) {
             case .some(let location): return location != nil
-            case nil: if layer.clearedTypes.contains(type) { return false }
+            case nil: if layer.types[slot].cleared { return false }
             }
         }
         return nil
@@ -123,15 +185,16 @@ final class PendingWrites {
 
     /// The key's state as this transaction alone left it.
     private func ownState(type: String, key: StorageKey) throws -> State? {
-        switch changes[type]?[key] {
+        guard let slot = slot(of: type) else { return nil }
+        switch unwrittenChange(slot: slot, key: key) {
         case .held(let bytes): return .written(bytes)
         case .deleted: return .deleted
         case nil: break
         }
-        switch streamed[type]?.entry(key) {
+        switch types[slot].streamed.entry(key) {
         case .some(.some(let location)): return .written(try readBack(location))
         case .some(nil): return .deleted
-        case nil: return clearedTypes.contains(type) ? .deleted : nil
+        case nil: return types[slot].cleared ? .deleted : nil
         }
     }
 
@@ -152,16 +215,18 @@ final class PendingWrites {
         var keys: [StorageKey: Bool] = [:]
         var cleared = false
         for layer in [self] + beneath.reversed() {
+            guard let slot = layer.slot(of: type) else { continue }
             var layerKeys: [StorageKey: Bool] = [:]
-            layer.streamed[type]?.forEach { key, written in layerKeys[key] = written }
-            for (key, change) in layer.changes[type] ?? [:] {
-                switch change {
-                case .held: layerKeys[key] = true
-                case .deleted: layerKeys[key] = false
+            layer.types[slot].streamed.forEach { key, written in layerKeys[key] = written }
+            for entry in layer.entries where entry.slot == slot {
+                switch entry.change {
+                case .held: layerKeys[entry.key] = true
+                case .deleted: layerKeys[entry.key] = false
+                case nil: continue
                 }
             }
             keys.merge(layerKeys) { newer, _ in newer }
-            if layer.clearedTypes.contains(type) {
+            if layer.types[slot].cleared {
                 // What lies below the newest layer that deleted the whole type no longer counts.
                 cleared = true
                 break
@@ -182,46 +247,50 @@ final class PendingWrites {
     }
 
     func put(type: String, key: StorageKey, value: [UInt8]) throws {
-        remember(type: type, key: key)
-        changes[type, default: [:]][key] = .held(value)
+        record(.held(value), type: type, key: key)
         heldBytes += value.count
         if let streaming, heldBytes >= streaming.threshold { try writeHeld(streaming) }
     }
 
     func delete(type: String, key: StorageKey) {
-        remember(type: type, key: key)
-        changes[type, default: [:]][key] = .deleted
+        record(.deleted, type: type, key: key)
     }
 
     func deleteAll(type: String) {
-        for case .held(let bytes) in changes[type]?.values ?? [:].values { heldBytes -= bytes.count }
-        changes[type] = nil
-        streamed[type] = nil
-        order.removeAll { $0.type == type }
-        clearedTypes.insert(type)
-        unwrittenClears.insert(type)
+        let slot = touch(type)
+        for position in entries.indices where entries[position].slot == slot {
+            if case .held(let bytes) = entries[position].change { heldBytes -= bytes.count }
+            entries[position].change = nil
+        }
+        types[slot].unwritten = Positions()
+        types[slot].streamed = StreamedKeys()
+        types[slot].cleared = true
+        types[slot].clearUnwritten = true
     }
 
-    /// Notes the key as changed since the last write, unless it already is; forgets the held
-    /// bytes its new change replaces.
-    private func remember(type: String, key: StorageKey) {
-        switch changes[type]?[key] {
-        case nil: order.append((type, key))
-        case .held(let bytes): heldBytes -= bytes.count
-        case .deleted: break
+    /// Makes `change` the key's latest, in the key's place among the unwritten changes (taken now
+    /// if it has none); forgets the held bytes it replaces.
+    private func record(_ change: Change, type: String, key: StorageKey) {
+        let slot = touch(type)
+        if let position = types[slot].unwritten[key] {
+            if case .held(let bytes) = entries[position].change { heldBytes -= bytes.count }
+            entries[position].change = change
+        } else {
+            types[slot].unwritten.set(key, entries.count)
+            entries.append(Entry(slot: slot, key: key, change: change))
         }
     }
 
     /// The changes not yet written, in order: clearing a type comes before that type's later writes.
     private func unwrittenBatch() -> WriteBatch {
         var batch = WriteBatch()
-        for type in unwrittenClears.sorted() {
+        for type in types.filter(\.clearUnwritten).map(\.name).sorted() {
             batch.deleteAll(type: type)
         }
-        for entry in order {
-            switch changes[entry.type]?[entry.key] {
-            case .held(let value): batch.put(type: entry.type, key: entry.key, value: value)
-            case .deleted: batch.delete(type: entry.type, key: entry.key)
+        for entry in entries {
+            switch entry.change {
+            case .held(let value): batch.put(type: types[entry.slot].name, key: entry.key, value: value)
+            case .deleted: batch.delete(type: types[entry.slot].name, key: entry.key)
             case nil: continue
             }
         }
@@ -241,24 +310,28 @@ final class PendingWrites {
         guard let stream else { return }
         let locations = try stream.write(unwrittenBatch())
         var next = locations.makeIterator()
-        streamedTypes.formUnion(unwrittenClears)
-        for entry in order {
-            switch changes[entry.type]?[entry.key] {
+        for slot in types.indices where types[slot].clearUnwritten {
+            streamedTypes.insert(types[slot].name)
+            types[slot].clearUnwritten = false
+        }
+        var streamedSlots = [Bool](repeating: false, count: types.count)
+        for entry in entries {
+            switch entry.change {
             case .held:
                 // The batch listed the puts in this order, and the stream returns one location per put.
                 guard let location = next.next() else { throw StorageError(.closed) }
-                streamed[entry.type, default: StreamedKeys()].set(entry.key, location)
+                types[entry.slot].streamed.set(entry.key, location)
             case .deleted:
-                streamed[entry.type, default: StreamedKeys()].set(entry.key, nil)
+                types[entry.slot].streamed.set(entry.key, nil)
             case nil:
                 continue
             }
-            streamedTypes.insert(entry.type)
+            streamedSlots[entry.slot] = true
         }
+        for slot in types.indices where streamedSlots[slot] { streamedTypes.insert(types[slot].name) }
         // Every change is now in `streamed`: what is held is only what comes next.
-        changes.removeAll()
-        order.removeAll()
-        unwrittenClears.removeAll()
+        for slot in types.indices { types[slot].unwritten = Positions() }
+        entries.removeAll(keepingCapacity: true)
         heldBytes = 0
     }
 

@@ -145,7 +145,7 @@ final class StoredEnumValues: Sendable {
     /// The enum values of `record` the file does not record yet, added to `values`: for a
     /// transaction to record with the record.
     func unrecordedValues(in record: ManagedObject, into values: inout Set<Value>) {
-        guard fieldsByType[record.objectSchema.typeName] != nil else { return }
+        guard !fieldsByType.isEmpty, fieldsByType[record.objectSchema.typeName] != nil else { return }
         var found: [Value] = []
         forEachValue(in: record) { found.append($0) }
         guard !found.isEmpty else { return }

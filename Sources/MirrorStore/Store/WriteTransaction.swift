@@ -17,6 +17,9 @@ public final class WriteTransaction {
     let registry: ModelRegistry
     let pending: PendingWrites
     private var nextIdentities: [String: Int64]
+    /// The registered type last saved: a transaction saves long runs of one type, whose name is
+    /// then compared instead of looked up.
+    private var lastSavedType: String?
     let snapshot: EngineSnapshot
     private var isOpen = true
     private let enumValues: StoredEnumValues
@@ -83,7 +86,10 @@ public final class WriteTransaction {
             let record = queue[index]
             index += 1
             let typeName = record.objectSchema.typeName
-            guard registry.plan(named: typeName) != nil else { throw StoreError(.unknownModel(typeName: typeName)) }
+            if typeName != lastSavedType {
+                guard registry.plan(named: typeName) != nil else { throw StoreError(.unknownModel(typeName: typeName)) }
+                lastSavedType = typeName
+            }
             let linkedBefore = encoder.linkedRecords.count
             let key = try PrimaryKey.storageKey(of: record) ?? generatedKey(for: typeName)
             let bytes = try encoder.encode(record)
