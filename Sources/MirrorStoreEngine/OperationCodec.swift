@@ -38,13 +38,33 @@ enum OperationCodec {
         _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64
     ) -> (payload: [UInt8], decoded: [DecodedOperation]) {
         var writer = ByteWriter()
-        writer.reserve(operations.count * 24)
+        let decoded = encode(operations, types: &types, fileOffset: fileOffset, into: &writer)
+        return (writer.bytes, decoded)
+    }
+
+    /// Appends `operations` to `writer`, whose first byte will lie at `fileOffset` in the log (see
+    /// ``encode(_:types:fileOffset:)``).
+    static func encode(
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, into writer: inout ByteWriter
+    ) -> [DecodedOperation] {
+        // Room for the values too: growing a payload of a mebibyte step by step copies it again and again.
+        var size = 0
+        for case .put(_, _, let value) in operations { size += value.count }
+        writer.reserve(size + operations.count * 24)
         var decoded: [DecodedOperation] = []
         decoded.reserveCapacity(operations.count)
+        // Operations of one type come in long runs: its id is looked up once per run.
+        var last: (name: String, id: UInt32)?
+        func typeID(_ name: String, writer: inout ByteWriter) -> UInt32 {
+            if let last, last.name == name { return last.id }
+            let id = Self.typeID(name, types: &types, writer: &writer)
+            last = (name, id)
+            return id
+        }
         for operation in operations {
             switch operation {
             case .put(let type, let key, let value):
-                let id = typeID(type, types: &types, writer: &writer)
+                let id = typeID(type, writer: &writer)
                 writer.byte(Opcode.put.rawValue)
                 writer.varint(UInt64(id))
                 encodeKey(key, into: &writer)
@@ -53,18 +73,18 @@ enum OperationCodec {
                 writer.bytes.append(contentsOf: value)
                 decoded.append(.put(type: type, key: key, valueOffset: offset, valueLength: value.count))
             case .delete(let type, let key):
-                let id = typeID(type, types: &types, writer: &writer)
+                let id = typeID(type, writer: &writer)
                 writer.byte(Opcode.delete.rawValue)
                 writer.varint(UInt64(id))
                 encodeKey(key, into: &writer)
                 decoded.append(.delete(type: type, key: key))
             case .deleteAll(let type):
-                let id = typeID(type, types: &types, writer: &writer)
+                let id = typeID(type, writer: &writer)
                 writer.byte(Opcode.deleteAll.rawValue)
                 writer.varint(UInt64(id))
                 decoded.append(.deleteAll(type: type))
             case .setSchema(let type, let schema):
-                let id = typeID(type, types: &types, writer: &writer)
+                let id = typeID(type, writer: &writer)
                 writer.byte(Opcode.setSchema.rawValue)
                 writer.varint(UInt64(id))
                 writer.lengthPrefixed(schema)
@@ -75,7 +95,7 @@ enum OperationCodec {
                 writer.lengthPrefixed(value)
                 decoded.append(.setMetadata(key: key, value: value))
             case .reserveCapacity(let type, let integers, let strings, let byteStrings):
-                let id = typeID(type, types: &types, writer: &writer)
+                let id = typeID(type, writer: &writer)
                 writer.byte(Opcode.reserveCapacity.rawValue)
                 writer.varint(UInt64(id))
                 writer.varint(UInt64(integers))
@@ -84,7 +104,7 @@ enum OperationCodec {
                 decoded.append(.reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings))
             }
         }
-        return (writer.bytes, decoded)
+        return decoded
     }
 
     static func typeID(_ name: String, types: inout TypeTable, writer: inout ByteWriter) -> UInt32 {

@@ -24,14 +24,14 @@ enum StreamPiece {
     static func encode(
         stream: UInt64, number: UInt64, operations: [WriteBatch.Operation], payloadOffset: UInt64
     ) -> (payload: [UInt8], decoded: [DecodedOperation]) {
+        // The operations follow the header in the same bytes.
         var header = ByteWriter()
         header.byte(IndexUnit.Kind.streamPiece.rawValue)
         header.varint(stream)
         header.varint(number)
         var types = TypeTable()
-        let (body, decoded) = OperationCodec.encode(
-            operations, types: &types, fileOffset: payloadOffset + UInt64(header.bytes.count))
-        return (header.bytes + body, decoded)
+        let decoded = OperationCodec.encode(operations, types: &types, fileOffset: payloadOffset, into: &header)
+        return (header.bytes, decoded)
     }
 
     /// Decodes the piece payload `bytes[range]`, which starts at `payloadOffset` in the log.
