@@ -87,8 +87,16 @@ final class PendingWrites {
             return others[key]
         }
 
-        mutating func set(_ key: StorageKey, _ position: Int) {
-            if case .integer(let value) = key { integers[value] = UInt64(position) } else { others[key] = position }
+        /// The key's place, or nil after giving it `next`.
+        mutating func place(of key: StorageKey, orGive next: Int) -> Int? {
+            if case .integer(let value) = key {
+                if let position = integers[value] { return Int(position) }
+                integers[value] = UInt64(next)
+                return nil
+            }
+            if let position = others[key] { return position }
+            others[key] = next
+            return nil
         }
     }
 
@@ -272,11 +280,11 @@ final class PendingWrites {
     /// if it has none); forgets the held bytes it replaces.
     private func record(_ change: Change, type: String, key: StorageKey) {
         let slot = touch(type)
-        if let position = types[slot].unwritten[key] {
+        // One access to the type's places, which reading them apart would copy.
+        if let position = types[slot].unwritten.place(of: key, orGive: entries.count) {
             if case .held(let bytes) = entries[position].change { heldBytes -= bytes.count }
             entries[position].change = change
         } else {
-            types[slot].unwritten.set(key, entries.count)
             entries.append(Entry(slot: slot, key: key, change: change))
         }
     }
