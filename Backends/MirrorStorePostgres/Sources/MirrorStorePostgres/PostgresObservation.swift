@@ -283,7 +283,7 @@ extension DatabaseMapping {
         while let next = queue.popLast() {
             guard let table = tables[next] else { continue }
             for column in table.columns {
-                if case .link(let target, _) = column.storage, reached.insert(target).inserted { queue.append(target) }
+                if let target = column.linkTarget, reached.insert(target).inserted { queue.append(target) }
             }
         }
         return reached

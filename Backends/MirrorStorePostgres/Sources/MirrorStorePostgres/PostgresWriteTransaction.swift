@@ -237,12 +237,18 @@ public final class PostgresWriteTransaction {
             let value = record[propertyAt: column.position]
             try coding.bind(value, column: column, into: &bindings)
             guard table.hasLinks else { continue }
-            if case .link(let target, _) = column.storage, case .object(let linked) = value {
-                switch linkedObjects {
-                case .save:
-                    targets.append(linked)
-                case .referenceOnly:
-                    let targetTable = try mapping.table(named: target)
+            guard let target = column.linkTarget else { continue }
+            let linked: [ManagedObject] = switch value {
+            case .object(let linked): [linked]
+            case .list(let elements): elements.compactMap { if case .object(let linked) = $0 { linked } else { nil } }
+            default: []
+            }
+            switch linkedObjects {
+            case .save:
+                targets.append(contentsOf: linked)
+            case .referenceOnly:
+                let targetTable = try mapping.table(named: target)
+                for linked in linked {
                     references.append(Reference(table: targetTable, key: linked[propertyAt: targetTable.primaryKey.position], linkedFrom: table.typeName))
                 }
             }

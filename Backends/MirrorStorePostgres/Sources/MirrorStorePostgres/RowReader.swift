@@ -23,12 +23,27 @@ final class RowReader {
         let key: RecordValue
     }
 
-    /// A link read from a row, set once its target is read.
+    /// A link, or an array of links, read from a row, set once its targets are read.
     private struct PendingLink {
         let record: ManagedObject
         let column: ColumnMapping
         let target: String
-        let key: RecordValue
+        /// The target's key, or the array's keys (`.null` for a `nil` element).
+        let keys: [RecordValue]
+        let isArray: Bool
+
+        /// The value to set once the targets are read: a target that is gone reads as `nil`
+        /// (as the foreign key's `ON DELETE SET NULL` makes a single link), and is dropped
+        /// from an array of non-optional links, as the file store reads them.
+        func value(_ target: (RecordValue) -> ManagedObject?) -> RecordValue {
+            guard isArray else { return keys.first.flatMap(target).map(RecordValue.object) ?? .null }
+            var elementsOptional = false
+            if case .linkArray(_, _, let optional) = column.storage { elementsOptional = optional }
+            return .list(List(keys.compactMap { key in
+                if let found = target(key) { return .object(found) }
+                return elementsOptional ? .null : nil
+            }))
+        }
     }
 
     init(connection: PostgresConnection, mapping: DatabaseMapping) {
@@ -129,17 +144,18 @@ final class RowReader {
             var missing: [String: [RecordValue]] = [:]
             var asked = Set<Identity>()
             for link in pending {
-                let identity = Identity(typeName: link.target, key: link.key)
-                guard loaded[identity] == nil, asked.insert(identity).inserted else { continue }
-                missing[link.target, default: []].append(link.key)
+                for key in link.keys where !isNull(key) {
+                    let identity = Identity(typeName: link.target, key: key)
+                    guard loaded[identity] == nil, asked.insert(identity).inserted else { continue }
+                    missing[link.target, default: []].append(key)
+                }
             }
             var next: [PendingLink] = []
             for target in missing.keys.sorted() {
                 _ = try await read(table: try mapping.table(named: target), keys: missing[target] ?? [], tracking: true, pending: &next)
             }
             for link in pending {
-                // A target that is gone reads as nil, as the foreign key's ON DELETE SET NULL makes it.
-                let value = loaded[Identity(typeName: link.target, key: link.key)].map(RecordValue.object) ?? .null
+                let value = link.value { loaded[Identity(typeName: link.target, key: $0)] }
                 try set(value, link.column, of: link.record) {
                     link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.text) ?? "?"
                 }
@@ -228,7 +244,9 @@ final class RowReader {
             column += 1
             let value = try coding.read(cell, column: mapping, key: keyText)
             if case .link(let target, _) = mapping.storage, !isNull(value) {
-                links.append(PendingLink(record: record, column: mapping, target: target, key: value))
+                links.append(PendingLink(record: record, column: mapping, target: target, keys: [value], isArray: false))
+            } else if case .linkArray(let target, _, _) = mapping.storage, case .list(let keys) = value {
+                links.append(PendingLink(record: record, column: mapping, target: target, keys: Array(keys), isArray: true))
             } else {
                 try set(value, mapping, of: record, key: keyText)
             }
