@@ -242,6 +242,8 @@ struct DatabaseMapping: Sendable {
     let tables: [String: TableMapping]
     /// Index name → (type name, property), to name a unique violation.
     let uniqueIndexes: [String: (typeName: String, property: String)]
+    /// The links deletes follow or that forbid them.
+    let deleteRules: DeleteRuleLinks
     /// The tables looked up by Swift type so far.
     private let tablesByType = TablesByType()
 
@@ -267,6 +269,7 @@ struct DatabaseMapping: Sendable {
         }
         self.tables = tables
         uniqueIndexes = unique
+        deleteRules = DeleteRuleLinks(models: models, tables: tables)
     }
 
     func table(named typeName: String) throws -> TableMapping {

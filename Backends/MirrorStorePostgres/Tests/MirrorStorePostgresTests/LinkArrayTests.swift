@@ -112,5 +112,44 @@ struct LinkArrayTests {
         #expect(try await store.object(Board.self, primaryKey: 1) == nil)
         await store.close()
     }
+
+    @Test func deleteRulesFollowArraysOfLinksInOneTransaction() async throws {
+        let store = try await emptyStore(models: [Board.self, Node.self], clearing: [Board.self, Label.self, Badge.self, Node.self])
+        try await store.write { try await $0.add(Board(id: 1, labels: [Self.labels[0]], badges: Self.badges)) }
+        #expect(try await store.write { try await $0.delete(Board.self, primaryKey: 1) })
+        #expect(try await store.objects(Badge.self).count() == 0, "badges cascade with their board")
+        #expect(try await store.objects(Label.self).count() == 1, "labels have no rule")
+
+        let a = Node(id: 1), b = Node(id: 2), c = Node(id: 3)
+        a.next = [b]
+        b.next = [a, c]
+        try await store.write { try await $0.add(a) }
+        try await store.write { try await $0.add(Node(id: 4)) }
+        #expect(try await store.write { try await $0.delete(Node.self, where: #Predicate { $0.id == 2 }) } == 1)
+        #expect(try await store.objects(Node.self).all().map(\.id) == [4], "a cascade along a cycle ends")
+        a.next = []
+        b.next = []
+        await store.close()
+    }
+
+    @Test func aDenyingToOneLinkRefusesTheWholeDelete() async throws {
+        let store = try await emptyStore(models: [Pin.self, Board.self], clearing: [Pin.self, Board.self, Label.self, Badge.self])
+        let red = Label(name: "red", color: 1)
+        try await store.write { try await $0.add(contentsOf: [Pin(id: 1, label: red), Pin(id: 2)]) }
+        try await store.write { try await $0.add(Label(name: "blue")) }
+        await #expect(throws: StoreError(.deleteDenied(typeName: "Label", key: "red", linkedFrom: "Pin", sourceKey: "1", property: "label"))) {
+            try await store.write { try await $0.deleteAll(Label.self) }
+        }
+        #expect(try await store.objects(Label.self).count() == 2, "nothing was deleted")
+        // Deleting the linking object first, in the same transaction, lets the target go.
+        let deleted = try await store.write { transaction in
+            let pin = try await transaction.delete(Pin.self, primaryKey: 1)
+            let labels = try await transaction.delete(Label.self, where: #Predicate { $0.color == 1 })
+            return (pin, labels)
+        }
+        #expect(deleted == (true, 1))
+        #expect(try await store.objects(Label.self).all().map(\.name) == ["blue"])
+        await store.close()
+    }
 }
 }

@@ -297,6 +297,7 @@ struct Board: Persistable, Equatable {
     var palette: Set<Label> = []
     var badges: [Badge]?
     static var primaryKey: String? { "id" }
+    static var deleteRules: [String: DeleteRule] { ["badges": .cascade] }
 }
 
 /// A class whose arrays of links lead back to itself.
@@ -309,4 +310,13 @@ final class Node: Persistable {
         self.id = id
     }
     static var primaryKey: String? { "id" }
+    static var deleteRules: [String: DeleteRule] { ["next": .cascade] }
+}
+
+/// A to-one link whose target cannot be deleted while it links to it.
+struct Pin: Persistable, Equatable {
+    var id = 0
+    var label: Label?
+    static var primaryKey: String? { "id" }
+    static var deleteRules: [String: DeleteRule] { ["label": .deny] }
 }
