@@ -151,5 +151,48 @@ struct LinkArrayTests {
         #expect(try await store.objects(Label.self).all().map(\.name) == ["blue"])
         await store.close()
     }
+
+    @Test func inverseLinksAreQueriedInSQL() async throws {
+        let store = try await emptyStore(models: [Board.self, Pin.self], clearing: [Board.self, Pin.self, Label.self, Badge.self])
+        var random = SeededRandom(seed: 31)
+        let boards = (1...30).map { id in
+            Board(id: id,
+                  labels: (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(Self.labels) },
+                  slots: (0..<Int.random(in: 0...2, using: &random)).map { _ in random.chance(30) ? nil : random.pick(Self.labels) })
+        }
+        let pins = (1...10).map { Pin(id: $0, label: random.chance(30) ? nil : random.pick(Self.labels)) }
+        try await store.write { transaction in
+            try await transaction.add(contentsOf: boards)
+            try await transaction.add(contentsOf: pins)
+        }
+        for label in Self.labels {
+            let name = label.name
+            let byLabels = try store.objects(Board.self).linking(to: name, through: "labels")
+            let expected = boards.filter { $0.labels.contains(label) }.map(\.id)
+            #expect(try await byLabels.all().map(\.id) == expected, "boards labelled \(name.debugDescription)")
+            #expect(try await byLabels.count() == expected.count)
+            #expect(try await store.objects(Board.self).linking(to: name, through: "slots").all().map(\.id)
+                == boards.filter { $0.slots.contains(label) }.map(\.id))
+            #expect(try await store.objects(Pin.self).linking(to: name, through: "label").all().map(\.id)
+                == pins.filter { $0.label == label }.map(\.id))
+            // With a filter and a sort, in one numbering of parameters.
+            let narrowed = try store.objects(Board.self).filter(#Predicate { $0.id > 10 }).linking(to: name, through: "labels")
+                .sorted(byProperty: "id", ascending: false)
+            #expect(try await narrowed.all().map(\.id) == expected.filter { $0 > 10 }.reversed())
+        }
+        let plan = try store.objects(Board.self).linking(to: "red", through: "labels").plan
+        #expect(plan.sqlPart == "\"Board\".\"labels\" @> ARRAY[$1]")
+        #expect(plan.swiftPart == nil)
+        #expect(try store.objects(Pin.self).linking(to: "red", through: "label").plan.sqlPart == "\"Pin\".\"label\" = $1")
+
+        #expect(throws: QueryError(.unknownProperty(typeName: "Board", property: "nope"))) {
+            try store.objects(Board.self).linking(to: "red", through: "nope")
+        }
+        #expect(throws: PostgresStoreError(.unsupportedQuery(reason: "Board.id holds Int, not a link to a model with a primary key"))) {
+            try store.objects(Board.self).linking(to: 1, through: "id")
+        }
+        #expect(throws: StoreError.self) { try store.objects(Board.self).linking(to: 1, through: "labels") }
+        await store.close()
+    }
 }
 }
