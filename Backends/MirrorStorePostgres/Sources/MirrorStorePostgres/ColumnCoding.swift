@@ -109,7 +109,8 @@ final class ColumnCoding {
     }
 
     /// The value of `column` in `cell`; links come back as the target's key, and arrays of links
-    /// as a list of keys (`.null` for a `NULL` element), which the reader resolves. `key` names the row in an error, and is asked for only then.
+    /// as a list of keys (`.null` for a `NULL` element), which the reader resolves. `key` names
+    /// the row in an error, and is asked for only then.
     func read(_ cell: PostgresCell, column: ColumnMapping, key: () -> String) throws -> RecordValue {
         // No closure captures `self` here: this runs once per cell, and such a capture copies it.
         do {
