@@ -34,7 +34,7 @@ public struct BackendModels: Sendable {
         }
     }
 
-    private let registry: ModelRegistry
+    let registry: ModelRegistry
 
     /// Every model type `models` reach, the models themselves included, by stored type name.
     public let types: [ModelType]
