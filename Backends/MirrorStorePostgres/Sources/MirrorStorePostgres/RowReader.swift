@@ -16,6 +16,18 @@ final class RowReader {
     private(set) var statementFailure: (any Error)?
     /// The records that may link to others, whose graph is released once the models are made.
     private var linkingRecords: [ManagedObject] = []
+    /// The records linking to a record, by source type, link property and the record's key:
+    /// what the `LinkingObjects` of the models made list, read before they are made.
+    private var inverseRecords: [InverseKey: [ManagedObject]] = [:]
+    /// The records whose inverses are read.
+    private var inversesRead = Set<Identity>()
+
+    /// The records of `sourceType` linking through `property` to the object under `key`.
+    private struct InverseKey: Hashable {
+        let sourceType: String
+        let property: String
+        let key: RecordValue
+    }
 
     /// A stored object: its type name and key.
     private struct Identity: Hashable {
@@ -75,8 +87,9 @@ final class RowReader {
     ) async throws -> [ManagedObject] {
         let (sql, parameters) = Self.select(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
         var pending: [PendingLink] = []
-        let found = try await read(sql, parameters, table: table, tracking: table.hasLinks, pending: &pending)
+        let found = try await read(sql, parameters, table: table, tracking: table.readsThroughRecords, pending: &pending)
         try await resolve(pending)
+        try await readInverses(of: found)
         return found
     }
 
@@ -84,19 +97,20 @@ final class RowReader {
     func record(table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation) async throws -> ManagedObject? {
         if let known = loaded[Identity(typeName: table.typeName, key: key)] { return known }
         var pending: [PendingLink] = []
-        guard let found = try await read(table: table, keys: [key], tracking: table.hasLinks, pending: &pending).first else { return nil }
+        guard let found = try await read(table: table, keys: [key], tracking: table.readsThroughRecords, pending: &pending).first else { return nil }
         try await resolve(pending)
+        try await readInverses(of: [found])
         return found
     }
 
     /// The models of `table`'s rows that `condition` selects, in the order `orderBy` gives: made
-    /// from each row's values when the table has no links (see ``directModel(_:table:row:coding:)``),
-    /// else from records whose links are read.
+    /// from each row's values when the table has no links nor inverses (see
+    /// ``directModel(_:table:row:coding:)``), else from records whose links and inverses are read.
     func models<Model: Persistable>(
         _ type: Model.Type, table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [Model] {
-        guard !table.hasLinks else {
+        guard !table.readsThroughRecords else {
             let records = try await records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
             return try records.map { try model(Model.self, from: $0) }
         }
@@ -108,7 +122,7 @@ final class RowReader {
     func model<Model: Persistable>(
         _ type: Model.Type, table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Model? {
-        guard !table.hasLinks, case .scalar(let keyType) = table.primaryKey.storage else {
+        guard !table.readsThroughRecords, case .scalar(let keyType) = table.primaryKey.storage else {
             return try await record(table: table, key: key).map { try model(Model.self, from: $0) }
         }
         var parameters = SQLParameters()
@@ -116,9 +130,63 @@ final class RowReader {
         return try await directModels(Model.self, table.selectByKey, parameters, table: table).first
     }
 
-    /// The model made from `record`.
+    /// The model made from `record`, its `LinkingObjects` filled when the models declare any.
     func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws -> Model {
-        try Model.modelInstance(managedObject: record)
+        guard mapping.hasInverses else { return try Model.modelInstance(managedObject: record) }
+        return try mapping.models.model(Model.self, from: record, linkingRecords: self)
+    }
+
+    /// Reads the records linking to `roots` and to every record read so far, for the
+    /// `LinkingObjects` their models declare, then those linking to the records this read, until
+    /// none is new: one query per inverse and round (`link = ANY($1)`, or `links && $1` for an
+    /// array of links), in primary-key order, as the file store lists them.
+    private func readInverses(of roots: [ManagedObject], isolation: isolated (any Actor)? = #isolation) async throws {
+        guard mapping.hasInverses else { return }
+        var candidates = roots + loaded.values
+        while true {
+            var keysByType: [String: [RecordValue]] = [:]
+            for record in candidates {
+                guard let table = mapping.tables[record.objectSchema.typeName], !table.inverses.isEmpty else { continue }
+                let key = record[propertyAt: table.primaryKey.position]
+                guard inversesRead.insert(Identity(typeName: table.typeName, key: key)).inserted else { continue }
+                keysByType[table.typeName, default: []].append(key)
+            }
+            guard !keysByType.isEmpty else { return }
+            for typeName in keysByType.keys.sorted() {
+                let table = try mapping.table(named: typeName)
+                for inverse in table.inverses {
+                    try await readSources(of: inverse, linkingTo: keysByType[typeName] ?? [], of: table)
+                }
+            }
+            candidates = Array(loaded.values)
+        }
+    }
+
+    /// Reads the records of `inverse`'s source type linking to `keys` of `table`, noting each
+    /// under every key it links to, once.
+    private func readSources(
+        of inverse: BackendModels.Inverse, linkingTo keys: [RecordValue], of table: TableMapping, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        let source = try mapping.table(named: inverse.sourceTypeName)
+        guard let column = source.columns.first(where: { $0.property == inverse.property }) else { return }
+        var parameters = SQLParameters()
+        let placeholder = try parameters.addKeys(keys, of: table)
+        let test = if case .linkArray = column.storage { "\(column.quotedName) && \(placeholder)" } else { "\(column.quotedName) = ANY(\(placeholder))" }
+        let sql = "SELECT \(source.selectList) FROM \(source.table) WHERE \(test) ORDER BY \(source.primaryKey.quotedName)"
+        var pending: [PendingLink] = []
+        let found = try await read(sql, parameters, table: source, tracking: true, pending: &pending)
+        try await resolve(pending)
+        let wanted = Set(keys)
+        for record in found {
+            var linked = Set<RecordValue>()
+            let value = record[propertyAt: column.position]
+            let targets: [RecordValue] = if case .list(let elements) = value { Array(elements) } else { [value] }
+            for case .object(let target) in targets {
+                let key = target[propertyAt: table.primaryKey.position]
+                guard wanted.contains(key), linked.insert(key).inserted else { continue }
+                inverseRecords[InverseKey(sourceType: source.typeName, property: inverse.property, key: key), default: []].append(record)
+            }
+        }
     }
 
     /// Reads the rows of `table` under `keys` (not read yet), noting their links in `pending`:
@@ -274,5 +342,12 @@ final class RowReader {
     private func isNull(_ value: RecordValue) -> Bool {
         if case .null = value { return true }
         return false
+    }
+}
+
+extension RowReader: LinkingRecordSource {
+    /// The records read ahead by ``readInverses(of:isolation:)``.
+    func records(of sourceType: String, linkingThrough property: String, to key: RecordValue) throws -> [ManagedObject] {
+        inverseRecords[InverseKey(sourceType: sourceType, property: property, key: key)] ?? []
     }
 }

@@ -162,9 +162,15 @@ final class TableMapping: Sendable {
     let selectByKey: String
     /// Whether a column links to another model, so reading a row may lead back to it.
     let hasLinks: Bool
+    /// The model's `LinkingObjects` properties, which a read fills from the rows linking to it.
+    let inverses: [BackendModels.Inverse]
+    /// Whether a read makes its models from records, whose links and inverses are read first,
+    /// rather than straight from each row's values.
+    var readsThroughRecords: Bool { hasLinks || !inverses.isEmpty }
 
-    init(schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex]) {
+    init(schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex], inverses: [BackendModels.Inverse]) {
         self.schema = schema
+        self.inverses = inverses
         self.columns = columns
         self.primaryKey = primaryKey
         self.indexes = indexes
@@ -244,6 +250,8 @@ struct DatabaseMapping: Sendable {
     let uniqueIndexes: [String: (typeName: String, property: String)]
     /// The links deletes follow or that forbid them.
     let deleteRules: DeleteRuleLinks
+    /// Whether a model declares `LinkingObjects`, which reads then fill.
+    let hasInverses: Bool
     /// The tables looked up by Swift type so far.
     private let tablesByType = TablesByType()
 
@@ -270,6 +278,7 @@ struct DatabaseMapping: Sendable {
         self.tables = tables
         uniqueIndexes = unique
         deleteRules = DeleteRuleLinks(models: models, tables: tables)
+        hasInverses = tables.values.contains { !$0.inverses.isEmpty }
     }
 
     func table(named typeName: String) throws -> TableMapping {
@@ -348,7 +357,8 @@ struct DatabaseMapping: Sendable {
                 name: SQL.shortName(compound.isUnique ? "mirrorstore_ux" : "mirrorstore_ix", schema.typeName, compound.description),
                 property: compound.description, expressions: expressions, isUnique: compound.isUnique))
         }
-        return TableMapping(schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes)
+        return TableMapping(
+            schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes, inverses: models.inverses(of: schema.typeName))
     }
 
     private static func storage(of kind: PropertyKind, typeName: String, property: ObjectSchema.Property, models: BackendModels) throws -> ColumnStorage {
