@@ -23,6 +23,9 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     /// Delete rules: `.cascade` deletes the linked objects with their source, `.deny` refuses
     /// a delete and deletes nothing.
     case deleteRules
+    /// Inverse relationships: `LinkingObjects` list the objects linking to a model, to-one and
+    /// to-many, each once, in primary-key order, and follow writes and deletes.
+    case inverses
     /// Typed errors: an unknown model, a mistyped key; a block that throws rolls back; a closed
     /// store refuses reads and writes.
     case errors

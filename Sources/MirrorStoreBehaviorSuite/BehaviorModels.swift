@@ -177,3 +177,44 @@ public struct BehaviorTeam: Persistable, Equatable, Sendable {
         self.formerMembers = formerMembers
     }
 }
+
+/// A coach, whom squads link to: its inverses list them.
+public struct BehaviorCoach: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// The squads whose `coaches` hold this coach.
+    public var squads = LinkingObjects<BehaviorSquad>(property: "coaches")
+    /// The squads this coach heads.
+    public var headed = LinkingObjects<BehaviorSquad>(property: "head")
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A squad linking to coaches, to-many and to-one.
+public struct BehaviorSquad: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// Coaches, in order.
+    public var coaches: [BehaviorCoach] = []
+    /// The head coach.
+    public var head: BehaviorCoach?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, coaches: [BehaviorCoach] = [], head: BehaviorCoach? = nil) {
+        self.id = id
+        self.coaches = coaches
+        self.head = head
+    }
+}

@@ -51,6 +51,7 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
         case .uniqueViolations: try await checkUniqueViolations()
         case .toManyLinks: try await checkToManyLinks()
         case .deleteRules: try await checkDeleteRules()
+        case .inverses: try await checkInverses()
         case .errors: try await checkErrors()
         }
     }
