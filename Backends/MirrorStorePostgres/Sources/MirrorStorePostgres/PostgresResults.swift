@@ -214,7 +214,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
             let records = try await reader.records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
             return try records.map { record in
                 Entry(model: try reader.model(Model.self, from: record), key: record[propertyAt: table.primaryKey.position],
-                      fingerprint: Fingerprint(record, watching: watching))
+                      fingerprint: Fingerprint(record, watching: watching, inverses: reader.inverseRecords(of:)))
             }
         }, model: \.model)
     }

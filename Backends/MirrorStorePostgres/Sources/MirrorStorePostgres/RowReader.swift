@@ -346,6 +346,13 @@ final class RowReader {
 }
 
 extension RowReader: LinkingRecordSource {
+    /// The records each inverse of `record`'s model lists, in the model's order of inverses.
+    func inverseRecords(of record: ManagedObject) -> [[ManagedObject]] {
+        guard let table = mapping.tables[record.objectSchema.typeName], !table.inverses.isEmpty else { return [] }
+        let key = record[propertyAt: table.primaryKey.position]
+        return table.inverses.map { inverseRecords[InverseKey(sourceType: $0.sourceTypeName, property: $0.property, key: key)] ?? [] }
+    }
+
     /// The records read ahead by ``readInverses(of:isolation:)``.
     func records(of sourceType: String, linkingThrough property: String, to key: RecordValue) throws -> [ManagedObject] {
         inverseRecords[InverseKey(sourceType: sourceType, property: property, key: key)] ?? []
