@@ -320,3 +320,18 @@ struct Pin: Persistable, Equatable {
     static var primaryKey: String? { "id" }
     static var deleteRules: [String: DeleteRule] { ["label": .deny] }
 }
+
+/// One stored type before and after a migration that adds arrays of links.
+struct LinksBefore: Persistable, Equatable {
+    var id = 0
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedLinks" }
+}
+
+struct LinksAfter: Persistable, Equatable {
+    var id = 0
+    var labels: [Label] = []
+    var spares: [Label?]?
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedLinks" }
+}
