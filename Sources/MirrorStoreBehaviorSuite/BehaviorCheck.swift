@@ -17,6 +17,15 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case observation
     /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
     case uniqueViolations
+    /// Links inside containers (`[T]`, `[T?]`, `Set<T>`, `[T]?`): saved with their model, read
+    /// back in order, queried, and read without a target that was deleted.
+    case toManyLinks
+    /// Delete rules: `.cascade` deletes the linked objects with their source, `.deny` refuses
+    /// a delete and deletes nothing.
+    case deleteRules
+    /// Inverse relationships: `LinkingObjects` list the objects linking to a model, to-one and
+    /// to-many, each once, in primary-key order, and follow writes and deletes.
+    case inverses
     /// Typed errors: an unknown model, a mistyped key; a block that throws rolls back; a closed
     /// store refuses reads and writes.
     case errors

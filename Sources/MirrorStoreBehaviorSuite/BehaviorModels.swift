@@ -5,7 +5,7 @@ import MirrorStore
 // suite's tables on a shared database meet no other test's.
 
 /// A publisher heroes link to.
-public struct BehaviorPublisher: Persistable, Equatable, Sendable {
+public struct BehaviorPublisher: Persistable, Hashable, Sendable {
     /// The primary key.
     public var id = 0
     /// A name.
@@ -126,5 +126,95 @@ public struct BehaviorPersonTwo: Persistable, Equatable, Sendable {
         self.id = id
         self.fullName = fullName
         self.age = age
+    }
+}
+
+/// A member of teams, which link to members from arrays.
+public struct BehaviorMember: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A team: links inside containers, each kind of them, with delete rules.
+public struct BehaviorTeam: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// Members, in order; deleting the team deletes them (`.cascade`).
+    public var members: [BehaviorMember] = []
+    /// Reserves, in order, `nil` where a place is open.
+    public var reserves: [BehaviorMember?] = []
+    /// Sponsors, which cannot be deleted while the team links to them (`.deny`).
+    public var sponsors: Set<BehaviorPublisher> = []
+    /// Former members, `nil` for a new team.
+    public var formerMembers: [BehaviorMember]?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `members` cascade, `sponsors` deny.
+    public static var deleteRules: [String: DeleteRule] { ["members": .cascade, "sponsors": .deny] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String, members: [BehaviorMember] = [], reserves: [BehaviorMember?] = [],
+                sponsors: Set<BehaviorPublisher> = [], formerMembers: [BehaviorMember]? = nil) {
+        self.id = id
+        self.name = name
+        self.members = members
+        self.reserves = reserves
+        self.sponsors = sponsors
+        self.formerMembers = formerMembers
+    }
+}
+
+/// A coach, whom squads link to: its inverses list them.
+public struct BehaviorCoach: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// The squads whose `coaches` hold this coach.
+    public var squads = LinkingObjects<BehaviorSquad>(property: "coaches")
+    /// The squads this coach heads.
+    public var headed = LinkingObjects<BehaviorSquad>(property: "head")
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A squad linking to coaches, to-many and to-one.
+public struct BehaviorSquad: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// Coaches, in order.
+    public var coaches: [BehaviorCoach] = []
+    /// The head coach.
+    public var head: BehaviorCoach?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, coaches: [BehaviorCoach] = [], head: BehaviorCoach? = nil) {
+        self.id = id
+        self.coaches = coaches
+        self.head = head
     }
 }

@@ -49,6 +49,9 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
         case .migrations: try await checkMigrations()
         case .observation: try await checkObservation()
         case .uniqueViolations: try await checkUniqueViolations()
+        case .toManyLinks: try await checkToManyLinks()
+        case .deleteRules: try await checkDeleteRules()
+        case .inverses: try await checkInverses()
         case .errors: try await checkErrors()
         }
     }

@@ -22,15 +22,19 @@ public struct BackendModels: Sendable {
         public let uniqueProperties: [String]
         /// The model's `compoundIndexes`.
         public let compoundIndexes: [CompoundIndex]
+        /// The model's `deleteRules`, each on a stored link to a model with a primary key
+        /// (``BackendModels/init(models:)`` refuses any other).
+        public let deleteRules: [String: DeleteRule]
 
         init(_ plan: TypePlan) {
             schema = plan.schema
             uniqueProperties = plan.modelType.uniqueProperties
             compoundIndexes = plan.modelType.compoundIndexes
+            deleteRules = plan.modelType.deleteRules
         }
     }
 
-    private let registry: ModelRegistry
+    let registry: ModelRegistry
 
     /// Every model type `models` reach, the models themselves included, by stored type name.
     public let types: [ModelType]
@@ -38,7 +42,8 @@ public struct BackendModels: Sendable {
     /// Reflects `models` and every model type they reach.
     ///
     /// - Throws: ``MappingError`` for a model that cannot be mapped; ``StoreError`` when two
-    ///   types share a stored type name.
+    ///   types share a stored type name, or for a delete rule on a property that is not a link
+    ///   (`.invalidDeleteRule`).
     public init(models: [any Persistable.Type]) throws {
         let registry = try ModelRegistry(models: models)
         self.registry = registry

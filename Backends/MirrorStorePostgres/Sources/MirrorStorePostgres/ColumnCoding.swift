@@ -36,6 +36,18 @@ final class ColumnCoding {
                 throw unstorable(column, "\(value), which is not a linked model with a primary key")
             }
             try Self.bindScalar(keyValue, type: key, into: &bindings) { unstorable(column, $0) }
+        case .linkArray(_, let key, let elementsOptional):
+            guard case .list(let list) = value else { throw unstorable(column, "\(value), which is not a list") }
+            let keys = try list.map { element -> RecordValue? in
+                switch element {
+                case .null where elementsOptional: return nil
+                case .object(let target):
+                    if let keyName = target.objectSchema.primaryKey, let keyValue = target[keyName] { return keyValue }
+                default: break
+                }
+                throw unstorable(column, "\(element), which is not a linked model with a primary key")
+            }
+            bindings.append(try KeyArrayText.text(of: keys, type: key) { unstorable(column, $0) })
         case .json:
             let coding = JSONCoding(models: models, typeName: typeName, property: column.property)
             bindings.append(try JSONCoding.text(of: try coding.encode(value, kind: column.kind)))
@@ -96,8 +108,9 @@ final class ColumnCoding {
         }
     }
 
-    /// The value of `column` in `cell`; links come back as the target's key, which the reader
-    /// resolves. `key` names the row in an error, and is asked for only then.
+    /// The value of `column` in `cell`; links come back as the target's key, and arrays of links
+    /// as a list of keys (`.null` for a `NULL` element), which the reader resolves. `key` names
+    /// the row in an error, and is asked for only then.
     func read(_ cell: PostgresCell, column: ColumnMapping, key: () -> String) throws -> RecordValue {
         // No closure captures `self` here: this runs once per cell, and such a capture copies it.
         do {
@@ -106,6 +119,9 @@ final class ColumnCoding {
                 return try Self.readScalar(cell, type: type)
             case .array(let type):
                 return try Self.readArray(cell, type: type)
+            case .linkArray(_, let key, _):
+                guard let text = try cell.decode(String?.self) else { return .null }
+                return .list(List(try KeyArrayText.keys(from: text, type: key).map { $0 ?? .null }))
             case .json:
                 guard let text = try cell.decode(String?.self) else { return .null }
                 let coding = JSONCoding(models: models, typeName: typeName, property: column.property)

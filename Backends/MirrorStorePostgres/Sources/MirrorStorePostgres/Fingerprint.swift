@@ -1,8 +1,8 @@
 import MirrorStore
 
-/// Every stored value of a record and of the records it reaches (linked and embedded models),
-/// compared by value: what an observer compares to tell whether an object changed. Links are
-/// followed once per record, so cycles end.
+/// Every stored value of a record and of the records it reaches (linked and embedded models, and
+/// the records its inverses list), compared by value: what an observer compares to tell whether
+/// an object changed. Links are followed once per record, so cycles end.
 ///
 /// A value that is not equal to itself (a `Double` NaN) makes the object count as changed on
 /// every read: an extra element at worst, never a missed change.
@@ -15,23 +15,37 @@ indirect enum Fingerprint: Equatable {
     case seen
 
     /// The fingerprint of `record`, or only of its properties at `watching` (and of everything
-    /// they reach) when given.
-    init(_ record: ManagedObject, watching: Set<Int>? = nil) {
+    /// they reach) when given; `inverses` gives the records each inverse of a record lists, which
+    /// count too when every property does.
+    init(_ record: ManagedObject, watching: Set<Int>? = nil, inverses: (ManagedObject) -> [[ManagedObject]] = { _ in [] }) {
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(record)]
         let positions = record.objectSchema.properties.indices.filter { watching?.contains($0) ?? true }
-        self = .record(positions.map { Self.walk(record[propertyAt: $0], visited: &visited) })
+        var parts = positions.map { Self.walk(record[propertyAt: $0], visited: &visited, inverses: inverses) }
+        if watching == nil { parts += Self.walkInverses(of: record, visited: &visited, inverses: inverses) }
+        self = .record(parts)
     }
 
-    private static func walk(_ record: ManagedObject, visited: inout Set<ObjectIdentifier>) -> Fingerprint {
+    private static func walk(
+        _ record: ManagedObject, visited: inout Set<ObjectIdentifier>, inverses: (ManagedObject) -> [[ManagedObject]]
+    ) -> Fingerprint {
         guard visited.insert(ObjectIdentifier(record)).inserted else { return .seen }
-        return .record(record.objectSchema.properties.indices.map { walk(record[propertyAt: $0], visited: &visited) })
+        let values = record.objectSchema.properties.indices.map { walk(record[propertyAt: $0], visited: &visited, inverses: inverses) }
+        return .record(values + walkInverses(of: record, visited: &visited, inverses: inverses))
     }
 
-    private static func walk(_ value: RecordValue, visited: inout Set<ObjectIdentifier>) -> Fingerprint {
+    private static func walkInverses(
+        of record: ManagedObject, visited: inout Set<ObjectIdentifier>, inverses: (ManagedObject) -> [[ManagedObject]]
+    ) -> [Fingerprint] {
+        inverses(record).map { sources in .list(sources.map { walk($0, visited: &visited, inverses: inverses) }) }
+    }
+
+    private static func walk(
+        _ value: RecordValue, visited: inout Set<ObjectIdentifier>, inverses: (ManagedObject) -> [[ManagedObject]]
+    ) -> Fingerprint {
         switch value {
-        case .object(let record): walk(record, visited: &visited)
-        case .list(let elements): .list(elements.map { walk($0, visited: &visited) })
-        case .dictionary(let entries): .dictionary(entries.mapValues { walk($0, visited: &visited) })
+        case .object(let record): walk(record, visited: &visited, inverses: inverses)
+        case .list(let elements): .list(elements.map { walk($0, visited: &visited, inverses: inverses) })
+        case .dictionary(let entries): .dictionary(entries.mapValues { walk($0, visited: &visited, inverses: inverses) })
         default: .value(value)
         }
     }

@@ -269,21 +269,24 @@ extension PostgresStore {
         try await withConnection(isolation: isolation) { connection in
             let reader = RowReader(connection: connection, mapping: self.mapping)
             guard let record = try await reader.record(table: table, key: key) else { return Handoff((nil, nil)) }
-            return Handoff((try reader.model(Model.self, from: record), Fingerprint(record, watching: watching)))
+            return Handoff((try reader.model(Model.self, from: record), Fingerprint(record, watching: watching, inverses: reader.inverseRecords(of:))))
         }
     }
 }
 
 extension DatabaseMapping {
-    /// `typeName` and the types its links reach, at any depth: the types whose changes may change
-    /// what a read of `typeName` returns.
+    /// `typeName` and the types its links reach and its inverses read from, at any depth: the
+    /// types whose changes may change what a read of `typeName` returns.
     func reachableTypes(from typeName: String) -> Set<String> {
         var reached: Set<String> = [typeName]
         var queue = [typeName]
         while let next = queue.popLast() {
             guard let table = tables[next] else { continue }
             for column in table.columns {
-                if case .link(let target, _) = column.storage, reached.insert(target).inserted { queue.append(target) }
+                if let target = column.linkTarget, reached.insert(target).inserted { queue.append(target) }
+            }
+            for inverse in table.inverses where reached.insert(inverse.sourceTypeName).inserted {
+                queue.append(inverse.sourceTypeName)
             }
         }
         return reached

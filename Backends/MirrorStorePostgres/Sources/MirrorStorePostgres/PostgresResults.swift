@@ -38,6 +38,8 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     let store: PostgresStore
     let table: TableMapping
     var filters: [Filter] = []
+    /// The conditions of ``linking(to:through:)``, all exact SQL.
+    var inverseLinks: [InverseLinkCondition] = []
     var propertySorts: [PropertySort] = []
     var descriptors: [SortDescriptor<Model>] = []
     var limit: Int?
@@ -145,7 +147,10 @@ public struct PostgresResults<Model: Persistable>: Sendable {
 
     /// Where each part of the query runs.
     public var plan: PostgresQueryPlan {
-        let sqlParts = filters.compactMap(\.sqlText)
+        let sqlParts = filters.compactMap(\.sqlText) + inverseLinks.compactMap { link in
+            var parameters = SQLParameters()
+            return try? link.text(&parameters)
+        }
         let swiftParts = filters.filter { !$0.isExact }.map(\.tree.description)
         var order = propertySorts.map { "\($0.column) \($0.ascending ? "ascending" : "descending")" }
         order.append("\(table.primaryKey.property) ascending")
@@ -209,22 +214,25 @@ public struct PostgresResults<Model: Persistable>: Sendable {
             let records = try await reader.records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
             return try records.map { record in
                 Entry(model: try reader.model(Model.self, from: record), key: record[propertyAt: table.primaryKey.position],
-                      fingerprint: Fingerprint(record, watching: watching))
+                      fingerprint: Fingerprint(record, watching: watching, inverses: reader.inverseRecords(of:)))
             }
         }, model: \.model)
     }
 
-    /// The SQL condition of every filter and its parameters: the one filter's own translation
-    /// when only one has SQL, else all of them translated again into one numbering.
+    /// The SQL condition of every filter and inverse link and its parameters: the one filter's
+    /// own translation when only one has SQL, else all of them translated again into one numbering.
     private func condition() throws -> (text: String?, parameters: SQLParameters) {
         let translated = filters.filter { $0.sqlText != nil }
-        if translated.count <= 1 { return (translated.first?.sqlText, translated.first?.parameters ?? SQLParameters()) }
+        if translated.count <= 1, inverseLinks.isEmpty {
+            return (translated.first?.sqlText, translated.first?.parameters ?? SQLParameters())
+        }
         var parameters = SQLParameters()
         var conditions: [String] = []
         let translator = SQLConditionTranslator(table: table, mapping: store.mapping)
         for filter in filters {
             if let condition = try translator.condition(filter.tree.condition, &parameters) { conditions.append(condition.text) }
         }
+        for link in inverseLinks { conditions.append(try link.text(&parameters)) }
         return (conditions.isEmpty ? nil : conditions.joined(separator: " AND "), parameters)
     }
 

@@ -107,9 +107,12 @@ public final class PostgresWriteTransaction {
         }
     }
 
-    /// Deletes the object of `type` under `primaryKey`; links to it read as `nil` afterwards.
+    /// Deletes the object of `type` under `primaryKey`, and what the models' `DeleteRule`s delete
+    /// with it; links to it read as `nil` afterwards (and arrays of links leave it out).
     ///
     /// - Returns: Whether an object was deleted.
+    /// - Throws: `StoreError.deleteDenied` when a `.deny` link from an object that stays points
+    ///   at it or at an object the rules delete; nothing is deleted then.
     @discardableResult
     public func delete<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, isolation: isolated (any Actor)? = #isolation
@@ -117,6 +120,7 @@ public final class PostgresWriteTransaction {
         try await recording {
             let table = try mapping.table(for: Model.self)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            if mapping.deleteRules.apply(toDeleting: table.typeName) { return try await deleteFollowingRules(table, keys: [key]) == 1 }
             var parameters = SQLParameters()
             guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
             let placeholder = try parameters.add(key, type: keyType)
@@ -161,7 +165,8 @@ public final class PostgresWriteTransaction {
 
     /// Deletes the objects of `type` that `predicate` holds for, as this transaction sees them:
     /// in one `DELETE … WHERE` when SQL decides the predicate exactly, otherwise by key after
-    /// evaluating the predicate in Swift on the rows SQL narrows down.
+    /// evaluating the predicate in Swift on the rows SQL narrows down, or when the models'
+    /// `DeleteRule`s apply to `type` (then as ``delete(_:primaryKey:isolation:)`` deletes).
     ///
     /// - Returns: How many objects were deleted.
     @discardableResult
@@ -173,7 +178,8 @@ public final class PostgresWriteTransaction {
             let tree = try mapping.models.queryTree(for: predicate)
             var parameters = SQLParameters()
             let condition = try SQLConditionTranslator(table: table, mapping: mapping).condition(tree.condition, &parameters)
-            if let condition, condition.isExact {
+            let followsRules = mapping.deleteRules.apply(toDeleting: table.typeName)
+            if let condition, condition.isExact, !followsRules {
                 return try await write(
                     "DELETE FROM \(table.table) WHERE \(condition.text) RETURNING 1", parameters.bindings,
                     parameterCount: parameters.count, typeName: table.typeName, key: nil, perRow: true).count
@@ -187,18 +193,28 @@ public final class PostgresWriteTransaction {
                     .map { $0[propertyAt: table.primaryKey.position] }
             }
             guard !keys.isEmpty else { return 0 }
+            if followsRules { return try await deleteFollowingRules(table, keys: keys) }
             var byKey = SQLParameters()
             let placeholder = try byKey.addKeys(keys, of: table)
             let deleted = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder)) RETURNING 1", byKey).count
-            for key in keys { notice.note(table.typeName, key: PrimaryKeys.text(key)) }
+            for key in keys { noteChange(table.typeName, key: key) }
             return deleted
         }
     }
 
-    /// Deletes every object of `type`.
+    /// Deletes every object of `type`, and what the models' `DeleteRule`s delete with them.
+    ///
+    /// - Throws: `StoreError.deleteDenied` when a `.deny` link refuses one; nothing is deleted then.
     public func deleteAll<Model: Persistable>(_ type: Model.Type, isolation: isolated (any Actor)? = #isolation) async throws {
         try await recording {
             let table = try mapping.table(for: Model.self)
+            if mapping.deleteRules.apply(toDeleting: table.typeName) {
+                let keys = try await run("SELECT \(table.primaryKey.selectExpression(table: table.table)) FROM \(table.table)", SQLParameters())
+                let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+                let stored = try keys.compactMap { row in try row.first.map { try coding.read($0, column: table.primaryKey, key: { "?" }) } }
+                if !stored.isEmpty { _ = try await deleteFollowingRules(table, keys: stored) }
+                return
+            }
             _ = try await write("DELETE FROM \(table.table)", PostgresBindings(), parameterCount: 0, typeName: table.typeName, key: nil, perRow: false)
         }
     }
@@ -237,12 +253,18 @@ public final class PostgresWriteTransaction {
             let value = record[propertyAt: column.position]
             try coding.bind(value, column: column, into: &bindings)
             guard table.hasLinks else { continue }
-            if case .link(let target, _) = column.storage, case .object(let linked) = value {
-                switch linkedObjects {
-                case .save:
-                    targets.append(linked)
-                case .referenceOnly:
-                    let targetTable = try mapping.table(named: target)
+            guard let target = column.linkTarget else { continue }
+            let linked: [ManagedObject] = switch value {
+            case .object(let linked): [linked]
+            case .list(let elements): elements.compactMap { if case .object(let linked) = $0 { linked } else { nil } }
+            default: []
+            }
+            switch linkedObjects {
+            case .save:
+                targets.append(contentsOf: linked)
+            case .referenceOnly:
+                let targetTable = try mapping.table(named: target)
+                for linked in linked {
                     references.append(Reference(table: targetTable, key: linked[propertyAt: targetTable.primaryKey.position], linkedFrom: table.typeName))
                 }
             }
@@ -294,7 +316,13 @@ public final class PostgresWriteTransaction {
         return rows
     }
 
-    private func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+    /// Notes that the block changed the object of `typeName` under `key`, for the notice sent
+    /// before `COMMIT`.
+    func noteChange(_ typeName: String, key: RecordValue) {
+        notice.note(typeName, key: PrimaryKeys.text(key))
+    }
+
+    func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
         try await run(sql, parameters.bindings, collecting: true)
     }
 

@@ -16,6 +16,18 @@ final class RowReader {
     private(set) var statementFailure: (any Error)?
     /// The records that may link to others, whose graph is released once the models are made.
     private var linkingRecords: [ManagedObject] = []
+    /// The records linking to a record, by source type, link property and the record's key:
+    /// what the `LinkingObjects` of the models made list, read before they are made.
+    private var inverseRecords: [InverseKey: [ManagedObject]] = [:]
+    /// The records whose inverses are read.
+    private var inversesRead = Set<Identity>()
+
+    /// The records of `sourceType` linking through `property` to the object under `key`.
+    private struct InverseKey: Hashable {
+        let sourceType: String
+        let property: String
+        let key: RecordValue
+    }
 
     /// A stored object: its type name and key.
     private struct Identity: Hashable {
@@ -23,12 +35,27 @@ final class RowReader {
         let key: RecordValue
     }
 
-    /// A link read from a row, set once its target is read.
+    /// A link, or an array of links, read from a row, set once its targets are read.
     private struct PendingLink {
         let record: ManagedObject
         let column: ColumnMapping
         let target: String
-        let key: RecordValue
+        /// The target's key, or the array's keys (`.null` for a `nil` element).
+        let keys: [RecordValue]
+        let isArray: Bool
+
+        /// The value to set once the targets are read: a target that is gone reads as `nil`
+        /// (as the foreign key's `ON DELETE SET NULL` makes a single link), and is dropped
+        /// from an array of non-optional links, as the file store reads them.
+        func value(_ target: (RecordValue) -> ManagedObject?) -> RecordValue {
+            guard isArray else { return keys.first.flatMap(target).map(RecordValue.object) ?? .null }
+            var elementsOptional = false
+            if case .linkArray(_, _, let optional) = column.storage { elementsOptional = optional }
+            return .list(List(keys.compactMap { key in
+                if let found = target(key) { return .object(found) }
+                return elementsOptional ? .null : nil
+            }))
+        }
     }
 
     init(connection: PostgresConnection, mapping: DatabaseMapping) {
@@ -60,8 +87,9 @@ final class RowReader {
     ) async throws -> [ManagedObject] {
         let (sql, parameters) = Self.select(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
         var pending: [PendingLink] = []
-        let found = try await read(sql, parameters, table: table, tracking: table.hasLinks, pending: &pending)
+        let found = try await read(sql, parameters, table: table, tracking: table.readsThroughRecords, pending: &pending)
         try await resolve(pending)
+        try await readInverses(of: found)
         return found
     }
 
@@ -69,19 +97,20 @@ final class RowReader {
     func record(table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation) async throws -> ManagedObject? {
         if let known = loaded[Identity(typeName: table.typeName, key: key)] { return known }
         var pending: [PendingLink] = []
-        guard let found = try await read(table: table, keys: [key], tracking: table.hasLinks, pending: &pending).first else { return nil }
+        guard let found = try await read(table: table, keys: [key], tracking: table.readsThroughRecords, pending: &pending).first else { return nil }
         try await resolve(pending)
+        try await readInverses(of: [found])
         return found
     }
 
     /// The models of `table`'s rows that `condition` selects, in the order `orderBy` gives: made
-    /// from each row's values when the table has no links (see ``directModel(_:table:row:coding:)``),
-    /// else from records whose links are read.
+    /// from each row's values when the table has no links nor inverses (see
+    /// ``directModel(_:table:row:coding:)``), else from records whose links and inverses are read.
     func models<Model: Persistable>(
         _ type: Model.Type, table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [Model] {
-        guard !table.hasLinks else {
+        guard !table.readsThroughRecords else {
             let records = try await records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
             return try records.map { try model(Model.self, from: $0) }
         }
@@ -93,7 +122,7 @@ final class RowReader {
     func model<Model: Persistable>(
         _ type: Model.Type, table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Model? {
-        guard !table.hasLinks, case .scalar(let keyType) = table.primaryKey.storage else {
+        guard !table.readsThroughRecords, case .scalar(let keyType) = table.primaryKey.storage else {
             return try await record(table: table, key: key).map { try model(Model.self, from: $0) }
         }
         var parameters = SQLParameters()
@@ -101,9 +130,63 @@ final class RowReader {
         return try await directModels(Model.self, table.selectByKey, parameters, table: table).first
     }
 
-    /// The model made from `record`.
+    /// The model made from `record`, its `LinkingObjects` filled when the models declare any.
     func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws -> Model {
-        try Model.modelInstance(managedObject: record)
+        guard mapping.hasInverses else { return try Model.modelInstance(managedObject: record) }
+        return try mapping.models.model(Model.self, from: record, linkingRecords: self)
+    }
+
+    /// Reads the records linking to `roots` and to every record read so far, for the
+    /// `LinkingObjects` their models declare, then those linking to the records this read, until
+    /// none is new: one query per inverse and round (`link = ANY($1)`, or `links && $1` for an
+    /// array of links), in primary-key order, as the file store lists them.
+    private func readInverses(of roots: [ManagedObject], isolation: isolated (any Actor)? = #isolation) async throws {
+        guard mapping.hasInverses else { return }
+        var candidates = roots + loaded.values
+        while true {
+            var keysByType: [String: [RecordValue]] = [:]
+            for record in candidates {
+                guard let table = mapping.tables[record.objectSchema.typeName], !table.inverses.isEmpty else { continue }
+                let key = record[propertyAt: table.primaryKey.position]
+                guard inversesRead.insert(Identity(typeName: table.typeName, key: key)).inserted else { continue }
+                keysByType[table.typeName, default: []].append(key)
+            }
+            guard !keysByType.isEmpty else { return }
+            for typeName in keysByType.keys.sorted() {
+                let table = try mapping.table(named: typeName)
+                for inverse in table.inverses {
+                    try await readSources(of: inverse, linkingTo: keysByType[typeName] ?? [], of: table)
+                }
+            }
+            candidates = Array(loaded.values)
+        }
+    }
+
+    /// Reads the records of `inverse`'s source type linking to `keys` of `table`, noting each
+    /// under every key it links to, once.
+    private func readSources(
+        of inverse: BackendModels.Inverse, linkingTo keys: [RecordValue], of table: TableMapping, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        let source = try mapping.table(named: inverse.sourceTypeName)
+        guard let column = source.columns.first(where: { $0.property == inverse.property }) else { return }
+        var parameters = SQLParameters()
+        let placeholder = try parameters.addKeys(keys, of: table)
+        let test = if case .linkArray = column.storage { "\(column.quotedName) && \(placeholder)" } else { "\(column.quotedName) = ANY(\(placeholder))" }
+        let sql = "SELECT \(source.selectList) FROM \(source.table) WHERE \(test) ORDER BY \(source.primaryKey.quotedName)"
+        var pending: [PendingLink] = []
+        let found = try await read(sql, parameters, table: source, tracking: true, pending: &pending)
+        try await resolve(pending)
+        let wanted = Set(keys)
+        for record in found {
+            var linked = Set<RecordValue>()
+            let value = record[propertyAt: column.position]
+            let targets: [RecordValue] = if case .list(let elements) = value { Array(elements) } else { [value] }
+            for case .object(let target) in targets {
+                let key = target[propertyAt: table.primaryKey.position]
+                guard wanted.contains(key), linked.insert(key).inserted else { continue }
+                inverseRecords[InverseKey(sourceType: source.typeName, property: inverse.property, key: key), default: []].append(record)
+            }
+        }
     }
 
     /// Reads the rows of `table` under `keys` (not read yet), noting their links in `pending`:
@@ -129,17 +212,18 @@ final class RowReader {
             var missing: [String: [RecordValue]] = [:]
             var asked = Set<Identity>()
             for link in pending {
-                let identity = Identity(typeName: link.target, key: link.key)
-                guard loaded[identity] == nil, asked.insert(identity).inserted else { continue }
-                missing[link.target, default: []].append(link.key)
+                for key in link.keys where !isNull(key) {
+                    let identity = Identity(typeName: link.target, key: key)
+                    guard loaded[identity] == nil, asked.insert(identity).inserted else { continue }
+                    missing[link.target, default: []].append(key)
+                }
             }
             var next: [PendingLink] = []
             for target in missing.keys.sorted() {
                 _ = try await read(table: try mapping.table(named: target), keys: missing[target] ?? [], tracking: true, pending: &next)
             }
             for link in pending {
-                // A target that is gone reads as nil, as the foreign key's ON DELETE SET NULL makes it.
-                let value = loaded[Identity(typeName: link.target, key: link.key)].map(RecordValue.object) ?? .null
+                let value = link.value { loaded[Identity(typeName: link.target, key: $0)] }
                 try set(value, link.column, of: link.record) {
                     link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.text) ?? "?"
                 }
@@ -228,7 +312,9 @@ final class RowReader {
             column += 1
             let value = try coding.read(cell, column: mapping, key: keyText)
             if case .link(let target, _) = mapping.storage, !isNull(value) {
-                links.append(PendingLink(record: record, column: mapping, target: target, key: value))
+                links.append(PendingLink(record: record, column: mapping, target: target, keys: [value], isArray: false))
+            } else if case .linkArray(let target, _, _) = mapping.storage, case .list(let keys) = value {
+                links.append(PendingLink(record: record, column: mapping, target: target, keys: Array(keys), isArray: true))
             } else {
                 try set(value, mapping, of: record, key: keyText)
             }
@@ -256,5 +342,19 @@ final class RowReader {
     private func isNull(_ value: RecordValue) -> Bool {
         if case .null = value { return true }
         return false
+    }
+}
+
+extension RowReader: LinkingRecordSource {
+    /// The records each inverse of `record`'s model lists, in the model's order of inverses.
+    func inverseRecords(of record: ManagedObject) -> [[ManagedObject]] {
+        guard let table = mapping.tables[record.objectSchema.typeName], !table.inverses.isEmpty else { return [] }
+        let key = record[propertyAt: table.primaryKey.position]
+        return table.inverses.map { inverseRecords[InverseKey(sourceType: $0.sourceTypeName, property: $0.property, key: key)] ?? [] }
+    }
+
+    /// The records read ahead by ``readInverses(of:isolation:)``.
+    func records(of sourceType: String, linkingThrough property: String, to key: RecordValue) throws -> [ManagedObject] {
+        inverseRecords[InverseKey(sourceType: sourceType, property: property, key: key)] ?? []
     }
 }

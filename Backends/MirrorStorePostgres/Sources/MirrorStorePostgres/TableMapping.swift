@@ -80,6 +80,13 @@ enum ColumnStorage: Sendable, Equatable {
     case array(ScalarType)
     /// A to-one link to a model with a primary key: that key, with a foreign key to its table.
     case link(targetTypeName: String, key: ScalarType)
+    /// An array, a set or a `List` of links (`[Pet]`, `Set<Pet>`, `[Pet?]`): a native array of
+    /// the targets' keys, in the model's order, `NULL` elements for `nil` ones when
+    /// `elementsOptional`. PostgreSQL has no foreign keys on array elements: a key whose target
+    /// is gone is dropped on read (`nil` when `elementsOptional`), as the file store reads it.
+    /// Bound and read in PostgreSQL's array text form (see `KeyArrayText.swift`), which carries
+    /// `NULL` elements that postgres-nio's arrays cannot.
+    case linkArray(targetTypeName: String, key: ScalarType, elementsOptional: Bool)
     /// Embedded models, dictionaries and other containers: `jsonb` (see `JSONCoding.swift`).
     case json
 }
@@ -100,7 +107,16 @@ struct ColumnMapping: Sendable {
         case .scalar(let type): type.sqlType
         case .array(let type): type.sqlType + "[]"
         case .link(_, let key): key.sqlType
+        case .linkArray(_, let key, _): key.sqlType + "[]"
         case .json: "jsonb"
+        }
+    }
+
+    /// The target type of a link or of an array of links.
+    var linkTarget: String? {
+        switch storage {
+        case .link(let target, _), .linkArray(let target, _, _): target
+        case .scalar, .array, .json: nil
         }
     }
 
@@ -110,7 +126,7 @@ struct ColumnMapping: Sendable {
         switch storage {
         case .scalar(let type) where type.isTextEncoded: return column + "::text"
         case .link(_, let key) where key.isTextEncoded: return column + "::text"
-        case .json: return column + "::text"
+        case .json, .linkArray: return column + "::text"
         default: return column
         }
     }
@@ -121,6 +137,7 @@ struct ColumnMapping: Sendable {
         case .scalar(let type) where type.isTextEncoded: "$\(number)::\(type.sqlType)"
         case .link(_, let key) where key.isTextEncoded: "$\(number)::\(key.sqlType)"
         case .json: "$\(number)::jsonb"
+        case .linkArray: "$\(number)::\(sqlType)"
         default: "$\(number)"
         }
     }
@@ -145,9 +162,15 @@ final class TableMapping: Sendable {
     let selectByKey: String
     /// Whether a column links to another model, so reading a row may lead back to it.
     let hasLinks: Bool
+    /// The model's `LinkingObjects` properties, which a read fills from the rows linking to it.
+    let inverses: [BackendModels.Inverse]
+    /// Whether a read makes its models from records, whose links and inverses are read first,
+    /// rather than straight from each row's values.
+    var readsThroughRecords: Bool { hasLinks || !inverses.isEmpty }
 
-    init(schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex]) {
+    init(schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex], inverses: [BackendModels.Inverse]) {
         self.schema = schema
+        self.inverses = inverses
         self.columns = columns
         self.primaryKey = primaryKey
         self.indexes = indexes
@@ -160,7 +183,7 @@ final class TableMapping: Sendable {
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         upsertStatement = "INSERT INTO \(table) (\(names)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey.quotedName)) \(conflict)"
         selectByKey = "SELECT \(selectList) FROM \(table) WHERE \(primaryKey.quotedName) = \(primaryKey.placeholder(1))"
-        hasLinks = columns.contains { if case .link = $0.storage { true } else { false } }
+        hasLinks = columns.contains { $0.linkTarget != nil }
     }
 
     var typeName: String { schema.typeName }
@@ -225,6 +248,10 @@ struct DatabaseMapping: Sendable {
     let tables: [String: TableMapping]
     /// Index name → (type name, property), to name a unique violation.
     let uniqueIndexes: [String: (typeName: String, property: String)]
+    /// The links deletes follow or that forbid them.
+    let deleteRules: DeleteRuleLinks
+    /// Whether a model declares `LinkingObjects`, which reads then fill.
+    let hasInverses: Bool
     /// The tables looked up by Swift type so far.
     private let tablesByType = TablesByType()
 
@@ -250,6 +277,8 @@ struct DatabaseMapping: Sendable {
         }
         self.tables = tables
         uniqueIndexes = unique
+        deleteRules = DeleteRuleLinks(models: models, tables: tables)
+        hasInverses = tables.values.contains { !$0.inverses.isEmpty }
     }
 
     func table(named typeName: String) throws -> TableMapping {
@@ -303,11 +332,11 @@ struct DatabaseMapping: Sendable {
         for column in columns where !column.isPrimaryKey {
             let isUnique = uniqueProperties.contains(column.property)
             let isIndexed = schema.property(named: column.property)?.isIndexed ?? false
-            var isLink = false
-            if case .link = column.storage { isLink = true }
+            let isLink = column.linkTarget != nil
             guard isIndexed || isUnique || isLink, case .some(let indexed) = expression(column.property) else { continue }
             if case .json = column.storage { continue }
-            if case .array = column.storage {
+            switch column.storage {
+            case .array, .linkArray:
                 guard !isUnique else {
                     throw PostgresStoreError(.unsupportedProperty(typeName: schema.typeName, property: column.property, kind: column.kind.description, reason: "unique arrays and sets are not enforced yet"))
                 }
@@ -315,6 +344,7 @@ struct DatabaseMapping: Sendable {
                     name: SQL.shortName("mirrorstore_ix", schema.typeName, column.property),
                     property: column.property, expressions: [column.quotedName], isUnique: false, method: "gin"))
                 continue
+            default: break
             }
             indexes.append(SQLIndex(
                 name: SQL.shortName(isUnique ? "mirrorstore_ux" : "mirrorstore_ix", schema.typeName, column.property),
@@ -327,7 +357,8 @@ struct DatabaseMapping: Sendable {
                 name: SQL.shortName(compound.isUnique ? "mirrorstore_ux" : "mirrorstore_ix", schema.typeName, compound.description),
                 property: compound.description, expressions: expressions, isUnique: compound.isUnique))
         }
-        return TableMapping(schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes)
+        return TableMapping(
+            schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes, inverses: models.inverses(of: schema.typeName))
     }
 
     private static func storage(of kind: PropertyKind, typeName: String, property: ObjectSchema.Property, models: BackendModels) throws -> ColumnStorage {
@@ -348,6 +379,7 @@ struct DatabaseMapping: Sendable {
             return .json
         case .list(let element), .set(let element):
             if let scalar = ScalarType(element), scalar.hasNativeArray { return .array(scalar) }
+            if let links = try linkArray(of: element, models: models, unsupported: unsupported) { return links }
             try checkEmbeddable(kind, models: models, unsupported: unsupported)
             return .json
         case .dictionary:
@@ -356,6 +388,22 @@ struct DatabaseMapping: Sendable {
         default:
             throw unsupported("optionals of optionals are not stored yet")
         }
+    }
+
+    /// The storage of a container whose elements are `element`, when they are links (`Pet` or
+    /// `Pet?` for a model `Pet` with a primary key); `nil` for other elements.
+    private static func linkArray(
+        of element: PropertyKind, models: BackendModels, unsupported: (String) -> PostgresStoreError
+    ) throws -> ColumnStorage? {
+        var target = element
+        var elementsOptional = false
+        if case .optional(let wrapped) = target { target = wrapped; elementsOptional = true }
+        guard case .object(let typeName) = target, let schema = models.type(named: typeName)?.schema,
+              let key = schema.primaryKey else { return nil }
+        guard let keyKind = schema.property(named: key)?.kind, let keyType = ScalarType(keyKind), KeyArrayText.supports(keyType) else {
+            throw unsupported("links inside containers are kept as arrays of \(typeName)'s keys, which must be integers, strings or UUIDs")
+        }
+        return .linkArray(targetTypeName: typeName, key: keyType, elementsOptional: elementsOptional)
     }
 
     /// Checks that `kind` holds no link (a model with a primary key) at any depth, nor an
@@ -368,7 +416,7 @@ struct DatabaseMapping: Sendable {
             guard !seen.contains(target) else { return }
             guard let schema = models.type(named: target)?.schema else { throw unsupported("\(target) is not a model type") }
             if schema.primaryKey != nil {
-                throw unsupported("links inside containers or embedded models (here to \(target)) are not stored yet")
+                throw unsupported("links inside embedded models, dictionaries or nested containers (here to \(target)) are not stored yet")
             }
             for inner in schema.properties {
                 try checkEmbeddable(inner.kind, models: models, unsupported: unsupported, seen: seen.union([target]))

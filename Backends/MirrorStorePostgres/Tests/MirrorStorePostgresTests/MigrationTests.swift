@@ -106,6 +106,22 @@ struct MigrationTests {
         await four.close()
     }
 
+    @Test func anAddedArrayOfLinksStartsEmptyAndThenHoldsLinks() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["MigratedLinks"])
+        let before = try await PostgresStore.open(settings, models: [LinksBefore.self], schemaVersion: 1)
+        try await before.write { try await $0.add(LinksBefore(id: 1)) }
+        await before.close()
+
+        let after = try await PostgresStore.open(settings, models: [LinksAfter.self], schemaVersion: 2)
+        #expect(try await after.objects(LinksAfter.self).all() == [LinksAfter(id: 1)])
+        let linked = LinksAfter(id: 2, labels: [Label(name: "a", color: 1)], spares: [nil, Label(name: "b")])
+        try await after.write { try await $0.add(linked) }
+        #expect(try await after.object(LinksAfter.self, primaryKey: 2) == linked)
+        await after.close()
+        #expect(try await columns(of: "MigratedLinks") == ["id", "labels", "spares"])
+    }
+
     @Test func aFailedMigrationLeavesTheDatabaseAsItWas() async throws {
         let settings = try #require(serverSettings)
         try await dropTables(["Migrated", "MigratedOther"])

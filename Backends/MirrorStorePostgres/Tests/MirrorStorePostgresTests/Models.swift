@@ -119,12 +119,13 @@ struct Item: Persistable, Equatable {
     static var indexedProperties: [String] { ["n", "s", "tags", "nums"] }
 }
 
-/// A to-many link, which this backend does not store yet.
+/// Links in a dictionary, which this backend does not store yet.
 struct Shelf: Persistable {
     var id = 0
-    var publishers: [Publisher] = []
+    var publishers: [String: Publisher] = [:]
     static var primaryKey: String? { "id" }
 }
+
 
 /// Two models stored under one name, to change a stored schema.
 struct VersionedOne: Persistable {
@@ -279,4 +280,58 @@ struct Gauge: Persistable, Equatable {
     var checked: Bool?
     static var primaryKey: String? { "id" }
     static var indexedProperties: [String] { ["level"] }
+}
+
+/// Linked by a string key, which an array of links quotes in PostgreSQL's array text.
+struct Label: Persistable, Hashable {
+    var name = ""
+    var color = 0
+    static var primaryKey: String? { "name" }
+}
+
+/// Arrays of links of every shape, to models keyed by strings and UUIDs.
+struct Board: Persistable, Equatable {
+    var id = 0
+    var labels: [Label] = []
+    var slots: [Label?] = []
+    var palette: Set<Label> = []
+    var badges: [Badge]?
+    static var primaryKey: String? { "id" }
+    static var deleteRules: [String: DeleteRule] { ["badges": .cascade] }
+}
+
+/// A class whose arrays of links lead back to itself.
+final class Node: Persistable {
+    var id = 0
+    var next: [Node] = []
+    init() {}
+    convenience init(id: Int) {
+        self.init()
+        self.id = id
+    }
+    static var primaryKey: String? { "id" }
+    static var deleteRules: [String: DeleteRule] { ["next": .cascade] }
+}
+
+/// A to-one link whose target cannot be deleted while it links to it.
+struct Pin: Persistable, Equatable {
+    var id = 0
+    var label: Label?
+    static var primaryKey: String? { "id" }
+    static var deleteRules: [String: DeleteRule] { ["label": .deny] }
+}
+
+/// One stored type before and after a migration that adds arrays of links.
+struct LinksBefore: Persistable, Equatable {
+    var id = 0
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedLinks" }
+}
+
+struct LinksAfter: Persistable, Equatable {
+    var id = 0
+    var labels: [Label] = []
+    var spares: [Label?]?
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedLinks" }
 }

@@ -203,11 +203,11 @@ struct OpeningErrorTests {
         #expect(clock.now - start < .seconds(5))
     }
 
-    @Test func aToManyLinkIsRefusedNamingTheProperty() async throws {
+    @Test func linksInADictionaryAreRefusedNamingTheProperty() async throws {
         let settings = PostgresSettings(host: "127.0.0.1", port: 1, user: "nobody", database: "none")
         await #expect(throws: PostgresStoreError(.unsupportedProperty(
-            typeName: "Shelf", property: "publishers", kind: "[Publisher]",
-            reason: "links inside containers or embedded models (here to Publisher) are not stored yet"))) {
+            typeName: "Shelf", property: "publishers", kind: "[String: Publisher]",
+            reason: "links inside embedded models, dictionaries or nested containers (here to Publisher) are not stored yet"))) {
             _ = try await PostgresStore.open(settings, models: [Shelf.self])
         }
     }

@@ -1,0 +1,123 @@
+import MirrorStore
+import PostgresNIO
+
+/// Deletes under the models' ``MirrorStore/DeleteRule``s, in the transaction's SQL transaction,
+/// as the file store applies them: the targets of `.cascade` links go too, at any depth, each
+/// once; a `.deny` link from an object that stays refuses the whole delete before anything is
+/// deleted.
+extension PostgresWriteTransaction {
+    /// A stored object: its type name and key.
+    private struct Identity: Hashable {
+        let typeName: String
+        let key: RecordValue
+    }
+
+    /// Deletes the objects of `table` under `keys` and what the rules delete with them, all or
+    /// (when a rule denies one) none.
+    ///
+    /// - Returns: How many of `keys` were stored, and deleted.
+    /// - Throws: `StoreError.deleteDenied`, deleting nothing.
+    func deleteFollowingRules(
+        _ table: TableMapping, keys: [RecordValue], isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Int {
+        var seen = Set<Identity>()
+        var deleted: [(table: TableMapping, keys: [RecordValue])] = []
+        var rootCount = 0
+        var level: [(table: TableMapping, keys: [RecordValue])] = [(table, keys)]
+        while !level.isEmpty {
+            var next: [String: (table: TableMapping, keys: [RecordValue])] = [:]
+            for (table, keys) in level {
+                let fresh = keys.filter { seen.insert(Identity(typeName: table.typeName, key: $0)).inserted }
+                guard !fresh.isEmpty else { continue }
+                let links = mapping.deleteRules.cascades[table.typeName] ?? []
+                let rows = try await storedRows(of: table, keys: fresh, columns: links.map(\.column))
+                if deleted.isEmpty { rootCount = rows.count }
+                guard !rows.isEmpty else { continue }
+                deleted.append((table, rows.map(\.key)))
+                for row in rows {
+                    for (link, value) in zip(links, row.values) {
+                        let targets = Self.keys(in: value)
+                        guard !targets.isEmpty else { continue }
+                        let targetTable = try mapping.table(named: link.target)
+                        next[link.target, default: (targetTable, [])].keys.append(contentsOf: targets)
+                    }
+                }
+            }
+            level = next.keys.sorted().compactMap { next[$0] }
+        }
+        for (table, keys) in deleted {
+            for link in mapping.deleteRules.denials[table.typeName] ?? [] {
+                try await checkNoSource(through: link, linksTo: keys, of: table, deleting: seen)
+            }
+        }
+        for (table, keys) in deleted {
+            var parameters = SQLParameters()
+            let placeholder = try parameters.addKeys(keys, of: table)
+            _ = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))", parameters)
+            for key in keys { noteChange(table.typeName, key: key) }
+        }
+        return rootCount
+    }
+
+    /// The stored rows of `table` under `keys`, each with its key and the values of `columns`.
+    private func storedRows(
+        of table: TableMapping, keys: [RecordValue], columns: [ColumnMapping], isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [(key: RecordValue, values: [RecordValue])] {
+        var parameters = SQLParameters()
+        let placeholder = try parameters.addKeys(keys, of: table)
+        let selected = ([table.primaryKey] + columns).map { $0.selectExpression(table: table.table) }.joined(separator: ", ")
+        let rows = try await run("SELECT \(selected) FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))", parameters)
+        let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        return try rows.map { row in
+            var cells = row.makeIterator()
+            var values: [RecordValue] = []
+            for column in [table.primaryKey] + columns {
+                guard let cell = cells.next() else { break }
+                values.append(try coding.read(cell, column: column, key: { "?" }))
+            }
+            guard let key = values.first else {
+                throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has no key"))
+            }
+            return (key, Array(values.dropFirst()))
+        }
+    }
+
+    /// Throws `StoreError.deleteDenied` when an object outside `deleting` links to one of
+    /// `keys` of `table` through `link`.
+    private func checkNoSource(
+        through link: DeleteRuleLinks.Link, linksTo keys: [RecordValue], of table: TableMapping, deleting: Set<Identity>,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        let source = link.source
+        var parameters = SQLParameters()
+        let placeholder = try parameters.addKeys(keys, of: table)
+        let column = link.column.quotedName
+        // `&&` (overlap) for an array of keys, which the column's GIN index answers.
+        let test = if case .linkArray = link.column.storage { "\(column) && \(placeholder)" } else { "\(column) = ANY(\(placeholder))" }
+        let selected = [source.primaryKey, link.column].map { $0.selectExpression(table: source.table) }.joined(separator: ", ")
+        let orderBy = source.primaryKey.quotedName
+        let rows = try await run("SELECT \(selected) FROM \(source.table) WHERE \(test) ORDER BY \(orderBy)", parameters)
+        let coding = ColumnCoding(models: mapping.models, typeName: source.typeName)
+        let deleted = Set(keys)
+        for row in rows {
+            var cells = row.makeIterator()
+            guard let keyCell = cells.next(), let linkCell = cells.next() else { continue }
+            let sourceKey = try coding.read(keyCell, column: source.primaryKey, key: { "?" })
+            guard !deleting.contains(Identity(typeName: source.typeName, key: sourceKey)) else { continue }
+            let linked = Self.keys(in: try coding.read(linkCell, column: link.column, key: { PrimaryKeys.text(sourceKey) }))
+            guard let target = linked.first(where: deleted.contains) else { continue }
+            throw StoreError(.deleteDenied(
+                typeName: table.typeName, key: PrimaryKeys.text(target), linkedFrom: source.typeName,
+                sourceKey: PrimaryKeys.text(sourceKey), property: link.column.property))
+        }
+    }
+
+    /// The keys a link column's value holds: one for a link, those of an array of links.
+    private static func keys(in value: RecordValue) -> [RecordValue] {
+        switch value {
+        case .null: []
+        case .list(let keys): keys.filter { $0 != .null }
+        default: [value]
+        }
+    }
+}
