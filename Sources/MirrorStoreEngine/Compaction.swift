@@ -117,13 +117,14 @@ enum Compaction {
         }
         for name in index.types.keys.sorted() {
             guard let objects = index.types[name] else { continue }
-            let placements = try SpanReader.placements(of: objects, in: index)
-            var kinds = (integers: 0, strings: 0, byteStrings: 0)
-            for placement in placements {
-                switch placement.key {
-                case .integer: kinds.integers += 1
-                case .string: kinds.strings += 1
-                case .bytes: kinds.byteStrings += 1
+            var kinds = (integers: objects.onlyIntegers ? objects.count : 0, strings: 0, byteStrings: 0)
+            if !objects.onlyIntegers {
+                try objects.forEach { key, _ in
+                    switch key {
+                    case .integer: kinds.integers += 1
+                    case .string: kinds.strings += 1
+                    case .bytes: kinds.byteStrings += 1
+                    }
                 }
             }
             var preamble: [WriteBatch.Operation] = [.reserveCapacity(
@@ -133,7 +134,7 @@ enum Compaction {
             }
             try writer.append(preamble, into: &newIndex)
             // In file order, so the old log is read sequentially in large spans.
-            try SpanReader.forEach(placements, in: source) { key, value in
+            try SpanReader.forEach(objects, in: index, source: source) { key, value in
                 try writer.append([.put(type: name, key: key, value: value)], into: &newIndex)
             }
         }
