@@ -8,11 +8,13 @@ enum SpanReader {
 
     /// The most placements a pass holds at once (about 40 bytes each).
     static let placementLimit = 1 << 17
+    /// The most windows a pass reads a type in: each costs a walk of every key of the type, so
+    /// beyond `placementLimit * maximumWindows` objects a pass holds a sixteenth of them.
+    static let maximumWindows = 16
 
-    /// Calls `body` with each key of `objects` and its value, in file order, holding at most about
-    /// `limit` placements at a time: a type with more is read in windows of the file, each found
-    /// by one more walk of its keys (cheap beside reading the values), so that a pass over every
-    /// object of a type of any size holds a bounded number of them.
+    /// Calls `body` with each key of `objects` and its value, in file order, holding about `limit`
+    /// placements at a time: a type with more is read in windows of the file, each found by one
+    /// more walk of its keys (cheap beside reading the values), at most `maximumWindows` of them.
     static func forEach(
         _ objects: TypeIndex, in index: KeyIndex, source: any LogStorage, limit: Int = placementLimit,
         _ body: (StorageKey, [UInt8]) throws -> Void
@@ -27,7 +29,7 @@ enum SpanReader {
             lowest = min(lowest, offset)
             highest = max(highest, offset)
         }
-        let windows = UInt64((objects.count + limit - 1) / max(1, limit))
+        let windows = UInt64(min(maximumWindows, (objects.count + limit - 1) / max(1, limit)))
         let width = (highest - lowest) / windows + 1
         var start = lowest
         while start <= highest {
