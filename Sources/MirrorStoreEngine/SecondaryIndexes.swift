@@ -96,7 +96,8 @@ struct SecondaryIndexes: Sendable {
                 continue
             }
             var entries: [IndexEntry] = []
-            for (object, value) in try snapshot.entries(type: definition.typeName) {
+            // One value at a time: the type's values are never all in memory at once.
+            try snapshot.forEachEntry(type: definition.typeName) { object, value in
                 for key in try Self.keys(of: value, object: object, definition: definition) {
                     entries.append(IndexEntry(key: key, object: object))
                 }
