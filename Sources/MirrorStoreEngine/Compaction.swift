@@ -178,9 +178,12 @@ enum Compaction {
 extension Compaction {
     /// Writes the header, then whatever `produce` puts into `rewriter`, as a run that recovery
     /// accepts whole or not at all (like a compaction's).
+    /// With `keysInMemory`, the key table is written as runs as the units go, and so are the
+    /// secondary `indexes` of the types that needed runs (`RewriteIndexRuns`); the result then
+    /// carries them.
     static func rewrite(
-        into target: any LogStorage, sequence: UInt64, checkpointAfter: Int?, keysInMemory: Int?, chunkSize: Int = Compaction.chunkSize,
-        produce: (inout LogRewriter) throws -> Void
+        into target: any LogStorage, sequence: UInt64, checkpointAfter: Int?, keysInMemory: Int?, indexes: [IndexDefinition] = [],
+        chunkSize: Int = Compaction.chunkSize, produce: (inout LogRewriter) throws -> Void
     ) throws -> Result {
         let header = LogHeader()
         try target.write(header.encoded(), at: 0)
@@ -190,9 +193,15 @@ extension Compaction {
                 keysInMemory: checkpointAfter == nil ? nil : keysInMemory))
         try produce(&rewriter)
         try rewriter.writer.finish(force: rewriter.writer.offset == header.unitsStart, into: &rewriter.index)
+        var secondary = SecondaryIndexes()
+        var end = rewriter.writer.offset
+        if checkpointAfter != nil, let keysInMemory {
+            (secondary, end) = try RewriteIndexRuns(bound: keysInMemory, log: target, sequence: sequence).build(
+                indexes, for: rewriter.index, at: end)
+        }
         return try finish(
-            Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: rewriter.writer.offset),
-            secondary: SecondaryIndexes(), sequence: sequence, checkpointAfter: checkpointAfter)
+            Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: end),
+            secondary: secondary, sequence: sequence, checkpointAfter: checkpointAfter)
     }
 }
 

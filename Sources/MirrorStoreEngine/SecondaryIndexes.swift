@@ -141,7 +141,8 @@ struct SecondaryIndexes: Sendable {
 
     var isEmpty: Bool { definitions.isEmpty }
 
-    private static func keys(of value: [UInt8], object: StorageKey, definition: IndexDefinition) throws -> [IndexKey] {
+    /// The keys `definition` gives the object `object` holding `value`, each once.
+    static func keys(of value: [UInt8], object: StorageKey, definition: IndexDefinition) throws -> [IndexKey] {
         let keys: [IndexKey]
         do {
             keys = try definition.keys(value)
@@ -247,6 +248,13 @@ struct SecondaryIndexes: Sendable {
                   persisted.isUnique == definition.isUnique else { return true }
             return index.hasChanges || index.runs.contains { $0.log !== log }
         }
+    }
+
+    /// Defines `definition` with `index` as its entries (built apart, as a rewrite builds runs).
+    mutating func define(_ definition: IndexDefinition, as index: SecondaryIndex) {
+        definitions[definition.name] = definition
+        namesByType[definition.typeName, default: []].append(definition.name)
+        indexes[definition.name] = index
     }
 
     /// Puts `index` in place of the index called `name` (the same entries, written to runs).

@@ -949,7 +949,7 @@ public final class StorageEngine: Sendable {
             func write(_ target: any LogStorage) throws -> Compaction.Result {
                 try Compaction.rewrite(
                     into: target, sequence: sequence, checkpointAfter: target is MemoryLog ? nil : checkpointAfter,
-                    keysInMemory: configuration.rewriteKeysInMemory
+                    keysInMemory: configuration.rewriteKeysInMemory, indexes: indexes
                 ) {
                     try produce(source, &$0)
                 }
@@ -958,7 +958,8 @@ public final class StorageEngine: Sendable {
             func check(_ result: Compaction.Result) throws {
                 let snapshot = EngineSnapshot(index: result.index, generation: result.generation, sequence: sequence)
                 try validate(snapshot)
-                built = try SecondaryIndexes(definitions: indexes, snapshot: snapshot)
+                // The indexes the rewrite wrote as runs are taken as they are (checked unique).
+                built = try SecondaryIndexes(definitions: indexes, snapshot: snapshot, reusing: result.secondary)
             }
             let result: Compaction.Result
             if let filePath {

@@ -126,6 +126,58 @@ import TestSupport
         try engine.close()
     }
 
+    /// The indexes of the types whose keys went to runs are written as index runs too (several,
+    /// then merged), listed by the checkpoint after the rewrite and read from there at the next
+    /// open without reading a value; a unique index the new state breaks refuses the rewrite.
+    @Test(arguments: [Order.shuffledIntegers, .shuffledMixed])
+    func aRewriteWritesItsIndexesAsRuns(order: Order) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("indexed.store")
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0x1DE7))
+        let reads = PersistedIndexTests.Reads()
+        var engine = try StorageEngine(path: path, configuration: Self.streaming(32))
+        var reference: CheckpointTests.Reference = [:]
+        let keys = Self.keys(order, count: 600, &generator)
+        try engine.rewrite(indexes: PersistedIndexTests.definitions(reads)) { _, rewriter in
+            for (number, key) in keys.enumerated() {
+                let value = CheckpointTests.value(&generator) + [UInt8(number & 0xFF)]
+                try rewriter.put(type: "P", key: key, value: value)
+                reference["P", default: [:]][key] = value
+                try rewriter.put(type: "Q", key: .integer(Int64(number)), value: value)
+                reference["Q", default: [:]][.integer(Int64(number))] = value
+            }
+        }
+        try engine.defineIndexes(PersistedIndexTests.definitions(reads))
+        for name in PersistedIndexTests.names {
+            let index = try #require(engine.snapshot().index(named: name))
+            var found: [IndexEntry] = []
+            try index.forEach(from: nil, to: nil) { found.append($0); return true }
+            #expect(found == PersistedIndexTests.expected(name, reference), "\(name) agrees with the objects")
+            #expect(engine.snapshot().secondary.indexes[name]?.runs.count == 1, "\(name) is one run")
+        }
+        try engine.close()
+        #expect(try verifyStoreFile(at: path).isIntact)
+        _ = reads.take()
+        engine = try StorageEngine(path: path, configuration: Self.streaming(32))
+        try engine.defineIndexes(PersistedIndexTests.definitions(reads))
+        #expect(reads.take().isEmpty, "every index was read from its runs")
+        try engine.close()
+        #expect(try PersistedIndexTests.openAndCheck(path, Self.streaming(32), "after reopening").objects == reference)
+
+        let unique = IndexDefinition(name: "P.unique", typeName: "P", isUnique: true, fingerprint: "first byte") { value in
+            [value.first.map { .integer(Int64($0)) } ?? .null]
+        }
+        engine = try StorageEngine(path: path, configuration: Self.streaming(32))
+        let before = try readFile(path)
+        #expect(throws: StorageError.self) {
+            try engine.rewrite(indexes: [unique]) { _, rewriter in
+                for number in 0..<100 { try rewriter.put(type: "P", key: .integer(Int64(number)), value: [UInt8(number % 60)]) }
+            }
+        }
+        #expect(try readFile(path) == before, "the refused rewrite left the file")
+        try engine.close()
+    }
+
     /// Without a checkpoint interval nothing reads runs, so a rewrite keeps its keys in memory.
     @Test func aRewriteWithoutCheckpointsKeepsItsKeysInMemory() throws {
         let directory = TemporaryDirectory()
