@@ -177,8 +177,7 @@ enum Compaction {
 
 extension Compaction {
     /// Writes the header, then whatever `produce` puts into `rewriter`, as a run that recovery
-    /// accepts whole or not at all (like a compaction's).
-    /// With `keysInMemory`, the key table is written as runs as the units go, and so are the
+    /// accepts whole or not at all (like a compaction's). With `keysInMemory`, the key table is written as runs as the units go, and so are the
     /// secondary `indexes` of the types that needed runs (`RewriteIndexRuns`); the result then
     /// carries them.
     static func rewrite(

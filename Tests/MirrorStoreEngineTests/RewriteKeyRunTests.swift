@@ -178,6 +178,32 @@ import TestSupport
         try engine.close()
     }
 
+    /// An encrypted log gives no mapping: the runs a rewrite writes are read back decrypted.
+    @Test func anEncryptedRewriteWritesItsKeysAsRuns() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("encrypted.store")
+        var configuration = Self.streaming(16)
+        configuration.encryption = .key([UInt8](repeating: 0x5A, count: 32))
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0xE5C))
+        var engine = try StorageEngine(path: path, configuration: configuration)
+        let keys = Self.keys(.shuffledMixed, count: 500, &generator)
+        var reference: CheckpointTests.Reference = [:]
+        try engine.rewrite(indexes: []) { _, rewriter in
+            for key in keys {
+                let value = CheckpointTests.value(&generator)
+                try rewriter.put(type: "P", key: key, value: value)
+                reference["P", default: [:]][key] = value
+            }
+            for key in keys.prefix(30) { #expect(try rewriter.contains(type: "P", key: key)) }
+        }
+        #expect(engine.snapshot().index.types["P"]?.runs.count == 1)
+        try engine.close()
+        #expect(try verifyStoreFile(at: path, encryption: configuration.encryption).isIntact)
+        engine = try StorageEngine(path: path, configuration: configuration)
+        #expect(try StoreState(engine.snapshot()).objects == reference)
+        try engine.close()
+    }
+
     /// Without a checkpoint interval nothing reads runs, so a rewrite keeps its keys in memory.
     @Test func aRewriteWithoutCheckpointsKeepsItsKeysInMemory() throws {
         let directory = TemporaryDirectory()
