@@ -43,14 +43,7 @@ enum Checkpoint {
         for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
             var writer = KeyRunWriter(log: log, sequence: sequence, offset: position)
             let merged = runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
-            // Deletion marks are kept while an older run may hold what they hide.
-            let keepsMarks = merged < objects.runs.count
-            try RunMerge.forEachNewest(
-                [RunMerge.Cursor(entries: objects.sortedMemoryEntries())] + objects.runs.prefix(merged).map(RunMerge.Cursor.init)
-            ) { key, packed in
-                if packed != 0 || keepsMarks { try writer.append(key, packed: packed) }
-            }
-            next.types[name] = objects.replacingRuns(merged, with: try writer.finish())
+            next.types[name] = try writeKeyRun(of: objects, memory: objects.sortedMemoryEntries(), merging: merged, with: &writer)
             position = writer.offset
         }
         var nextSecondary = secondary
@@ -87,6 +80,22 @@ enum Checkpoint {
         try log.write(frame, at: position)
         let slot = CheckpointSlot(number: number, unitOffset: position, unitLength: UInt32(frame.count), sequence: sequence)
         return Written(index: next, secondary: nextSecondary, slot: slot, end: position + UInt64(frame.count))
+    }
+
+    /// Writes `objects`' memory entries (`memory`, sorted) and its `merged` newest runs as one run
+    /// with `writer`, the newest source deciding each key, and returns the same objects with that
+    /// run in their place.
+    static func writeKeyRun(
+        of objects: TypeIndex, memory: SortedMemoryEntries, merging merged: Int, with writer: inout KeyRunWriter
+    ) throws -> TypeIndex {
+        // Deletion marks are kept while an older run may hold what they hide.
+        let keepsMarks = merged < objects.runs.count
+        try RunMerge.forEachNewest(
+            [RunMerge.Cursor(entries: memory)] + objects.runs.prefix(merged).map(RunMerge.Cursor.init)
+        ) { key, packed in
+            if packed != 0 || keepsMarks { try writer.append(key, packed: packed) }
+        }
+        return objects.replacingRuns(merged, with: try writer.finish())
     }
 
     /// Writes `index`'s changes and as many of its newest runs as `runsToMerge` says (all of

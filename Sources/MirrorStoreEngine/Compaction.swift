@@ -35,11 +35,13 @@ enum Compaction {
 
     static func compactFile(
         path: String, index: KeyIndex, secondary: SecondaryIndexes, from source: any LogStorage, lastSequence: UInt64,
-        checkpointAfter: Int?, encryptedWith keys: EncryptionKeys?, faults: FaultInjection?, poison: inout StorageError?
+        checkpointAfter: Int?, keysInMemory: Int?, encryptedWith keys: EncryptionKeys?, faults: FaultInjection?,
+        poison: inout StorageError?
     ) throws -> Result {
         try replaceFile(path: path, replacing: source, encryptedWith: keys, faults: faults, poison: &poison, validate: { _ in }) { target in
             try rewrite(
-                index: index, secondary: secondary, from: source, into: target, lastSequence: lastSequence, checkpointAfter: checkpointAfter)
+                index: index, secondary: secondary, from: source, into: target, lastSequence: lastSequence, checkpointAfter: checkpointAfter,
+                keysInMemory: keysInMemory)
         }
     }
 
@@ -95,20 +97,26 @@ enum Compaction {
     }
 
     static func compactMemory(index: KeyIndex, from source: any LogStorage, lastSequence: UInt64) throws -> Result {
-        try rewrite(index: index, secondary: SecondaryIndexes(), from: source, into: MemoryLog(), lastSequence: lastSequence, checkpointAfter: nil)
+        try rewrite(
+            index: index, secondary: SecondaryIndexes(), from: source, into: MemoryLog(), lastSequence: lastSequence, checkpointAfter: nil,
+            keysInMemory: nil)
     }
 
     /// Writes the header and the live state into `target`, returning the index that points into
     /// it; when the compacted units take at least `checkpointAfter` bytes, a checkpoint after
-    /// them, with `secondary`'s runs, so that opening the new file reads no unit. Tests pass a
-    /// small `chunkSize` to get runs of many units from little data.
+    /// them, with `secondary`'s runs, so that opening the new file reads no unit. With
+    /// `keysInMemory` (which needs `checkpointAfter`), the key table is written as runs while the
+    /// units go (`RewriteKeyRuns`). Tests pass a small `chunkSize` to get runs of many units from
+    /// little data.
     static func rewrite(
         index: KeyIndex, secondary: SecondaryIndexes, from source: any LogStorage, into target: any LogStorage, lastSequence: UInt64,
-        checkpointAfter: Int?, chunkSize: Int = Compaction.chunkSize
+        checkpointAfter: Int?, keysInMemory: Int?, chunkSize: Int = Compaction.chunkSize
     ) throws -> Result {
         let header = LogHeader()
         try target.write(header.encoded(), at: 0)
-        var writer = ChunkWriter(target: target, sequence: lastSequence, offset: header.unitsStart, chunkSize: chunkSize)
+        var writer = ChunkWriter(
+            target: target, sequence: lastSequence, offset: header.unitsStart, chunkSize: chunkSize,
+            keysInMemory: checkpointAfter == nil ? nil : keysInMemory)
         var newIndex = KeyIndex()
         // Compaction reads every live value: the old log's checkpoint regions are checked first.
         try index.regions?.verifyAll(in: source)
@@ -117,13 +125,14 @@ enum Compaction {
         }
         for name in index.types.keys.sorted() {
             guard let objects = index.types[name] else { continue }
-            let placements = try SpanReader.placements(of: objects, in: index)
-            var kinds = (integers: 0, strings: 0, byteStrings: 0)
-            for placement in placements {
-                switch placement.key {
-                case .integer: kinds.integers += 1
-                case .string: kinds.strings += 1
-                case .bytes: kinds.byteStrings += 1
+            var kinds = (integers: objects.onlyIntegers ? objects.count : 0, strings: 0, byteStrings: 0)
+            if !objects.onlyIntegers {
+                try objects.forEach { key, _ in
+                    switch key {
+                    case .integer: kinds.integers += 1
+                    case .string: kinds.strings += 1
+                    case .bytes: kinds.byteStrings += 1
+                    }
                 }
             }
             var preamble: [WriteBatch.Operation] = [.reserveCapacity(
@@ -133,11 +142,11 @@ enum Compaction {
             }
             try writer.append(preamble, into: &newIndex)
             // In file order, so the old log is read sequentially in large spans.
-            try SpanReader.forEach(placements, in: source) { key, value in
+            try SpanReader.forEach(objects, in: index, source: source) { key, value in
                 try writer.append([.put(type: name, key: key, value: value)], into: &newIndex)
             }
         }
-        try writer.flush(force: lastSequence > 0 && writer.offset == header.unitsStart, into: &newIndex)
+        try writer.finish(force: lastSequence > 0 && writer.offset == header.unitsStart, into: &newIndex)
         return try finish(
             Result(index: newIndex, types: writer.types, generation: target, size: writer.offset), secondary: secondary,
             sequence: lastSequence, checkpointAfter: checkpointAfter)
@@ -149,7 +158,9 @@ enum Compaction {
     private static func finish(_ compacted: Result, secondary: SecondaryIndexes, sequence: UInt64, checkpointAfter: Int?) throws -> Result {
         var result = compacted
         let target = result.generation
-        if let checkpointAfter, result.size - LogHeader().unitsStart >= UInt64(max(0, checkpointAfter)) {
+        // Key runs written as the units went are read only through a checkpoint's list of them.
+        let wroteRuns = result.index.types.values.contains { !$0.runs.isEmpty }
+        if let checkpointAfter, wroteRuns || result.size - LogHeader().unitsStart >= UInt64(max(0, checkpointAfter)) {
             let written = try Checkpoint.write(
                 index: result.index, secondary: secondary, types: result.types, log: target, at: result.size, sequence: sequence,
                 number: 1)
@@ -166,26 +177,37 @@ enum Compaction {
 
 extension Compaction {
     /// Writes the header, then whatever `produce` puts into `rewriter`, as a run that recovery
-    /// accepts whole or not at all (like a compaction's).
+    /// accepts whole or not at all (like a compaction's). With `keysInMemory`, the key table is written as runs as the units go, and so are the
+    /// secondary `indexes` of the types that needed runs (`RewriteIndexRuns`); the result then
+    /// carries them.
     static func rewrite(
-        into target: any LogStorage, sequence: UInt64, checkpointAfter: Int?, chunkSize: Int = Compaction.chunkSize,
-        produce: (inout LogRewriter) throws -> Void
+        into target: any LogStorage, sequence: UInt64, checkpointAfter: Int?, keysInMemory: Int?, indexes: [IndexDefinition] = [],
+        chunkSize: Int = Compaction.chunkSize, produce: (inout LogRewriter) throws -> Void
     ) throws -> Result {
         let header = LogHeader()
         try target.write(header.encoded(), at: 0)
         var rewriter = LogRewriter(
-            writer: ChunkWriter(target: target, sequence: sequence, offset: header.unitsStart, chunkSize: chunkSize))
+            writer: ChunkWriter(
+                target: target, sequence: sequence, offset: header.unitsStart, chunkSize: chunkSize,
+                keysInMemory: checkpointAfter == nil ? nil : keysInMemory))
         try produce(&rewriter)
-        try rewriter.writer.flush(force: rewriter.writer.offset == header.unitsStart, into: &rewriter.index)
+        try rewriter.writer.finish(force: rewriter.writer.offset == header.unitsStart, into: &rewriter.index)
+        var secondary = SecondaryIndexes()
+        var end = rewriter.writer.offset
+        if checkpointAfter != nil, let keysInMemory {
+            (secondary, end) = try RewriteIndexRuns(bound: keysInMemory, log: target, sequence: sequence).build(
+                indexes, for: rewriter.index, at: end)
+        }
         return try finish(
-            Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: rewriter.writer.offset),
-            secondary: SecondaryIndexes(), sequence: sequence, checkpointAfter: checkpointAfter)
+            Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: end),
+            secondary: secondary, sequence: sequence, checkpointAfter: checkpointAfter)
     }
 }
 
 /// Receives the whole new state of a store being rewritten (see `StorageEngine.rewrite`), in
-/// any order, and writes it out in units as it comes, so a rewrite needs no more memory than a
-/// unit and the keys.
+/// any order, and writes it out in units as it comes, and its key table as runs once a type's
+/// keys pass a bound (`RewriteKeyRuns`), so a rewrite needs no more memory than a unit and that
+/// many keys per type.
 public struct LogRewriter {
     fileprivate var writer: ChunkWriter
     fileprivate var index = KeyIndex()
@@ -212,10 +234,10 @@ public struct LogRewriter {
     }
 
     /// Whether `key` of `type` was put already.
-    public mutating func contains(type: String, key: StorageKey) -> Bool {
-        // This index is built in memory as the units are written, never read from runs, so
-        // looking a key up in it cannot fail.
-        (try? index.types[type]?.location(for: key)) != nil || writer.pendingContains(type: type, key: key)
+    ///
+    /// - Throws: `StorageError` when a run this rewrite wrote cannot be read back.
+    public mutating func contains(type: String, key: StorageKey) throws -> Bool {
+        try index.types[type]?.location(for: key) != nil || writer.pendingContains(type: type, key: key)
     }
 }
 
@@ -226,16 +248,21 @@ private struct ChunkWriter {
     let chunkSize: Int
     var offset: UInt64
     var types = TypeTable()
+    /// Writes the new key table as runs while the units go out, when the rewrite streams it.
+    private var keyRuns: RewriteKeyRuns?
     private var pending: [WriteBatch.Operation] = []
     private var pendingBytes = 0
     /// The keys put since the last flush, once someone asked (see `pendingContains`).
     private var pendingKeys: [String: Set<StorageKey>]?
 
-    init(target: any LogStorage, sequence: UInt64, offset: UInt64, chunkSize: Int) {
+    /// `keysInMemory`: the keys per type past which the key table is written as runs while the
+    /// units go out (nil keeps it in memory, for the checkpoint after them or for none).
+    init(target: any LogStorage, sequence: UInt64, offset: UInt64, chunkSize: Int, keysInMemory: Int?) {
         self.target = target
         self.sequence = sequence
         self.chunkSize = chunkSize
         self.offset = offset
+        keyRuns = keysInMemory.map { RewriteKeyRuns(bound: $0, log: target, sequence: sequence) }
     }
 
     mutating func append(_ operations: [WriteBatch.Operation], into index: inout KeyIndex) throws {
@@ -275,9 +302,18 @@ private struct ChunkWriter {
         let frame = LogFrame.encode(sequence: sequence, payload: payload)
         try target.write(frame, at: offset)
         offset += UInt64(frame.count)
-        try index.apply(decoded)
+        // Capacity hints reserve no more than the keys a type holds before they are written out.
+        try index.apply(decoded, capacityLimit: keyRuns?.bound ?? Int(Int32.max))
+        if let end = try keyRuns?.spill(&index, at: offset) { offset = end }
         pending.removeAll(keepingCapacity: true)
         pendingKeys = nil
         pendingBytes = 0
+    }
+
+    /// Writes the last unit, then, when the key table streams, the keys left in memory of each
+    /// type that has runs and each type's runs merged into one.
+    mutating func finish(force: Bool, into index: inout KeyIndex) throws {
+        try flush(force: force, into: &index)
+        if let end = try keyRuns?.finish(&index, at: offset) { offset = end }
     }
 }

@@ -90,6 +90,10 @@ public struct EngineConfiguration: Sendable {
     /// opening reads the checkpoint and replays at most about this much; a compaction writes one
     /// when its output is at least this large. 0 writes none. Tests set it low to checkpoint often.
     public var checkpointInterval: Int = 4 << 20
+    /// Keys per type a compaction or a migration holds in memory before it writes them to the new
+    /// file as a key run (`RewriteKeyRuns`), so that its memory does not grow with the store.
+    /// Tests set it low to write many runs from few objects.
+    @_spi(Testing) public var rewriteKeysInMemory = 1 << 16
     /// How long opening waits while another process holds the store's lock (a writer, or for a
     /// writer any opener) before it throws `lockedElsewhere`; zero, the default, throws at once.
     public var lockTimeout: Duration = .zero

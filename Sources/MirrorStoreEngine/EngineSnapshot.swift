@@ -99,11 +99,12 @@ public struct EngineSnapshot: Sendable {
     }
 
     /// Calls `body` with every key and value of `type`, in file order, reading the file in large
-    /// sequential spans and holding one span at a time: for passes over more data than memory.
+    /// sequential spans and holding one span and a bounded number of locations at a time: for
+    /// passes over more data than memory.
     public func forEachEntry(type: String, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
         try index.regions?.verifyAll(in: generation)
-        try SpanReader.forEach(try SpanReader.placements(of: objects, in: index), in: generation, body)
+        try SpanReader.forEach(objects, in: index, source: generation, body)
     }
 
     /// Calls `body` with every key and value of `type` in key order (``StorageKey/precedes(_:_:)``):

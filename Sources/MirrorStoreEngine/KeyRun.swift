@@ -213,6 +213,14 @@ struct KeyRunWriter {
 
     /// Where the next unit goes: past what is written.
     var offset: UInt64 { units.offset }
+    /// The last key appended: the next must follow it. Nil while the run is empty.
+    var lastKey: StorageKey? { previous }
+
+    /// Goes on writing at `offset` after a `finish`, so that a later `finish` returns the run
+    /// with the entries appended since: a rewrite extends a type's run as its keys arrive.
+    mutating func resume(at offset: UInt64) throws {
+        try units.resume(at: offset)
+    }
 
     /// Adds the next entry; keys must come in strictly increasing order.
     mutating func append(_ key: StorageKey, packed: UInt64) throws {
@@ -317,7 +325,8 @@ struct KeyRunWriter {
         entryOffsets.removeAll(keepingCapacity: true)
     }
 
-    /// Writes what is pending and returns the run, or nil when it holds no entry.
+    /// Writes what is pending and returns the run, or nil when it holds no entry. Appending may
+    /// go on after `resume(at:)`.
     mutating func finish() throws -> KeyRun? {
         try closeBlock()
         try units.flush()

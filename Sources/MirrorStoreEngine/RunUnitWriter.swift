@@ -53,6 +53,14 @@ struct RunUnitWriter {
         return placed
     }
 
+    /// Goes on at `offset`, past units others wrote since this writer's last `flush` (a rewrite
+    /// extends a run between its data units); a unit still being gathered is written first,
+    /// where its blocks were placed.
+    mutating func resume(at offset: UInt64) throws {
+        try flush()
+        self.offset = offset
+    }
+
     /// Writes the unit being gathered, if it holds a block.
     mutating func flush() throws {
         guard !unit.isEmpty else { return }

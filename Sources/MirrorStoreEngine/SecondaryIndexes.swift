@@ -96,7 +96,8 @@ struct SecondaryIndexes: Sendable {
                 continue
             }
             var entries: [IndexEntry] = []
-            for (object, value) in try snapshot.entries(type: definition.typeName) {
+            // One value at a time: the type's values are never all in memory at once.
+            try snapshot.forEachEntry(type: definition.typeName) { object, value in
                 for key in try Self.keys(of: value, object: object, definition: definition) {
                     entries.append(IndexEntry(key: key, object: object))
                 }
@@ -140,7 +141,8 @@ struct SecondaryIndexes: Sendable {
 
     var isEmpty: Bool { definitions.isEmpty }
 
-    private static func keys(of value: [UInt8], object: StorageKey, definition: IndexDefinition) throws -> [IndexKey] {
+    /// The keys `definition` gives the object `object` holding `value`, each once.
+    static func keys(of value: [UInt8], object: StorageKey, definition: IndexDefinition) throws -> [IndexKey] {
         let keys: [IndexKey]
         do {
             keys = try definition.keys(value)
@@ -246,6 +248,13 @@ struct SecondaryIndexes: Sendable {
                   persisted.isUnique == definition.isUnique else { return true }
             return index.hasChanges || index.runs.contains { $0.log !== log }
         }
+    }
+
+    /// Defines `definition` with `index` as its entries (built apart, as a rewrite builds runs).
+    mutating func define(_ definition: IndexDefinition, as index: SecondaryIndex) {
+        definitions[definition.name] = definition
+        namesByType[definition.typeName, default: []].append(definition.name)
+        indexes[definition.name] = index
     }
 
     /// Puts `index` in place of the index called `name` (the same entries, written to runs).

@@ -917,7 +917,8 @@ public final class StorageEngine: Sendable {
         if let filePath {
             result = try Compaction.compactFile(
                 path: filePath, index: source, secondary: secondary, from: writer.generation, lastSequence: writer.lastSequence,
-                checkpointAfter: checkpointAfter, encryptedWith: writer.keys, faults: faults, poison: &writer.poison)
+                checkpointAfter: checkpointAfter, keysInMemory: configuration.rewriteKeysInMemory, encryptedWith: writer.keys, faults: faults,
+                poison: &writer.poison)
         } else {
             result = try Compaction.compactMemory(index: source, from: writer.generation, lastSequence: writer.lastSequence)
         }
@@ -947,7 +948,8 @@ public final class StorageEngine: Sendable {
             let sequence = writer.lastSequence + 1
             func write(_ target: any LogStorage) throws -> Compaction.Result {
                 try Compaction.rewrite(
-                    into: target, sequence: sequence, checkpointAfter: target is MemoryLog ? nil : checkpointAfter
+                    into: target, sequence: sequence, checkpointAfter: target is MemoryLog ? nil : checkpointAfter,
+                    keysInMemory: configuration.rewriteKeysInMemory, indexes: indexes
                 ) {
                     try produce(source, &$0)
                 }
@@ -956,7 +958,8 @@ public final class StorageEngine: Sendable {
             func check(_ result: Compaction.Result) throws {
                 let snapshot = EngineSnapshot(index: result.index, generation: result.generation, sequence: sequence)
                 try validate(snapshot)
-                built = try SecondaryIndexes(definitions: indexes, snapshot: snapshot)
+                // The indexes the rewrite wrote as runs are taken as they are (checked unique).
+                built = try SecondaryIndexes(definitions: indexes, snapshot: snapshot, reusing: result.secondary)
             }
             let result: Compaction.Result
             if let filePath {

@@ -134,7 +134,7 @@ struct RecordedStore {
         let compacted = MemoryLog()
         _ = try Compaction.rewrite(
             index: recovered.index, secondary: SecondaryIndexes(), from: source, into: compacted, lastSequence: recovered.lastSequence, checkpointAfter: nil,
-            chunkSize: chunkSize)
+            keysInMemory: nil, chunkSize: chunkSize)
         try writeFile(path, try compacted.read(at: 0, count: Int(compacted.size())))
         let store = try record(at: path, commits: (before + 1)...(before + after), generator: &generator)
         #expect(store.states[0] == original.states[before], "compaction keeps the state")

@@ -144,7 +144,7 @@ final class MigrationRun {
                     nextKey += 1
                 }
                 if newKey != key {
-                    guard !target.contains(type: evolution.typeName, key: newKey) else {
+                    guard try !target.contains(type: evolution.typeName, key: newKey) else {
                         throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
                     }
                     changedKeys.insert(newKey)
@@ -157,7 +157,7 @@ final class MigrationRun {
         for object in migration.created {
             let typeName = object.objectSchema.typeName
             let key = try PrimaryKey.storageKey(of: object) ?? .integer((highestKeys[typeName] ?? 0) + 1)
-            guard !target.contains(type: typeName, key: key) else {
+            guard try !target.contains(type: typeName, key: key) else {
                 throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
             }
             try put(object, key: key, into: &target, references: &references, existedBefore: existedBefore)

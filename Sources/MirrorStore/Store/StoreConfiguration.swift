@@ -1,5 +1,5 @@
 import Foundation
-import MirrorStoreEngine
+@_spi(Testing) import MirrorStoreEngine
 
 extension Store {
     /// How a store keeps its data: durability, schema version, recovery and compaction.
@@ -142,6 +142,10 @@ extension Store {
         /// (`PendingWrites`); tests lower it to run small transactions the streamed way.
         var transactionStreamingThreshold = 1 << 20
 
+        /// Keys per type a migration or compaction holds in memory before it writes them to the new
+        /// file as a run (`EngineConfiguration.rewriteKeysInMemory`); tests lower it to write many.
+        var rewriteKeysInMemory: Int?
+
         /// The default configuration.
         public init() {}
 
@@ -152,6 +156,7 @@ extension Store {
             configuration.lockTimeout = lockTimeout
             configuration.readsBesideWriter = access == .readOnly
             configuration.encryption = encryption?.engineEncryption
+            if let rewriteKeysInMemory { configuration.rewriteKeysInMemory = rewriteKeysInMemory }
             switch compaction {
             case .manual:
                 configuration.autoCompaction = .disabled

@@ -1,0 +1,74 @@
+/// Writes the key table of a rewrite (a compaction, a migration) as persisted key runs while the
+/// rewrite goes, so that it holds at most `bound` keys per type in memory rather than every key.
+///
+/// Once a type holds `bound` keys in memory they are sorted and written: appended to the type's
+/// newest run when they all follow its last key (keys that arrive in key order, the common case,
+/// make one run and rewrite nothing), else as a new run merged size-tiered with the newest ones,
+/// as a checkpoint does. A key put again is looked up in the runs like any commit's, so the
+/// newest run decides and counts stay exact. At the end each type's runs are merged into one
+/// (docs/FILE_FORMAT.md, "Rewrites").
+struct RewriteKeyRuns {
+    /// Keys a type holds in memory before they are written as a run.
+    let bound: Int
+    private let log: any LogStorage
+    private let sequence: UInt64
+    /// Per type, the writer of its newest run, which keys following its last one extend.
+    private var newest: [String: KeyRunWriter] = [:]
+
+    init(bound: Int, log: any LogStorage, sequence: UInt64) {
+        self.bound = max(1, bound)
+        self.log = log
+        self.sequence = sequence
+    }
+
+    /// Writes at `offset` the keys of each type of `index` that holds `bound` or more in memory,
+    /// and returns where what it wrote ends.
+    mutating func spill(_ index: inout KeyIndex, at offset: UInt64) throws -> UInt64 {
+        var position = offset
+        for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount >= bound {
+            position = try write(name, objects, into: &index, at: position)
+        }
+        return position
+    }
+
+    /// Writes at `offset` the keys left in memory of each type that has runs, then merges each
+    /// type's runs into one, and returns where what it wrote ends. A type that never reached the
+    /// bound keeps its keys in memory, for the checkpoint after the rewrite.
+    mutating func finish(_ index: inout KeyIndex, at offset: UInt64) throws -> UInt64 {
+        var position = offset
+        for name in index.types.keys.sorted() {
+            guard let objects = index.types[name], !objects.runs.isEmpty else { continue }
+            if objects.memoryCount > 0 { position = try write(name, objects, into: &index, at: position) }
+            if let objects = index.types[name], objects.runs.count > 1 {
+                position = try merge(name, objects, memory: objects.sortedMemoryEntries(), runs: objects.runs.count, into: &index, at: position)
+            }
+        }
+        return position
+    }
+
+    private mutating func write(_ name: String, _ objects: TypeIndex, into index: inout KeyIndex, at offset: UInt64) throws -> UInt64 {
+        let memory = objects.sortedMemoryEntries()
+        var first = memory.makeIterator()
+        guard var writer = newest.removeValue(forKey: name), let last = writer.lastKey, let next = first.next(),
+              StorageKey.precedes(last, next.key) else {
+            let merged = Checkpoint.runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
+            return try merge(name, objects, memory: memory, runs: merged, into: &index, at: offset)
+        }
+        // Every key in memory follows the newest run's: they extend it, and nothing is rewritten.
+        try writer.resume(at: offset)
+        for (key, packed) in memory { try writer.append(key, packed: packed) }
+        index.types[name] = objects.replacingRuns(1, with: try writer.finish())
+        newest[name] = writer
+        return writer.offset
+    }
+
+    private mutating func merge(
+        _ name: String, _ objects: TypeIndex, memory: SortedMemoryEntries, runs: Int, into index: inout KeyIndex, at offset: UInt64
+    ) throws -> UInt64 {
+        var writer = KeyRunWriter(log: log, sequence: sequence, offset: offset)
+        index.types[name] = try Checkpoint.writeKeyRun(of: objects, memory: memory, merging: runs, with: &writer)
+        // Only a writer that wrote the type's newest run may extend it.
+        newest[name] = writer.lastKey == nil ? nil : writer
+        return writer.offset
+    }
+}
