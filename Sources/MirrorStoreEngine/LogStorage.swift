@@ -30,9 +30,7 @@ protocol LogStorage: AnyObject, Sendable {
     /// what the first two hold of them. Where nothing can be lent, a copy of them all and an
     /// empty second piece. A read past the end is `corrupted`, as for
     /// ``read(at:count:)``.
-    func withPieces<Result>(
-        at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Result
-    ) throws -> Result
+    func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws
     /// The log's bytes `0..<end` in a mapping that stays valid as long as the log lives, or nil
     /// when they cannot be mapped: for readers that keep a pointer, such as persisted key runs.
     func stableBytes(upTo end: UInt64) -> StableBytes?
@@ -70,9 +68,7 @@ extension LogStorage {
         try read(at: offset, count: count).withUnsafeBytes(body)
     }
 
-    func withPieces<Result>(
-        at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Result
-    ) throws -> Result {
+    func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
         try read(at: offset, count: count).withUnsafeBytes { try body($0, UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
 

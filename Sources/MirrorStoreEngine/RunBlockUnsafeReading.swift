@@ -40,6 +40,7 @@ struct RunBlockReader {
     }
 
     /// The byte at `position` of the block.
+    @inline(__always)
     private subscript(position: Int) -> UInt8 {
         position < head.count ? head[position] : tail[position - head.count]
     }
@@ -67,10 +68,12 @@ struct RunBlockReader {
         }
     }
 
+    @inline(__always)
     private func uint16(at position: Int) -> UInt16 {
         UInt16(self[position]) | UInt16(self[position + 1]) << 8
     }
 
+    @inline(__always)
     private func uint64(at position: Int) -> UInt64 {
         if position + 8 <= head.count { return UInt64(littleEndian: head.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
         if position >= head.count { return UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: position - head.count, as: UInt64.self)) }

@@ -57,23 +57,21 @@ struct RunBlocks: Sendable {
             // the search); read again, copied, only for a block longer than the pieces lent.
             let limit = index + 1 < offsets.count ? offsets[index + 1] : end
             guard limit > offset else { throw damage(at: offset, "the block lies past the end of the run") }
-            let lent = try log.withPieces(at: offset, count: Int(min(limit - offset, UInt64(2 * KeyRun.blockTarget)))) { head, tail -> LentBlock<Result> in
+            var read: Result?
+            var total = 0
+            try log.withPieces(at: offset, count: Int(min(limit - offset, UInt64(2 * KeyRun.blockTarget)))) { head, tail in
                 let pieces = RunBlockReader(head: head, tail: tail)
                 guard let length = pieces.declaredLength else { throw damage(at: offset, "the block lies past the end of the run") }
-                let total = 4 + length + RunBlockReader.checksumSize
+                total = 4 + length + RunBlockReader.checksumSize
                 guard length >= 3, length <= LogFrame.maximumPayload, UInt64(total) <= limit - offset else {
                     throw damage(at: offset, "the block declares \(length) bytes, more than its place in the run holds")
                 }
-                guard total <= pieces.size else { return .longer(total) }
+                guard total <= pieces.size else { return }
                 let block = pieces.prefix(total)
                 try check(block, index: index, offset: offset)
-                return .read(try body(block))
+                read = try body(block)
             }
-            let total: Int
-            switch lent {
-            case .read(let result): return result
-            case .longer(let length): total = length
-            }
+            if let read { return read }
             let bytes = try log.read(at: offset, count: total)
             return try bytes.withUnsafeBytes { bytes in
                 let block = RunBlockReader(bytes: bytes)
@@ -112,13 +110,6 @@ struct RunBlocks: Sendable {
             throw damage(at: offset, "the block's layout or entry count does not fit its length")
         }
         checked.insert(index)
-    }
-
-    /// A block lent in pieces: what the caller's body made of it, or its length when it is longer
-    /// than the pieces and has to be read another way.
-    private enum LentBlock<Result> {
-        case read(Result)
-        case longer(Int)
     }
 
     func damage(at offset: UInt64, _ reason: String) -> StorageError {

@@ -218,7 +218,9 @@ import Darwin
                 // All of them, or what the first two pages they lie across hold.
                 let firstTwo = Int(min(UInt64(count), EncryptedLog.start(ofPage: EncryptedLog.page(containing: offset) + 2) - offset))
                 let lent = Result { () throws -> [UInt8] in
-                    try log.withPieces(at: offset, count: count) { head, tail in Array(head) + Array(tail) }
+                    var bytes: [UInt8] = []
+                    try log.withPieces(at: offset, count: count) { head, tail in bytes = Array(head) + Array(tail) }
+                    return bytes
                 }
                 switch lent {
                 case .success(let bytes):
@@ -265,14 +267,12 @@ final class PiecewiseLog: LogStorage {
     func truncate(to size: UInt64) { memory.truncate(to: size) }
     func sync() {}
 
-    func withPieces<Result>(
-        at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Result
-    ) throws -> Result {
+    func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
         let bytes = try memory.read(at: offset, count: count)
         let lent = offset % 3 == 0 ? min(count, 8 + Int(offset % 997)) : count
         let split = Int((offset &* 0x9E37_79B9_7F4A_7C15) >> 40) % (lent + 1)
         let head = Array(bytes[..<split])
         let tail = Array(bytes[split..<lent])
-        return try head.withUnsafeBytes { head in try tail.withUnsafeBytes { tail in try body(head, tail) } }
+        try head.withUnsafeBytes { head in try tail.withUnsafeBytes { tail in try body(head, tail) } }
     }
 }

@@ -21,9 +21,7 @@ extension EncryptedLog {
 /// Bytes lent in two pieces from the two pages they lie across, for a run block (about a page
 /// long, so nearly always across two): searched where it lies rather than joined in a copy.
 extension EncryptedLog {
-    func withPieces<Result>(
-        at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Result
-    ) throws -> Result {
+    func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
         let index = Self.page(containing: offset)
         let (size, first, next, within) = cachedPages(forReadAt: offset, count: count)
         guard offset <= size, UInt64(count) <= size - offset else {
@@ -38,7 +36,7 @@ extension EncryptedLog {
         let page = try first.flatMap { $0.count >= within + headCount ? $0 : nil } ?? plaintext(ofPage: index, through: within + headCount)
         let following = tailCount == 0
             ? [] : try next.flatMap { $0.count >= tailCount ? $0 : nil } ?? plaintext(ofPage: index + 1, through: tailCount)
-        return try page.withUnsafeBytes { page in
+        try page.withUnsafeBytes { page in
             try following.withUnsafeBytes { following in
                 try body(
                     UnsafeRawBufferPointer(rebasing: page[within..<(within + headCount)]),
