@@ -54,7 +54,9 @@ struct RunBlockReader {
     /// Bytes of one entry in the integer layout.
     static let integerEntrySize = 16
 
-    var count: Int { Int(uint16(at: 5)) }
+    var count: Int {
+        @inline(__always) get { Int(uint16(at: 5)) }
+    }
     var layout: UInt8 { self[4] }
 
     /// Whether the block's declared layout and count fit its length: checked once, with its checksum.
@@ -311,6 +313,7 @@ extension RunBlockReader {
     func location(ofInteger wanted: Int64, guess: Int = -1) -> IntegerSearch {
         let count = count
         if layout == Self.integerLayout {
+            @inline(__always)
             func key(_ index: Int) -> Int64 {
                 Int64(bitPattern: uint64(at: Self.prefixSize + Self.integerEntrySize * index))
             }
