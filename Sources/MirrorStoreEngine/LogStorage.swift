@@ -24,6 +24,13 @@ protocol LogStorage: AnyObject, Sendable {
     /// `lent` or from a cached page (an encrypted log's), which then goes to `lent` for the
     /// pass's next read, else copied. A short read is `corrupted`, as for ``read(at:count:)``.
     func withBytes(at offset: UInt64, count: Int, lent: inout LentPage?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// Calls `body` with bytes at `offset` in two pieces, the second following the first, lent in
+    /// place where the storage can (from an encrypted log's cached pages), valid during the call
+    /// only: together the `count` bytes there, or, when those lie across more than two pages,
+    /// what the first two hold of them. Where nothing can be lent, a copy of them all and an
+    /// empty second piece. A read past the end is `corrupted`, as for
+    /// ``read(at:count:)``.
+    func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws
     /// The log's bytes `0..<end` in a mapping that stays valid as long as the log lives, or nil
     /// when they cannot be mapped: for readers that keep a pointer, such as persisted key runs.
     func stableBytes(upTo end: UInt64) -> StableBytes?
@@ -59,6 +66,10 @@ extension LogStorage {
 
     func withBytes(at offset: UInt64, count: Int, lent: inout LentPage?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try read(at: offset, count: count).withUnsafeBytes(body)
+    }
+
+    func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        try read(at: offset, count: count).withUnsafeBytes { try body($0, UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
 
     func dataStart(from offset: UInt64) -> UInt64? { offset }

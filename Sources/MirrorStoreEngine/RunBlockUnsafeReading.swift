@@ -17,8 +17,33 @@ import Darwin
 /// secondary index's run (`IndexRun`), the offsets are as in the general layout and each entry is
 /// a flag (1 for an entry, 0 for the mark of one deleted), the index key (`IndexKeyTag`) and the
 /// object's key encoded as in a payload.
+///
+/// A block lies in one piece (`head`) or, where the log lends it from two pages of plaintext
+/// (an encrypted log's), in two (`head`, then `tail`): reads address the two as one, so that no
+/// 4 KiB block is joined for a search; only a key that straddles the two is copied to be read.
 struct RunBlockReader {
-    let bytes: UnsafeRawBufferPointer
+    let head: UnsafeRawBufferPointer
+    let tail: UnsafeRawBufferPointer
+    /// The block's length: both pieces.
+    let size: Int
+
+    /// A block in one piece.
+    init(bytes: UnsafeRawBufferPointer) {
+        self.init(head: bytes, tail: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// A block whose first `head.count` bytes are `head` and the rest `tail`.
+    init(head: UnsafeRawBufferPointer, tail: UnsafeRawBufferPointer) {
+        self.head = head
+        self.tail = tail
+        size = head.count + tail.count
+    }
+
+    /// The byte at `position` of the block.
+    @inline(__always)
+    private subscript(position: Int) -> UInt8 {
+        position < head.count ? head[position] : tail[position - head.count]
+    }
 
     /// Bytes of a block before its entries: the length, the layout and the count.
     static let prefixSize = 7
@@ -29,13 +54,15 @@ struct RunBlockReader {
     /// Bytes of one entry in the integer layout.
     static let integerEntrySize = 16
 
-    var count: Int { Int(uint16(at: 5)) }
-    var layout: UInt8 { bytes[4] }
+    var count: Int {
+        @inline(__always) get { Int(uint16(at: 5)) }
+    }
+    var layout: UInt8 { self[4] }
 
     /// Whether the block's declared layout and count fit its length: checked once, with its checksum.
     var isWellFormed: Bool {
-        guard bytes.count >= Self.prefixSize + Self.checksumSize else { return false }
-        let room = bytes.count - Self.prefixSize - Self.checksumSize
+        guard size >= Self.prefixSize + Self.checksumSize else { return false }
+        let room = size - Self.prefixSize - Self.checksumSize
         switch layout {
         case Self.integerLayout: return count * Self.integerEntrySize == room
         case Self.generalLayout, Self.indexLayout: return 2 * count <= room
@@ -43,32 +70,47 @@ struct RunBlockReader {
         }
     }
 
+    @inline(__always)
     private func uint16(at position: Int) -> UInt16 {
-        UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
+        UInt16(self[position]) | UInt16(self[position + 1]) << 8
     }
 
+    @inline(__always)
     private func uint64(at position: Int) -> UInt64 {
+        if position + 8 <= head.count { return UInt64(littleEndian: head.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
+        if position >= head.count { return UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: position - head.count, as: UInt64.self)) }
         var value: UInt64 = 0
-        for index in 0..<8 { value |= UInt64(bytes[position + index]) << UInt64(8 * index) }
+        for index in 0..<8 { value |= UInt64(self[position + index]) << UInt64(8 * index) }
         return value
+    }
+
+    /// Whether the block's checksum, its last four bytes, matches everything before it.
+    var checksumMatches: Bool {
+        guard size >= Self.checksumSize else { return false }
+        let covered = size - Self.checksumSize
+        let stored = UInt32(self[covered]) | UInt32(self[covered + 1]) << 8 | UInt32(self[covered + 2]) << 16 | UInt32(self[covered + 3]) << 24
+        let computed = covered <= head.count
+            ? CRC32C.checksum(UnsafeRawBufferPointer(rebasing: head[..<covered]))
+            : CRC32C.update(CRC32C.checksum(head), UnsafeRawBufferPointer(rebasing: tail[..<(covered - head.count)]))
+        return CRC32C.unmask(stored) == computed
     }
 
     /// Where entry `index` of a general block starts, or nil when the block does not hold it.
     private func entryStart(_ index: Int) -> Int? {
         let count = count
         let table = Self.prefixSize + 2 * index
-        guard index < count, table + 2 <= bytes.count else { return nil }
+        guard index < count, table + 2 <= size else { return nil }
         let start = Self.prefixSize + 2 * count + Int(uint16(at: table))
-        return start < bytes.count - Self.checksumSize ? start : nil
+        return start < size - Self.checksumSize ? start : nil
     }
 
     /// A varint at `position`, advancing it; nil when it runs past the entries or overflows.
     private func varint(_ position: inout Int) -> UInt64? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
-        let end = bytes.count - Self.checksumSize
+        let end = size - Self.checksumSize
         while position < end {
-            let byte = bytes[position]
+            let byte = self[position]
             position += 1
             guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
             value |= UInt64(byte & 0x7F) << shift
@@ -86,7 +128,7 @@ struct RunBlockReader {
             return (.integer(Int64(bitPattern: uint64(at: start))), uint64(at: start + 8))
         }
         guard layout == Self.generalLayout, var position = entryStart(index), let key = storageKey(&position) else { return nil }
-        guard bytes.count - Self.checksumSize - position >= 8 else { return nil }
+        guard size - Self.checksumSize - position >= 8 else { return nil }
         return (key, uint64(at: position))
     }
 
@@ -94,7 +136,7 @@ struct RunBlockReader {
     /// mark of one deleted (false); nil when its bytes do not decode.
     func indexEntry(_ index: Int) -> (entry: IndexEntry, isLive: Bool)? {
         guard layout == Self.indexLayout, var position = entryStart(index) else { return nil }
-        let flag = bytes[position]
+        let flag = self[position]
         position += 1
         guard flag <= 1, let key = indexKey(&position), let object = storageKey(&position) else { return nil }
         return (IndexEntry(key: key, object: object), flag == 1)
@@ -103,8 +145,8 @@ struct RunBlockReader {
     /// Whether entry `index` of an index-layout block adds (true) or marks a deletion (false),
     /// from its first byte alone; nil when the block does not hold it.
     func indexFlag(_ index: Int) -> Bool? {
-        guard layout == Self.indexLayout, let position = entryStart(index), bytes[position] <= 1 else { return nil }
-        return bytes[position] == 1
+        guard layout == Self.indexLayout, let position = entryStart(index), self[position] <= 1 else { return nil }
+        return self[position] == 1
     }
 
     /// How the index key of entry `index` of an index-layout block orders against `key`
@@ -122,7 +164,7 @@ struct RunBlockReader {
     /// and the object's key; nil when its bytes do not decode.
     func indexObject(_ index: Int, against bound: IndexKey) -> (order: Int, object: StorageKey, isLive: Bool)? {
         guard layout == Self.indexLayout, var position = entryStart(index) else { return nil }
-        let flag = bytes[position]
+        let flag = self[position]
         position += 1
         guard flag <= 1, let order = keyOrder(&position, against: bound), let object = storageKey(&position) else { return nil }
         return (order, object, flag == 1)
@@ -130,8 +172,8 @@ struct RunBlockReader {
 
     /// How the index key at `position` orders against `key`, advancing past it.
     private func keyOrder(_ position: inout Int, against key: IndexKey) -> Int? {
-        let end = bytes.count - Self.checksumSize
-        guard position < end, let kind = IndexKeyTag(rawValue: bytes[position]) else { return nil }
+        let end = size - Self.checksumSize
+        guard position < end, let kind = IndexKeyTag(rawValue: self[position]) else { return nil }
         position += 1
         let rank = kind.rank
         let wanted = key.rank
@@ -148,19 +190,21 @@ struct RunBlockReader {
             let number: IndexKey = kind == .integer ? .integer(Int64(bitPattern: raw)) : kind == .unsigned ? .unsigned(raw) : .double(Double(bitPattern: raw))
             return IndexKey.order(number, key)
         case .string, .bytes, .tuple:
-            guard let length = varint(&position), let stored = body(&position, count: length) else { return nil }
-            if rank != wanted { return rank < wanted ? -1 : 1 }
-            switch key {
-            case .string(let text):
-                if let order = text.utf8.withContiguousStorageIfAvailable({ Self.order(stored, UnsafeRawBufferPointer($0)) }) { return order }
-                var text = text
-                return text.withUTF8 { Self.order(stored, UnsafeRawBufferPointer($0)) }
-            case .bytes(let wanted):
-                return wanted.withUnsafeBytes { Self.order(stored, $0) }
-            case .tuple(let tuple):
-                return IndexTuple.order(encoded: stored, tuple)
-            default:
-                return nil
+            guard let length = varint(&position) else { return nil }
+            return withBody(&position, count: length) { stored -> Int? in
+                if rank != wanted { return rank < wanted ? -1 : 1 }
+                switch key {
+                case .string(let text):
+                    if let order = text.utf8.withContiguousStorageIfAvailable({ Self.order(stored, UnsafeRawBufferPointer($0)) }) { return order }
+                    var text = text
+                    return text.withUTF8 { Self.order(stored, UnsafeRawBufferPointer($0)) }
+                case .bytes(let wanted):
+                    return wanted.withUnsafeBytes { Self.order(stored, $0) }
+                case .tuple(let tuple):
+                    return IndexTuple.order(encoded: stored, tuple)
+                default:
+                    return nil
+                }
             }
         }
     }
@@ -175,30 +219,35 @@ struct RunBlockReader {
         return lhs.count == rhs.count ? 0 : lhs.count < rhs.count ? -1 : 1
     }
 
-    /// `count` bytes at `position`, advancing it; nil when they run past the entries.
-    private func body(_ position: inout Int, count: UInt64) -> UnsafeRawBufferPointer? {
-        let end = bytes.count - Self.checksumSize
+    /// What `use` makes of the `count` bytes at `position`, advancing it; nil when they run
+    /// past the entries.
+    private func withBody<Result>(_ position: inout Int, count: UInt64, _ use: (UnsafeRawBufferPointer) -> Result?) -> Result? {
+        let end = size - Self.checksumSize
         guard count <= UInt64(end - position) else { return nil }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(count))])
-        position += Int(count)
-        return body
+        let start = position
+        let stop = start + Int(count)
+        position = stop
+        if stop <= head.count { return use(UnsafeRawBufferPointer(rebasing: head[start..<stop])) }
+        if start >= head.count { return use(UnsafeRawBufferPointer(rebasing: tail[(start - head.count)..<(stop - head.count)])) }
+        // The one key that straddles the two pieces, joined: at most one per search step.
+        let joined = Array(head[start...]) + Array(tail[..<(stop - head.count)])
+        return joined.withUnsafeBytes(use)
     }
 
     /// An object's key at `position` (encoded as in a payload), advancing it.
     private func storageKey(_ position: inout Int) -> StorageKey? {
-        guard position < bytes.count - Self.checksumSize else { return nil }
-        let tag = bytes[position]
+        guard position < size - Self.checksumSize else { return nil }
+        let tag = self[position]
         position += 1
         switch OperationCodec.KeyTag(rawValue: tag) {
         case .integer:
             return varint(&position).map { .integer(ByteWriter.unzigzag($0)) }
         case .string:
-            guard let length = varint(&position), let body = body(&position, count: length),
-                  let text = UTF8Text.string(body.assumingMemoryBound(to: UInt8.self)) else { return nil }
-            return .string(text)
+            guard let length = varint(&position) else { return nil }
+            return withBody(&position, count: length) { body in UTF8Text.string(body.assumingMemoryBound(to: UInt8.self)).map { .string($0) } }
         case .bytes:
-            guard let length = varint(&position), let body = body(&position, count: length) else { return nil }
-            return .bytes(Array(body))
+            guard let length = varint(&position) else { return nil }
+            return withBody(&position, count: length) { .bytes(Array($0)) }
         case nil:
             return nil
         }
@@ -206,17 +255,17 @@ struct RunBlockReader {
 
     /// An index key at `position` (`IndexKeyTag`), advancing it.
     private func indexKey(_ position: inout Int) -> IndexKey? {
-        guard position < bytes.count - Self.checksumSize else { return nil }
-        let tag = bytes[position]
+        guard position < size - Self.checksumSize else { return nil }
+        let tag = self[position]
         position += 1
         func fixed() -> UInt64? {
-            guard bytes.count - Self.checksumSize - position >= 8 else { return nil }
+            guard size - Self.checksumSize - position >= 8 else { return nil }
             defer { position += 8 }
             return uint64(at: position)
         }
-        func counted() -> UnsafeRawBufferPointer? {
+        func counted(_ use: (UnsafeRawBufferPointer) -> IndexKey?) -> IndexKey? {
             guard let length = varint(&position) else { return nil }
-            return body(&position, count: length)
+            return withBody(&position, count: length, use)
         }
         switch IndexKeyTag(rawValue: tag) {
         case .null: return .null
@@ -225,13 +274,27 @@ struct RunBlockReader {
         case .integer: return fixed().map { .integer(Int64(bitPattern: $0)) }
         case .unsigned: return fixed().map { .unsigned($0) }
         case .double: return fixed().map { .double(Double(bitPattern: $0)) }
-        case .string:
-            guard let body = counted(), let text = UTF8Text.string(body.assumingMemoryBound(to: UInt8.self)) else { return nil }
-            return .string(text)
-        case .bytes: return counted().map { .bytes(Array($0)) }
-        case .tuple: return counted().map { .tuple(IndexTuple(encoded: Array($0))) }
+        case .string: return counted { body in UTF8Text.string(body.assumingMemoryBound(to: UInt8.self)).map { .string($0) } }
+        case .bytes: return counted { .bytes(Array($0)) }
+        case .tuple: return counted { .tuple(IndexTuple(encoded: Array($0))) }
         case nil: return nil
         }
+    }
+}
+
+extension RunBlockReader {
+    /// The length the block's first four bytes declare (of what follows them, before the
+    /// checksum), or nil when it holds fewer.
+    var declaredLength: Int? {
+        guard size >= 4 else { return nil }
+        return Int(self[0]) | Int(self[1]) << 8 | Int(self[2]) << 16 | Int(self[3]) << 24
+    }
+
+    /// The block's first `count` bytes, in the same pieces.
+    func prefix(_ count: Int) -> RunBlockReader {
+        let inHead = min(count, head.count)
+        return RunBlockReader(
+            head: UnsafeRawBufferPointer(rebasing: head[..<inHead]), tail: UnsafeRawBufferPointer(rebasing: tail[..<(count - inHead)]))
     }
 }
 
@@ -250,8 +313,9 @@ extension RunBlockReader {
     func location(ofInteger wanted: Int64, guess: Int = -1) -> IntegerSearch {
         let count = count
         if layout == Self.integerLayout {
+            @inline(__always)
             func key(_ index: Int) -> Int64 {
-                Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: Self.prefixSize + Self.integerEntrySize * index, as: UInt64.self).littleEndian)
+                Int64(bitPattern: uint64(at: Self.prefixSize + Self.integerEntrySize * index))
             }
             var low = 0
             var high = count
@@ -269,23 +333,23 @@ extension RunBlockReader {
                 }
                 let found = key(middle)
                 if found == wanted {
-                    return .found(bytes.loadUnaligned(fromByteOffset: Self.prefixSize + Self.integerEntrySize * middle + 8, as: UInt64.self).littleEndian)
+                    return .found(uint64(at: Self.prefixSize + Self.integerEntrySize * middle + 8))
                 }
                 if found < wanted { low = middle + 1 } else { high = middle }
             }
             return .absent
         }
         let tableEnd = Self.prefixSize + 2 * count
-        let end = bytes.count - Self.checksumSize
+        let end = size - Self.checksumSize
         guard tableEnd <= end else { return .damaged }
         var low = 0
         var high = count
         while low < high {
             let middle = (low + high) / 2
             let table = Self.prefixSize + 2 * middle
-            var position = tableEnd + (Int(bytes[table]) | Int(bytes[table + 1]) << 8)
+            var position = tableEnd + (Int(self[table]) | Int(self[table + 1]) << 8)
             guard position < end else { return .damaged }
-            guard bytes[position] == OperationCodec.KeyTag.integer.rawValue else {
+            guard self[position] == OperationCodec.KeyTag.integer.rawValue else {
                 // Integers precede every other kind of key.
                 high = middle
                 continue

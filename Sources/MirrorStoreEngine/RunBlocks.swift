@@ -1,6 +1,7 @@
 /// The blocks of one persisted run (of primary keys, `KeyRun`, or of a secondary index,
 /// `IndexRun`) where they lie in the log: each block is read in place from the log's mapping
-/// (or copied when the log is not mapped) and trusted only once its checksum has matched.
+/// (or from an encrypted log's cached pages, in two pieces; copied when neither can lend it)
+/// and trusted only once its checksum has matched.
 struct RunBlocks: Sendable {
     /// Where each block starts in the log.
     let offsets: [UInt64]
@@ -51,26 +52,31 @@ struct RunBlocks: Sendable {
             if let file {
                 return try withBlock(index, at: offset, in: file, body)
             }
-            // One read of as much as a block takes, up to where the next one starts (an encrypted
-            // log's read costs a lock and a copy, whatever its length): a second only for a
-            // block longer than that, whose length the first read told.
+            // As much as a block takes, up to where the next one starts, lent in place in two
+            // pieces (an encrypted log's two pages: each lock taken and each copy cost more than
+            // the search); read again, copied, only for a block longer than the pieces lent.
             let limit = index + 1 < offsets.count ? offsets[index + 1] : end
             guard limit > offset else { throw damage(at: offset, "the block lies past the end of the run") }
-            var bytes = try log.read(at: offset, count: Int(min(limit - offset, UInt64(2 * KeyRun.blockTarget))))
-            guard bytes.count >= 4 else { throw damage(at: offset, "the block lies past the end of the run") }
-            let length = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
-            let total = 4 + length + RunBlockReader.checksumSize
-            guard length >= 3, length <= LogFrame.maximumPayload, UInt64(total) <= limit - offset else {
-                throw damage(at: offset, "the block declares \(length) bytes, more than its place in the run holds")
-            }
-            if total > bytes.count {
-                bytes = try log.read(at: offset, count: total)
-            } else {
-                bytes.removeLast(bytes.count - total)
-            }
-            return try bytes.withUnsafeBytes { block in
+            var read: Result?
+            var total = 0
+            try log.withPieces(at: offset, count: Int(min(limit - offset, UInt64(2 * KeyRun.blockTarget)))) { head, tail in
+                let pieces = RunBlockReader(head: head, tail: tail)
+                guard let length = pieces.declaredLength else { throw damage(at: offset, "the block lies past the end of the run") }
+                total = 4 + length + RunBlockReader.checksumSize
+                guard length >= 3, length <= LogFrame.maximumPayload, UInt64(total) <= limit - offset else {
+                    throw damage(at: offset, "the block declares \(length) bytes, more than its place in the run holds")
+                }
+                guard total <= pieces.size else { return }
+                let block = pieces.prefix(total)
                 try check(block, index: index, offset: offset)
-                return try body(RunBlockReader(bytes: block))
+                read = try body(block)
+            }
+            if let read { return read }
+            let bytes = try log.read(at: offset, count: total)
+            return try bytes.withUnsafeBytes { bytes in
+                let block = RunBlockReader(bytes: bytes)
+                try check(block, index: index, offset: offset)
+                return try body(block)
             }
         }
     }
@@ -88,22 +94,19 @@ struct RunBlocks: Sendable {
         guard length >= 3, total <= file.count - start else {
             throw damage(at: offset, "the block's length of \(length) bytes runs past the end of the file")
         }
-        let block = UnsafeRawBufferPointer(rebasing: file[start..<(start + total)])
+        let block = RunBlockReader(bytes: UnsafeRawBufferPointer(rebasing: file[start..<(start + total)]))
         try check(block, index: index, offset: offset)
-        return try body(RunBlockReader(bytes: block))
+        return try body(block)
     }
 
     /// Checks block `index` once: its checksum, and that its layout and count fit its length
     /// (which the reader's fixed-place reads rely on).
-    private func check(_ block: UnsafeRawBufferPointer, index: Int, offset: UInt64) throws {
+    private func check(_ block: RunBlockReader, index: Int, offset: UInt64) throws {
         guard !checked.contains(index) else { return }
-        let covered = block.count - RunBlockReader.checksumSize
-        let stored = UInt32(block[covered]) | UInt32(block[covered + 1]) << 8 | UInt32(block[covered + 2]) << 16
-            | UInt32(block[covered + 3]) << 24
-        guard CRC32C.unmask(stored) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[0..<covered])) else {
+        guard block.checksumMatches else {
             throw damage(at: offset, "the block's checksum does not match its contents")
         }
-        guard RunBlockReader(bytes: block).isWellFormed else {
+        guard block.isWellFormed else {
             throw damage(at: offset, "the block's layout or entry count does not fit its length")
         }
         checked.insert(index)

@@ -552,7 +552,7 @@ final class EncryptedLog: LogStorage {
 
     /// Page `index`, holding at least `end` bytes: from the cache, or read and decrypted outside
     /// the lock (full pages never change; the last page is always cached).
-    private func plaintext(ofPage index: Int, through end: Int) throws -> [UInt8] {
+    func plaintext(ofPage index: Int, through end: Int) throws -> [UInt8] {
         let (cached, physicalSize) = state.withLock { ($0.cache[index], $0.physicalSize) }
         if let cached, cached.count >= end { return cached }
         if followsWriter {

@@ -17,3 +17,31 @@ extension EncryptedLog {
         try read(at: offset, count: count).withUnsafeBytes(body)
     }
 }
+
+/// Bytes lent in two pieces from the two pages they lie across, for a run block (about a page
+/// long, so nearly always across two): searched where it lies rather than joined in a copy.
+extension EncryptedLog {
+    func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        let index = Self.page(containing: offset)
+        let (size, first, next, within) = cachedPages(forReadAt: offset, count: count)
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
+        }
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        // Nothing to read, no page to decrypt, as for `read(at:count:)`.
+        guard count > 0 else { return try body(none, none) }
+        let headCount = min(count, Self.capacity(ofPage: index) - within)
+        // Past the second page, what the two hold: the caller reads the rest another way.
+        let tailCount = min(count - headCount, Self.capacity(ofPage: index + 1))
+        let page = try first.flatMap { $0.count >= within + headCount ? $0 : nil } ?? plaintext(ofPage: index, through: within + headCount)
+        let following = tailCount == 0
+            ? [] : try next.flatMap { $0.count >= tailCount ? $0 : nil } ?? plaintext(ofPage: index + 1, through: tailCount)
+        try page.withUnsafeBytes { page in
+            try following.withUnsafeBytes { following in
+                try body(
+                    UnsafeRawBufferPointer(rebasing: page[within..<(within + headCount)]),
+                    UnsafeRawBufferPointer(rebasing: following[..<tailCount]))
+            }
+        }
+    }
+}

@@ -21,6 +21,7 @@ struct EncryptedPageCache: Sendable {
     }
 
     /// Page `page`'s plaintext, when it is held.
+    @inline(__always)
     subscript(page: Int) -> [UInt8]? {
         guard page >= 0, page < positions.count else { return nil }
         let position = Int(positions[page])
