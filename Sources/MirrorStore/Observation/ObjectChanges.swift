@@ -2,8 +2,9 @@ import Foundation
 import MirrorStoreEngine
 
 extension Store {
-    /// The object stored under `primaryKey` now, then again after every commit that changes it or
-    /// an object it links to (at any depth): `nil` while there is none, as after a delete.
+    /// The object stored under `primaryKey` now, then again after every commit that changes it,
+    /// an object it links to, or an object one of its ``LinkingObjects`` properties lists (at any
+    /// depth, as a read loads them): `nil` while there is none, as after a delete.
     ///
     /// ```swift
     /// for try await hero in store.changes(Hero.self, primaryKey: 1455) {
@@ -127,8 +128,9 @@ final class ObjectObserver<Model: Persistable> {
         return true
     }
 
-    /// A hash of the stored bytes of the object and of every object it links to, at any depth;
-    /// or, with watched properties, of whether it exists and of their values.
+    /// A hash of the stored bytes of the object and of every object a read of it loads: those it
+    /// links to and those its inverses list, at any depth; or, with watched properties, of
+    /// whether it exists and of their values.
     private func fingerprint(_ snapshot: EngineSnapshot) throws -> Int {
         var hasher = Hasher()
         if let watched {
@@ -145,9 +147,20 @@ final class ObjectObserver<Model: Persistable> {
             let bytes = try snapshot.value(type: next.type, key: next.key)
             hasher.combine(next.type)
             hasher.combine(bytes)
-            guard bytes != nil, observation.registry.plan(named: next.type)?.hasLinks == true,
-                  let record = try reader.record(type: next.type, key: next.key) else { continue }
-            try PrimaryKey.forEachLink(in: record) { pending.append(Reached(type: $0, key: $1)) }
+            guard bytes != nil, let plan = observation.registry.plan(named: next.type) else { continue }
+            if plan.hasLinks, let record = try reader.record(type: next.type, key: next.key) {
+                try PrimaryKey.forEachLink(in: record) { pending.append(Reached(type: $0, key: $1)) }
+            }
+            // The objects a `LinkingObjects` property lists are read with the model, so a commit
+            // that only adds, changes or deletes one of them changes what the observer reads.
+            for inverse in plan.inverses {
+                let source = inverse.sourcePlan.typeName
+                for linking in try LinkingKeys.keys(
+                    of: source, property: inverse.sourceProperty, linkingTo: next.key,
+                    snapshot: snapshot, pending: nil, schemas: observation.registry) {
+                    pending.append(Reached(type: source, key: linking))
+                }
+            }
         }
         return hasher.finalize()
     }

@@ -256,7 +256,7 @@ struct ConditionEvaluator {
         case .embedded(let schema, let values):
             let index = schema.typeName == typeName ? position : schema.index(ofProperty: property)
             guard let index, values.indices.contains(index) else { return nil }
-            return values[index]
+            return try Self.readsOptionalLinks(schema.properties[index].kind) ? optionalLinks(values[index]) : values[index]
         case .link(let linkedType, let key):
             let record = try resolve(linkedType, key)
             if record.isNull { return nil }
@@ -266,8 +266,27 @@ struct ConditionEvaluator {
         }
     }
 
+    /// Whether `kind` is an array or set of optional links (`[Label?]`), whose model reads a link
+    /// to a deleted object as a `nil` element rather than leaving it out.
+    private static func readsOptionalLinks(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .list(.optional(.object)), .set(.optional(.object)): true
+        default: false
+        }
+    }
+
+    /// A stored array of optional links as the model reads it: each dangling link `nil`, so that
+    /// ``elements(of:bindings:)`` keeps it in place instead of leaving it out.
+    private func optionalLinks(_ value: QueryValue) throws -> QueryValue {
+        guard case .list(let elements) = value else { return value }
+        return .list(try elements.map { element in
+            if case .link(let typeName, let key) = element, try resolve(typeName, key).isNull { return .null }
+            return element
+        })
+    }
+
     /// The elements of a container value, links resolved and dangling ones left out, as the
-    /// model reads them.
+    /// model of an array of links that are not optional reads them.
     private func elements(of node: QueryNode, bindings: inout Bindings) throws -> [QueryValue]? {
         guard case .list(let elements)? = try evaluate(node, bindings: &bindings) else { return nil }
         guard elements.contains(where: { if case .link = $0 { true } else { false } }) else { return elements }

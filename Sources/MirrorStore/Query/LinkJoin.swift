@@ -20,8 +20,8 @@ struct LinkJoin: Sendable {
 
     /// The condition `conjunct` puts on the objects a link of `schema` leads to, when it is one
     /// of: a comparison, prefix, range or `contains` on a property read through a to-one link
-    /// (`$0.publisher?.name == "Marvel"`), or `contains(where:)` over a to-many link
-    /// (`$0.dogs.contains { $0.name == "Rex" }`).
+    /// (`$0.publisher?.name == "Marvel"`), or `contains(where:)` over a to-many link whose
+    /// elements are not optional (`$0.dogs.contains { $0.name == "Rex" }`).
     static func targetCondition(
         of conjunct: QueryNode, root: PredicateExpressions.VariableID, schema: ObjectSchema
     ) -> (link: String, targetType: String, conjuncts: [(QueryNode, PredicateExpressions.VariableID)])? {
@@ -106,6 +106,9 @@ struct LinkJoin: Sendable {
         switch kind {
         case .object(let typeName): toMany ? nil : typeName
         case .optional(let wrapped): linkedType(wrapped, toMany: toMany)
+        // Not over optional elements: a `nil` one may satisfy the test (`$0 == nil`) and is no
+        // linked object to find the model through.
+        case .list(.optional), .set(.optional): nil
         case .list(let element), .set(let element): toMany ? linkedType(element, toMany: false) : nil
         default: nil
         }

@@ -376,6 +376,9 @@ struct QueryPlanner {
             return equality(property, .bool(false))
         case .contains(let sequence, .constant(let value)):
             guard let property = indexedProperty(sequence, root), Self.isContainer(property.kind), let key = IndexKeys.key(for: value) else { return nil }
+            // A `nil` element of `[Label?]` is also a stored link to a deleted object, which the
+            // index keeps under the object's key.
+            if key == .null, Self.isLinkContainer(property.kind) { return nil }
             return Constraint(property: property, lower: IndexBound(key, inclusive: true), upper: IndexBound(key, inclusive: true),
                               isExact: false, text: RangeText(.contains(key)), isOneKey: true)
         default:
@@ -455,6 +458,14 @@ struct QueryPlanner {
     private static func isContainer(_ kind: PropertyKind) -> Bool {
         switch kind {
         case .list, .set: true
+        default: false
+        }
+    }
+
+    /// Whether `kind` is an array or a set of links.
+    private static func isLinkContainer(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .list(let element), .set(let element): isLink(element)
         default: false
         }
     }

@@ -16,12 +16,15 @@ extension WriteTransaction {
     /// The predicate is decided once, at the call: objects added later in the block are not
     /// deleted, even when they match. It is answered as ``Results/filter(_:)`` answers it, from
     /// the stored records where it can be and on decoded models where it cannot. Models linking
-    /// to a deleted object read the link as `nil` (to-one) or without it (to-many). The indexes
-    /// are brought up to date when the transaction commits.
+    /// to a deleted object read the link as `nil` (to-one) or without it (to-many), and the
+    /// models' ``DeleteRule``s apply as for every other delete. The indexes are brought up to date
+    /// when the transaction commits.
     ///
-    /// - Returns: The number of objects deleted.
+    /// - Returns: The number of objects that matched and are deleted (not counting those a
+    ///   ``DeleteRule/cascade`` deleted with them).
     /// - Throws: ``QueryError`` for a predicate on an ignored property; ``StoreError`` or
-    ///   ``MappingError`` when a record cannot be read; what the predicate itself throws.
+    ///   ``MappingError`` when a record cannot be read, and ``StoreError`` when a rule denies
+    ///   deleting one of them (nothing is deleted then); what the predicate itself throws.
     @discardableResult
     public func delete<Model: Persistable>(_ type: Model.Type, where predicate: Predicate<Model>) throws -> Int {
         try checkOpen()
@@ -29,10 +32,7 @@ extension WriteTransaction {
         let (node, root) = try PredicateTranslator(registry: registry).translate(predicate)
         let keys = try TransactionMatches<Model>(source: source, pending: pending)
             .keys(satisfying: [QueryCondition(predicate: predicate, node: node, root: root)])
-        for key in keys {
-            pending.delete(type: source.plan.typeName, key: key)
-        }
-        return keys.count
+        return try delete(type: source.plan.typeName, keys: keys)
     }
 
     /// Deletes the objects `results` list, by primary key: those of a query made before, whatever

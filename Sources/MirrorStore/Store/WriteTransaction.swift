@@ -241,10 +241,6 @@ public final class WriteTransaction {
             pending.deleteAll(type: typeName)
             return
         }
-        let view = StoredView(snapshot: snapshot, pending: pending)
-        let objects = try registry.deleteRules.objects(
-            deleting: view.keys(type: typeName).map { (typeName, $0) }, view: view, snapshot: snapshot, pending: pending,
-            schemas: registry)
-        for object in objects { pending.delete(type: object.type, key: object.key) }
+        _ = try delete(type: typeName, keys: StoredView(snapshot: snapshot, pending: pending).keys(type: typeName))
     }
 }

@@ -296,6 +296,33 @@ struct ResultsChangesTests {
         #expect(deleted != nil && deleted! == nil)
     }
 
+    @Test("An object observer sees objects that link to it come and go, as its inverse lists them")
+    func objectThroughInverse() async throws {
+        let store = try Store.inMemory(models: [Owner.self, Pet.self])
+        try await store.write { try $0.add(Owner.named("Ann", 1)) }
+        var iterator = try store.changes(Owner.self, primaryKey: 1).makeAsyncIterator()
+        #expect(try await iterator.next()??.pets.map(\.identifier) == [])
+        /// The next element, or (when the last commit woke nothing) the one a rename to `name`
+        /// wakes, so that the test fails rather than waits.
+        func nextElement(orRenamed name: String) async throws -> Owner?? {
+            let rename = Task {
+                try await Task.sleep(for: .seconds(5))
+                try await store.write { try $0.update(Owner.self, primaryKey: 1, set: \.name, to: name) }
+            }
+            defer { rename.cancel() }
+            return try await iterator.next()
+        }
+        let pet = Pet()
+        pet.identifier = 3
+        pet.owner = try store.object(Owner.self, primaryKey: 1)
+        try await store.write { try $0.add(pet) }
+        let added = try await nextElement(orRenamed: "Bea")
+        #expect(added??.name == "Ann" && added??.pets.map(\.identifier) == [3])
+        try await store.write { try $0.delete(Pet.self, primaryKey: 3) }
+        let deleted = try await nextElement(orRenamed: "Cy")
+        #expect(deleted??.name == "Ann" && deleted??.pets.map(\.identifier) == [])
+    }
+
     @Test("Async writes and reads")
     func asyncAccess() async throws {
         let store = try Store.inMemory(models: [Score.self])

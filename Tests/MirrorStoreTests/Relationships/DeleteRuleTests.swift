@@ -164,6 +164,73 @@ private final class RuleOwner: Persistable {
         #expect(try store.objects(RuleVet.self).count == 0)
     }
 
+    /// The ways a transaction deletes objects of a type: each must apply the rules.
+    enum DeletePath: String, CaseIterable, Sendable {
+        case primaryKey, model, predicate, results, all
+
+        /// Deletes the objects of `type` with `ids`, which `matching` matches (every stored one for
+        /// ``all``), by this path.
+        func delete<Model: Persistable>(_ type: Model.Type, ids: [Int], matching: Predicate<Model>, in store: Store) throws {
+            let results = try store.objects(type).filter(matching)
+            try store.write { transaction in
+                switch self {
+                case .primaryKey: for id in ids { try transaction.delete(type, primaryKey: id) }
+                case .model: for model in try results.all() { try transaction.delete(model) }
+                case .predicate: try transaction.delete(type, where: matching)
+                case .results: try transaction.delete(results)
+                case .all: try transaction.deleteAll(type)
+                }
+            }
+        }
+    }
+
+    /// Owner 1 with pet 10 (toy 100, friend pet 11) and vet 7; owner 2 with pet 12 and vet 8.
+    static func family() throws -> Store {
+        let store = try Store.inMemory(models: [RuleOwner.self, RuleVet.self])
+        for (ownerID, petID, vetID) in [(1, 10, 7), (2, 12, 8)] {
+            let owner = RuleOwner()
+            owner.id = ownerID
+            let pet = RulePet()
+            pet.id = petID
+            owner.pets = [pet]
+            owner.vet = RuleVet()
+            owner.vet?.id = vetID
+            try store.write { try $0.add(owner) }
+        }
+        let pet = try #require(try store.object(RulePet.self, primaryKey: 10))
+        pet.toy = RuleToy()
+        pet.toy?.id = 100
+        pet.friend = RulePet()
+        pet.friend?.id = 11
+        try store.write { try $0.add(pet) }
+        return store
+    }
+
+    @Test("every delete path cascades", arguments: DeletePath.allCases)
+    func everyPathCascades(path: DeletePath) throws {
+        let store = try Self.family()
+        let ids = path == .all ? [1, 2] : [1]
+        try path.delete(RuleOwner.self, ids: ids, matching: #Predicate { ids.contains($0.id) }, in: store)
+        let petIDs = Set(try store.objects(RulePet.self).all().map(\.id))
+        #expect(petIDs == (path == .all ? [] : [12]))
+        #expect(try store.objects(RuleToy.self).count == 0)
+        #expect(try store.objects(RuleVet.self).count == 2)
+    }
+
+    @Test("every delete path denies, deleting nothing", arguments: DeletePath.allCases)
+    func everyPathDenies(path: DeletePath) throws {
+        let store = try Self.family()
+        let error = #expect(throws: StoreError.self) {
+            try path.delete(RuleVet.self, ids: [7, 8], matching: #Predicate { $0.id >= 7 }, in: store)
+        }
+        guard case .deleteDenied(let typeName, _, let linkedFrom, _, let property) = error?.kind else {
+            Issue.record("expected deleteDenied, got \(String(describing: error))")
+            return
+        }
+        #expect(typeName == "RuleVet" && linkedFrom == "RuleOwner" && property == "vet")
+        #expect(try store.objects(RuleVet.self).count == 2)
+    }
+
     final class Plain: Persistable {
         var id = 0
         var name = ""
