@@ -50,12 +50,14 @@ import TestSupport
         }
     }
 
-    @Test("ascending keys take 16 bytes each, with half as much room again at most")
+    @Test("ascending keys take 16 bytes each with room to grow, under the 32 a dictionary takes")
     func ascendingKeysAreCompact() {
         var map = IntegerKeyMap()
         for key in 1...200_000 { map[Int64(key)] = UInt64(key) << 24 | 100 }
         #expect(map.count == 200_000)
-        #expect(map.byteCapacity <= 200_000 * 16 * 3 / 2)
+        // The map grows its arrays by a quarter; the allocator may round each block up further
+        // (how far depends on what the process allocated before), so the bound leaves it room.
+        #expect(map.byteCapacity < 200_000 * 16 * 2)
         let expected: UInt64? = 150_000 << 24 | 100
         #expect(map[150_000] == expected)
     }
