@@ -1,5 +1,6 @@
 // The behaviour suite every `ModelStore` shares (Sources/MirrorStoreBehaviorSuite), on the file
-// store and the in-memory store; the PostgreSQL backend's tests run it on its store.
+// store, plain and encrypted, and the in-memory store; the PostgreSQL backend's tests run it on
+// its store.
 import Foundation
 import MirrorStore
 import MirrorStoreBehaviorSuite
@@ -26,6 +27,20 @@ struct ModelStoreBehaviorTests {
         defer { withExtendedLifetime(directory) {} }
         try await ModelStoreBehavior(reopens: true) { opening in
             try Store(path: path + "/" + opening.place, models: opening.models, configuration: configuration(for: opening))
+        }.run(check)
+    }
+
+    /// The same files encrypted with a raw key (issue 27: everything holds encrypted).
+    @Test(arguments: BehaviorCheck.cases(reopens: true))
+    func encryptedFileStore(_ check: BehaviorCheck) async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        defer { withExtendedLifetime(directory) {} }
+        let key = Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        try await ModelStoreBehavior(reopens: true) { opening in
+            var encrypted = configuration(for: opening)
+            encrypted.encryption = .key(key)
+            return try Store(path: path + "/" + opening.place, models: opening.models, configuration: encrypted)
         }.run(check)
     }
 
