@@ -56,20 +56,7 @@ import Darwin
         let path = directory.file("pages.store")
         var random = SeededRandom(seed: SeededRandom.seed(default: 0x1E_47))
         let payload = (0..<60_000).map { _ in UInt8.random(in: 0...255, using: &random) }
-        do {
-            let file = FileLog(path: path, descriptor: open(path, O_RDWR | O_CREAT, 0o600), faults: nil)
-            let log = try EncryptedLog.storage(for: file, keys: EncryptionKeys(.key(testEncryptionKey)), writable: true)
-            try log.write(payload, at: 0)
-            try log.sync()
-        }
-        for damaged in [false, true] {
-            if damaged {
-                var bytes = try readFile(path)
-                bytes[bytes.count / 2] ^= 0x40
-                try writeFile(path, bytes)
-            }
-            let file = FileLog(path: path, descriptor: open(path, O_RDONLY), faults: nil)
-            let log = try EncryptedLog.storage(for: file, keys: EncryptionKeys(.key(testEncryptionKey)), writable: false)
+        try withEncryptedLog(at: path, holding: payload) { log, _ in
             let size = try log.size()
             var lent: LentPage?
             for _ in 0..<3_000 {

@@ -164,6 +164,28 @@ func crashChildURL() -> URL? {
 /// The raw key encrypted test stores use: a key, not a passphrase, so that no test pays for PBKDF2.
 let testEncryptionKey: [UInt8] = Array(0..<32)
 
+/// Writes `payload` as an encrypted log at `path`, then calls `body` with the log opened read-only
+/// as written (`damaged` false) and again with one byte of its middle flipped (`damaged` true).
+func withEncryptedLog(
+    at path: String, holding payload: [UInt8], _ body: (_ log: any LogStorage, _ damaged: Bool) throws -> Void
+) throws {
+    do {
+        let file = FileLog(path: path, descriptor: open(path, O_RDWR | O_CREAT, 0o600), faults: nil)
+        let log = try EncryptedLog.storage(for: file, keys: EncryptionKeys(.key(testEncryptionKey)), writable: true)
+        try log.write(payload, at: 0)
+        try log.sync()
+    }
+    for damaged in [false, true] {
+        if damaged {
+            var bytes = try readFile(path)
+            bytes[bytes.count / 2] ^= 0x40
+            try writeFile(path, bytes)
+        }
+        let file = FileLog(path: path, descriptor: open(path, O_RDONLY), faults: nil)
+        try body(try EncryptedLog.storage(for: file, keys: EncryptionKeys(.key(testEncryptionKey)), writable: false), damaged)
+    }
+}
+
 /// `configuration`, encrypted with `testEncryptionKey` when `encrypted`: how a behaviour test runs
 /// once more on an encrypted store.
 func encrypting(_ configuration: EngineConfiguration, _ encrypted: Bool = true) -> EngineConfiguration {
