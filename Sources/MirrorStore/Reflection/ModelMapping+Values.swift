@@ -12,13 +12,8 @@ extension ModelMapping {
         guard plan.isFlat else { return try model(type, from: ManagedObject(objectSchema: plan.schema, values: values)) }
         var instance = Model._autoMalloc()
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
-            for index in slots.indices {
-                let slot = slots[index]
-                guard let primitive = slot.primitive,
-                      primitive.assignInline(values[index], to: base + slot.offset, optional: slot.isOptional) else {
-                    let field = plan.fields[index]
-                    throw MappingError.mismatch(expected: field.kind, found: values[index]).nested(under: field.name).reported(from: plan.typeName)
-                }
+            try values.withUnsafeBufferPointer { values throws(MappingError) in
+                try fillSingleValues(base, values: values, plan: plan)
             }
         }
         return instance

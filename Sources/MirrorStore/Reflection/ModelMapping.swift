@@ -116,8 +116,14 @@ enum ModelMapping {
     /// linked models inside a conversion, whose frame sits on the stack once per link.
     @inline(never)
     private static func fillSingleValues(_ base: UnsafeMutableRawPointer, from record: ManagedObject, plan: TypePlan) throws(MappingError) {
+        try fillSingleValues(base, values: record.valuesInPlace, plan: plan)
+    }
+
+    /// A flat plan's fields from one value per field, in schema order (checked by the caller).
+    /// Inlined into each caller, so the record path keeps its single out-of-line frame.
+    @inline(__always)
+    static func fillSingleValues(_ base: UnsafeMutableRawPointer, values: UnsafeBufferPointer<RecordValue>, plan: TypePlan) throws(MappingError) {
         let slots = plan.slots
-        let values = record.valuesInPlace
         for index in slots.indices {
             let slot = slots[index]
             guard let primitive = slot.primitive,
