@@ -237,18 +237,14 @@ struct KeyRunWriter {
         if blockAllIntegers {
             // The block's first key that is not an integer: the block takes the general layout,
             // or closes in the integer one when its entries would leave no room for this key there.
-            let integers = blockIntegers
-            blockIntegers.removeAll(keepingCapacity: true)
-            blockAllIntegers = false
-            for entry in integers { appendGeneral(encoded: Self.encoded(.integer(entry.key), packed: entry.packed)) }
-            if wouldOverflow(adding: encoded) {
-                block = ByteWriter()
-                entryOffsets.removeAll(keepingCapacity: true)
-                blockIntegers = integers
-                blockAllIntegers = true
+            let generalBytes = blockIntegers.reduce(0) { $0 + OperationCodec.encodedSize(of: .integer($1.key)) + MemoryLayout<UInt64>.size }
+            if Self.wouldOverflow(entries: blockIntegers.count, bytes: generalBytes, adding: encoded) {
                 try closeBlock()
-                blockAllIntegers = false
+            } else {
+                for entry in blockIntegers { appendGeneral(encoded: Self.encoded(.integer(entry.key), packed: entry.packed)) }
+                blockIntegers.removeAll(keepingCapacity: true)
             }
+            blockAllIntegers = false
         } else if wouldOverflow(adding: encoded) {
             try closeBlock()
             if let integer {
@@ -295,10 +291,14 @@ struct KeyRunWriter {
 
     /// Whether adding an entry to the block's general layout would take it past its size.
     private func wouldOverflow(adding encoded: [UInt8]) -> Bool {
-        !entryOffsets.isEmpty && (block.bytes.count + encoded.count > UInt16.max || blockSize + encoded.count + 2 > KeyRun.blockTarget)
+        Self.wouldOverflow(entries: entryOffsets.count, bytes: block.bytes.count, adding: encoded)
     }
 
-    private var blockSize: Int { RunBlockReader.prefixSize + 2 * entryOffsets.count + block.bytes.count + RunBlockReader.checksumSize }
+    /// Whether a general block of `entries` taking `bytes` would pass its size with `encoded` added.
+    private static func wouldOverflow(entries: Int, bytes: Int, adding encoded: [UInt8]) -> Bool {
+        let size = RunBlockReader.prefixSize + 2 * entries + bytes + RunBlockReader.checksumSize
+        return entries > 0 && (bytes + encoded.count > UInt16.max || size + encoded.count + 2 > KeyRun.blockTarget)
+    }
 
     private mutating func closeBlock() throws {
         let count = blockAllIntegers ? blockIntegers.count : entryOffsets.count
