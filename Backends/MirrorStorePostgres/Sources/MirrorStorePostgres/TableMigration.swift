@@ -1,0 +1,88 @@
+import MirrorStore
+import PostgresNIO
+
+/// Carries one type's table over to its model's schema, inside the open's transaction.
+struct TableMigration {
+    let table: TableMapping
+    let mapping: DatabaseMapping
+    /// New property name to stored column name.
+    let renames: [String: String]
+    /// The record of the model's `init()`, or `nil` when the type's Swift type is not known.
+    let defaults: ManagedObject?
+
+    private func failed(_ reason: String) -> PostgresStoreError {
+        PostgresStoreError(.migrationFailed(typeName: table.typeName, reason: reason))
+    }
+
+    func run(on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation) async throws {
+        let logger = PostgresStore.logger
+        var parameters = SQLParameters()
+        let name = parameters.add(table.table)
+        let rows = try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                SELECT attname::text, format_type(atttypid, atttypmod), attnotnull FROM pg_attribute
+                WHERE attrelid = to_regclass(\(name)) AND attnum > 0 AND NOT attisdropped ORDER BY attnum
+                """, binds: parameters.bindings), logger: logger).collect()
+        }
+        var stored: [String: (type: String, notNull: Bool)] = [:]
+        for row in rows {
+            let (column, type, notNull) = try row.decode((String, String, Bool).self)
+            stored[column] = (type, notNull)
+        }
+        var statements: [PostgresQuery] = []
+        for (newName, oldName) in renames.sorted(by: { $0.key < $1.key }) {
+            guard let column = stored.removeValue(forKey: oldName) else { throw failed("its table has no column \(oldName) to rename to \(newName)") }
+            guard stored[newName] == nil else { throw failed("its table has a column \(newName) already, so \(oldName) cannot take that name") }
+            stored[newName] = column
+            statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) RENAME COLUMN \(SQL.identifier(oldName)) TO \(SQL.identifier(newName))"))
+        }
+        var added: Set<String> = []
+        for column in table.columns {
+            if let existing = stored.removeValue(forKey: column.property) {
+                guard existing.type == column.sqlType else {
+                    throw failed("\(column.property) is stored as \(existing.type) and the model needs \(column.sqlType); changes of kind are not migrated yet")
+                }
+                if existing.notNull && column.isNullable {
+                    statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) DROP NOT NULL"))
+                } else if !existing.notNull && !column.isNullable {
+                    statements += try fill(column, onlyNull: true)
+                    statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) SET NOT NULL"))
+                }
+                continue
+            }
+            let collation = column.sqlType == "text" ? " COLLATE \"C\"" : ""
+            statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ADD COLUMN \(column.quotedName) \(column.sqlType)\(collation)"))
+            statements += try fill(column, onlyNull: false)
+            if !column.isNullable {
+                statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) SET NOT NULL"))
+            }
+            added.insert(column.quotedName)
+        }
+        for column in stored.keys.sorted() {
+            statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP COLUMN \(SQL.identifier(column))"))
+        }
+        // Foreign keys of added links.
+        for statement in table.foreignKeyStatements(tables: mapping.tables) where added.contains(where: { statement.contains("FOREIGN KEY (\($0))") }) {
+            statements.append(PostgresQuery(unsafeSQL: statement))
+        }
+        try await Failures.translating(mapping) {
+            for statement in statements { try await connection.query(statement, logger: logger) }
+        }
+    }
+
+    /// Sets `column` to the model's `init()` value in every row (or in those holding `NULL`), a
+    /// bound parameter; nothing for a link (links start as `nil`) or a `nil` value.
+    private func fill(_ column: ColumnMapping, onlyNull: Bool) throws -> [PostgresQuery] {
+        if case .link = column.storage { return [] }
+        guard let defaults else {
+            if column.isNullable { return [] }
+            throw failed("\(column.property) is new and not optional, and the store does not know the model's init() value: list \(table.typeName) among the models the store opens with")
+        }
+        let value = defaults[propertyAt: column.position]
+        if value == .null { return [] }
+        var bindings = PostgresBindings()
+        try ColumnCoding(models: mapping.models, typeName: table.typeName).bind(value, column: column, into: &bindings)
+        let filter = onlyNull ? " WHERE \(column.quotedName) IS NULL" : ""
+        return [PostgresQuery(unsafeSQL: "UPDATE \(table.table) SET \(column.quotedName) = \(column.placeholder(1))\(filter)", binds: bindings)]
+    }
+}
