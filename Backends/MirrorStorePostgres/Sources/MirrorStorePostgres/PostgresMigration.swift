@@ -5,20 +5,35 @@ import PostgresNIO
 /// in the shape of MirrorStore's `configuration.migration` block:
 ///
 /// ```swift
-/// let store = try await PostgresStore.open(settings, models: [Person.self], schemaVersion: 2) { migration, oldSchemaVersion in
+/// let store = try await PostgresStore.open(settings, models: [Friend.self], schemaVersion: 2) { migration, oldSchemaVersion in
 ///     if oldSchemaVersion < 2 {
-///         try migration.renameProperty(onType: "Person", from: "name", to: "fullName")
+///         try migration.renameType(from: "Contact", to: "Friend")                       // ALTER TABLE RENAME
+///         try migration.renameProperty(onType: "Friend", from: "mail", to: "email")     // RENAME COLUMN
+///         try migration.enumerateObjects(ofType: "Friend") { old, new in
+///             let first: String = try old.value(forProperty: "firstName")
+///             let last: String = try old.value(forProperty: "lastName")
+///             try new.setValue("\(first) \(last)", forProperty: "fullName")          // UPDATE … WHERE key
+///         }
 ///     }
 /// }
 /// ```
 ///
-/// The block can rename properties and delete every object of a type; without any code, a
-/// property added to a model becomes a column filled with the value the
-/// model's `init()` gives it, and a removed one is dropped. The whole migration — the block's
-/// renames, every `ALTER TABLE`, the metadata — is one SQL transaction (PostgreSQL's DDL is
-/// transactional): a thrown error, from the block or the server, leaves the database as it was.
+/// The block registers the steps; they are carried out once it returns, in this order: type
+/// renames, ``deleteAllObjects(ofType:)``, the `ALTER TABLE`s bringing each table to its model
+/// (renamed columns, added ones filled with the model's `init()` value, removed ones dropped),
+/// the enumerations, then the objects ``create(ofType:)`` made. The whole migration is one SQL
+/// transaction (PostgreSQL's DDL is transactional): a thrown error, from the block, an
+/// enumeration or the server, leaves the database as it was.
 ///
-/// Types are named as they are stored (`persistedTypeName`).
+/// An enumeration's `old` object holds the row as it was stored before the migration, under
+/// the old column names and with the columns the model dropped, from a copy of the table the
+/// server keeps for the transaction; rows are read in batches through a cursor, so the
+/// process holds a batch at a time, not the table. A column whose kind changed is refused
+/// unless its type is enumerated: then it is recreated with the model's `init()` value, for the
+/// enumeration to convert from `old`.
+///
+/// Types are named as they are stored (`persistedTypeName`); after ``renameType(from:to:)``,
+/// by their new name.
 public final class PostgresMigration {
     /// The schema version the tables were written with (the lowest, if they differ).
     public let oldSchemaVersion: Int
@@ -26,15 +41,78 @@ public final class PostgresMigration {
     public let newSchemaVersion: Int
 
     let mapping: DatabaseMapping
+    /// The tables the database holds, by stored type name.
+    let storedTables: [String: StoredTable]
+    /// Each model type's record from its `init()`, the values new objects and columns take.
+    let defaults: [String: ManagedObject]
+    /// New type name to the stored type name it takes its table from.
+    private(set) var typeRenames: [String: String] = [:]
     /// Per type name: new property name to the stored column it takes its values from.
     private(set) var renames: [String: [String: String]] = [:]
     /// Type names whose stored objects are deleted before their tables change.
     private(set) var emptiedTypes: Set<String> = []
+    /// Per type name, the blocks to run on each stored object, in the order registered.
+    private(set) var enumerations: [String: [(ManagedObject, ManagedObject) throws -> Void]] = [:]
+    /// The objects ``create(ofType:)`` made and ``delete(_:)`` did not take back.
+    private(set) var created: [ManagedObject] = []
+    /// The `new` record being enumerated, and whether a block deleted it.
+    var current: ManagedObject?
+    var currentDeleted = false
 
-    init(oldSchemaVersion: Int, newSchemaVersion: Int, mapping: DatabaseMapping) {
+    init(
+        oldSchemaVersion: Int, newSchemaVersion: Int, mapping: DatabaseMapping, storedTables: [String: StoredTable],
+        defaults: [String: ManagedObject]
+    ) {
         self.oldSchemaVersion = oldSchemaVersion
         self.newSchemaVersion = newSchemaVersion
         self.mapping = mapping
+        self.storedTables = storedTables
+        self.defaults = defaults
+    }
+
+    private func failed(_ typeName: String, _ reason: String) -> PostgresStoreError {
+        PostgresStoreError(.migrationFailed(typeName: typeName, reason: reason))
+    }
+
+    /// The stored type whose table becomes `typeName`'s, if any.
+    func storedName(of typeName: String) -> String? {
+        if let source = typeRenames[typeName] { return source }
+        let renamedAway = typeRenames.values.contains(typeName)
+        return storedTables[typeName] != nil && !renamedAway ? typeName : nil
+    }
+
+    /// The schema a type's table was written from, or `nil` when the database has no such table.
+    ///
+    /// Kinds come from the schema the metadata table keeps; a column whose kind cannot be read
+    /// back from it reads as its SQL type says (a `jsonb` column as its JSON text).
+    public func oldSchema(ofType typeName: String) -> ObjectSchema? {
+        storedName(of: typeName).flatMap { storedTables[$0]?.schema }
+    }
+
+    /// The schema the models give a type, or `nil` when no model has that name.
+    public func newSchema(ofType typeName: String) -> ObjectSchema? {
+        mapping.tables[typeName]?.schema
+    }
+
+    /// Gives the table of the stored type `oldName` to the model type `newName`
+    /// (`ALTER TABLE … RENAME TO`, with its metadata, primary key and foreign keys renamed;
+    /// links from other tables follow it).
+    ///
+    /// ```swift
+    /// try migration.renameType(from: "Contact", to: "Friend")
+    /// ```
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when the database has no table
+    ///   `oldName`, no model is called `newName`, or the database has a table `newName` already.
+    public func renameType(from oldName: String, to newName: String) throws {
+        guard let source = storedName(of: oldName) else { throw failed(oldName, "the database has no such type to rename to \(newName)") }
+        guard mapping.tables[newName] != nil else { throw failed(newName, "no model has that name, so \(oldName) cannot be renamed to it") }
+        guard storedName(of: newName) == nil else { throw failed(newName, "the database has that type already, so \(oldName) cannot take its name") }
+        typeRenames[oldName] = nil
+        typeRenames[newName] = source
+        renames[newName] = renames.removeValue(forKey: oldName)
+        enumerations[newName] = enumerations.removeValue(forKey: oldName)
+        if emptiedTypes.remove(oldName) != nil { emptiedTypes.insert(newName) }
     }
 
     /// Gives the model's property `newName` the stored values of `oldName`
@@ -44,15 +122,30 @@ public final class PostgresMigration {
     ///   store's types, the model has no property `newName`, or it is renamed twice.
     public func renameProperty(onType typeName: String, from oldName: String, to newName: String) throws {
         guard let table = mapping.tables[typeName] else {
-            throw PostgresStoreError(.migrationFailed(typeName: typeName, reason: "it is not one of the store's types"))
+            throw failed(typeName, "it is not one of the store's types")
         }
         guard table.columns.contains(where: { $0.property == newName }) else {
-            throw PostgresStoreError(.migrationFailed(typeName: typeName, reason: "the model has no property \(newName) to rename \(oldName) to"))
+            throw failed(typeName, "the model has no property \(newName) to rename \(oldName) to")
         }
         guard oldName != newName, renames[typeName]?[newName] == nil, renames[typeName]?.values.contains(oldName) != true else {
-            throw PostgresStoreError(.migrationFailed(typeName: typeName, reason: "\(oldName) → \(newName) repeats or undoes a rename"))
+            throw failed(typeName, "\(oldName) → \(newName) repeats or undoes a rename")
         }
         renames[typeName, default: [:]][newName] = oldName
+    }
+
+    /// Registers `body` to run for every stored object of `typeName` once its table has the
+    /// model's schema, in primary-key order, with `old`, the row as stored before the
+    /// migration (links read as records holding only their primary key), and `new`, the
+    /// record in the model's schema as the renames and added columns left it. The properties
+    /// `body` changes on `new` are written back (`UPDATE … WHERE key`, bound parameters);
+    /// ``delete(_:)`` deletes it (`DELETE`).
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when no model is called `typeName`.
+    public func enumerateObjects(
+        ofType typeName: String, _ body: @escaping (_ old: ManagedObject, _ new: ManagedObject) throws -> Void
+    ) throws {
+        guard mapping.tables[typeName] != nil else { throw failed(typeName, "it is not one of the store's types") }
+        enumerations[typeName, default: []].append(body)
     }
 
     /// Deletes every stored object of `typeName` (`DELETE FROM`), before its table changes.
@@ -65,9 +158,49 @@ public final class PostgresMigration {
     ///   store's types.
     public func deleteAllObjects(ofType typeName: String) throws {
         guard mapping.tables[typeName] != nil else {
-            throw PostgresStoreError(.migrationFailed(typeName: typeName, reason: "it is not one of the store's types"))
+            throw failed(typeName, "it is not one of the store's types")
         }
         emptiedTypes.insert(typeName)
+    }
+
+    /// A new object of `typeName`, filled with the values its model's `init()` gives; set its
+    /// properties, and it is inserted once the enumerations have run.
+    ///
+    /// ```swift
+    /// let admin = try migration.create(ofType: "Friend")
+    /// try admin.setValue(0, forProperty: "id")
+    /// ```
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when no model the store opens with
+    ///   is called `typeName`.
+    public func create(ofType typeName: String) throws -> ManagedObject {
+        guard let schema = mapping.tables[typeName]?.schema, let defaults = defaults[typeName] else {
+            throw failed(typeName, "no model the store opens with has that name")
+        }
+        let object = ManagedObject(objectSchema: schema)
+        for index in schema.properties.indices { try object.setValue(defaults[propertyAt: index], forPropertyAt: index) }
+        created.append(object)
+        return object
+    }
+
+    /// Deletes `object`: the `new` record being enumerated, or one ``create(ofType:)`` made.
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) for any other record.
+    public func delete(_ object: ManagedObject) throws {
+        if object === current {
+            currentDeleted = true
+        } else if let index = created.firstIndex(where: { $0 === object }) {
+            created.remove(at: index)
+        } else {
+            throw failed(object.objectSchema.typeName, "the object given to delete(_:) is neither being enumerated nor created by the migration")
+        }
+    }
+
+    /// Lets go of the registered blocks, which may hold this migration.
+    func releaseBlocks() {
+        enumerations = [:]
+        created = []
+        current = nil
     }
 }
 

@@ -73,9 +73,17 @@ struct SchemaSetup {
                 throw StoreError(.schemaChanged(version: schemaVersion, differences: differences))
             }
             // Versions are kept per type: stores with other models may share the database.
+            var renamed: Set<String> = []
             if let oldVersion = mapping.tables.keys.compactMap({ stored[$0]?.version }).min(), oldVersion < Int64(schemaVersion) {
-                try await migrate(migrated, existing: Set(stored.keys), from: Int(oldVersion), on: connection)
+                renamed = try await migrate(migrated, stored: stored, from: Int(oldVersion), on: connection)
+            } else if migration != nil, !created.isEmpty,
+                      let oldVersion = stored.filter({ mapping.tables[$0.key] == nil && $0.value.version < Int64(schemaVersion) }).map(\.value.version).max() {
+                // None of the models' types is stored yet, and types no model names are, at a
+                // lower version: the block may rename one of them to a model's type. It sees
+                // the highest of their versions, most likely the app's last.
+                renamed = try await migrate(migrated, stored: stored, from: Int(oldVersion), on: connection)
             }
+            created.removeAll { renamed.contains($0.typeName) }
             try await Failures.translating(mapping) {
                 for table in created {
                     try await connection.query(PostgresQuery(unsafeSQL: table.createStatement), logger: logger)
@@ -119,14 +127,34 @@ struct SchemaSetup {
         }
     }
 
-    /// Runs the migration block, carries `tables` over to their models' schemas and records the
-    /// new schema version, all in the open's transaction.
+    /// Runs the migration block, carries `tables` (and the tables renamed to a model's type)
+    /// over to their models' schemas, runs the block's enumerations and inserts the objects it
+    /// created, and records the new schema version, all in the open's transaction. Returns the
+    /// model types that took a renamed table.
     private func migrate(
-        _ tables: [TableMapping], existing: Set<String>, from oldVersion: Int, on connection: PostgresConnection,
+        _ tables: [TableMapping], stored: [String: (description: String, version: Int64)], from oldVersion: Int, on connection: PostgresConnection,
         isolation: isolated (any Actor)? = #isolation
-    ) async throws {
-        let migration = PostgresMigration(oldSchemaVersion: oldVersion, newSchemaVersion: schemaVersion, mapping: mapping)
+    ) async throws -> Set<String> {
+        let logger = PostgresStore.logger
+        let storedTables = try await StoredTable.all(descriptions: stored.mapValues(\.description), mapping: mapping, on: connection)
+        var defaults: [String: ManagedObject] = [:]
+        defer { for record in defaults.values { record.releaseGraph() } }
+        for model in models {
+            defaults[model.persistedTypeName] = try model.init().managedObject()
+        }
+        let migration = PostgresMigration(
+            oldSchemaVersion: oldVersion, newSchemaVersion: schemaVersion, mapping: mapping, storedTables: storedTables, defaults: defaults)
+        // The blocks may hold the migration.
+        defer { migration.releaseBlocks() }
         try self.migration?(migration, oldVersion)
+        // Type renames first: every later step names the new type.
+        var existing = Set(stored.keys)
+        for (newName, oldName) in migration.typeRenames.sorted(by: { $0.key < $1.key }) {
+            try await renameTable(from: oldName, to: newName, columns: storedTables[oldName]?.columns.map(\.name) ?? [], on: connection)
+            existing.remove(oldName)
+            existing.insert(newName)
+        }
+        let tables = tables + migration.typeRenames.keys.sorted().compactMap { mapping.tables[$0] }
         let migratedNames = Set(tables.map(\.typeName))
         if let unchanged = migration.renames.keys.sorted().first(where: { !migratedNames.contains($0) }) {
             throw PostgresStoreError(.migrationFailed(typeName: unchanged, reason: "its stored schema already matches the model, so it has no property to rename"))
@@ -135,26 +163,42 @@ struct SchemaSetup {
         for typeName in migration.emptiedTypes.sorted() where existing.contains(typeName) {
             guard let table = mapping.tables[typeName] else { continue }
             try await Failures.translating(mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table.table)"), logger: PostgresStore.logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table.table)"), logger: logger)
             }
         }
-        var defaults: [String: ManagedObject] = [:]
-        defer { for record in defaults.values { record.releaseGraph() } }
-        for model in models {
-            let typeName = model.persistedTypeName
-            guard migratedNames.contains(typeName) else { continue }
-            defaults[typeName] = try model.init().managedObject()
+        // The rows as stored, for the enumerations' `old` records, before any table changes.
+        var enumerations: [ObjectEnumeration] = []
+        for typeName in migration.enumerations.keys.sorted() where existing.contains(typeName) {
+            guard let table = mapping.tables[typeName], let storedTable = migration.storedName(of: typeName).flatMap({ storedTables[$0] }) else { continue }
+            let storedKey = migration.renames[typeName]?[table.primaryKey.property] ?? table.primaryKey.property
+            let enumeration = ObjectEnumeration(table: table, stored: storedTable, mapping: mapping, storedKey: storedKey)
+            try await enumeration.copyTable(on: connection)
+            enumerations.append(enumeration)
         }
         for table in tables {
-            try await TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
-                .run(on: connection)
+            var tableMigration = TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
+            tableMigration.convertsKinds = migration.enumerations[table.typeName] != nil
+            try await tableMigration.run(on: connection)
             var parameters = SQLParameters()
             let description = parameters.add(table.schemaDescription)
             let name = parameters.add(table.typeName)
             try await Failures.translating(mapping) {
                 try await connection.query(PostgresQuery(
                     unsafeSQL: "UPDATE \(SQL.identifier(Self.metadataTable)) SET schema_description = \(description) WHERE type_name = \(name)",
-                    binds: parameters.bindings), logger: PostgresStore.logger)
+                    binds: parameters.bindings), logger: logger)
+            }
+        }
+        for enumeration in enumerations { try await enumeration.run(migration, on: connection) }
+        for object in migration.created {
+            // Objects are only created for a model's type, which has a table by now.
+            guard let table = mapping.tables[object.objectSchema.typeName] else { continue }
+            try await ObjectEnumeration.insert(object, table: table, mapping: mapping, on: connection)
+        }
+        if !enumerations.isEmpty || !migration.created.isEmpty {
+            // The rows written leave deferred foreign-key checks pending, and a table with
+            // pending checks takes no index: run them now.
+            try await Failures.translating(mapping) {
+                try await connection.query("SET CONSTRAINTS ALL IMMEDIATE", logger: logger)
             }
         }
         var parameters = SQLParameters()
@@ -163,7 +207,42 @@ struct SchemaSetup {
         try await Failures.translating(mapping) {
             try await connection.query(PostgresQuery(
                 unsafeSQL: "UPDATE \(SQL.identifier(Self.metadataTable)) SET schema_version = \(version) WHERE schema_version < \(version) AND type_name = ANY(\(names))",
-                binds: parameters.bindings), logger: PostgresStore.logger)
+                binds: parameters.bindings), logger: logger)
+        }
+        return Set(migration.typeRenames.keys)
+    }
+
+    /// Renames the table of `oldName` and its metadata to `newName`, and the constraints named
+    /// after the type: the primary key and the table's own foreign keys (those of other tables
+    /// follow the table, which PostgreSQL knows by identity, not by name). Indexes are named
+    /// anew when the open brings them to the models.
+    private func renameTable(
+        from oldName: String, to newName: String, columns: [String], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        let logger = PostgresStore.logger
+        let table = SQL.identifier(newName)
+        var parameters = SQLParameters()
+        let new = parameters.add(newName)
+        let old = parameters.add(oldName)
+        var constraintNames = [oldName + "_pkey": newName + "_pkey"]
+        for column in columns {
+            constraintNames[SQL.shortName("mirrorstore_fk", oldName, column)] = SQL.shortName("mirrorstore_fk", newName, column)
+        }
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(SQL.identifier(oldName)) RENAME TO \(table)"), logger: logger)
+            try await connection.query(PostgresQuery(
+                unsafeSQL: "UPDATE \(SQL.identifier(Self.metadataTable)) SET type_name = \(new) WHERE type_name = \(old)", binds: parameters.bindings), logger: logger)
+            var names = SQLParameters()
+            let name = names.add(table)
+            let rows = try await connection.query(PostgresQuery(
+                unsafeSQL: "SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass(\(name)) AND contype IN ('p', 'f')", binds: names.bindings),
+                logger: logger).collect()
+            for row in rows {
+                let constraint = try row.decode(String.self)
+                guard let renamed = constraintNames[constraint] else { continue }
+                try await connection.query(PostgresQuery(
+                    unsafeSQL: "ALTER TABLE \(table) RENAME CONSTRAINT \(SQL.identifier(constraint)) TO \(SQL.identifier(renamed))"), logger: logger)
+            }
         }
     }
 }

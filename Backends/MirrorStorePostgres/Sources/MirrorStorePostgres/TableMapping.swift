@@ -361,7 +361,7 @@ struct DatabaseMapping: Sendable {
             schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes, inverses: models.inverses(of: schema.typeName))
     }
 
-    private static func storage(of kind: PropertyKind, typeName: String, property: ObjectSchema.Property, models: BackendModels) throws -> ColumnStorage {
+    static func storage(of kind: PropertyKind, typeName: String, property: ObjectSchema.Property, models: BackendModels) throws -> ColumnStorage {
         func unsupported(_ reason: String) -> PostgresStoreError {
             PostgresStoreError(.unsupportedProperty(typeName: typeName, property: property.name, kind: property.kind.description, reason: reason))
         }

@@ -9,6 +9,9 @@ struct TableMigration {
     let renames: [String: String]
     /// The record of the model's `init()`, or `nil` when the type's Swift type is not known.
     let defaults: ManagedObject?
+    /// Whether the migration enumerates the type, which may then convert a column whose kind
+    /// changed: the column is made anew, and the enumeration's `old` keeps the stored values.
+    var convertsKinds = false
 
     private func failed(_ reason: String) -> PostgresStoreError {
         PostgresStoreError(.migrationFailed(typeName: table.typeName, reason: reason))
@@ -39,16 +42,20 @@ struct TableMigration {
         var added: Set<String> = []
         for column in table.columns {
             if let existing = stored.removeValue(forKey: column.property) {
-                guard existing.type == column.sqlType else {
-                    throw failed("\(column.property) is stored as \(existing.type) and the model needs \(column.sqlType); changes of kind are not migrated yet")
+                if existing.type == column.sqlType {
+                    if existing.notNull && column.isNullable {
+                        statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) DROP NOT NULL"))
+                    } else if !existing.notNull && !column.isNullable {
+                        statements += try fill(column, onlyNull: true)
+                        statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) SET NOT NULL"))
+                    }
+                    continue
                 }
-                if existing.notNull && column.isNullable {
-                    statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) DROP NOT NULL"))
-                } else if !existing.notNull && !column.isNullable {
-                    statements += try fill(column, onlyNull: true)
-                    statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) SET NOT NULL"))
+                guard convertsKinds, !column.isPrimaryKey else {
+                    throw failed("\(column.property) is stored as \(existing.type) and the model needs \(column.sqlType); convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
                 }
-                continue
+                // Made anew below, with the model's init() value, for the enumeration to set.
+                statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP COLUMN \(column.quotedName)"))
             }
             let collation = column.sqlType == "text" ? " COLLATE \"C\"" : ""
             statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ADD COLUMN \(column.quotedName) \(column.sqlType)\(collation)"))

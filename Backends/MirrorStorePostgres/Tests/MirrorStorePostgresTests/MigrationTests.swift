@@ -7,7 +7,7 @@ import Testing
 private struct Refusal: Error, Equatable {}
 
 /// Drops the tables of `typeNames` and their metadata, so a test starts from nothing.
-private func dropTables(_ typeNames: [String]) async throws {
+func dropTables(_ typeNames: [String]) async throws {
     let store = try await PostgresStore.open(try #require(serverSettings), models: [Item.self])
     try await store.withConnection { connection in
         for name in typeNames {
@@ -19,7 +19,7 @@ private func dropTables(_ typeNames: [String]) async throws {
 }
 
 /// The columns of the table of `typeName`, in order.
-private func columns(of typeName: String) async throws -> [String] {
+func columns(of typeName: String) async throws -> [String] {
     let store = try await PostgresStore.open(try #require(serverSettings), models: [Item.self])
     let quoted = SQL.identifier(typeName)
     let names = try await store.withConnection { connection in
@@ -82,7 +82,7 @@ struct MigrationTests {
             }
         }
         #expect(throws: PostgresStoreError(.migrationFailed(typeName: "Nothing", reason: "it is not one of the store's types"))) {
-            try PostgresMigration(oldSchemaVersion: 1, newSchemaVersion: 2, mapping: try DatabaseMapping(models: [MigrationTwo.self]))
+            try PostgresMigration(oldSchemaVersion: 1, newSchemaVersion: 2, mapping: try DatabaseMapping(models: [MigrationTwo.self]), storedTables: [:], defaults: [:])
                 .deleteAllObjects(ofType: "Nothing")
         }
 
@@ -144,7 +144,7 @@ struct MigrationTests {
         // "Migrated" is altered first, then "MigratedOther" cannot be: the ALTERs already run
         // are rolled back with the rest.
         await #expect(throws: PostgresStoreError(.migrationFailed(
-            typeName: "MigratedOther", reason: "value is stored as text and the model needs bigint; changes of kind are not migrated yet"))) {
+            typeName: "MigratedOther", reason: "value is stored as text and the model needs bigint; convert it in migration.enumerateObjects(ofType: \"MigratedOther\")"))) {
             _ = try await PostgresStore.open(settings, models: [MigrationTwo.self, MigrationOtherAsInt.self], schemaVersion: 2) { migration, _ in
                 try migration.renameProperty(onType: "Migrated", from: "name", to: "fullName")
             }
