@@ -129,6 +129,51 @@ public struct BehaviorPersonTwo: Persistable, Equatable, Sendable {
     }
 }
 
+/// Schema version 1 of a contact, which version 2 renames to `BehaviorFriend`.
+public struct BehaviorContactOne: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A first name, which version 2 joins with `lastName` into `fullName`.
+    public var firstName = ""
+    /// A last name.
+    public var lastName = ""
+    /// A note, which version 2 removes; the migration deletes contacts whose note is "gone".
+    public var note = ""
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// Stored as `BehaviorContact`.
+    public static var persistedTypeName: String { "BehaviorContact" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, firstName: String, lastName: String, note: String) {
+        self.id = id
+        self.firstName = firstName
+        self.lastName = lastName
+        self.note = note
+    }
+}
+
+/// Schema version 2 of `BehaviorContactOne`, under a type name of its own.
+public struct BehaviorFriend: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The contact's first and last name, joined by the migration.
+    public var fullName = ""
+    /// Added in version 2: migrated objects take this value.
+    public var visits = 1
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, fullName: String, visits: Int) {
+        self.id = id
+        self.fullName = fullName
+        self.visits = visits
+    }
+}
+
 /// A member of teams, which link to members from arrays.
 public struct BehaviorMember: Persistable, Equatable, Sendable {
     /// The primary key.

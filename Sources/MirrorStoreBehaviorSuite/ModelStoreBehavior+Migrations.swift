@@ -55,6 +55,8 @@ extension ModelStoreBehavior {
         }) {
             try await withStore(check, place: place, models: [BehaviorPersonTwo.self], schemaVersion: 1, startsEmpty: false) { _ in }
         }
+
+        try await checkMigrationSteps()
     }
 }
 

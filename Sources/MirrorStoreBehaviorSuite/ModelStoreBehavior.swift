@@ -63,10 +63,11 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
     /// `place` is given), closing it afterwards whether `body` throws or not.
     func withStore<T>(
         _ check: BehaviorCheck, place: String? = nil, models: [any Persistable.Type] = Self.models, schemaVersion: Int = 0,
-        migration: StoreOpening.MigrationBlock? = nil, startsEmpty: Bool = true, _ body: (Store) async throws -> T
+        migration: StoreOpening.MigrationBlock? = nil, startsEmpty: Bool = true, alsoEmptied: [any Persistable.Type] = [],
+        _ body: (Store) async throws -> T
     ) async throws -> T {
         let opening = StoreOpening(place: place ?? "\(check)-\(UUID().uuidString)", models: models, schemaVersion: schemaVersion,
-                                   migration: migration, startsEmpty: startsEmpty)
+                                   migration: migration, startsEmpty: startsEmpty, alsoEmptied: alsoEmptied)
         let store = try await open(opening)
         let result: T
         do {

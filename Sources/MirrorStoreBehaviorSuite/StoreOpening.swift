@@ -17,4 +17,8 @@ public struct StoreOpening {
     /// Whether the store must start from nothing: the place's earlier objects and schemas of
     /// `models`, from this run or an earlier one, are gone.
     public let startsEmpty: Bool
+    /// Models the store does not open with whose earlier objects and schemas must be gone too
+    /// when it starts empty: types a later opening renames another type to. A factory whose
+    /// places are new each time may ignore them.
+    public var alsoEmptied: [any Persistable.Type] = []
 }

@@ -34,7 +34,7 @@ struct ModelStoreBehaviorTests {
     func postgres(_ check: BehaviorCheck) async throws {
         let settings = try #require(serverSettings)
         try await ModelStoreBehavior(reopens: true) { opening in
-            if opening.startsEmpty { try await dropTables(of: opening.models, on: settings) }
+            if opening.startsEmpty { try await dropTables(of: opening.models + opening.alsoEmptied, on: settings) }
             let migration = opening.migration.map { block -> PostgresMigrationBlock in { try block($0, $1) } }
             return try await PostgresStore.open(settings, models: opening.models, schemaVersion: opening.schemaVersion, migration: migration)
         }.run(check)
