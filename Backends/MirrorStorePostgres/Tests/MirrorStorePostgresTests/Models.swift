@@ -335,3 +335,39 @@ struct LinksAfter: Persistable, Equatable {
     static var primaryKey: String? { "id" }
     static var persistedTypeName: String { "MigratedLinks" }
 }
+
+/// A linked type that a migration renames (`MigratedWriter` to `MigratedAuthor`), and the type
+/// linking to it, before and after.
+struct WriterBefore: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    static var primaryKey: String? { "id" }
+    static var indexedProperties: [String] { ["name"] }
+    static var persistedTypeName: String { "MigratedWriter" }
+}
+
+struct EssayBefore: Persistable, Equatable {
+    var id = 0
+    var title = ""
+    var writer: WriterBefore?
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedEssay" }
+}
+
+struct AuthorAfter: Persistable, Equatable {
+    var id = 0
+    var name = ""
+    static var primaryKey: String? { "id" }
+    static var indexedProperties: [String] { ["name"] }
+    static var persistedTypeName: String { "MigratedAuthor" }
+}
+
+struct EssayAfter: Persistable, Equatable {
+    var id = 0
+    var title = ""
+    var writer: AuthorAfter?
+    /// The writer's id as the enumeration read it from the old record's link.
+    var writerID = 0
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedEssay" }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import MirrorStore
+@testable import MirrorStorePostgres
+import PostgresNIO
+import Testing
+
+private struct Refusal: Error, Equatable {}
+
+/// The names of `typeName`'s primary key and foreign keys, and of its indexes, sorted.
+private func constraintsAndIndexes(of typeName: String) async throws -> [String] {
+    let store = try await PostgresStore.open(try #require(serverSettings), models: [Item.self])
+    let quoted = SQL.identifier(typeName)
+    let names = try await store.withConnection { connection in
+        var names: [String] = []
+        let rows = try await connection.query("""
+            SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass(\(quoted)) AND contype IN ('p', 'f')
+            UNION ALL SELECT indexname::text FROM pg_indexes WHERE tablename = \(typeName) AND indexname LIKE 'mirrorstore%'
+            """, logger: PostgresStore.logger)
+        for try await name in rows.decode(String.self) { names.append(name) }
+        return names.sorted()
+    }
+    await store.close()
+    return names
+}
+
+extension ServerTests {
+@Suite("Migration steps")
+struct MigrationStepTests {
+    /// More rows than one cursor batch, and a column whose kind changes: refused without an
+    /// enumeration, converted by one, whose `old` holds the text as stored.
+    @Test func anEnumerationConvertsAChangedKindAcrossBatches() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["MigratedOther"])
+        let count = ObjectEnumeration.batchSize * 2 + 3
+        let one = try await PostgresStore.open(settings, models: [MigrationOther.self], schemaVersion: 1)
+        try await one.write { transaction in
+            for id in 1...count { try await transaction.add(MigrationOther(id: id, value: "\(id * 10)")) }
+        }
+        await one.close()
+
+        await #expect(throws: PostgresStoreError(.migrationFailed(
+            typeName: "MigratedOther", reason: "value is stored as text and the model needs bigint; convert it in migration.enumerateObjects(ofType: \"MigratedOther\")"))) {
+            _ = try await PostgresStore.open(settings, models: [MigrationOtherAsInt.self], schemaVersion: 2)
+        }
+        // An enumeration that throws on the last row undoes the rows before it and the DDL.
+        await #expect(throws: Refusal()) {
+            _ = try await PostgresStore.open(settings, models: [MigrationOtherAsInt.self], schemaVersion: 2) { migration, _ in
+                try migration.enumerateObjects(ofType: "MigratedOther") { old, new in
+                    let id: Int = try old.value(forProperty: "id")
+                    if id == count { throw Refusal() }
+                    try new.setValue(Int(try old.value(forProperty: "value", as: String.self)) ?? -1, forProperty: "value")
+                }
+            }
+        }
+        let unchanged = try await PostgresStore.open(settings, models: [MigrationOther.self], schemaVersion: 1)
+        #expect(try await unchanged.objects(MigrationOther.self).filter(#Predicate { $0.value == "30" }).count() == 1)
+        await unchanged.close()
+
+        var seen = 0
+        let two = try await PostgresStore.open(settings, models: [MigrationOtherAsInt.self], schemaVersion: 2) { migration, _ in
+            #expect(migration.oldSchema(ofType: "MigratedOther")?.property(named: "value")?.kind == .string)
+            #expect(migration.newSchema(ofType: "MigratedOther")?.property(named: "value")?.kind == .int)
+            try migration.enumerateObjects(ofType: "MigratedOther") { old, new in
+                seen += 1
+                // The column was made anew with the init() value.
+                #expect(new["value"] == .int(0))
+                try new.setValue(Int(try old.value(forProperty: "value", as: String.self)) ?? -1, forProperty: "value")
+            }
+        }
+        #expect(seen == count)
+        let all = try await two.objects(MigrationOtherAsInt.self).all()
+        #expect(all.count == count)
+        #expect(all.allSatisfy { $0.value == $0.id * 10 })
+        await two.close()
+    }
+
+    /// A renamed type keeps its rows, the links to it and their foreign key, and its
+    /// constraints and indexes are named after the new type; an enumeration of the linking
+    /// type sees the link in `old` as a record holding the target's key.
+    @Test func aRenamedTypeKeepsItsLinksAndForeignKeys() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["MigratedEssay", "MigratedWriter", "MigratedAuthor"])
+        let one = try await PostgresStore.open(settings, models: [EssayBefore.self, WriterBefore.self], schemaVersion: 1)
+        let ada = WriterBefore(id: 1, name: "Ada")
+        try await one.write { transaction in
+            try await transaction.add(EssayBefore(id: 1, title: "Notes", writer: ada))
+            try await transaction.add(EssayBefore(id: 2, title: "Untitled", writer: nil))
+        }
+        await one.close()
+
+        // Renaming to a type no model has, or from one the database lacks, is refused by name.
+        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "MigratedNobody", reason: "the database has no such type to rename to MigratedAuthor"))) {
+            _ = try await PostgresStore.open(settings, models: [EssayAfter.self, AuthorAfter.self], schemaVersion: 2) { migration, _ in
+                try migration.renameType(from: "MigratedNobody", to: "MigratedAuthor")
+            }
+        }
+        #expect(try await columns(of: "MigratedAuthor") == [])
+
+        let two = try await PostgresStore.open(settings, models: [EssayAfter.self, AuthorAfter.self], schemaVersion: 2) { migration, _ in
+            try migration.renameType(from: "MigratedWriter", to: "MigratedAuthor")
+            try migration.enumerateObjects(ofType: "MigratedEssay") { old, new in
+                guard case .object(let writer) = old["writer"] else { return }
+                try new.setValue(try writer.value(forProperty: "id", as: Int.self), forProperty: "writerID")
+            }
+        }
+        let author = AuthorAfter(id: 1, name: "Ada")
+        let essays = try await two.objects(EssayAfter.self).all()
+        #expect(essays == [
+            EssayAfter(id: 1, title: "Notes", writer: author, writerID: 1),
+            EssayAfter(id: 2, title: "Untitled", writer: nil, writerID: 0),
+        ])
+        #expect(try await two.objects(AuthorAfter.self).filter(#Predicate { $0.name == "Ada" }).count() == 1)
+        // The foreign key still sets the link to NULL when its target goes.
+        try await two.write { try await $0.delete(AuthorAfter.self, primaryKey: 1) }
+        #expect(try await two.object(EssayAfter.self, primaryKey: 1)?.writer == nil)
+        await two.close()
+        #expect(try await columns(of: "MigratedWriter") == [])
+        #expect(try await constraintsAndIndexes(of: "MigratedAuthor") == [
+            "MigratedAuthor_pkey", SQL.shortName("mirrorstore_ix", "MigratedAuthor", "name"),
+        ].sorted())
+        #expect(try await constraintsAndIndexes(of: "MigratedEssay").contains(SQL.shortName("mirrorstore_fk", "MigratedEssay", "writer")))
+    }
+}
+}
