@@ -8,9 +8,6 @@ struct StoredTable {
     struct Column {
         /// The column's name, its property's name in the old schema.
         let name: String
-        /// As `format_type` spells it: `bigint`, `text[]`, `numeric(20,0)`.
-        let sqlType: String
-        let notNull: Bool
         /// How a cell of it is read: the old property's kind and storage.
         let reading: ColumnMapping
         /// What selects it from the table's copy, aliased `o`.
@@ -95,7 +92,7 @@ struct StoredTable {
             // A column without NOT NULL may hold NULL (a link whose target is gone, say).
             if !column.notNull, !kind.isOptional { kind = .optional(kind) }
             properties.append(ObjectSchema.Property(name: column.name, kind: kind, isPrimaryKey: column.name == primaryKey))
-            columns.append(Column(name: column.name, sqlType: column.type, notNull: column.notNull, reading: reading, expression: expression))
+            columns.append(Column(name: column.name, reading: reading, expression: expression))
         }
         self.columns = columns
         schema = ObjectSchema(typeName: typeName, properties: properties)
