@@ -120,5 +120,42 @@ struct MigrationStepTests {
         ].sorted())
         #expect(try await constraintsAndIndexes(of: "MigratedEssay").contains(SQL.shortName("mirrorstore_fk", "MigratedEssay", "writer")))
     }
+
+    /// A type whose schema did not change is enumerated too; a created object is checked
+    /// against the stored keys, one created and then deleted is not stored, and a record the
+    /// migration neither enumerates nor created cannot be deleted.
+    @Test func createdAndDeletedObjectsAreChecked() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["MigratedOther"])
+        let one = try await PostgresStore.open(settings, models: [MigrationOther.self], schemaVersion: 1)
+        try await one.write { transaction in
+            try await transaction.add(MigrationOther(id: 1, value: "a"))
+            try await transaction.add(MigrationOther(id: 2, value: "b"))
+        }
+        await one.close()
+
+        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "MigratedOther", reason: "a created object has the primary key 1, which a stored one has"))) {
+            _ = try await PostgresStore.open(settings, models: [MigrationOther.self], schemaVersion: 2) { migration, _ in
+                try migration.create(ofType: "MigratedOther").setValue(1, forProperty: "id")
+            }
+        }
+        await #expect(throws: PostgresStoreError(.migrationFailed(
+            typeName: "MigratedOther", reason: "the object given to delete(_:) is neither being enumerated nor created by the migration"))) {
+            _ = try await PostgresStore.open(settings, models: [MigrationOther.self], schemaVersion: 2) { migration, _ in
+                try migration.delete(ManagedObject(objectSchema: ObjectSchema(typeName: "MigratedOther", properties: [])))
+            }
+        }
+
+        let two = try await PostgresStore.open(settings, models: [MigrationOther.self], schemaVersion: 2) { migration, _ in
+            try migration.enumerateObjects(ofType: "MigratedOther") { old, new in
+                try new.setValue(try old.value(forProperty: "value", as: String.self).uppercased(), forProperty: "value")
+            }
+            let dropped = try migration.create(ofType: "MigratedOther")
+            try dropped.setValue(3, forProperty: "id")
+            try migration.delete(dropped)
+        }
+        #expect(try await two.objects(MigrationOther.self).all() == [MigrationOther(id: 1, value: "A"), MigrationOther(id: 2, value: "B")])
+        await two.close()
+    }
 }
 }
