@@ -197,8 +197,14 @@ struct SchemaSetup {
         if !enumerations.isEmpty || !migration.created.isEmpty {
             // The rows written leave deferred foreign-key checks pending, and a table with
             // pending checks takes no index: run them now.
-            try await Failures.translating(mapping) {
+            do {
                 try await connection.query("SET CONSTRAINTS ALL IMMEDIATE", logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
+                let detail = error.serverInfo?[.detail] ?? error.serverInfo?[.message] ?? "\(error)"
+                throw PostgresStoreError(.migrationFailed(
+                    typeName: error.serverInfo?[.tableName] ?? "?", reason: "a migrated object links to one that does not exist (\(detail))"))
+            } catch let error as PSQLError where error.code == .server {
+                throw Failures.translate(error, mapping: mapping)
             }
         }
         var parameters = SQLParameters()

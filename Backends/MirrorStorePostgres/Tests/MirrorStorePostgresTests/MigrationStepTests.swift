@@ -96,6 +96,25 @@ struct MigrationStepTests {
         }
         #expect(try await columns(of: "MigratedAuthor") == [])
 
+        // A link to an author the database does not have is refused when the migration ends.
+        let dangling = await #expect(throws: PostgresStoreError.self) {
+            _ = try await PostgresStore.open(settings, models: [EssayAfter.self, AuthorAfter.self], schemaVersion: 2) { migration, _ in
+                try migration.renameType(from: "MigratedWriter", to: "MigratedAuthor")
+                guard let authorSchema = migration.newSchema(ofType: "MigratedAuthor") else { throw Refusal() }
+                try migration.enumerateObjects(ofType: "MigratedEssay") { _, new in
+                    let ghost = ManagedObject(objectSchema: authorSchema)
+                    try ghost.setValue(99, forProperty: "id")
+                    try new.setValue(.object(ghost), forProperty: "writer")
+                }
+            }
+        }
+        guard case .migrationFailed("MigratedEssay", let reason) = dangling?.kind else {
+            Issue.record("a dangling link threw \(String(describing: dangling))")
+            return
+        }
+        #expect(reason.hasPrefix("a migrated object links to one that does not exist"))
+        #expect(try await columns(of: "MigratedAuthor") == [])
+
         let two = try await PostgresStore.open(settings, models: [EssayAfter.self, AuthorAfter.self], schemaVersion: 2) { migration, _ in
             try migration.renameType(from: "MigratedWriter", to: "MigratedAuthor")
             try migration.enumerateObjects(ofType: "MigratedEssay") { old, new in
