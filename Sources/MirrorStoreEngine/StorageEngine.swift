@@ -700,16 +700,18 @@ public final class StorageEngine: Sendable {
         // Only keys a checkpoint's runs hold can meet a damaged block.
         let touchesRuns = streamed.types.contains { base.types[$0]?.runs.isEmpty == false }
         guard touchesIndexes || touchesRuns else { return }
+        // One update for every piece: the commit's entries are merged and checked once.
+        var update = IndexUpdate(secondary)
         for piece in streamed.pieces {
             let decoded = try StreamPiece.read(piece, from: log)
             try base.checkReadable(decoded)
             guard touchesIndexes else { continue }
             let operations = try Self.batchOperations(decoded, readingValuesOf: indexed, from: log)
-            try secondary.apply(operations) { type, key in
-                try groupValues.value(type: type, key: key, base: base, log: log)
+            try update.add(operations, values: &groupValues) { type, key in
+                try GroupValues.stored(type: type, key: key, base: base, log: log)
             }
-            groupValues.record(operations)
         }
+        secondary = try update.finish()
     }
 
     /// Decoded operations as batch operations, the values of `types`' puts read from `log` (the
