@@ -39,11 +39,14 @@ struct IndexUpdate {
 
     /// Applies `operations`. The value an operation replaces is the one `values` holds for its
     /// key (an earlier operation of the commit, or of the group), else `stored`'s; each indexed
-    /// operation is then recorded in `values`.
+    /// operation is then recorded in `values`. `streamed`, when the operations were read from a
+    /// streamed piece, is that piece's decoded operations, one for each: their puts are recorded
+    /// by where their values lie in the log.
     mutating func add(
-        _ operations: [WriteBatch.Operation], values: inout GroupValues, stored: (String, StorageKey) throws -> [UInt8]?
+        _ operations: [WriteBatch.Operation], streamed: [DecodedOperation]? = nil, values: inout GroupValues,
+        stored: (String, StorageKey) throws -> [UInt8]?
     ) throws {
-        for operation in operations {
+        for (number, operation) in operations.enumerated() {
             switch operation {
             case .put(let type, let key, let value):
                 let positions = positions(of: type)
@@ -63,7 +66,11 @@ struct IndexUpdate {
                         if definition.isUnique { inserted[position].append(entry) }
                     }
                 }
-                values.record(operation)
+                if let streamed, number < streamed.count, case .put(_, _, let offset, _) = streamed[number] {
+                    values.recordStreamed(type: type, key: key, value: value, offset: offset)
+                } else {
+                    values.record(operation)
+                }
             case .delete(let type, let key):
                 let positions = positions(of: type)
                 guard !positions.isEmpty else { continue }
