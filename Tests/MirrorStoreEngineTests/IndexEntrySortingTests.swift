@@ -11,7 +11,11 @@ import TestSupport
     static let seed = SeededRandom.seed(default: 0x50_27_0001)
 
     static func key(_ random: inout SeededRandom) -> IndexKey {
-        switch Int.random(in: 0..<4, using: &random) {
+        switch Int.random(in: 0..<5, using: &random) {
+        case 4:
+            // A long shared beginning, then a few bytes that may end early or hold a zero.
+            let tail = (0..<Int.random(in: 0...10, using: &random)).map { _ in random.pick(["a", "b", "\u{0}", "é", "z"]) }.joined()
+            return random.chance(80) ? .string("https://example.com/a/long/path/" + tail) : .bytes(Array(repeating: 7, count: 30) + Array(tail.utf8))
         case 0: return .string("prefix-" + random.pick(["", "a", "ab", "a\u{0}", "é", "z"]) + String(Int.random(in: 0..<5, using: &random)))
         case 1: return .bytes([1, 2, 3, 4, 5, 6] + (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick([0, 1, 0xFF]) })
         case 2: return random.pick([.double(-0.0), .double(0), .integer(0), .unsigned(0), .double(.nan), .double(-.infinity), .double(.infinity)])
@@ -23,7 +27,7 @@ import TestSupport
     }
 
     static func entries(_ random: inout SeededRandom) -> [IndexEntry] {
-        (0..<Int.random(in: 0...300, using: &random)).map { _ in
+        (0..<Int.random(in: 0...600, using: &random)).map { _ in
             let object: StorageKey = random.chance(70) ? .integer(Int64.random(in: 0..<50, using: &random)) : .string(random.pick(["a", "b", "é"]))
             return IndexEntry(key: key(&random), object: object)
         }
