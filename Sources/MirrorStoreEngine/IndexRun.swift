@@ -306,22 +306,27 @@ struct IndexRunWriter {
             throw StorageError(.corrupted(path: units.log.path, offset: units.offset, reason: "the entries of an index run being written are out of order at \(entry.key)"))
         }
         previous = entry
-        var encoded = ByteWriter()
-        encoded.byte(isLive ? 1 : 0)
-        guard IndexKeyTag.encode(entry.key, into: &encoded) != nil else {
+        // Encoded in place at the block's end; moved to the next block in the rare case it
+        // does not fit (a temporary writer per entry cost an allocation each).
+        let start = block.bytes.count
+        block.byte(isLive ? 1 : 0)
+        guard IndexKeyTag.encode(entry.key, into: &block) != nil else {
+            block.bytes.removeSubrange(start...)
             throw StorageError(.corrupted(path: units.log.path, offset: units.offset, reason: "an index entry holds the bound `greatest` as a key"))
         }
-        OperationCodec.encodeKey(entry.object, into: &encoded)
+        OperationCodec.encodeKey(entry.object, into: &block)
+        let length = block.bytes.count - start
         if !entryOffsets.isEmpty {
-            let grown = RunBlockReader.prefixSize + 2 * (entryOffsets.count + 1) + block.bytes.count + encoded.bytes.count
-                + RunBlockReader.checksumSize
-            if block.bytes.count + encoded.bytes.count > UInt16.max || entryOffsets.count == Int(UInt16.max) || grown > IndexRun.blockTarget {
+            let grown = RunBlockReader.prefixSize + 2 * (entryOffsets.count + 1) + block.bytes.count + RunBlockReader.checksumSize
+            if block.bytes.count > UInt16.max || entryOffsets.count == Int(UInt16.max) || grown > IndexRun.blockTarget {
+                let encoded = Array(block.bytes[start...])
+                block.bytes.removeSubrange(start...)
                 try closeBlock()
+                block.bytes.append(contentsOf: encoded)
             }
         }
         if entryOffsets.isEmpty { fences.append(entry) }
-        entryOffsets.append(UInt16(block.bytes.count))
-        block.bytes.append(contentsOf: encoded.bytes)
+        entryOffsets.append(UInt16(block.bytes.count - length))
         if isLive { blockLive += 1 }
     }
 

@@ -190,7 +190,7 @@ public struct IndexTuple: Hashable, Sendable {
 
     /// A double's bits made to sort as unsigned integers in the double's order: negative
     /// numbers inverted, positive ones above them; `-0.0` as `0.0`, every NaN above infinity.
-    private static func orderedBits(of value: Double) -> UInt64 {
+    static func orderedBits(of value: Double) -> UInt64 {
         if value.isNaN { return .max }
         let bits = (value == 0 ? 0.0 : value).bitPattern
         return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)

@@ -34,7 +34,7 @@ struct OrderedIndex: Sendable {
 
     /// An index holding `entries`, which need not be sorted.
     init(entries: [IndexEntry]) {
-        self.init(sorted: entries.sorted(by: IndexEntry.precedes))
+        self.init(sorted: IndexEntry.sortedInIndexOrder(entries))
     }
 
     /// An index holding `sorted`, which is in index order.
@@ -52,7 +52,11 @@ struct OrderedIndex: Sendable {
             for entry in entries { insert(entry) }
             return
         }
-        let added = entries.sorted(by: IndexEntry.precedes)
+        let added = IndexEntry.sortedInIndexOrder(entries)
+        guard count > 0 else {
+            self = OrderedIndex(sorted: added)
+            return
+        }
         var merged: [IndexEntry] = []
         merged.reserveCapacity(count + added.count)
         var next = 0
@@ -124,6 +128,28 @@ struct OrderedIndex: Sendable {
         count -= 1
         if chunks[target].isEmpty { chunks.remove(at: target) }
         return true
+    }
+
+    /// The first key that two neighbouring entries of different objects share and a unique
+    /// index refuses (`isUniquelyConstrained`), read in place chunk by chunk.
+    func firstSharedKey() -> IndexKey? {
+        var previous: IndexEntry?
+        for chunk in chunks {
+            let shared: IndexKey? = chunk.withUnsafeBufferPointer { entries in
+                for position in entries.indices {
+                    let before = position > 0 ? entries[position - 1] : previous
+                    guard let before else { continue }
+                    if entries[position].object != before.object, entries[position].key == before.key,
+                       entries[position].key.isUniquelyConstrained {
+                        return entries[position].key
+                    }
+                }
+                return nil
+            }
+            if let shared { return shared }
+            previous = chunk.last
+        }
+        return nil
     }
 
     /// Calls `body` with each entry from `lower` on, in order, until it returns `false`.

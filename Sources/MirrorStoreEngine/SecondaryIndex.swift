@@ -170,6 +170,8 @@ struct SecondaryIndex: Sendable {
 
     /// The first key two objects share that a unique index refuses, if any.
     func firstDuplicate() throws -> IndexKey? {
+        // In memory alone (a store's first checkpoint interval): the entries read in place.
+        if runs.isEmpty, removed.count == 0 { return added.firstSharedKey() }
         var previous: IndexEntry?
         var duplicate: IndexKey?
         try forEach(from: nil, to: nil) { entry in

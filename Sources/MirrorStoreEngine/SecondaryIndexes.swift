@@ -72,8 +72,9 @@ struct PersistedIndex: Sendable {
 struct SecondaryIndexes: Sendable {
     private(set) var definitions: [String: IndexDefinition] = [:]
     /// Index names by the type they index.
-    private var namesByType: [String: [String]] = [:]
-    private(set) var indexes: [String: SecondaryIndex] = [:]
+    private(set) var namesByType: [String: [String]] = [:]
+    /// The indexes by name; changed only through `IndexUpdate` and checkpoints.
+    var indexes: [String: SecondaryIndex] = [:]
 
     /// Indexes for `definitions` as of `snapshot`: an index `current` already keeps for the same
     /// definition is taken as it is; one the snapshot's checkpoint persisted is its runs plus the
@@ -166,75 +167,10 @@ struct SecondaryIndexes: Sendable {
     mutating func apply(
         _ operations: [WriteBatch.Operation], oldValue: (String, StorageKey) throws -> [UInt8]?
     ) throws {
-        var updated = self
-        var inserted: [String: [IndexEntry]] = [:]
-        // Entries to add, per index, held back until an entry must leave that index (which may
-        // be one of them) or the batch ends: added together, many are merged in one pass.
-        var waiting: [String: [IndexEntry]] = [:]
-        func admitWaiting(_ name: String) {
-            guard let entries = waiting.removeValue(forKey: name) else { return }
-            updated.indexes[name]?.insert(contentsOf: entries)
-        }
-        // A batch may write one key twice: the second write replaces the first one's keys.
+        var update = IndexUpdate(self)
         var batchValues = GroupValues()
-        func previous(_ type: String, _ key: StorageKey) throws -> [UInt8]? {
-            if let written = batchValues.written(type: type, key: key) { return written }
-            return try oldValue(type, key)
-        }
-        for operation in operations {
-            defer { batchValues.record([operation]) }
-            switch operation {
-            case .put(let type, let key, let value):
-                guard let names = namesByType[type] else { continue }
-                let old = try previous(type, key)
-                for name in names {
-                    guard let definition = definitions[name] else { continue }
-                    if let old {
-                        admitWaiting(name)
-                        for indexKey in try Self.keys(of: old, object: key, definition: definition) {
-                            updated.indexes[name]?.remove(IndexEntry(key: indexKey, object: key))
-                        }
-                    }
-                    for indexKey in try Self.keys(of: value, object: key, definition: definition) {
-                        let entry = IndexEntry(key: indexKey, object: key)
-                        waiting[name, default: []].append(entry)
-                        if definition.isUnique { inserted[name, default: []].append(entry) }
-                    }
-                }
-            case .delete(let type, let key):
-                guard let names = namesByType[type], let old = try previous(type, key) else { continue }
-                for name in names {
-                    guard let definition = definitions[name] else { continue }
-                    admitWaiting(name)
-                    for indexKey in try Self.keys(of: old, object: key, definition: definition) {
-                        updated.indexes[name]?.remove(IndexEntry(key: indexKey, object: key))
-                    }
-                }
-            case .deleteAll(let type):
-                for name in namesByType[type] ?? [] {
-                    waiting[name] = nil
-                    updated.indexes[name] = SecondaryIndex()
-                }
-            case .setSchema, .setMetadata, .reserveCapacity:
-                break
-            }
-        }
-        for (name, entries) in waiting { updated.indexes[name]?.insert(contentsOf: entries) }
-        for (name, entries) in inserted {
-            guard let index = updated.indexes[name] else { continue }
-            // Many new entries: one pass over the whole index finds any key two objects share.
-            if index.takesInBulk(entries.count) {
-                if let duplicate = try index.firstDuplicate() {
-                    throw StorageError(.uniqueConstraint(index: name, value: duplicate.description))
-                }
-                continue
-            }
-            // An entry the batch later replaced or deleted is gone from the index: not a clash.
-            for entry in entries where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
-                throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
-            }
-        }
-        self = updated
+        try update.add(operations, values: &batchValues, stored: oldValue)
+        self = try update.finish()
     }
 
     /// Whether an index in force that a later open could reuse (one with a fingerprint) is not
@@ -265,41 +201,5 @@ struct SecondaryIndexes: Sendable {
     func snapshot(named name: String) -> IndexSnapshot? {
         guard let index = indexes[name], let definition = definitions[name] else { return nil }
         return IndexSnapshot(storage: index, isUnique: definition.isUnique)
-    }
-}
-
-/// The values a group commit's earlier units wrote, so a later unit in the same group replaces
-/// the right index keys before any of it reaches the published state.
-struct GroupValues {
-    private var values: [String: [StorageKey: [UInt8]?]] = [:]
-    private var emptiedTypes: Set<String> = []
-
-    mutating func record(_ operations: [WriteBatch.Operation]) {
-        for operation in operations {
-            switch operation {
-            case .put(let type, let key, let value): values[type, default: [:]][key] = .some(value)
-            case .delete(let type, let key): values[type, default: [:]][key] = .some(nil)
-            case .deleteAll(let type):
-                values[type] = nil
-                emptiedTypes.insert(type)
-            case .setSchema, .setMetadata, .reserveCapacity: break
-            }
-        }
-    }
-
-    /// What the recorded operations left under `key`: `.some(nil)` when they deleted it, `nil`
-    /// when they did not touch it.
-    func written(type: String, key: StorageKey) -> [UInt8]?? {
-        if let written = values[type]?[key] { return written }
-        if emptiedTypes.contains(type) { return .some(nil) }
-        return nil
-    }
-
-    /// The value under `key` as the group has left it, else as the published state has it.
-    func value(type: String, key: StorageKey, base: KeyIndex, log: any LogStorage) throws -> [UInt8]? {
-        if let written = written(type: type, key: key) { return written }
-        guard let (offset, length) = try base.location(type: type, key: key) else { return nil }
-        try base.verify(offset: offset, length: length, in: log)
-        return try log.read(at: offset, count: length)
     }
 }

@@ -406,7 +406,7 @@ public final class StorageEngine: Sendable {
         var secondary = current
         let operations = try Self.batchOperations(tail.operations, readingValuesOf: indexed, from: log)
         try secondary.apply(operations) { type, key in
-            try GroupValues().value(type: type, key: key, base: base, log: log)
+            try GroupValues.stored(type: type, key: key, base: base, log: log)
         }
         return secondary
     }
@@ -527,7 +527,7 @@ public final class StorageEngine: Sendable {
         let (base, publishedLog) = published.withLock { ($0.index, $0.generation) }
         var secondary = published.withLock { $0.secondary }
         // Values the group's earlier units wrote, which the next unit's index update replaces.
-        var groupValues = GroupValues()
+        var groupValues = GroupValues(log: publishedLog)
         for request in group {
             if request.takeDependencyFailure() {
                 request.stream?.abandon()
@@ -700,16 +700,18 @@ public final class StorageEngine: Sendable {
         // Only keys a checkpoint's runs hold can meet a damaged block.
         let touchesRuns = streamed.types.contains { base.types[$0]?.runs.isEmpty == false }
         guard touchesIndexes || touchesRuns else { return }
+        // One update for every piece: the commit's entries are merged and checked once.
+        var update = IndexUpdate(secondary)
         for piece in streamed.pieces {
             let decoded = try StreamPiece.read(piece, from: log)
             try base.checkReadable(decoded)
             guard touchesIndexes else { continue }
             let operations = try Self.batchOperations(decoded, readingValuesOf: indexed, from: log)
-            try secondary.apply(operations) { type, key in
-                try groupValues.value(type: type, key: key, base: base, log: log)
+            try update.add(operations, streamed: decoded, values: &groupValues) { type, key in
+                try GroupValues.stored(type: type, key: key, base: base, log: log)
             }
-            groupValues.record(operations)
         }
+        secondary = try update.finish()
     }
 
     /// Decoded operations as batch operations, the values of `types`' puts read from `log` (the

@@ -32,8 +32,14 @@ struct StreamedTransactionTests {
             + publishers.map { "publisher \($0.identifier) \($0.name)" }
     }
 
+    /// What a store shows, and what its indexes answer (a streamed commit updates them from
+    /// its pieces, reading the values a piece replaced back from the log).
     static func contents(_ store: Store) throws -> [String] {
-        try contents(store.objects(QueryHero.self).all(), store.objects(QueryPublisher.self).all())
+        let heroes = try store.objects(QueryHero.self)
+        let byAge = try heroes.sorted(using: [SortDescriptor(\.age), SortDescriptor(\.identifier)]).map { "age \($0.age) \($0.identifier)" }
+        let thor = try heroes.filter(#Predicate { $0.name == "Thor" }).all().map { "Thor \($0.identifier)" }.sorted()
+        let cosmic = try heroes.filter(#Predicate { $0.tags.contains("cosmic") }).all().map { "cosmic \($0.identifier)" }.sorted()
+        return try contents(heroes.all(), store.objects(QueryPublisher.self).all()) + byAge + thor + cosmic
     }
 
     /// Seeded transactions of adds, updates, deletes (by key, by predicate, all), reads and

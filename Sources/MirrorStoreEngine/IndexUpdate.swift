@@ -1,0 +1,135 @@
+/// One commit's changes to the secondary indexes, gathered over any number of batches (a
+/// streamed transaction's pieces) and checked once at the end.
+///
+/// Entries to add wait, per index, until an entry must leave that index (which may be one of
+/// them) or the update finishes: added together, they are sorted and merged in one pass, and a
+/// unique index is then checked once for the whole commit rather than once per piece. A
+/// piece's values are needed only while its keys are read; the entries are what is kept.
+///
+/// ```swift
+/// var update = IndexUpdate(secondary)
+/// for batch in pieces { try update.add(batch, values: &groupValues, stored: readPublished) }
+/// secondary = try update.finish()
+/// ```
+struct IndexUpdate {
+    private var updated: SecondaryIndexes
+    /// The indexes by position: their names and definitions.
+    private let names: [String]
+    private let definitions: [IndexDefinition]
+    /// Per indexed type, the positions of its indexes.
+    private let positionsByType: [String: [Int]]
+    /// The last type looked up and its positions: a batch's operations come in runs of one type.
+    private var lastType: String?
+    private var lastPositions: [Int] = []
+    /// Per index position, entries to add that have not been merged yet.
+    private var waiting: [[IndexEntry]]
+    /// Per index position, the entries added to a unique index, to check at the end.
+    private var inserted: [[IndexEntry]]
+
+    init(_ indexes: SecondaryIndexes) {
+        updated = indexes
+        names = indexes.definitions.keys.sorted()
+        definitions = names.compactMap { indexes.definitions[$0] }
+        var positions: [String: [Int]] = [:]
+        for (position, definition) in definitions.enumerated() { positions[definition.typeName, default: []].append(position) }
+        positionsByType = positions
+        waiting = Array(repeating: [], count: names.count)
+        inserted = Array(repeating: [], count: names.count)
+    }
+
+    /// Applies `operations`. The value an operation replaces is the one `values` holds for its
+    /// key (an earlier operation of the commit, or of the group), else `stored`'s; each indexed
+    /// operation is then recorded in `values`. `streamed`, when the operations were read from a
+    /// streamed piece, is that piece's decoded operations, one for each: their puts are recorded
+    /// by where their values lie in the log.
+    mutating func add(
+        _ operations: [WriteBatch.Operation], streamed: [DecodedOperation]? = nil, values: inout GroupValues,
+        stored: (String, StorageKey) throws -> [UInt8]?
+    ) throws {
+        for (number, operation) in operations.enumerated() {
+            switch operation {
+            case .put(let type, let key, let value):
+                let positions = positions(of: type)
+                guard !positions.isEmpty else { continue }
+                let old = try values.written(type: type, key: key) ?? stored(type, key)
+                for position in positions {
+                    let definition = definitions[position]
+                    if let old {
+                        admitWaiting(position)
+                        for indexKey in try SecondaryIndexes.keys(of: old, object: key, definition: definition) {
+                            updated.indexes[names[position]]?.remove(IndexEntry(key: indexKey, object: key))
+                        }
+                    }
+                    for indexKey in try SecondaryIndexes.keys(of: value, object: key, definition: definition) {
+                        let entry = IndexEntry(key: indexKey, object: key)
+                        waiting[position].append(entry)
+                        if definition.isUnique { inserted[position].append(entry) }
+                    }
+                }
+                if let streamed, number < streamed.count, case .put(_, _, let offset, _) = streamed[number] {
+                    values.recordStreamed(type: type, key: key, value: value, offset: offset)
+                } else {
+                    values.record(operation)
+                }
+            case .delete(let type, let key):
+                let positions = positions(of: type)
+                guard !positions.isEmpty else { continue }
+                if let old = try values.written(type: type, key: key) ?? stored(type, key) {
+                    for position in positions {
+                        admitWaiting(position)
+                        for indexKey in try SecondaryIndexes.keys(of: old, object: key, definition: definitions[position]) {
+                            updated.indexes[names[position]]?.remove(IndexEntry(key: indexKey, object: key))
+                        }
+                    }
+                }
+                values.record(operation)
+            case .deleteAll(let type):
+                for position in positions(of: type) {
+                    waiting[position] = []
+                    updated.indexes[names[position]] = SecondaryIndex()
+                }
+                values.record(operation)
+            case .setSchema, .setMetadata, .reserveCapacity:
+                break
+            }
+        }
+    }
+
+    /// The indexes with every change added, once the unique ones are checked.
+    ///
+    /// - Throws: `StorageError` when the commit gives two objects one key of a unique index.
+    consuming func finish() throws -> SecondaryIndexes {
+        for position in names.indices { admitWaiting(position) }
+        for position in names.indices where !inserted[position].isEmpty {
+            guard let index = updated.indexes[names[position]] else { continue }
+            let name = names[position]
+            // Many new entries: one pass over the whole index finds any key two objects share.
+            if index.takesInBulk(inserted[position].count) {
+                if let duplicate = try index.firstDuplicate() {
+                    throw StorageError(.uniqueConstraint(index: name, value: duplicate.description))
+                }
+                continue
+            }
+            // An entry the commit later replaced or deleted is gone from the index: not a clash.
+            for entry in inserted[position] where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
+                throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
+            }
+        }
+        return updated
+    }
+
+    private mutating func positions(of type: String) -> [Int] {
+        if type != lastType {
+            lastType = type
+            lastPositions = positionsByType[type] ?? []
+        }
+        return lastPositions
+    }
+
+    private mutating func admitWaiting(_ position: Int) {
+        guard !waiting[position].isEmpty else { return }
+        let entries = waiting[position]
+        waiting[position] = []
+        updated.indexes[names[position]]?.insert(contentsOf: entries)
+    }
+}
