@@ -84,6 +84,7 @@ final class IndexRun: Sendable {
     /// How many blocks start with an entry in `below`: the first entry past it lies in the
     /// block before that many, or in the first.
     func blocksBelow(_ below: KeysBelow) -> Int {
+        if case .string(let wanted) = below.key, let found = stringFencesBelow(below, wanted) { return found }
         var low = 0
         var high = fences.count
         while low < high {
@@ -97,15 +98,8 @@ final class IndexRun: Sendable {
     /// compared where it lies.
     func entriesBelow(inBlock block: Int, _ below: KeysBelow) throws -> Int {
         try blocks.withBlock(block) { reader in
-            guard reader.count == count(inBlock: block) else { throw blocks.undecodable(block) }
-            var low = 0
-            var high = reader.count
-            while low < high {
-                let middle = (low + high) / 2
-                guard let order = reader.indexKeyOrder(middle, against: below.key) else { throw blocks.undecodable(block) }
-                if below.contains(order: order) { low = middle + 1 } else { high = middle }
-            }
-            return low
+            guard reader.count == count(inBlock: block), let found = reader.indexEntriesBelow(below) else { throw blocks.undecodable(block) }
+            return found
         }
     }
 
