@@ -84,6 +84,7 @@ final class IndexRun: Sendable {
     /// How many blocks start with an entry in `below`: the first entry past it lies in the
     /// block before that many, or in the first.
     func blocksBelow(_ below: KeysBelow) -> Int {
+        if case .string(let wanted) = below.key, let found = stringFencesBelow(below, wanted) { return found }
         var low = 0
         var high = fences.count
         while low < high {
@@ -97,15 +98,8 @@ final class IndexRun: Sendable {
     /// compared where it lies.
     func entriesBelow(inBlock block: Int, _ below: KeysBelow) throws -> Int {
         try blocks.withBlock(block) { reader in
-            guard reader.count == count(inBlock: block) else { throw blocks.undecodable(block) }
-            var low = 0
-            var high = reader.count
-            while low < high {
-                let middle = (low + high) / 2
-                guard let order = reader.indexKeyOrder(middle, against: below.key) else { throw blocks.undecodable(block) }
-                if below.contains(order: order) { low = middle + 1 } else { high = middle }
-            }
-            return low
+            guard reader.count == count(inBlock: block), let found = reader.indexEntriesBelow(below) else { throw blocks.undecodable(block) }
+            return found
         }
     }
 
@@ -115,13 +109,17 @@ final class IndexRun: Sendable {
     func forEachObject(after below: KeysBelow, through notAbove: KeysBelow, _ body: (StorageKey) -> Bool) throws {
         var block = max(0, blocksBelow(below) - 1)
         guard block < fences.count else { return }
-        var position = try entriesBelow(inBlock: block, below)
+        var start = try entriesBelow(inBlock: block, below)
         while block < fences.count {
-            let goesOn = try blocks.withBlock(block) { reader -> Bool in
-                guard reader.count == count(inBlock: block) else { throw blocks.undecodable(block) }
+            // Constants in the closure: a variable it changes is checked for exclusive access at
+            // each use.
+            let (visited, first) = (block, start)
+            let goesOn = try blocks.withBlock(visited) { reader -> Bool in
+                guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
+                var position = first
                 while position < reader.count {
                     guard let (order, object, isLive) = reader.indexObject(position, against: notAbove.key), isLive else {
-                        throw blocks.undecodable(block)
+                        throw blocks.undecodable(visited)
                     }
                     guard notAbove.contains(order: order), body(object) else { return false }
                     position += 1
@@ -130,8 +128,60 @@ final class IndexRun: Sendable {
             }
             guard goesOn else { return }
             block += 1
-            position = 0
+            start = 0
             blocks.prefetch(forPassAt: block)
+        }
+    }
+
+    /// Calls `body` with each entry past `below` and inside `notAbove`, in order, until it
+    /// returns `false`, for a run without marks read alone: each block is visited once and its
+    /// entries decoded where they lie (a cursor visits a block once per batch it reads ahead, and
+    /// collects each batch in an array first).
+    func forEachEntry(after below: KeysBelow, through notAbove: KeysBelow, _ body: (IndexEntry) -> Bool) throws {
+        var block = max(0, blocksBelow(below) - 1)
+        guard block < fences.count else { return }
+        var start = try entriesBelow(inBlock: block, below)
+        while block < fences.count {
+            let (visited, first) = (block, start)
+            let goesOn = try blocks.withBlock(visited) { reader -> Bool in
+                guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
+                var position = first
+                while position < reader.count {
+                    guard let (entry, isLive) = reader.indexEntry(position), isLive else { throw blocks.undecodable(visited) }
+                    guard notAbove.contains(entry), body(entry) else { return false }
+                    position += 1
+                }
+                return true
+            }
+            guard goesOn else { return }
+            block += 1
+            start = 0
+            blocks.prefetch(forPassAt: block)
+        }
+    }
+
+    /// ``forEachEntry(after:through:_:)`` backward: each entry inside `notAbove` and past
+    /// `below`, from the last down.
+    func forEachEntryReversed(through notAbove: KeysBelow, after below: KeysBelow, _ body: (IndexEntry) -> Bool) throws {
+        var block = blocksBelow(notAbove) - 1
+        guard block >= 0 else { return }
+        var start = try entriesBelow(inBlock: block, notAbove) - 1
+        while block >= 0 {
+            let (visited, first) = (block, start)
+            let goesOn = try blocks.withBlock(visited) { reader -> Bool in
+                guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
+                var position = first
+                while position >= 0 {
+                    guard let (entry, isLive) = reader.indexEntry(position), isLive else { throw blocks.undecodable(visited) }
+                    guard !below.contains(entry), body(entry) else { return false }
+                    position -= 1
+                }
+                return true
+            }
+            guard goesOn else { return }
+            block -= 1
+            guard block >= 0 else { return }
+            start = count(inBlock: block) - 1
         }
     }
 

@@ -65,7 +65,7 @@ public struct IndexSnapshot: Sendable {
 ///
 /// ```swift
 /// let newest = index.positions(ascending: false)
-/// let first = try newest.entry(at: 0)?.object
+/// let first = try newest.object(at: 0)
 /// ```
 public final class IndexPositions: Sendable {
     private let index: SecondaryIndex
@@ -73,23 +73,43 @@ public final class IndexPositions: Sendable {
     public let ascending: Bool
     /// The number of positions.
     public let count: Int
-    private let read: Lock<(entries: [IndexEntry], isComplete: Bool)>
+    private let read: Lock<Read>
+
+    /// The entries read so far, their keys and objects apart: two arrays of 24-byte values stay
+    /// under the kilobyte past which glibc gathers every freed small block on the next
+    /// allocation, which one array of 48-byte entries passed at 21 (tens of thousands of
+    /// instructions on each first read).
+    private struct Read {
+        var keys: [IndexKey] = []
+        var objects: [StorageKey] = []
+        var isComplete: Bool
+    }
 
     init(_ index: SecondaryIndex, ascending: Bool) {
         self.index = index
         self.ascending = ascending
         count = index.count
-        read = Lock(([], index.count == 0))
+        read = Lock(Read(isComplete: index.count == 0))
     }
 
     /// The entry at `position`, or nil when `position` is not in `0..<count`.
     public func entry(at position: Int) throws -> IndexEntry? {
+        try read(at: position) { IndexEntry(key: $0.keys[position], object: $0.objects[position]) }
+    }
+
+    /// The object of the entry at `position`, or nil when `position` is not in `0..<count`.
+    public func object(at position: Int) throws -> StorageKey? {
+        try read(at: position) { $0.objects[position] }
+    }
+
+    /// What `take` reads of the entries once the one at `position` is read; nil when there is none.
+    private func read<Found>(at position: Int, _ take: (Read) -> Found) throws -> Found? {
         guard position >= 0, position < count else { return nil }
-        return try read.withLock { state -> IndexEntry? in
-            while state.entries.count <= position, !state.isComplete {
-                try extend(&state, toAtLeast: max(position + 1, 2 * state.entries.count, 32))
+        return try read.withLock { state -> Found? in
+            while state.objects.count <= position, !state.isComplete {
+                try extend(&state, toAtLeast: max(position + 1, 2 * state.objects.count, 32))
             }
-            return state.entries.count > position ? state.entries[position] : nil
+            return state.objects.count > position ? take(state) : nil
         }
     }
 
@@ -97,36 +117,81 @@ public final class IndexPositions: Sendable {
     public func objects() throws -> [StorageKey] {
         try read.withLock { state in
             if !state.isComplete { try extend(&state, toAtLeast: Int.max) }
-            return state.entries.map(\.object)
+            return state.objects
         }
     }
 
     /// Reads on from the last group read until `wanted` entries are read (and the group reached
-    /// is complete) or the index ends.
-    private func extend(_ state: inout (entries: [IndexEntry], isComplete: Bool), toAtLeast wanted: Int) throws {
-        let last = state.entries.last?.key
-        var group: [IndexEntry] = []
+    /// is complete) or the index ends. Entries go straight into `state`, which has room for
+    /// `wanted` first: growing it entry by entry, and a group at a time through an array of its
+    /// own, cost more than reading the index.
+    private func extend(_ state: inout Read, toAtLeast wanted: Int) throws {
+        let last = state.keys.last
+        let room = min(wanted, count)
+        state.keys.reserveCapacity(room)
+        state.objects.reserveCapacity(room)
+        // Moved out of `state` (left empty meanwhile, so that its arrays stay unshared) and
+        // taken by closure literals: a local function's captures are checked for exclusive
+        // access at run time, twice per entry.
+        var collector = Collector(read: state, groupStart: state.keys.count, ascending: ascending, wanted: wanted)
+        state = Read(isComplete: false)
+        do {
+            if ascending {
+                try index.forEach(from: last.map { IndexBound($0, inclusive: false) }, to: nil) { collector.take($0) }
+            } else {
+                try index.forEachReversed(from: last.map { IndexBound($0, inclusive: false) }, to: nil) { collector.take($0) }
+            }
+        } catch {
+            // Only whole groups stay read: the next read goes on after the last key read.
+            collector.dropGroup()
+            state = collector.read
+            throw error
+        }
+        if collector.reachedEnd {
+            collector.closeGroup()
+            collector.read.isComplete = true
+        }
+        state = collector.read
+    }
+
+    /// Entries being read into `read`, a group of equal keys at a time.
+    private struct Collector {
+        var read: Read
+        /// Where the group being read starts.
+        var groupStart: Int
+        let ascending: Bool
+        let wanted: Int
         var reachedEnd = true
-        func take(_ entry: IndexEntry) -> Bool {
-            if let first = group.first, first.key != entry.key {
-                state.entries.append(contentsOf: ascending ? group : group.reversed())
-                group.removeAll(keepingCapacity: true)
-                if state.entries.count >= wanted {
+
+        init(read: Read, groupStart: Int, ascending: Bool, wanted: Int) {
+            self.read = read
+            self.groupStart = groupStart
+            self.ascending = ascending
+            self.wanted = wanted
+        }
+
+        mutating func take(_ entry: IndexEntry) -> Bool {
+            if groupStart < read.keys.count, read.keys[groupStart] != entry.key {
+                closeGroup()
+                if read.keys.count >= wanted {
                     reachedEnd = false
                     return false
                 }
+                groupStart = read.keys.count
             }
-            group.append(entry)
+            read.keys.append(entry.key)
+            read.objects.append(entry.object)
             return true
         }
-        if ascending {
-            try index.forEach(from: last.map { IndexBound($0, inclusive: false) }, to: nil, take)
-        } else {
-            try index.forEachReversed(from: last.map { IndexBound($0, inclusive: false) }, to: nil, take)
+
+        /// Read backward, a group comes last object first: it is turned to object-key order.
+        mutating func closeGroup() {
+            if !ascending, read.keys.count - groupStart > 1 { read.objects[groupStart...].reverse() }
         }
-        if reachedEnd {
-            state.entries.append(contentsOf: ascending ? group : group.reversed())
-            state.isComplete = true
+
+        mutating func dropGroup() {
+            read.keys.removeSubrange(groupStart...)
+            read.objects.removeSubrange(groupStart...)
         }
     }
 }

@@ -159,6 +159,58 @@ struct RunBlockReader {
         return keyOrder(&position, against: key)
     }
 
+    /// How many entries of an index-layout block have a key in `below` (a prefix of the block),
+    /// found by halving. A string or byte-string key lends its bytes once for the whole search,
+    /// and each probed key of that kind is compared with them where it lies: going through the
+    /// key per probe (its case, its storage) cost as much as the comparison. Nil when an entry
+    /// does not decode.
+    func indexEntriesBelow(_ below: KeysBelow) -> Int? {
+        guard layout == Self.indexLayout else { return nil }
+        switch below.key {
+        case .string(let text):
+            if let found = text.utf8.withContiguousStorageIfAvailable({ entriesBelow(below, tag: .string, UnsafeRawBufferPointer($0)) }) {
+                return found
+            }
+            var text = text
+            return text.withUTF8 { entriesBelow(below, tag: .string, UnsafeRawBufferPointer($0)) }
+        case .bytes(let bytes):
+            return bytes.withUnsafeBytes { entriesBelow(below, tag: .bytes, $0) }
+        default:
+            var low = 0
+            var high = count
+            while low < high {
+                let middle = (low + high) / 2
+                guard let order = indexKeyOrder(middle, against: below.key) else { return nil }
+                if below.contains(order: order) { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+    }
+
+    /// ``indexEntriesBelow(_:)`` for a key of kind `tag` whose body is `wanted`.
+    private func entriesBelow(_ below: KeysBelow, tag: IndexKeyTag, _ wanted: UnsafeRawBufferPointer) -> Int? {
+        let end = size - Self.checksumSize
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            // Past the entry's flag.
+            guard var position = entryStart(middle).map({ $0 + 1 }), position < end,
+                  let kind = IndexKeyTag(rawValue: self[position]) else { return nil }
+            position += 1
+            let order: Int
+            if kind.rank != tag.rank {
+                order = kind.rank < tag.rank ? -1 : 1
+            } else {
+                // The same rank is the same kind for strings and byte strings.
+                guard let length = varint(&position), let found = withBody(&position, count: length, { Self.order($0, wanted) }) else { return nil }
+                order = found
+            }
+            if below.contains(order: order) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// Entry `index` of an index-layout block for a walk that wants objects only: whether it
     /// adds, how its index key orders against `bound` (compared where it lies, not decoded),
     /// and the object's key; nil when its bytes do not decode.
@@ -210,7 +262,7 @@ struct RunBlockReader {
     }
 
     /// The lexicographic order of two byte strings, the shorter first when one begins the other.
-    private static func order(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int {
+    static func order(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int {
         let common = min(lhs.count, rhs.count)
         if common > 0, let left = lhs.baseAddress, let right = rhs.baseAddress {
             let order = memcmp(left, right, common)
@@ -278,6 +330,32 @@ struct RunBlockReader {
         case .bytes: return counted { .bytes(Array($0)) }
         case .tuple: return counted { .tuple(IndexTuple(encoded: Array($0))) }
         case nil: return nil
+        }
+    }
+}
+
+extension IndexRun {
+    /// How many fences lie in `below` (see ``blocksBelow(_:)``), for a string key: its bytes
+    /// are lent once for the search and each fence's compared with them in place, where
+    /// ordering the two keys as keys went through both cases and both storages per probe. Nil
+    /// when the key's bytes are not contiguous.
+    func stringFencesBelow(_ below: KeysBelow, _ wanted: String) -> Int? {
+        wanted.utf8.withContiguousStorageIfAvailable { wanted -> Int in
+            let wantedBytes = UnsafeRawBufferPointer(wanted)
+            var low = 0
+            var high = fences.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order: Int
+                if case .string(let fence) = fences[middle].key,
+                   let found = fence.utf8.withContiguousStorageIfAvailable({ RunBlockReader.order(UnsafeRawBufferPointer($0), wantedBytes) }) {
+                    order = found
+                } else {
+                    order = IndexKey.order(fences[middle].key, below.key)
+                }
+                if below.contains(order: order) { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
     }
 }

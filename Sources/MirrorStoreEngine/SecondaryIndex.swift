@@ -84,8 +84,7 @@ struct SecondaryIndex: Sendable {
             return
         }
         if let run = soleRun {
-            var cursor = try IndexCursor(run: run, after: below)
-            while let (entry, _) = cursor.current, notAbove.contains(entry), body(entry) { try cursor.advance() }
+            try run.forEachEntry(after: below, through: notAbove, body)
             return
         }
         var merge = IndexMerge(try cursors(forward: true, below, notAbove), forward: true)
@@ -113,8 +112,7 @@ struct SecondaryIndex: Sendable {
         let below = lower.map(KeysBelow.init(before:)) ?? .noEntry
         let notAbove = upper.map(KeysBelow.init(through:)) ?? .everyEntry
         if let run = soleRun {
-            var cursor = try IndexCursor(run: run, through: notAbove)
-            while let (entry, _) = cursor.current, !below.contains(entry), body(entry) { try cursor.advance() }
+            try run.forEachEntryReversed(through: notAbove, after: below, body)
             return
         }
         var merge = IndexMerge(try cursors(forward: false, below, notAbove), forward: false)

@@ -60,9 +60,16 @@ import TestSupport
 
     static func bound(_ entries: [IndexEntry], _ generator: inout SeededRandom) -> IndexBound? {
         guard !entries.isEmpty, !generator.chance(15) else { return nil }
-        // Sometimes a number of another kind than the keys, which compares by value.
+        // Sometimes a number of another kind than the keys, which compares by value; a string
+        // or byte string no entry holds, which a search compares with the keys in place.
         let number = Int64.random(in: -1...10, using: &generator)
-        let key = generator.chance(20) ? (generator.chance(50) ? IndexKey.integer(number) : .double(Double(number) + 0.5)) : generator.pick(entries).key
+        let key: IndexKey = switch Int.random(in: 0..<10, using: &generator) {
+        case 0: .integer(number)
+        case 1: .double(Double(number) + 0.5)
+        case 2: .string(generator.pick(["", "s", "s2x", "t", "é"]))
+        case 3: .bytes(generator.pick([[], [0], [200, 1]]))
+        default: generator.pick(entries).key
+        }
         return IndexBound(key, inclusive: generator.chance(50))
     }
 
@@ -95,6 +102,19 @@ import TestSupport
             let newest = groupsReversed(expected)
             #expect(try descending.entry(at: 0) == newest.first, "\(context): first descending position of \(name)")
             #expect(try descending.objects() == newest.map(\.object), "\(context): descending positions of \(name)")
+            // Read by position in steps, as a prefix of sorted results is: each read goes on from
+            // the last group read, and a step may end inside a group.
+            let ascending = generator.chance(50)
+            let inOrder = ascending ? expected : newest
+            let stepping = index.positions(ascending: ascending)
+            var position = Int.random(in: 0..<3, using: &generator)
+            while position < inOrder.count {
+                #expect(try stepping.entry(at: position) == inOrder[position], "\(context): position \(position) of \(name)")
+                #expect(try stepping.object(at: position) == inOrder[position].object, "\(context): object at \(position) of \(name)")
+                position += Int.random(in: 1...40, using: &generator)
+            }
+            #expect(try stepping.entry(at: inOrder.count) == nil, "\(context): past the positions of \(name)")
+            #expect(try stepping.objects() == inOrder.map(\.object), "\(context): positions of \(name) after reading some")
             for _ in 0..<12 {
                 let (lower, upper) = (bound(expected, &generator), bound(expected, &generator))
                 let inside = expected.filter { isInside($0, lower, upper) }
@@ -106,6 +126,14 @@ import TestSupport
                 var reversed: [IndexEntry] = []
                 try index.forEachReversed(from: upper, to: lower) { reversed.append($0); return true }
                 #expect(reversed == inside.reversed(), "\(context): \(name) reversed within the bounds")
+                // A walk stopped early gives the first entries and no more.
+                let stop = Int.random(in: 1...5, using: &generator)
+                var first: [IndexEntry] = []
+                try index.forEach(from: lower, to: upper) { first.append($0); return first.count < stop }
+                #expect(first == Array(inside.prefix(stop)), "\(context): \(name) first \(stop) within the bounds")
+                var last: [IndexEntry] = []
+                try index.forEachReversed(from: upper, to: lower) { last.append($0); return last.count < stop }
+                #expect(last == Array(inside.reversed().prefix(stop)), "\(context): \(name) last \(stop) within the bounds")
                 #expect(try index.count(from: lower, to: upper) == inside.count, "\(context): \(name) count within the bounds")
             }
         }
@@ -272,6 +300,12 @@ import TestSupport
             #expect(found == expected(name, state.objects), "\(context): \(name) agrees with the objects")
             #expect(try index.objects(from: nil, to: nil) == found.map(\.object), "\(context): \(name) objects agree with its entries")
             #expect(try index.count(from: nil, to: nil) == found.count, "\(context): \(name) count")
+            // Damage met walking backward or by position is an error too, never other entries.
+            var backward: [IndexEntry] = []
+            try index.forEachReversed(from: nil, to: nil) { backward.append($0); return true }
+            #expect(backward == found.reversed(), "\(context): \(name) reversed agrees with its entries")
+            #expect(try index.positions(ascending: true).objects() == found.map(\.object), "\(context): \(name) positions")
+            #expect(try index.positions(ascending: false).objects() == groupsReversed(found).map(\.object), "\(context): \(name) descending positions")
         }
         return state
     }

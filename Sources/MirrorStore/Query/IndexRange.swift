@@ -12,7 +12,10 @@ final class IndexRange: Sendable {
     /// ``RecordSortKey/orderName``: its property's (or folded property's), or a compound index's
     /// properties after those its equalities fix (none when they fix them all).
     let indexName: String
-    let properties: [String]
+    /// The properties with their kinds, as the plan gave them: kept whole, since a list of
+    /// names made from them would be one more array per query.
+    private let order: [(name: String, kind: PropertyKind)]
+    var properties: [String] { order.map(\.name) }
     private let index: IndexSnapshot
     private let lower: IndexBound?
     private let upper: IndexBound?
@@ -28,9 +31,9 @@ final class IndexRange: Sendable {
     /// An equality range holding at most this many objects is listed when it is made.
     static let listedAtOnce = 64
 
-    init(index: IndexSnapshot, named indexName: String, properties: [String], lower: IndexBound?, upper: IndexBound?) throws {
+    init(index: IndexSnapshot, named indexName: String, order: [(name: String, kind: PropertyKind)], lower: IndexBound?, upper: IndexBound?) throws {
         self.indexName = indexName
-        self.properties = properties
+        self.order = order
         self.index = index
         self.lower = lower
         self.upper = upper

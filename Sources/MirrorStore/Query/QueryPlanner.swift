@@ -120,9 +120,6 @@ struct QueryPlanner {
         func sameProperty(as other: IndexedProperty) -> Bool {
             name == other.name && isFolded == other.isFolded
         }
-
-        /// The name the order of an index range on this property goes by (``RecordSortKey/orderName``).
-        var orderName: String { isFolded ? RecordSortKey.foldedOrderName(of: name) : name }
     }
 
     func accessPath(for conditions: [QueryCondition]) -> AccessPath {
@@ -277,7 +274,7 @@ struct QueryPlanner {
         return AccessPath(
             source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
             isExact: alone && constraint.isExact, rangeText: constraint.text,
-            order: [(constraint.property.orderName, constraint.property.kind)])
+            order: index.order)
     }
 
     /// A join through a link, when a conjunct is a condition on linked objects that an index of

@@ -21,6 +21,9 @@ final class QuerySource: Sendable {
     /// are the same rows of the same snapshot, so what one learns (their keys in order, their
     /// count) serves the others.
     let everyObject: ResultsState
+    /// Why the snapshot reads nothing (its engine had closed when it was taken), or nil: known
+    /// once, as checking the snapshot for each query copied it.
+    let closedFailure: StorageError?
 
     init(snapshot: EngineSnapshot, registry: ModelRegistry, entry: ModelRegistry.Entry, observation: StoreObservation? = nil) {
         self.snapshot = snapshot
@@ -30,9 +33,20 @@ final class QuerySource: Sendable {
         self.observation = observation
         values = snapshot.values(ofType: entry.plan.typeName)
         indexes = TypeIndexes(entry.indexes, schema: entry.plan.schema, snapshot: snapshot)
+        do {
+            try snapshot.checkOpen()
+            closedFailure = nil
+        } catch {
+            closedFailure = error
+        }
         everyObject = ResultsState(
             conditions: [], rows: .all,
             plan: QueryPlan(access: .scan(typeName: entry.plan.typeName), filter: .none, order: .primaryKey), steps: [])
+    }
+
+    /// Throws when the snapshot was taken after its engine closed (``EngineSnapshot/checkOpen()``).
+    func checkOpen() throws(StorageError) {
+        if let closedFailure { throw closedFailure }
     }
 
     var plan: TypePlan { entry.plan }

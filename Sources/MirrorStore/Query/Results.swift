@@ -107,7 +107,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .keys(let found):
             return found.keys.indices.contains(position) ? (found.keys[position], found.location(at: position)) : nil
         case .index(let positions):
-            return try positions.entry(at: position).map { ($0.object, nil) }
+            return try positions.object(at: position).map { ($0, nil) }
         }
     }
 
@@ -270,7 +270,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // An index range that is the whole answer stays in the index until a position is read.
         if access.isExact, plan.order == .primaryKey, case .index(let name, let index, let lower, let upper) = access.source,
            let order = access.order, order.allSatisfy({ IndexKeys.ordersExactly($0.kind) }) {
-            return Found(conditions: all, rows: .range(try IndexRange(index: index, named: name, properties: order.map(\.name), lower: lower, upper: upper)),
+            return Found(conditions: all, rows: .range(try IndexRange(index: index, named: name, order: order, lower: lower, upper: upper)),
                          plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
         }
         let found = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)

@@ -6,6 +6,10 @@ struct TypeIndexes: Sendable {
     struct Index: Sendable {
         let name: String
         let snapshot: IndexSnapshot
+        /// For the index of one property (or of its folded form): the order its entries follow,
+        /// by ``RecordSortKey/orderName``, as an access path gives it; made once here rather
+        /// than once per query.
+        var order: [(name: String, kind: PropertyKind)] = []
     }
 
     /// A compound index: its keys are tuples of the keys of the properties at `positions`.
@@ -26,12 +30,16 @@ struct TypeIndexes: Sendable {
         var foldedByPosition = byPosition
         var compound: [Compound] = []
         for wanted in wanted {
-            guard let index = snapshot.index(named: wanted.name).map({ Index(name: wanted.name, snapshot: $0) }) else { continue }
+            guard var index = snapshot.index(named: wanted.name).map({ Index(name: wanted.name, snapshot: $0) }) else { continue }
             if wanted.isFolded, let position = wanted.positions.first, foldedByPosition.indices.contains(position) {
+                let property = schema.properties[position]
+                index.order = [(RecordSortKey.foldedOrderName(of: property.name), property.kind)]
                 foldedByPosition[position] = index
             } else if wanted.positions.count > 1 {
                 compound.append(Compound(index: index, positions: wanted.positions))
             } else if let position = wanted.positions.first, byPosition.indices.contains(position) {
+                let property = schema.properties[position]
+                index.order = [(property.name, property.kind)]
                 byPosition[position] = index
             }
         }

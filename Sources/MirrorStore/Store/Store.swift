@@ -284,7 +284,7 @@ public final class Store: Sendable {
     ///   when the store is closed.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
         let source = sources.source(for: try registry.entry(for: type), observation: observation)
-        try source.snapshot.checkOpen()
+        try source.checkOpen()
         return Results(source: source)
     }
 
