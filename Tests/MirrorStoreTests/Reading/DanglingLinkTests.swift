@@ -36,4 +36,17 @@ import Testing
         #expect(read.nested == ["x": ["a": oslo]])
         #expect(try store.objects(Directory.self).all().map(\.towns) == [["a": oslo]])
     }
+
+    @Test("queries count a dictionary of links as its model reads it", arguments: [false, true])
+    func dictionaryCountedAsRead(inMemory: Bool) throws {
+        let directory = TemporaryDirectory()
+        let store = inMemory ? try Store.inMemory(models: [Directory.self]) : try Store(path: directory.path + "/store", models: [Directory.self])
+        let oslo = Town(id: 1, name: "Oslo"), rome = Town(id: 2, name: "Rome")
+        try store.write { transaction in
+            try transaction.add(Directory(id: 1, towns: ["a": oslo, "b": rome], maybe: ["a": oslo, "b": rome]))
+            _ = try transaction.delete(Town.self, primaryKey: 2)
+        }
+        #expect(try store.objects(Directory.self).filter(#Predicate { $0.towns.count == 1 }).count == 1)
+        #expect(try store.objects(Directory.self).filter(#Predicate { $0.maybe.count == 2 }).count == 1)
+    }
 }
