@@ -119,8 +119,8 @@ struct Item: Persistable, Equatable {
     static var indexedProperties: [String] { ["n", "s", "tags", "nums"] }
 }
 
-/// Links in a dictionary, which this backend does not store yet.
-struct Shelf: Persistable {
+/// Links in a dictionary: their targets' keys in the `jsonb`.
+struct Shelf: Persistable, Equatable {
     var id = 0
     var publishers: [String: Publisher] = [:]
     static var primaryKey: String? { "id" }
