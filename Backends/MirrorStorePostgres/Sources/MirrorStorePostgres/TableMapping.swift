@@ -159,6 +159,8 @@ final class TableMapping: Sendable {
     let primaryKey: ColumnMapping
     /// The secondary indexes: name, expression list and uniqueness.
     let indexes: [SQLIndex]
+    /// The unique arrays and sets, each enforced through a side table of its elements.
+    let uniqueElements: [UniqueElements]
     /// The quoted table name.
     let table: String
     /// What a read selects: every column, in `columns` order.
@@ -175,8 +177,12 @@ final class TableMapping: Sendable {
     /// rather than straight from each row's values.
     var readsThroughRecords: Bool { hasLinks || !inverses.isEmpty }
 
-    init(schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex], inverses: [BackendModels.Inverse]) {
+    init(
+        schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex], uniqueElements: [UniqueElements],
+        inverses: [BackendModels.Inverse]
+    ) {
         self.schema = schema
+        self.uniqueElements = uniqueElements
         self.inverses = inverses
         self.columns = columns
         self.primaryKey = primaryKey
@@ -281,6 +287,7 @@ struct DatabaseMapping: Sendable {
             let table = try Self.table(for: type, models: models)
             tables[table.typeName] = table
             for index in table.indexes where index.isUnique { unique[index.name] = (table.typeName, index.property) }
+            for elements in table.uniqueElements { unique[elements.indexName] = (table.typeName, elements.property) }
         }
         self.tables = tables
         uniqueIndexes = unique
@@ -342,17 +349,19 @@ struct DatabaseMapping: Sendable {
             if case .scalar(.text) = column.storage { return "(normalize(\(column.quotedName), NFC) COLLATE \"C\")" }
             return column.quotedName
         }
+        var uniqueElements: [UniqueElements] = []
         for column in columns where !column.isPrimaryKey {
             let isUnique = uniqueProperties.contains(column.property)
             let isIndexed = schema.property(named: column.property)?.isIndexed ?? false
             let isLink = column.linkTarget != nil
             guard isIndexed || isUnique || isLink, case .some(let indexed) = expression(column.property) else { continue }
+            if isUnique, let unique = UniqueElements(column: column, typeName: schema.typeName, table: SQL.identifier(schema.typeName), primaryKey: primaryKey) {
+                uniqueElements.append(unique)
+            }
             if case .json = column.storage { continue }
             switch column.storage {
             case .array, .linkArray:
-                guard !isUnique else {
-                    throw PostgresStoreError(.unsupportedProperty(typeName: schema.typeName, property: column.property, kind: column.kind.description, reason: "unique arrays and sets are not enforced yet"))
-                }
+                // Unique or not, the GIN index serves `contains`; uniqueness is the side table's.
                 indexes.append(SQLIndex(
                     name: SQL.shortName("mirrorstore_ix", schema.typeName, column.property),
                     property: column.property, expressions: [column.quotedName], isUnique: false, method: "gin"))
@@ -371,7 +380,8 @@ struct DatabaseMapping: Sendable {
                 property: compound.description, expressions: expressions, isUnique: compound.isUnique))
         }
         return TableMapping(
-            schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes, inverses: models.inverses(of: schema.typeName))
+            schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes, uniqueElements: uniqueElements,
+            inverses: models.inverses(of: schema.typeName))
     }
 
     private static func storage(of kind: PropertyKind, typeName: String, property: ObjectSchema.Property, models: BackendModels) throws -> ColumnStorage {

@@ -1,4 +1,4 @@
-// Links inside jsonb, as PostgreSQL keeps them (the behaviour suite checks
+// Links inside jsonb and unique arrays, as PostgreSQL keeps them (the behaviour suite checks
 // what every store answers; these check how this one stores it).
 import Foundation
 import MirrorStore
@@ -22,5 +22,65 @@ struct EmbeddedLinkTests {
         #expect(try await store.object(Publisher.self, primaryKey: 2)?.name == "Bee")
         await store.close()
     }
+
+    @Test func oneTagWrittenByTwoStoresAtOnceIsRefusedToTheSecond() async throws {
+        let settings = try #require(serverSettings)
+        let first = try await emptyStore(models: [UniqueTags.self], clearing: [UniqueTags.self])
+        let second = try await PostgresStore.open(settings, models: [UniqueTags.self])
+        // Each block holds its transaction open past the other's insert: the unique index makes
+        // the later one wait for the first commit, then refuses it.
+        func add(_ id: Int, on store: PostgresStore) -> Task<Bool, any Error> {
+            Task {
+                do {
+                    try await store.write { transaction in
+                        try await transaction.add(UniqueTags(id: id, tags: ["shared", "own\(id)"]))
+                        try await Task.sleep(for: .milliseconds(300))
+                    }
+                    return true
+                } catch let error as StoreError {
+                    guard case .uniqueViolation("UniqueTags", "tags", "shared") = error.kind else { throw error }
+                    return false
+                }
+            }
+        }
+        let results = try await [within(20, "the first writer", task: add(1, on: first)), within(20, "the second writer", task: add(2, on: second))]
+        #expect(results.filter { $0 }.count == 1)
+        #expect(try await first.objects(UniqueTags.self).all().count == 1)
+        await first.close()
+        await second.close()
+    }
+
+    @Test func storedDuplicatesRefuseAUniqueArrayAtOpen() async throws {
+        let settings = try #require(serverSettings)
+        let plain = try await emptyStore(models: [PlainTags.self], clearing: [PlainTags.self])
+        try await plain.write { transaction in
+            try await transaction.add(PlainTags(id: 1, tags: ["x"]))
+            try await transaction.add(PlainTags(id: 2, tags: ["x"]))
+        }
+        await plain.close()
+        await #expect {
+            _ = try await PostgresStore.open(settings, models: [UniqueTags.self])
+        } throws: { error in
+            guard let error = error as? StoreError, case .uniqueViolation("UniqueTags", "tags", "x") = error.kind else { return false }
+            return true
+        }
+        let cleared = try await emptyStore(models: [PlainTags.self], clearing: [PlainTags.self])
+        await cleared.close()
+        // Once the duplicates are gone, the side table is made and filled from the rows.
+        let unique = try await emptyStore(models: [UniqueTags.self], clearing: [])
+        try await unique.write { try await $0.add(UniqueTags(id: 1, tags: ["y"])) }
+        await #expect(throws: StoreError.self) {
+            try await unique.write { try await $0.add(UniqueTags(id: 2, tags: ["y"])) }
+        }
+        await unique.close()
+    }
 }
+}
+
+/// `UniqueTags`' table without the uniqueness.
+struct PlainTags: Persistable, Equatable {
+    var id = 0
+    var tags: [String] = []
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "UniqueTags" }
 }

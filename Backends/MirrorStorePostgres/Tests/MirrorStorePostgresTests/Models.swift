@@ -183,8 +183,8 @@ struct Parent: Persistable, Equatable {
     static var primaryKey: String? { "key" }
 }
 
-/// A unique array, which this backend does not enforce yet.
-struct UniqueTags: Persistable {
+/// A unique array: no tag may belong to two objects.
+struct UniqueTags: Persistable, Equatable {
     var id = 0
     var tags: [String] = []
     static var primaryKey: String? { "id" }
