@@ -230,11 +230,13 @@ final class RowReader {
             for target in missing.keys.sorted() {
                 _ = try await read(table: try mapping.table(named: target), keys: missing[target] ?? [], tracking: true, pending: &next)
             }
+            var codings: [String: ColumnCoding] = [:]
             for link in pending {
                 func keyText() -> String { link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.text) ?? "?" }
-                let value = try link.value(coding: ColumnCoding(models: mapping.models, typeName: link.record.objectSchema.typeName), key: keyText) {
-                    loaded[$0]
-                }
+                let typeName = link.record.objectSchema.typeName
+                let coding = codings[typeName] ?? ColumnCoding(models: mapping.models, typeName: typeName)
+                codings[typeName] = coding
+                let value = try link.value(coding: coding, key: keyText) { loaded[$0] }
                 try set(value, link.column, of: link.record, key: keyText)
             }
             pending = next

@@ -23,6 +23,23 @@ struct EmbeddedLinkTests {
         await store.close()
     }
 
+    @Test func aQueryThroughALinkInsideJSONBIsDecidedInSwift() async throws {
+        let store = try await emptyStore(models: [Route.self], clearing: [Route.self, Publisher.self])
+        let ace = Publisher(identifier: 1, name: "Ace"), bee = Publisher(identifier: 2, name: "Bee")
+        try await store.write { transaction in
+            try await transaction.add(Route(id: 1, stop: Stop(name: "a", publisher: ace)))
+            try await transaction.add(Route(id: 2, stop: Stop(name: "b", publisher: bee)))
+            try await transaction.add(Route(id: 3, stop: Stop(name: "c")))
+        }
+        let results = try store.objects(Route.self).filter(#Predicate { $0.id > 1 && $0.stop.publisher?.name == "Bee" })
+        #expect(results.plan.sqlPart == "\"id\" > $1")
+        #expect(results.plan.swiftPart != nil)
+        #expect(try await results.all().map(\.id) == [2])
+        _ = try await store.write { try await $0.delete(Publisher.self, primaryKey: 2) }
+        #expect(try await store.objects(Route.self).filter(#Predicate { $0.stop.publisher == nil }).all().map(\.id) == [2, 3])
+        await store.close()
+    }
+
     @Test func oneTagWrittenByTwoStoresAtOnceIsRefusedToTheSecond() async throws {
         let settings = try #require(serverSettings)
         let first = try await emptyStore(models: [UniqueTags.self], clearing: [UniqueTags.self])

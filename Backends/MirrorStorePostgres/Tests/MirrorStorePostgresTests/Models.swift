@@ -335,3 +335,16 @@ struct LinksAfter: Persistable, Equatable {
     static var primaryKey: String? { "id" }
     static var persistedTypeName: String { "MigratedLinks" }
 }
+
+/// A stop embedded in a route, linking to a publisher from inside it.
+struct Stop: Persistable, Equatable {
+    var name = ""
+    var publisher: Publisher?
+}
+
+/// A route whose embedded stop links to a publisher: a query through it runs in Swift.
+struct Route: Persistable, Equatable {
+    var id = 0
+    var stop = Stop()
+    static var primaryKey: String? { "id" }
+}
