@@ -14,6 +14,8 @@ final class RowReader {
     private var loaded: [Identity: ManagedObject] = [:]
     /// The error a statement of this reader failed with, if any.
     private(set) var statementFailure: (any Error)?
+    /// How many statements this reader ran: tests check that it reads links per type, not per row.
+    private(set) var statementCount = 0
     /// The records that may link to others, whose graph is released once the models are made.
     private var linkingRecords: [ManagedObject] = []
     /// The records linking to a record, by source type, link property and the record's key:
@@ -267,6 +269,7 @@ final class RowReader {
     /// reading them one by one would come back to it for each; and a row that does not read
     /// back then fails the read, not the statement.
     private func rows(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+        statementCount += 1
         do {
             return try await Failures.translating(mapping) {
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()

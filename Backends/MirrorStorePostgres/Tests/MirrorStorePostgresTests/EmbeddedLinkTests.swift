@@ -23,6 +23,30 @@ struct EmbeddedLinkTests {
         await store.close()
     }
 
+    @Test func linksInsideJSONBAreReadWithOneQueryPerTargetType() async throws {
+        let store = try await emptyStore(models: [Shelf.self], clearing: [Shelf.self, Publisher.self])
+        try await store.write { transaction in
+            for id in 1...20 {
+                try await transaction.add(Shelf(id: id, publishers: [
+                    "a": Publisher(identifier: id % 5, name: "P\(id % 5)"), "b": Publisher(identifier: 100 + id, name: "Q"),
+                ]))
+            }
+        }
+        let mapping = store.mapping
+        let (shelves, statements) = try await store.withConnection { connection in
+            let reader = RowReader(connection: connection, mapping: mapping)
+            let records = try await reader.records(
+                table: try mapping.table(named: "Shelf"), condition: nil, parameters: SQLParameters(), orderBy: "\"id\"", limit: nil)
+            let shelves = try records.map { try reader.model(Shelf.self, from: $0) }
+            return (shelves.map { $0.publishers.mapValues(\.identifier) }, reader.statementCount)
+        }
+        #expect(shelves.count == 20)
+        #expect(shelves.last == ["a": 0, "b": 120])
+        // The shelves, then every publisher they link to in one `key = ANY($1)`.
+        #expect(statements == 2)
+        await store.close()
+    }
+
     @Test func aQueryThroughALinkInsideJSONBIsDecidedInSwift() async throws {
         let store = try await emptyStore(models: [Route.self], clearing: [Route.self, Publisher.self])
         let ace = Publisher(identifier: 1, name: "Ace"), bee = Publisher(identifier: 2, name: "Bee")
