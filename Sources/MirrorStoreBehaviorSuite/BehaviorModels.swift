@@ -314,3 +314,30 @@ public struct BehaviorBadge: Persistable, Equatable, Sendable {
         self.cities = cities
     }
 }
+
+/// A customer whose delete rule names its embedded home: refused, since rules name links.
+public struct BehaviorRuledCustomer: Persistable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The home address, embedded: its city link is no link of this model's own.
+    public var home = BehaviorAddress()
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// A rule on `home`.
+    public static var deleteRules: [String: DeleteRule] { ["home": .cascade] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+}
+
+/// A city listing the customers whose embedded home links to it: refused, since inverses name
+/// a model's own links.
+public struct BehaviorListedCity: Persistable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The customers whose `home` holds this city.
+    public var residents = LinkingObjects<BehaviorCustomer>(property: "home")
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+}

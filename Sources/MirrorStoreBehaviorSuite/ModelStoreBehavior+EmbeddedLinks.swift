@@ -51,5 +51,16 @@ extension ModelStoreBehavior {
             try expect(try await store.fetchCount(ModelQuery(BehaviorCustomer.self).filter(#Predicate { $0.home.nearby.isEmpty })), 1,
                        "customers with no city nearby left", in: check)
         }
+
+        // Delete rules and inverses name a model's own links, never one inside an embedded model.
+        try await expectError("a delete rule on an embedded model", in: check, matches: { error in
+            guard let error = error as? StoreError, case .invalidDeleteRule("BehaviorRuledCustomer", "home", _) = error.kind else { return false }
+            return true
+        }) {
+            try await withStore(check, models: [BehaviorRuledCustomer.self]) { _ in }
+        }
+        try await expectError("an inverse of an embedded model", in: check, matches: { $0 is MappingError }) {
+            try await withStore(check, models: [BehaviorListedCity.self, BehaviorCustomer.self]) { _ in }
+        }
     }
 }
