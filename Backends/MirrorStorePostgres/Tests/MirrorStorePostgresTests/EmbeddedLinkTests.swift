@@ -64,6 +64,24 @@ struct EmbeddedLinkTests {
         await store.close()
     }
 
+    @Test func anObserverOfAModelSeesAChangeOfAModelItLinksToFromInsideJSONB() async throws {
+        let observer = try await emptyStore(models: [Shelf.self], clearing: [Shelf.self, Publisher.self])
+        let writer = try await PostgresStore.open(try #require(serverSettings), models: [Shelf.self])
+        try await observer.write { try await $0.add(Shelf(id: 1, publishers: ["a": Publisher(identifier: 1, name: "Ace")])) }
+        let sequence = try observer.changes(Shelf.self, primaryKey: 1)
+        let seen = try await within(10, "the changes of a shelf") {
+            var iterator = sequence.makeAsyncIterator()
+            var seen: [Shelf?] = []
+            seen.append(try #require(try await iterator.next()))
+            try await writer.write { try await $0.add(Publisher(identifier: 1, name: "Acme")) }
+            seen.append(try #require(try await iterator.next()))
+            return seen
+        }
+        #expect(seen.map { $0?.publishers["a"]?.name } == ["Ace", "Acme"])
+        await writer.close()
+        await observer.close()
+    }
+
     @Test func oneTagWrittenByTwoStoresAtOnceIsRefusedToTheSecond() async throws {
         let settings = try #require(serverSettings)
         let first = try await emptyStore(models: [UniqueTags.self], clearing: [UniqueTags.self])
