@@ -4,26 +4,29 @@ import MirrorStore
 /// objects, while one object may repeat an element, and `nil` elements are no value at all.
 ///
 /// PostgreSQL has no unique index across array elements, so each such property has a side table
-/// of its elements, one row per distinct element and owner, with a unique index on the element:
+/// of its elements, one row per distinct element and owner, unique by element:
 ///
 /// ```sql
 /// CREATE TABLE "mirrorstore_ue_…" (element bigint NOT NULL,
-///     owner bigint NOT NULL REFERENCES "Badge" ("id") ON DELETE CASCADE)
-/// CREATE UNIQUE INDEX "mirrorstore_ux_…" ON "mirrorstore_ue_…" (element)
+///     owner bigint NOT NULL REFERENCES "Badge" ("id") ON DELETE CASCADE,
+///     CONSTRAINT "mirrorstore_ux_…" UNIQUE (element) DEFERRABLE INITIALLY DEFERRED)
 /// ```
 ///
 /// A row trigger on the model's table (`AFTER INSERT OR UPDATE`) replaces the owner's rows in
 /// the same statement as the write, and deleting the owner deletes them, so every write path
-/// (upserts, updates, deletes, migrations) keeps them, in the write's transaction. The unique
-/// index decides between writers of several processes: a second transaction inserting an element
-/// waits for the first to end and fails if it committed, which a check by `SELECT` could not do
+/// (upserts, updates, deletes, migrations) keeps them, in the write's transaction. The constraint
+/// is checked at `COMMIT`, on what the transaction leaves, as the file store checks its unique
+/// indexes when a block commits: a block may take an element before it frees it elsewhere (a
+/// seeded test compares random blocks with the file store). It decides between writers of
+/// several processes too: a transaction committing an element that another one in progress
+/// holds waits for it to end, and fails if it committed, which a check by `SELECT` could not do
 /// without a table lock. Its SQLSTATE 23505 names `mirrorstore_ux_…`, which is reported as
 /// `StoreError.uniqueViolation` on the property, as for any unique index.
 struct UniqueElements: Sendable {
     let property: String
     /// `mirrorstore_ue_…`, the side table.
     let sideTable: String
-    /// `mirrorstore_ux_…`, its unique index, which a violation names.
+    /// `mirrorstore_ux_…`, its unique constraint, which a violation names.
     let indexName: String
     /// `mirrorstore_ut_…` and `mirrorstore_uf_…`: the trigger and its function.
     let triggerName: String
@@ -108,9 +111,8 @@ struct UniqueElements: Sendable {
     var createStatements: [String] {
         let collation = elementType == "text" ? " COLLATE \"C\"" : ""
         return [
-            "CREATE TABLE \(sideTable) (element \(elementType)\(collation) NOT NULL, owner \(keyType) NOT NULL REFERENCES \(table) (\(key)) ON DELETE CASCADE)",
+            "CREATE TABLE \(sideTable) (element \(elementType)\(collation) NOT NULL, owner \(keyType) NOT NULL REFERENCES \(table) (\(key)) ON DELETE CASCADE, CONSTRAINT \(SQL.identifier(indexName)) UNIQUE (element) DEFERRABLE INITIALLY DEFERRED)",
             "CREATE INDEX ON \(sideTable) (owner)",
-            "CREATE UNIQUE INDEX \(SQL.identifier(indexName)) ON \(sideTable) (element)",
             "INSERT INTO \(sideTable) (element, owner) SELECT DISTINCT \(elementExpression), r.\(key) FROM \(table) AS r, \(elements(of: "r")) WHERE x IS NOT NULL",
         ]
     }
