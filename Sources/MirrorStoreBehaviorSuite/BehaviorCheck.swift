@@ -24,7 +24,7 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     /// back, updated, queried through, and read as `nil` or left out once their target is deleted;
     /// a delete rule or an inverse through an embedded model is refused when the store opens.
     case embeddedLinks
-    /// Unique arrays and sets: an element another object holds is
+    /// Unique arrays and sets: an element another object holds when the block ends is
     /// `StoreError.uniqueViolation`; repeats within an object and `nil` elements are not.
     case uniqueArrays
     /// Delete rules: `.cascade` deletes the linked objects with their source, `.deny` refuses

@@ -47,6 +47,13 @@ extension ModelStoreBehavior {
             }
             try expect(try await store.fetch(ModelQuery(BehaviorBadge.self).sorted(using: SortDescriptor(\.id))).map(\.codes), [[], [3], [1, 2]],
                        "the codes after elements moved", in: check)
+
+            // What a block leaves counts: an element taken before it is freed in the same block.
+            try await store.write { transaction in
+                try await transaction.add(BehaviorBadge(id: 8, codes: [3]))
+                try await transaction.update(BehaviorBadge.self, primaryKey: 6) { $0.codes = [] }
+            }
+            try expect(try await store.object(BehaviorBadge.self, primaryKey: 8)?.codes, [3], "a code taken before it was freed", in: check)
         }
     }
 }

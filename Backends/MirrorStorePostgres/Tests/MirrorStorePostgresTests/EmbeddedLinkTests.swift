@@ -2,6 +2,7 @@
 // what every store answers; these check how this one stores it).
 import Foundation
 import MirrorStore
+import MirrorStoreBehaviorSuite
 @testable import MirrorStorePostgres
 import PostgresNIO
 import Testing
@@ -107,6 +108,65 @@ struct EmbeddedLinkTests {
         #expect(try await first.objects(UniqueTags.self).all().count == 1)
         await first.close()
         await second.close()
+    }
+
+    /// Random blocks of adds, updates and deletes of badges whose arrays and sets are unique, on
+    /// PostgreSQL and the file store's in-memory store: the same blocks are refused, the same
+    /// badges remain.
+    @Test func uniqueArraysMatchTheFileStoreOnRandomWrites() async throws {
+        let store = try await emptyStore(models: [BehaviorBadge.self], clearing: [BehaviorBadge.self])
+        let memory = try Store.inMemory(models: [BehaviorBadge.self])
+        var random = SeededRandom(seed: 3031)
+        let names = ["caf\u{E9}", "cafe\u{301}", "tea", "T", "t"]
+        // The file store's own write, which runs the block here.
+        func inMemory(_ body: (WriteTransaction) throws -> Void) throws { try memory.write(body) }
+        func isViolation(_ error: any Error) -> Bool {
+            if let error = error as? StoreError, case .uniqueViolation = error.kind { return true }
+            return false
+        }
+        for step in 0..<60 {
+            var operations: [(kind: Int, badge: BehaviorBadge)] = []
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let badge = BehaviorBadge(
+                    id: Int.random(in: 1...6, using: &random),
+                    codes: (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0...12, using: &random) },
+                    names: Set((0..<Int.random(in: 0...2, using: &random)).map { _ in random.pick(names) }),
+                    slots: (0..<Int.random(in: 0...2, using: &random)).map { _ in random.chance(40) ? nil : Int.random(in: 0...9, using: &random) })
+                operations.append((Int.random(in: 0..<4, using: &random), badge))
+            }
+            let onServer: String, inFileStore: String
+            do {
+                try await store.write { transaction in
+                    for (kind, badge) in operations {
+                        switch kind {
+                        case 0: _ = try await transaction.delete(BehaviorBadge.self, primaryKey: badge.id)
+                        case 1: try await transaction.update(BehaviorBadge.self, primaryKey: badge.id) { $0.codes = badge.codes }
+                        default: try await transaction.add(badge)
+                        }
+                    }
+                }
+                onServer = "written"
+            } catch where isViolation(error) {
+                onServer = "refused"
+            }
+            do {
+                try inMemory { transaction in
+                    for (kind, badge) in operations {
+                        switch kind {
+                        case 0: _ = try transaction.delete(BehaviorBadge.self, primaryKey: badge.id)
+                        case 1: try transaction.update(BehaviorBadge.self, primaryKey: badge.id) { $0.codes = badge.codes }
+                        default: try transaction.add(badge)
+                        }
+                    }
+                }
+                inFileStore = "written"
+            } catch where isViolation(error) {
+                inFileStore = "refused"
+            }
+            #expect(onServer == inFileStore, "step \(step): \(operations.map { "\($0.kind) \($0.badge)" })")
+            #expect(try await store.objects(BehaviorBadge.self).all() == memory.objects(BehaviorBadge.self).all(), "badges after step \(step)")
+        }
+        await store.close()
     }
 
     @Test func storedDuplicatesRefuseAUniqueArrayAtOpen() async throws {
