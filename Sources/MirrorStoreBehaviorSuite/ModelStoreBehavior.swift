@@ -50,6 +50,8 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
         case .observation: try await checkObservation()
         case .uniqueViolations: try await checkUniqueViolations()
         case .toManyLinks: try await checkToManyLinks()
+        case .embeddedLinks: try await checkEmbeddedLinks()
+        case .uniqueArrays: try await checkUniqueArrays()
         case .deleteRules: try await checkDeleteRules()
         case .inverses: try await checkInverses()
         case .errors: try await checkErrors()
