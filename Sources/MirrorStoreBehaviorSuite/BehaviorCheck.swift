@@ -17,6 +17,9 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case observation
     /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
     case uniqueViolations
+    /// Two objects swap a unique value in one block, in either order: only what the block
+    /// leaves is checked.
+    case uniqueSwaps
     /// Links inside containers (`[T]`, `[T?]`, `Set<T>`, `[T]?`): saved with their model, read
     /// back in order, queried, and read without a target that was deleted.
     case toManyLinks

@@ -49,6 +49,7 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
         case .migrations: try await checkMigrations()
         case .observation: try await checkObservation()
         case .uniqueViolations: try await checkUniqueViolations()
+        case .uniqueSwaps: try await checkUniqueSwaps()
         case .toManyLinks: try await checkToManyLinks()
         case .embeddedLinks: try await checkEmbeddedLinks()
         case .uniqueArrays: try await checkUniqueArrays()

@@ -101,22 +101,37 @@ struct SchemaSetup {
                     }
                 }
                 // Indexes are not part of the schema: those the models no longer ask for are
-                // dropped and new ones built, on every open, as the file store does.
+                // dropped and new ones built, on every open, as the file store does. Unique ones
+                // are constraints, checked at COMMIT: a unique index an earlier version made
+                // is replaced by one.
                 for table in mapping.tables.values.sorted(by: { $0.typeName < $1.typeName }) {
                     var parameters = SQLParameters()
                     let name = parameters.add(table.typeName)
+                    let quoted = parameters.add(table.table)
                     let existing = try await connection.query(PostgresQuery(
-                        unsafeSQL: "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = \(name) AND (indexname LIKE 'mirrorstore\\_ix\\_%' OR indexname LIKE 'mirrorstore\\_ux\\_%')",
+                        unsafeSQL: """
+                            SELECT i.indexname::text, EXISTS (SELECT FROM pg_constraint c WHERE c.conrelid = to_regclass(\(quoted)) AND c.conname = i.indexname)
+                            FROM pg_indexes i WHERE i.schemaname = current_schema() AND i.tablename = \(name)
+                            AND (i.indexname LIKE 'mirrorstore\\_ix\\_%' OR i.indexname LIKE 'mirrorstore\\_ux\\_%')
+                            """,
                         binds: parameters.bindings), logger: logger).collect()
-                    let wanted = Set(table.indexes.map(\.name))
+                    let wanted = Dictionary(table.indexes.map { ($0.name, $0.isUnique) }, uniquingKeysWith: { first, _ in first })
+                    var constraints: Set<String> = []
                     for row in existing {
-                        let index = try row.decode(String.self)
-                        if !wanted.contains(index) {
+                        let (index, isConstraint) = try row.decode((String, Bool).self)
+                        if wanted[index] == isConstraint {
+                            if isConstraint { constraints.insert(index) }
+                        } else if isConstraint {
+                            try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP CONSTRAINT \(SQL.identifier(index))"), logger: logger)
+                        } else {
                             try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(SQL.identifier(index))"), logger: logger)
                         }
                     }
                     for statement in table.indexStatements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    for index in table.indexes where index.isUnique && !constraints.contains(index.name) {
+                        try await connection.query(PostgresQuery(unsafeSQL: table.uniqueConstraintStatement(index)), logger: logger)
                     }
                     try await setUpUniqueElements(of: table, isNew: created.contains { $0 === table }, on: connection)
                 }

@@ -223,12 +223,24 @@ final class TableMapping: Sendable {
         return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
     }
 
-    /// `CREATE INDEX IF NOT EXISTS` for each index the model asks for.
+    /// `CREATE INDEX IF NOT EXISTS` for each index the model asks for but the unique ones, which
+    /// are constraints (``uniqueConstraintStatement(_:)``).
     var indexStatements: [String] {
-        indexes.map { index in
+        indexes.filter { !$0.isUnique }.map { index in
             let method = index.method.map { " USING \($0)" } ?? ""
-            return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))"
+            return "CREATE INDEX IF NOT EXISTS \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))"
         }
+    }
+
+    /// The constraint that keeps a unique `index`, checked at `COMMIT` on what the transaction
+    /// leaves, as the file store checks its unique indexes when a block commits: a block may give
+    /// one object a value before it takes it from another. An exclusion constraint with `=`,
+    /// since a unique constraint takes no expressions (strings are unique by their NFC form);
+    /// its B-tree index, named as the constraint, serves queries as a unique index would. Upserts
+    /// still name the primary key, which is not deferrable, as their `ON CONFLICT` arbiter.
+    func uniqueConstraintStatement(_ index: SQLIndex) -> String {
+        let elements = index.expressions.map { "\($0) WITH =" }.joined(separator: ", ")
+        return "ALTER TABLE \(table) ADD CONSTRAINT \(SQL.identifier(index.name)) EXCLUDE USING btree (\(elements)) DEFERRABLE INITIALLY DEFERRED"
     }
 
     /// The foreign keys of the table's links, deferred to commit so that a transaction may add a
@@ -259,7 +271,7 @@ struct DatabaseMapping: Sendable {
     let models: BackendModels
     /// By stored type name.
     let tables: [String: TableMapping]
-    /// Index name → (type name, property), to name a unique violation.
+    /// Unique constraint or index name → (type name, property), to name a unique violation.
     let uniqueIndexes: [String: (typeName: String, property: String)]
     /// The links deletes follow or that forbid them.
     let deleteRules: DeleteRuleLinks
