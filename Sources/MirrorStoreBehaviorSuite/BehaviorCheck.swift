@@ -17,9 +17,19 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case observation
     /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
     case uniqueViolations
+    /// Two objects swap a unique value in one block, in either order: only what the block
+    /// leaves is checked.
+    case uniqueSwaps
     /// Links inside containers (`[T]`, `[T?]`, `Set<T>`, `[T]?`): saved with their model, read
     /// back in order, queried, and read without a target that was deleted.
     case toManyLinks
+    /// Links inside embedded models, dictionaries and nested arrays: saved with their model, read
+    /// back, updated, queried through, and read as `nil` or left out once their target is deleted;
+    /// a delete rule or an inverse through an embedded model is refused when the store opens.
+    case embeddedLinks
+    /// Unique arrays and sets: an element another object holds when the block ends is
+    /// `StoreError.uniqueViolation`; repeats within an object and `nil` elements are not.
+    case uniqueArrays
     /// Delete rules: `.cascade` deletes the linked objects with their source, `.deny` refuses
     /// a delete and deletes nothing.
     case deleteRules

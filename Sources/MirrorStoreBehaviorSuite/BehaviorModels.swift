@@ -263,3 +263,126 @@ public struct BehaviorSquad: Persistable, Equatable, Sendable {
         self.head = head
     }
 }
+
+/// A city, which addresses and customers link to from inside embedded models and containers.
+public struct BehaviorCity: Persistable, Hashable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// An address: a model without a primary key, so embedded in its parent, that links to cities.
+public struct BehaviorAddress: Persistable, Equatable, Sendable {
+    /// A street.
+    public var street = ""
+    /// The city, a to-one link inside an embedded model.
+    public var city: BehaviorCity?
+    /// Cities nearby, an array of links inside an embedded model.
+    public var nearby: [BehaviorCity] = []
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(street: String, city: BehaviorCity? = nil, nearby: [BehaviorCity] = []) {
+        self.street = street
+        self.city = city
+        self.nearby = nearby
+    }
+}
+
+/// A customer: links inside an embedded model, an array of them, dictionaries and nested arrays.
+public struct BehaviorCustomer: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// A name.
+    public var name = ""
+    /// The home address, embedded.
+    public var home = BehaviorAddress()
+    /// Former addresses, embedded, in order.
+    public var former: [BehaviorAddress] = []
+    /// Offices by name, links in a dictionary.
+    public var offices: [String: BehaviorCity] = [:]
+    /// Branches by name, `nil` where a branch has no city yet.
+    public var branches: [String: BehaviorCity?] = [:]
+    /// Routes, each an array of cities: links in nested arrays.
+    public var routes: [[BehaviorCity]] = []
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, name: String, home: BehaviorAddress = BehaviorAddress(), former: [BehaviorAddress] = [],
+                offices: [String: BehaviorCity] = [:], branches: [String: BehaviorCity?] = [:], routes: [[BehaviorCity]] = []) {
+        self.id = id
+        self.name = name
+        self.home = home
+        self.former = former
+        self.offices = offices
+        self.branches = branches
+        self.routes = routes
+    }
+}
+
+/// Unique arrays and sets: no element may belong to two objects (one object may repeat it).
+public struct BehaviorBadge: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// Codes, unique across badges element by element.
+    public var codes: [Int] = []
+    /// Names, unique across badges element by element, as Swift's `==` compares strings.
+    public var names: Set<String> = []
+    /// Optional numbers: a `nil` element is no value, so many badges may hold one.
+    public var slots: [Int?] = []
+    /// Cities, links unique across badges by their target.
+    public var cities: [BehaviorCity] = []
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// Every array and set.
+    public static var uniqueProperties: [String] { ["codes", "names", "slots", "cities"] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, codes: [Int] = [], names: Set<String> = [], slots: [Int?] = [], cities: [BehaviorCity] = []) {
+        self.id = id
+        self.codes = codes
+        self.names = names
+        self.slots = slots
+        self.cities = cities
+    }
+}
+
+/// A customer whose delete rule names its embedded home: refused, since rules name links.
+public struct BehaviorRuledCustomer: Persistable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The home address, embedded: its city link is no link of this model's own.
+    public var home = BehaviorAddress()
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// A rule on `home`.
+    public static var deleteRules: [String: DeleteRule] { ["home": .cascade] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+}
+
+/// A city listing the customers whose embedded home links to it: refused, since inverses name
+/// a model's own links.
+public struct BehaviorListedCity: Persistable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The customers whose `home` holds this city.
+    public var residents = LinkingObjects<BehaviorCustomer>(property: "home")
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+}

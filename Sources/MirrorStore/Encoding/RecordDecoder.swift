@@ -108,7 +108,11 @@ struct RecordDecoder {
             entries.reserveCapacity(count)
             for _ in 0..<count {
                 let key = try reader.lengthPrefixedString()
-                entries[key] = try read(element, from: &reader, depth: depth + 1)
+                let value = try read(element, from: &reader, depth: depth + 1)
+                // As in a list: a `[String: T]` cannot hold `nil`, so a dangling link's entry is
+                // left out, where reading it as null made the whole model unreadable.
+                if case .null = value, case .object = element { continue }
+                entries[key] = value
             }
             return .dictionary(entries)
         default:

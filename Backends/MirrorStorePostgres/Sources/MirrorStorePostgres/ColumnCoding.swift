@@ -54,6 +54,21 @@ final class ColumnCoding {
         }
     }
 
+    /// The `jsonb` of `column` in `cell`, not decoded yet, or `nil` for `NULL`: a reader decodes
+    /// it with ``decode(_:column:key:link:)`` once the targets of its links are read.
+    func json(_ cell: PostgresCell, column: ColumnMapping, key: () -> String) throws -> JSONValue? {
+        try naming(column, key) { try cell.decode(String?.self).map(JSONCoding.json(from:)) }
+    }
+
+    /// `json`, the `jsonb` of `column`, as a record value; each link in it is what `link` gives.
+    func decode(
+        _ json: JSONValue, column: ColumnMapping, key: () -> String, link: (String, RecordValue) throws -> RecordValue
+    ) throws -> RecordValue {
+        try naming(column, key) {
+            try JSONCoding(models: models, typeName: typeName, property: column.property).decode(json, kind: column.kind, link: link)
+        }
+    }
+
     /// Appends a single value of `type`; constants of queries are bound the same way.
     static func bindScalar(
         _ value: RecordValue, type: ScalarType, into bindings: inout PostgresBindings, failure: (String) -> PostgresStoreError
@@ -112,8 +127,8 @@ final class ColumnCoding {
     /// as a list of keys (`.null` for a `NULL` element), which the reader resolves. `key` names
     /// the row in an error, and is asked for only then.
     func read(_ cell: PostgresCell, column: ColumnMapping, key: () -> String) throws -> RecordValue {
-        // No closure captures `self` here: this runs once per cell, and such a capture copies it.
-        do {
+        // A non-escaping closure: this runs once per cell, and allocates nothing for it.
+        try naming(column, key) {
             switch column.storage {
             case .scalar(let type), .link(_, let type):
                 return try Self.readScalar(cell, type: type)
@@ -127,6 +142,13 @@ final class ColumnCoding {
                 let coding = JSONCoding(models: models, typeName: typeName, property: column.property)
                 return try coding.decode(try JSONCoding.json(from: text), kind: column.kind)
             }
+        }
+    }
+
+    /// What `body` returns; a failure to read `column` names the row, by `key`, asked for only then.
+    private func naming<T>(_ column: ColumnMapping, _ key: () -> String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as PostgresStoreError {
             // The JSON decoding knows the property, not the row: name it here.
             guard case .corruptedRow(let typeName, "?", let reason) = error.kind else { throw error }

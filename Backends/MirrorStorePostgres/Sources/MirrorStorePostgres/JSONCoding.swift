@@ -7,7 +7,8 @@ import MirrorStore
 /// numbers are JSON strings in Swift's own spelling (`"-0.0"`, `"nan"`, `"18446744073709551615"`),
 /// which reads back bit for bit where JSON numbers would round or refuse NaN; `Data` is base64;
 /// a `Date` is its `timeIntervalSinceReferenceDate`; a `UUID` its string; an embedded model an
-/// object keyed by property name; `nil` is `null`.
+/// object keyed by property name; a link to a model with a primary key that key, as its kind is
+/// encoded (`"7"`); `nil` is `null`.
 enum JSONValue: Codable, Equatable {
     case null
     case bool(Bool)
@@ -78,6 +79,10 @@ struct JSONCoding {
         case (.dictionary(let element), .dictionary(let entries)):
             return .object(try entries.mapValues { try encode($0, kind: element) })
         case (.object, .object(let record)):
+            // A model with a primary key is linked, not embedded: its key stands for it.
+            if let key = record.objectSchema.primaryKey, let keyKind = record.objectSchema.property(named: key)?.kind {
+                return try encode(record[key] ?? .null, kind: keyKind)
+            }
             var object: [String: JSONValue] = [:]
             for (index, inner) in record.objectSchema.properties.enumerated() {
                 object[inner.name] = try encode(record[propertyAt: index], kind: inner.kind)
@@ -88,10 +93,15 @@ struct JSONCoding {
         }
     }
 
-    func decode(_ json: JSONValue, kind: PropertyKind) throws -> RecordValue {
+    /// The record value of `json`, a value of `kind`. A link (a key in the `jsonb`) is what
+    /// `link` gives for its target type and key: the target, or `.null` when it is gone, which
+    /// arrays of non-optional links leave out, as the file store's records read.
+    func decode(
+        _ json: JSONValue, kind: PropertyKind, link: (String, RecordValue) throws -> RecordValue = { _, _ in .null }
+    ) throws -> RecordValue {
         if case .optional(let wrapped) = kind {
             if case .null = json { return .null }
-            return try decode(json, kind: wrapped)
+            return try decode(json, kind: wrapped, link: link)
         }
         func text() throws -> String {
             guard case .string(let text) = json else { throw corrupted("expected a string for \(kind), found \(json)") }
@@ -117,17 +127,35 @@ struct JSONCoding {
         case .url: return .url(try parsed(URL(string: try text())))
         case .list(let element), .set(let element):
             guard case .array(let items) = json else { throw corrupted("expected an array for \(kind), found \(json)") }
-            return .list(List(try items.map { try decode($0, kind: element) }))
+            var elements: [RecordValue] = []
+            elements.reserveCapacity(items.count)
+            for item in items {
+                let value = try decode(item, kind: element, link: link)
+                if case .null = value, case .object = element { continue }
+                elements.append(value)
+            }
+            return .list(List(elements))
         case .dictionary(let element):
             guard case .object(let entries) = json else { throw corrupted("expected an object for \(kind), found \(json)") }
-            return .dictionary(try entries.mapValues { try decode($0, kind: element) })
+            var values: [String: RecordValue] = [:]
+            for (key, item) in entries {
+                let value = try decode(item, kind: element, link: link)
+                // As in an array: a non-optional link whose target is gone leaves the entry out.
+                if case .null = value, case .object = element { continue }
+                values[key] = value
+            }
+            return .dictionary(values)
         case .object(let target):
-            guard case .object(let entries) = json else { throw corrupted("expected an object for \(kind), found \(json)") }
             guard let schema = models.type(named: target)?.schema else { throw corrupted("\(target) is not a model type") }
+            if let key = schema.primaryKey {
+                guard let keyKind = schema.property(named: key)?.kind else { throw corrupted("\(target) has no key \(key)") }
+                return try link(target, try decode(json, kind: keyKind))
+            }
+            guard case .object(let entries) = json else { throw corrupted("expected an object for \(kind), found \(json)") }
             let record = ManagedObject(objectSchema: schema)
             for (index, inner) in schema.properties.enumerated() {
                 guard let stored = entries[inner.name] else { throw corrupted("the embedded \(target) has no \(inner.name)") }
-                try record.setValue(try decode(stored, kind: inner.kind), forPropertyAt: index)
+                try record.setValue(try decode(stored, kind: inner.kind, link: link), forPropertyAt: index)
             }
             return .object(record)
         case .optional:

@@ -283,7 +283,7 @@ extension DatabaseMapping {
         while let next = queue.popLast() {
             guard let table = tables[next] else { continue }
             for column in table.columns {
-                if let target = column.linkTarget, reached.insert(target).inserted { queue.append(target) }
+                for target in column.linkTargets where reached.insert(target).inserted { queue.append(target) }
             }
             for inverse in table.inverses where reached.insert(inverse.sourceTypeName).inserted {
                 queue.append(inverse.sourceTypeName)

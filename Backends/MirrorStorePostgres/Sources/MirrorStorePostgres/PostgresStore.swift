@@ -246,17 +246,21 @@ enum Failures {
     static func translate(_ error: PSQLError, mapping: DatabaseMapping) -> any Error {
         let state = error.serverInfo?[.sqlState] ?? ""
         let message = error.serverInfo?[.message] ?? "\(error)"
-        if state == "23505", let constraint = error.serverInfo?[.constraintName], let index = mapping.uniqueIndexes[constraint] {
+        // 23P01: the exclusion constraints that keep unique properties.
+        if state == "23505" || state == "23P01", let constraint = error.serverInfo?[.constraintName], let index = mapping.uniqueIndexes[constraint] {
             return StoreError(.uniqueViolation(typeName: index.typeName, property: index.property, value: value(fromDetail: error.serverInfo?[.detail])))
         }
         return PostgresStoreError(.server(sqlState: state, message: message))
     }
 
-    /// The value in the server's detail `Key (name)=(Hulk) already exists.`: `Hulk`.
+    /// The value in the server's detail `Key (name)=(Hulk) already exists.` or `Key (name)=(Hulk)
+    /// conflicts with [existing] key (name)=(Hulk).`: `Hulk`.
     static func value(fromDetail detail: String?) -> String {
         guard let detail, let equals = detail.range(of: ")=(") else { return detail ?? "?" }
         var rest = detail[equals.upperBound...]
-        if let end = rest.range(of: ") already exists", options: .backwards) { rest = rest[..<end.lowerBound] }
+        if let end = rest.range(of: ") already exists", options: .backwards) ?? rest.range(of: ") conflicts with ") {
+            rest = rest[..<end.lowerBound]
+        }
         return String(rest)
     }
 

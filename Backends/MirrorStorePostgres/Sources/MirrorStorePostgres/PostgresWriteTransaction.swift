@@ -252,19 +252,15 @@ public final class PostgresWriteTransaction {
         for column in table.columns {
             let value = record[propertyAt: column.position]
             try coding.bind(value, column: column, into: &bindings)
-            guard table.hasLinks else { continue }
-            guard let target = column.linkTarget else { continue }
-            let linked: [ManagedObject] = switch value {
-            case .object(let linked): [linked]
-            case .list(let elements): elements.compactMap { if case .object(let linked) = $0 { linked } else { nil } }
-            default: []
-            }
+            guard table.hasLinks, !column.linkTargets.isEmpty else { continue }
+            var linked: [ManagedObject] = []
+            Self.linkedRecords(in: value, into: &linked)
             switch linkedObjects {
             case .save:
                 targets.append(contentsOf: linked)
             case .referenceOnly:
-                let targetTable = try mapping.table(named: target)
                 for linked in linked {
+                    let targetTable = try mapping.table(named: linked.objectSchema.typeName)
                     references.append(Reference(table: targetTable, key: linked[propertyAt: targetTable.primaryKey.position], linkedFrom: table.typeName))
                 }
             }
@@ -272,6 +268,25 @@ public final class PostgresWriteTransaction {
         statements.append(Upsert(table: table, key: record[propertyAt: table.primaryKey.position], bindings: bindings))
         for target in targets {
             try collect(target, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
+        }
+    }
+
+    /// Appends the records with a primary key that `value` links to: itself, its elements or
+    /// entries, and those inside embedded models, at any depth, as the file store saves them.
+    private static func linkedRecords(in value: RecordValue, into linked: inout [ManagedObject]) {
+        switch value {
+        case .object(let record):
+            if record.objectSchema.primaryKey != nil {
+                linked.append(record)
+            } else {
+                for index in record.objectSchema.properties.indices { linkedRecords(in: record[propertyAt: index], into: &linked) }
+            }
+        case .list(let elements):
+            for element in elements { linkedRecords(in: element, into: &linked) }
+        case .dictionary(let entries):
+            for entry in entries.values { linkedRecords(in: entry, into: &linked) }
+        default:
+            return
         }
     }
 

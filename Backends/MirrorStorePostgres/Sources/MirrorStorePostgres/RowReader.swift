@@ -14,6 +14,8 @@ final class RowReader {
     private var loaded: [Identity: ManagedObject] = [:]
     /// The error a statement of this reader failed with, if any.
     private(set) var statementFailure: (any Error)?
+    /// How many statements this reader ran: tests check that it reads links per type, not per row.
+    private(set) var statementCount = 0
     /// The records that may link to others, whose graph is released once the models are made.
     private var linkingRecords: [ManagedObject] = []
     /// The records linking to a record, by source type, link property and the record's key:
@@ -35,26 +37,35 @@ final class RowReader {
         let key: RecordValue
     }
 
-    /// A link, or an array of links, read from a row, set once its targets are read.
+    /// A link, an array of links, or a `jsonb` value with links inside, read from a row, set
+    /// once its targets are read.
     private struct PendingLink {
         let record: ManagedObject
         let column: ColumnMapping
-        let target: String
-        /// The target's key, or the array's keys (`.null` for a `nil` element).
-        let keys: [RecordValue]
-        let isArray: Bool
+        /// The objects linked to, in order; a `.null` key stands for a `nil` element.
+        let targets: [Identity]
+        /// The `jsonb` value holding the links, decoded once they are read.
+        var json: JSONValue?
 
         /// The value to set once the targets are read: a target that is gone reads as `nil`
         /// (as the foreign key's `ON DELETE SET NULL` makes a single link), and is dropped
-        /// from an array of non-optional links, as the file store reads them.
-        func value(_ target: (RecordValue) -> ManagedObject?) -> RecordValue {
-            guard isArray else { return keys.first.flatMap(target).map(RecordValue.object) ?? .null }
-            var elementsOptional = false
-            if case .linkArray(_, _, let optional) = column.storage { elementsOptional = optional }
-            return .list(List(keys.compactMap { key in
-                if let found = target(key) { return .object(found) }
-                return elementsOptional ? .null : nil
-            }))
+        /// from an array of non-optional links, as the file store reads them; `jsonb` decodes
+        /// its links the same way.
+        func value(coding: ColumnCoding, key: () -> String, _ target: (Identity) -> ManagedObject?) throws -> RecordValue {
+            switch column.storage {
+            case .linkArray(_, _, let elementsOptional):
+                return .list(List(targets.compactMap { identity in
+                    if let found = target(identity) { return .object(found) }
+                    return elementsOptional ? .null : nil
+                }))
+            case .json:
+                guard let json else { return .null }
+                return try coding.decode(json, column: column, key: key) { typeName, key in
+                    target(Identity(typeName: typeName, key: key)).map(RecordValue.object) ?? .null
+                }
+            default:
+                return targets.first.flatMap(target).map(RecordValue.object) ?? .null
+            }
         }
     }
 
@@ -212,21 +223,23 @@ final class RowReader {
             var missing: [String: [RecordValue]] = [:]
             var asked = Set<Identity>()
             for link in pending {
-                for key in link.keys where !isNull(key) {
-                    let identity = Identity(typeName: link.target, key: key)
+                for identity in link.targets where !isNull(identity.key) {
                     guard loaded[identity] == nil, asked.insert(identity).inserted else { continue }
-                    missing[link.target, default: []].append(key)
+                    missing[identity.typeName, default: []].append(identity.key)
                 }
             }
             var next: [PendingLink] = []
             for target in missing.keys.sorted() {
                 _ = try await read(table: try mapping.table(named: target), keys: missing[target] ?? [], tracking: true, pending: &next)
             }
+            var codings: [String: ColumnCoding] = [:]
             for link in pending {
-                let value = link.value { loaded[Identity(typeName: link.target, key: $0)] }
-                try set(value, link.column, of: link.record) {
-                    link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.text) ?? "?"
-                }
+                func keyText() -> String { link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.text) ?? "?" }
+                let typeName = link.record.objectSchema.typeName
+                let coding = codings[typeName] ?? ColumnCoding(models: mapping.models, typeName: typeName)
+                codings[typeName] = coding
+                let value = try link.value(coding: coding, key: keyText) { loaded[$0] }
+                try set(value, link.column, of: link.record, key: keyText)
             }
             pending = next
         }
@@ -256,6 +269,7 @@ final class RowReader {
     /// reading them one by one would come back to it for each; and a row that does not read
     /// back then fails the read, not the statement.
     private func rows(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+        statementCount += 1
         do {
             return try await Failures.translating(mapping) {
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
@@ -310,11 +324,25 @@ final class RowReader {
         for cell in row {
             let mapping = table.columns[column]
             column += 1
+            if case .json = mapping.storage, !mapping.embeddedLinkTargets.isEmpty {
+                // Decoded once the targets of its links are read.
+                guard let json = try coding.json(cell, column: mapping, key: keyText) else {
+                    try set(.null, mapping, of: record, key: keyText)
+                    continue
+                }
+                var targets: [Identity] = []
+                _ = try coding.decode(json, column: mapping, key: keyText) { typeName, key in
+                    targets.append(Identity(typeName: typeName, key: key))
+                    return .null
+                }
+                links.append(PendingLink(record: record, column: mapping, targets: targets, json: json))
+                continue
+            }
             let value = try coding.read(cell, column: mapping, key: keyText)
             if case .link(let target, _) = mapping.storage, !isNull(value) {
-                links.append(PendingLink(record: record, column: mapping, target: target, keys: [value], isArray: false))
+                links.append(PendingLink(record: record, column: mapping, targets: [Identity(typeName: target, key: value)]))
             } else if case .linkArray(let target, _, _) = mapping.storage, case .list(let keys) = value {
-                links.append(PendingLink(record: record, column: mapping, target: target, keys: Array(keys), isArray: true))
+                links.append(PendingLink(record: record, column: mapping, targets: keys.map { Identity(typeName: target, key: $0) }))
             } else {
                 try set(value, mapping, of: record, key: keyText)
             }

@@ -101,29 +101,93 @@ struct SchemaSetup {
                     }
                 }
                 // Indexes are not part of the schema: those the models no longer ask for are
-                // dropped and new ones built, on every open, as the file store does.
+                // dropped and new ones built, on every open, as the file store does. Unique ones
+                // are constraints, checked at COMMIT: a unique index an earlier version made
+                // is replaced by one.
                 for table in mapping.tables.values.sorted(by: { $0.typeName < $1.typeName }) {
                     var parameters = SQLParameters()
                     let name = parameters.add(table.typeName)
+                    let quoted = parameters.add(table.table)
                     let existing = try await connection.query(PostgresQuery(
-                        unsafeSQL: "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = \(name) AND (indexname LIKE 'mirrorstore\\_ix\\_%' OR indexname LIKE 'mirrorstore\\_ux\\_%')",
+                        unsafeSQL: """
+                            SELECT i.indexname::text, EXISTS (SELECT FROM pg_constraint c WHERE c.conrelid = to_regclass(\(quoted)) AND c.conname = i.indexname)
+                            FROM pg_indexes i WHERE i.schemaname = current_schema() AND i.tablename = \(name)
+                            AND (i.indexname LIKE 'mirrorstore\\_ix\\_%' OR i.indexname LIKE 'mirrorstore\\_ux\\_%')
+                            """,
                         binds: parameters.bindings), logger: logger).collect()
-                    let wanted = Set(table.indexes.map(\.name))
+                    let wanted = Dictionary(table.indexes.map { ($0.name, $0.isUnique) }, uniquingKeysWith: { first, _ in first })
+                    var constraints: Set<String> = []
                     for row in existing {
-                        let index = try row.decode(String.self)
-                        if !wanted.contains(index) {
+                        let (index, isConstraint) = try row.decode((String, Bool).self)
+                        if wanted[index] == isConstraint {
+                            if isConstraint { constraints.insert(index) }
+                        } else if isConstraint {
+                            try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP CONSTRAINT \(SQL.identifier(index))"), logger: logger)
+                        } else {
                             try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(SQL.identifier(index))"), logger: logger)
                         }
                     }
                     for statement in table.indexStatements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
+                    for index in table.indexes where index.isUnique && !constraints.contains(index.name) {
+                        try await connection.query(PostgresQuery(unsafeSQL: table.uniqueConstraintStatement(index)), logger: logger)
+                    }
+                    try await setUpUniqueElements(of: table, isNew: created.contains { $0 === table }, on: connection)
                 }
                 try await connection.query("COMMIT", logger: logger)
             }
         } catch {
             _ = try? await connection.query("ROLLBACK", logger: logger)
             throw error
+        }
+    }
+
+    /// Makes the side tables of `table`'s unique arrays and sets that are missing, filled from its
+    /// rows, replaces their triggers, and drops those of properties no longer unique (see
+    /// ``UniqueElements``). A new table's side tables are made again: one left by an earlier table
+    /// of that name, dropped since, holds its elements still.
+    private func setUpUniqueElements(
+        of table: TableMapping, isNew: Bool, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        try await dropUniqueElements(of: table, keeping: Set(table.uniqueElements.map(\.triggerName)), on: connection)
+        for unique in table.uniqueElements {
+            var parameters = SQLParameters()
+            let name = parameters.add(unique.sideTable)
+            let found = try await connection.query(PostgresQuery(unsafeSQL: "SELECT to_regclass(\(name)) IS NOT NULL", binds: parameters.bindings),
+                                                   logger: PostgresStore.logger).collect()
+            var exists = try found.first?.decode(Bool.self) ?? false
+            if exists && isNew {
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(unique.sideTable)"), logger: PostgresStore.logger)
+                exists = false
+            }
+            let statements = (exists ? [] : unique.createStatements) + unique.triggerStatements
+            for statement in statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.logger)
+            }
+        }
+    }
+
+    /// Drops the triggers, functions and side tables of `table`'s unique arrays and sets but
+    /// those whose trigger is named in `keeping`.
+    private func dropUniqueElements(
+        of table: TableMapping, keeping: Set<String>, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        var parameters = SQLParameters()
+        let name = parameters.add(table.table)
+        let rows = try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(
+                unsafeSQL: "SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(\(name)) AND tgname LIKE 'mirrorstore\\_ut\\_%'",
+                binds: parameters.bindings), logger: PostgresStore.logger).collect()
+        }
+        for row in rows {
+            let trigger = try row.decode(String.self)
+            guard !keeping.contains(trigger) else { continue }
+            for statement in UniqueElements.dropStatements(trigger: trigger, table: table.table) {
+                try await Failures.translating(mapping) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.logger)
+                }
+            }
         }
     }
 
@@ -155,6 +219,9 @@ struct SchemaSetup {
             existing.insert(newName)
         }
         let tables = tables + migration.typeRenames.keys.sorted().compactMap { mapping.tables[$0] }
+        // Their unique elements' triggers name columns the migration may rename or drop, and
+        // their side tables the old type: the open makes them again once it is done.
+        for table in tables { try await dropUniqueElements(of: table, keeping: [], on: connection) }
         let migratedNames = Set(tables.map(\.typeName))
         if let unchanged = migration.renames.keys.sorted().first(where: { !migratedNames.contains($0) }) {
             throw PostgresStoreError(.migrationFailed(typeName: unchanged, reason: "its stored schema already matches the model, so it has no property to rename"))

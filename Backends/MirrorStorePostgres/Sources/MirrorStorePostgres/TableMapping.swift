@@ -88,6 +88,7 @@ enum ColumnStorage: Sendable, Equatable {
     /// `NULL` elements that postgres-nio's arrays cannot.
     case linkArray(targetTypeName: String, key: ScalarType, elementsOptional: Bool)
     /// Embedded models, dictionaries and other containers: `jsonb` (see `JSONCoding.swift`).
+    /// Links inside them are their targets' keys.
     case json
 }
 
@@ -99,6 +100,8 @@ struct ColumnMapping: Sendable {
     let storage: ColumnStorage
     let isNullable: Bool
     let isPrimaryKey: Bool
+    /// The types a `jsonb` value links to from inside embedded models and containers, by key.
+    var embeddedLinkTargets: [String] = []
 
     var quotedName: String { SQL.identifier(property) }
 
@@ -119,6 +122,10 @@ struct ColumnMapping: Sendable {
         case .scalar, .array, .json: nil
         }
     }
+
+    /// Every type the column's values link to: its link's or array's target, or the targets
+    /// inside its `jsonb`.
+    var linkTargets: [String] { linkTarget.map { [$0] } ?? embeddedLinkTargets }
 
     /// The select-list expression: columns bound as text are read as text.
     func selectExpression(table: String) -> String {
@@ -152,6 +159,8 @@ final class TableMapping: Sendable {
     let primaryKey: ColumnMapping
     /// The secondary indexes: name, expression list and uniqueness.
     let indexes: [SQLIndex]
+    /// The unique arrays and sets, each enforced through a side table of its elements.
+    let uniqueElements: [UniqueElements]
     /// The quoted table name.
     let table: String
     /// What a read selects: every column, in `columns` order.
@@ -168,8 +177,12 @@ final class TableMapping: Sendable {
     /// rather than straight from each row's values.
     var readsThroughRecords: Bool { hasLinks || !inverses.isEmpty }
 
-    init(schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex], inverses: [BackendModels.Inverse]) {
+    init(
+        schema: ObjectSchema, columns: [ColumnMapping], primaryKey: ColumnMapping, indexes: [SQLIndex], uniqueElements: [UniqueElements],
+        inverses: [BackendModels.Inverse]
+    ) {
         self.schema = schema
+        self.uniqueElements = uniqueElements
         self.inverses = inverses
         self.columns = columns
         self.primaryKey = primaryKey
@@ -183,7 +196,7 @@ final class TableMapping: Sendable {
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         upsertStatement = "INSERT INTO \(table) (\(names)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey.quotedName)) \(conflict)"
         selectByKey = "SELECT \(selectList) FROM \(table) WHERE \(primaryKey.quotedName) = \(primaryKey.placeholder(1))"
-        hasLinks = columns.contains { $0.linkTarget != nil }
+        hasLinks = columns.contains { !$0.linkTargets.isEmpty }
     }
 
     var typeName: String { schema.typeName }
@@ -210,12 +223,24 @@ final class TableMapping: Sendable {
         return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
     }
 
-    /// `CREATE INDEX IF NOT EXISTS` for each index the model asks for.
+    /// `CREATE INDEX IF NOT EXISTS` for each index the model asks for but the unique ones, which
+    /// are constraints (``uniqueConstraintStatement(_:)``).
     var indexStatements: [String] {
-        indexes.map { index in
+        indexes.filter { !$0.isUnique }.map { index in
             let method = index.method.map { " USING \($0)" } ?? ""
-            return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))"
+            return "CREATE INDEX IF NOT EXISTS \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))"
         }
+    }
+
+    /// The constraint that keeps a unique `index`, checked at `COMMIT` on what the transaction
+    /// leaves, as the file store checks its unique indexes when a block commits: a block may give
+    /// one object a value before it takes it from another. An exclusion constraint with `=`,
+    /// since a unique constraint takes no expressions (strings are unique by their NFC form);
+    /// its B-tree index, named as the constraint, serves queries as a unique index would. Upserts
+    /// still name the primary key, which is not deferrable, as their `ON CONFLICT` arbiter.
+    func uniqueConstraintStatement(_ index: SQLIndex) -> String {
+        let elements = index.expressions.map { "\($0) WITH =" }.joined(separator: ", ")
+        return "ALTER TABLE \(table) ADD CONSTRAINT \(SQL.identifier(index.name)) EXCLUDE USING btree (\(elements)) DEFERRABLE INITIALLY DEFERRED"
     }
 
     /// The foreign keys of the table's links, deferred to commit so that a transaction may add a
@@ -246,7 +271,7 @@ struct DatabaseMapping: Sendable {
     let models: BackendModels
     /// By stored type name.
     let tables: [String: TableMapping]
-    /// Index name → (type name, property), to name a unique violation.
+    /// Unique constraint or index name → (type name, property), to name a unique violation.
     let uniqueIndexes: [String: (typeName: String, property: String)]
     /// The links deletes follow or that forbid them.
     let deleteRules: DeleteRuleLinks
@@ -274,6 +299,7 @@ struct DatabaseMapping: Sendable {
             let table = try Self.table(for: type, models: models)
             tables[table.typeName] = table
             for index in table.indexes where index.isUnique { unique[index.name] = (table.typeName, index.property) }
+            for elements in table.uniqueElements { unique[elements.indexName] = (table.typeName, elements.property) }
         }
         self.tables = tables
         uniqueIndexes = unique
@@ -312,9 +338,15 @@ struct DatabaseMapping: Sendable {
             let storage = try Self.storage(of: kind, typeName: schema.typeName, property: property, models: models)
             // A link is NULL once its target is deleted, whatever the property's optionality.
             if case .link = storage { isNullable = true }
+            var embeddedLinks: Set<String> = []
+            if case .json = storage {
+                try Self.embeddedLinks(in: kind, models: models, unsupported: { reason in
+                    PostgresStoreError(.unsupportedProperty(typeName: schema.typeName, property: property.name, kind: property.kind.description, reason: reason))
+                }, into: &embeddedLinks)
+            }
             columns.append(ColumnMapping(
                 property: property.name, position: position, kind: property.kind, storage: storage,
-                isNullable: isNullable, isPrimaryKey: property.isPrimaryKey))
+                isNullable: isNullable, isPrimaryKey: property.isPrimaryKey, embeddedLinkTargets: embeddedLinks.sorted()))
         }
         guard let primaryKey = columns.first(where: \.isPrimaryKey), case .scalar = primaryKey.storage else {
             throw PostgresStoreError(.unsupportedModel(typeName: schema.typeName, reason: "it has no primary key of a single value"))
@@ -329,17 +361,19 @@ struct DatabaseMapping: Sendable {
             if case .scalar(.text) = column.storage { return "(normalize(\(column.quotedName), NFC) COLLATE \"C\")" }
             return column.quotedName
         }
+        var uniqueElements: [UniqueElements] = []
         for column in columns where !column.isPrimaryKey {
             let isUnique = uniqueProperties.contains(column.property)
             let isIndexed = schema.property(named: column.property)?.isIndexed ?? false
             let isLink = column.linkTarget != nil
             guard isIndexed || isUnique || isLink, case .some(let indexed) = expression(column.property) else { continue }
+            if isUnique, let unique = UniqueElements(column: column, typeName: schema.typeName, table: SQL.identifier(schema.typeName), primaryKey: primaryKey) {
+                uniqueElements.append(unique)
+            }
             if case .json = column.storage { continue }
             switch column.storage {
             case .array, .linkArray:
-                guard !isUnique else {
-                    throw PostgresStoreError(.unsupportedProperty(typeName: schema.typeName, property: column.property, kind: column.kind.description, reason: "unique arrays and sets are not enforced yet"))
-                }
+                // Unique or not, the GIN index serves `contains`; uniqueness is the side table's.
                 indexes.append(SQLIndex(
                     name: SQL.shortName("mirrorstore_ix", schema.typeName, column.property),
                     property: column.property, expressions: [column.quotedName], isUnique: false, method: "gin"))
@@ -358,7 +392,8 @@ struct DatabaseMapping: Sendable {
                 property: compound.description, expressions: expressions, isUnique: compound.isUnique))
         }
         return TableMapping(
-            schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes, inverses: models.inverses(of: schema.typeName))
+            schema: schema, columns: columns, primaryKey: primaryKey, indexes: indexes, uniqueElements: uniqueElements,
+            inverses: models.inverses(of: schema.typeName))
     }
 
     static func storage(of kind: PropertyKind, typeName: String, property: ObjectSchema.Property, models: BackendModels) throws -> ColumnStorage {
@@ -375,15 +410,12 @@ struct DatabaseMapping: Sendable {
                 }
                 return .link(targetTypeName: target, key: keyType)
             }
-            try checkEmbeddable(kind, models: models, unsupported: unsupported)
             return .json
         case .list(let element), .set(let element):
             if let scalar = ScalarType(element), scalar.hasNativeArray { return .array(scalar) }
             if let links = try linkArray(of: element, models: models, unsupported: unsupported) { return links }
-            try checkEmbeddable(kind, models: models, unsupported: unsupported)
             return .json
         case .dictionary:
-            try checkEmbeddable(kind, models: models, unsupported: unsupported)
             return .json
         default:
             throw unsupported("optionals of optionals are not stored yet")
@@ -406,25 +438,32 @@ struct DatabaseMapping: Sendable {
         return .linkArray(targetTypeName: typeName, key: keyType, elementsOptional: elementsOptional)
     }
 
-    /// Checks that `kind` holds no link (a model with a primary key) at any depth, nor an
-    /// optional of an optional, which the `jsonb` encoding cannot tell apart.
-    private static func checkEmbeddable(
-        _ kind: PropertyKind, models: BackendModels, unsupported: (String) -> PostgresStoreError, seen: Set<String> = []
+    /// Adds to `targets` the models with a primary key that `kind`, kept as `jsonb`, links to at
+    /// any depth (their keys are stored in the `jsonb`); throws for an optional of an optional,
+    /// which the `jsonb` encoding cannot tell apart, and for a target whose key is not a single
+    /// value.
+    private static func embeddedLinks(
+        in kind: PropertyKind, models: BackendModels, unsupported: (String) -> PostgresStoreError,
+        into targets: inout Set<String>, seen: Set<String> = []
     ) throws {
         switch kind {
         case .object(let target):
             guard !seen.contains(target) else { return }
             guard let schema = models.type(named: target)?.schema else { throw unsupported("\(target) is not a model type") }
-            if schema.primaryKey != nil {
-                throw unsupported("links inside embedded models, dictionaries or nested containers (here to \(target)) are not stored yet")
+            if let key = schema.primaryKey {
+                guard let keyKind = schema.property(named: key)?.kind, ScalarType(keyKind) != nil else {
+                    throw unsupported("\(target)'s primary key is not a single value")
+                }
+                targets.insert(target)
+                return
             }
             for inner in schema.properties {
-                try checkEmbeddable(inner.kind, models: models, unsupported: unsupported, seen: seen.union([target]))
+                try embeddedLinks(in: inner.kind, models: models, unsupported: unsupported, into: &targets, seen: seen.union([target]))
             }
         case .optional(.optional):
             throw unsupported("optionals of optionals are not stored yet")
         case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner):
-            try checkEmbeddable(inner, models: models, unsupported: unsupported, seen: seen)
+            try embeddedLinks(in: inner, models: models, unsupported: unsupported, into: &targets, seen: seen)
         default:
             return
         }

@@ -119,8 +119,8 @@ struct Item: Persistable, Equatable {
     static var indexedProperties: [String] { ["n", "s", "tags", "nums"] }
 }
 
-/// Links in a dictionary, which this backend does not store yet.
-struct Shelf: Persistable {
+/// Links in a dictionary: their targets' keys in the `jsonb`.
+struct Shelf: Persistable, Equatable {
     var id = 0
     var publishers: [String: Publisher] = [:]
     static var primaryKey: String? { "id" }
@@ -183,8 +183,8 @@ struct Parent: Persistable, Equatable {
     static var primaryKey: String? { "key" }
 }
 
-/// A unique array, which this backend does not enforce yet.
-struct UniqueTags: Persistable {
+/// A unique array: no tag may belong to two objects.
+struct UniqueTags: Persistable, Equatable {
     var id = 0
     var tags: [String] = []
     static var primaryKey: String? { "id" }
@@ -370,4 +370,17 @@ struct EssayAfter: Persistable, Equatable {
     var writerID = 0
     static var primaryKey: String? { "id" }
     static var persistedTypeName: String { "MigratedEssay" }
+}
+
+/// A stop embedded in a route, linking to a publisher from inside it.
+struct Stop: Persistable, Equatable {
+    var name = ""
+    var publisher: Publisher?
+}
+
+/// A route whose embedded stop links to a publisher: a query through it runs in Swift.
+struct Route: Persistable, Equatable {
+    var id = 0
+    var stop = Stop()
+    static var primaryKey: String? { "id" }
 }

@@ -203,23 +203,6 @@ struct OpeningErrorTests {
         #expect(clock.now - start < .seconds(5))
     }
 
-    @Test func linksInADictionaryAreRefusedNamingTheProperty() async throws {
-        let settings = PostgresSettings(host: "127.0.0.1", port: 1, user: "nobody", database: "none")
-        await #expect(throws: PostgresStoreError(.unsupportedProperty(
-            typeName: "Shelf", property: "publishers", kind: "[String: Publisher]",
-            reason: "links inside embedded models, dictionaries or nested containers (here to Publisher) are not stored yet"))) {
-            _ = try await PostgresStore.open(settings, models: [Shelf.self])
-        }
-    }
-
-    @Test func aUniqueArrayIsRefusedNamingTheProperty() async throws {
-        let settings = PostgresSettings(host: "127.0.0.1", port: 1, user: "nobody", database: "none")
-        await #expect(throws: PostgresStoreError(.unsupportedProperty(
-            typeName: "UniqueTags", property: "tags", kind: "[String]", reason: "unique arrays and sets are not enforced yet"))) {
-            _ = try await PostgresStore.open(settings, models: [UniqueTags.self])
-        }
-    }
-
     @Test func errorsReadAsOneSentence() {
         let error = PostgresStoreError(.unsupportedProperty(typeName: "Shelf", property: "publishers", kind: "[Publisher]", reason: "links inside containers or embedded models (here to Publisher) are not stored yet"))
         #expect(error.description == "Shelf.publishers has kind [Publisher], which the PostgreSQL backend does not store yet: links inside containers or embedded models (here to Publisher) are not stored yet; list it in ignoredProperties or use the file store.")
