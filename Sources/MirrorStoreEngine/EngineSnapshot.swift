@@ -149,6 +149,11 @@ public struct EngineSnapshot: Sendable {
     /// test every object without copying it.
     public func forEachValueInPlace(type: String, _ body: (StorageKey, ValueLocation, UnsafeRawBufferPointer) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
+        try visitInPlace(try fileOrder(of: objects), onlyIntegers: objects.onlyIntegers, body)
+    }
+
+    /// The objects' locations in file order, sorted once and kept with them (`TypeIndex.fileOrder`).
+    func fileOrder(of objects: TypeIndex) throws -> FileOrder.Sorted {
         // With integer keys only (the common case) each key is its own payload; otherwise every
         // key is found again by its position in `keys`.
         let onlyIntegers = objects.onlyIntegers
@@ -178,7 +183,7 @@ public struct EngineSnapshot: Sendable {
             FileOrder.sort(&items, largestOffset: largestOffset)
             return FileOrder.Sorted(items: items, keys: keys)
         }
-        try visitInPlace(objects.fileOrder?.value(fileOrder) ?? (try fileOrder()), onlyIntegers: onlyIntegers, body)
+        return try objects.fileOrder?.value(fileOrder) ?? (try fileOrder())
     }
 
     /// Calls `body` with each item's key, location and value bytes, in the order `order` lists them.

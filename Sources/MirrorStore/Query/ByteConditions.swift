@@ -343,8 +343,10 @@ final class ByteConditions {
     func matchingKeys(type: String, in snapshot: EngineSnapshot) throws -> FoundKeys {
         try withProgram { program in
             var found = FoundKeys.reading()
-            try snapshot.forEachValueInPlace(type: type) { key, location, bytes in
-                if try program.matches(bytes, key: key) { found.append(key, at: location) }
+            try snapshot.forEachValueBatchInPlace(type: type) { batch in
+                for index in batch.values.indices where try program.matches(batch.values[index], key: batch.key(at: index)) {
+                    found.append(batch.key(at: index), at: batch.location(at: index))
+                }
             }
             return found
         }
@@ -401,12 +403,13 @@ final class ByteConditions {
         let propertyCount: Int
         let typeName: String
 
+        /// `key` is made only to name a record that fails.
         @inline(__always)
-        func matches(_ bytes: UnsafeRawBufferPointer, key: StorageKey) throws -> Bool {
+        func matches(_ bytes: UnsafeRawBufferPointer, key: @autoclosure () -> StorageKey) throws -> Bool {
             do throws(TestFailure) {
                 return try test(bytes)
             } catch {
-                throw failure(error, key: key)
+                throw failure(error, key: key())
             }
         }
 
