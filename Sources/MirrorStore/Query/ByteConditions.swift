@@ -104,8 +104,8 @@ final class ByteConditions {
         /// scan walks nodes for every record, and a 40-byte one made it slower at the same
         /// instruction count.
         let slot: Int16
-        /// For a computed value, its steps (in `steps`, `first...second`, the last giving the
-        /// value); for a string, its span of `text`; for a container's elements, the span of
+        /// For a computed value, the steps a record runs (in `steps`, `first...second`, the last
+        /// giving the value; `second` alone, before `first`, for a constant); for a string, its span of `text`; for a container's elements, the span of
         /// `elements` holding the constants.
         let first: Int32
         let second: Int32
@@ -145,8 +145,9 @@ final class ByteConditions {
     }
 
     /// One step of computing a value, trivially: a stored value read, a constant, or an
-    /// operation on earlier steps. A value's steps are laid out operands first, so computing it
-    /// is one pass over them, in Swift's order of evaluation.
+    /// operation on earlier steps. A value's steps are laid out constants first, whose values
+    /// are set once per pass, then the others operands first, so computing it for a record is
+    /// one pass over those, in Swift's order of evaluation.
     private struct Step {
         enum Operation { case load, constant, compute, negate }
         let operation: Operation
@@ -233,6 +234,8 @@ final class ByteConditions {
         var elements: [Node] = []
         var text: [UInt8] = []
         var strings: [String] = []
+        /// The steps of the constants of the term being laid out, in the order `add` meets them.
+        var laidOutConstants: ArraySlice<Int> = []
 
         /// Lays out `test`, whose outcomes lead to `whenTrue` and `whenFalse`; returns the node
         /// tested first. Each operand of `&&` and `||` is tested only when Swift evaluates it.
@@ -244,6 +247,10 @@ final class ByteConditions {
                 return node(operation, accepts: accepts, isASCII: isASCII, isOptional: whenNil != nil, slot: slots.firstIndex(of: position) ?? 0,
                             first: span.lowerBound, second: span.upperBound, bits: bits, whenTrue: whenTrue, whenFalse: whenFalse)
             case .computed(let term, let number, let comparison, let constant):
+                // The term's constants first, set once per pass (``Program``): a record runs only
+                // the steps from `firstStep` on, which read it or compute.
+                laidOutConstants = []
+                addConstants(term, number)
                 let firstStep = steps.count
                 let value = add(term, number)
                 let operation: Node.Operation = switch number.representation {
@@ -309,13 +316,30 @@ final class ByteConditions {
             }
             switch term {
             case .stored(let position): return step(.load, slot: slots.firstIndex(of: position) ?? 0)
-            case .constant(let bits): return step(.constant, bits: bits)
+            // Laid out by `addConstants` already, in the same order.
+            case .constant: return laidOutConstants.popFirst() ?? 0
             case .compute(let lhs, let arithmetic, let rhs):
                 let (first, second) = (add(lhs, number), add(rhs, number))
                 return step(.compute, arithmetic, first: first, second: second)
             case .negate(let wrapped):
                 let first = add(wrapped, number)
                 return step(.negate, first: first)
+            }
+        }
+
+        /// Lays out the steps of `term`'s constants, in the order ``add(_:_:)`` meets them.
+        private mutating func addConstants(_ term: Term, _ number: QueryNumber) {
+            switch term {
+            case .stored: break
+            case .constant(let bits):
+                steps.append(Step(operation: .constant, arithmetic: .add, number: number, representation: number.representation,
+                                  first: 0, second: 0, slot: 0, bits: bits))
+                laidOutConstants.append(steps.count - 1)
+            case .compute(let lhs, _, let rhs):
+                addConstants(lhs, number)
+                addConstants(rhs, number)
+            case .negate(let wrapped):
+                addConstants(wrapped, number)
             }
         }
 
@@ -379,10 +403,11 @@ final class ByteConditions {
     private func withProgram<Result>(_ body: (Program) throws -> Result) throws -> Result {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: skips.count) { offsets in
             try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: steps.count) { values in
-                try body(Program(offsets: offsets, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
-                                 steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
-                                 text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
-                                 typeName: typeName))
+                for index in steps.indices where steps[index].operation == .constant { values[index] = steps[index].bits }
+                return try body(Program(offsets: offsets, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
+                                        steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
+                                        text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
+                                        typeName: typeName))
             }
         }
     }
@@ -642,8 +667,12 @@ final class ByteConditions {
 
         /// The value a computed comparison compares, as bits (see ``QueryNumber``): its steps in
         /// order, operands before the operation on them, as Swift evaluates them.
+        @inline(__always)
         private func value(_ node: Node) throws(TestFailure) -> UInt64 {
-            for index in Int(node.first)...Int(node.second) {
+            // From `first` on, no constant (set once per pass); none at all for a constant term.
+            var index = Int(node.first)
+            while index <= Int(node.second) {
+                defer { index += 1 }
                 let step = steps[index]
                 switch step.operation {
                 case .constant:
