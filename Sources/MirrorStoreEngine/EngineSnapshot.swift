@@ -280,9 +280,9 @@ public struct TypeValues: Sendable {
     }
 
     /// The value at `location`, a location this snapshot gave (``location(for:)``,
-    /// ``forEachValueInPlace(of:_:)``, ``EngineSnapshot/forEachValueInPlace(type:_:)``): the
-    /// bytes its key held then, read without looking the key up again. Throws if the file
-    /// cannot be read.
+    /// ``forEachValueInPlace(of:_:)``, ``EngineSnapshot/forEachValueInPlace(type:_:)``,
+    /// ``ValueBatch/location(at:)``): the bytes its key held then, read without looking the key
+    /// up again. Throws if the file cannot be read.
     public func value(at location: ValueLocation) throws -> [UInt8] {
         let (offset, length) = parts.snapshot.index.resolve(location.packed)
         try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
