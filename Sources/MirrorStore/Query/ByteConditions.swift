@@ -667,7 +667,6 @@ final class ByteConditions {
 
         /// The value a computed comparison compares, as bits (see ``QueryNumber``): its steps in
         /// order, operands before the operation on them, as Swift evaluates them.
-        @inline(__always)
         private func value(_ node: Node) throws(TestFailure) -> UInt64 {
             // From `first` on, no constant (set once per pass); none at all for a constant term.
             var index = Int(node.first)
