@@ -29,7 +29,7 @@ valgrind --tool=callgrind --callgrind-out-file="$out/$name.callgrind" --collect-
     --toggle-collect='*timedPasses*' "$out/query-benchmarks" --child "$cell" "${sizes[@]}" >/dev/null 2>&1
 # Every pass runs the same queries: the untimed first pass and the timed passes, counted by the
 # calls timedPasses made to the pass closure, times the queries in one pass.
-case "$cell" in equal/* | compound-equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/* | insensitive-prefix/* | max/*) pass=100 ;; scan/*) pass=10 ;; *) pass=1 ;; esac
+case "$cell" in equal/* | compound-equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/* | insensitive-prefix/* | max/*) pass=100 ;; scan/* | scan-*/*) pass=10 ;; *) pass=1 ;; esac
 passes=$(callgrind_annotate --threshold=100 --tree=calling "$out/$name.callgrind" 2>/dev/null \
     | grep -A1 '\* .*timedPasses' | tail -n 1 | sed -n 's/.*(\([0-9,]*\)x).*/\1/p' | tr -d ,)
 queries=$((${passes:-1} * pass))

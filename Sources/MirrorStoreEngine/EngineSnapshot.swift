@@ -149,6 +149,11 @@ public struct EngineSnapshot: Sendable {
     /// test every object without copying it.
     public func forEachValueInPlace(type: String, _ body: (StorageKey, ValueLocation, UnsafeRawBufferPointer) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
+        try visitInPlace(try fileOrder(of: objects), onlyIntegers: objects.onlyIntegers, body)
+    }
+
+    /// The objects' locations in file order, sorted once and kept with them (`TypeIndex.fileOrder`).
+    func fileOrder(of objects: TypeIndex) throws -> FileOrder.Sorted {
         // With integer keys only (the common case) each key is its own payload; otherwise every
         // key is found again by its position in `keys`.
         let onlyIntegers = objects.onlyIntegers
@@ -178,7 +183,7 @@ public struct EngineSnapshot: Sendable {
             FileOrder.sort(&items, largestOffset: largestOffset)
             return FileOrder.Sorted(items: items, keys: keys)
         }
-        try visitInPlace(objects.fileOrder?.value(fileOrder) ?? (try fileOrder()), onlyIntegers: onlyIntegers, body)
+        return try objects.fileOrder?.value(fileOrder) ?? (try fileOrder())
     }
 
     /// Calls `body` with each item's key, location and value bytes, in the order `order` lists them.
@@ -275,9 +280,9 @@ public struct TypeValues: Sendable {
     }
 
     /// The value at `location`, a location this snapshot gave (``location(for:)``,
-    /// ``forEachValueInPlace(of:_:)``, ``EngineSnapshot/forEachValueInPlace(type:_:)``): the
-    /// bytes its key held then, read without looking the key up again. Throws if the file
-    /// cannot be read.
+    /// ``forEachValueInPlace(of:_:)``, ``EngineSnapshot/forEachValueInPlace(type:_:)``,
+    /// ``ValueBatch/location(at:)``): the bytes its key held then, read without looking the key
+    /// up again. Throws if the file cannot be read.
     public func value(at location: ValueLocation) throws -> [UInt8] {
         let (offset, length) = parts.snapshot.index.resolve(location.packed)
         try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)

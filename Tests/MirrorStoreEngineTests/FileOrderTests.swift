@@ -40,6 +40,17 @@ import TestSupport
         }
         #expect(seen == expected)
         if ordered { #expect(offsets == offsets.sorted(), "file order") }
+        // The pass in batches gives the same values, keys and locations in the same order.
+        var one: [(StorageKey, ValueLocation, [UInt8])] = []
+        try snapshot.forEachValueInPlace(type: "T") { one.append(($0, $1, Array($2))) }
+        var batched: [(StorageKey, ValueLocation, [UInt8])] = []
+        try snapshot.forEachValueBatchInPlace(type: "T") { batch in
+            #expect((1...ValueBatch.capacity).contains(batch.values.count))
+            for index in batch.values.indices { batched.append((batch.key(at: index), batch.location(at: index), Array(batch.values[index]))) }
+        }
+        #expect(batched.map(\.0) == one.map(\.0))
+        #expect(batched.map(\.1) == one.map(\.1))
+        #expect(batched.map(\.2) == one.map(\.2))
     }
 
     @Test func valuesInPlaceComeOnceInFileOrder() throws {
@@ -75,5 +86,12 @@ import TestSupport
         try memory.commit(batch)
         try Self.check(memory, expected: expected, ordered: false)
         try engine.close()
+        // An encrypted log lends its values from its cached pages, one call each.
+        var configuration = fastConfiguration()
+        configuration.encryption = .key(testEncryptionKey)
+        let encrypted = try StorageEngine(path: directory.file("encrypted.store"), configuration: configuration)
+        try encrypted.commit(batch)
+        try Self.check(encrypted, expected: expected, ordered: false)
+        try encrypted.close()
     }
 }

@@ -104,8 +104,8 @@ final class ByteConditions {
         /// scan walks nodes for every record, and a 40-byte one made it slower at the same
         /// instruction count.
         let slot: Int16
-        /// For a computed value, its steps (in `steps`, `first...second`, the last giving the
-        /// value); for a string, its span of `text`; for a container's elements, the span of
+        /// For a computed value, the steps a record runs (in `steps`, `first...second`, the last
+        /// giving the value; `second` alone, before `first`, for a constant); for a string, its span of `text`; for a container's elements, the span of
         /// `elements` holding the constants.
         let first: Int32
         let second: Int32
@@ -145,13 +145,16 @@ final class ByteConditions {
     }
 
     /// One step of computing a value, trivially: a stored value read, a constant, or an
-    /// operation on earlier steps. A value's steps are laid out operands first, so computing it
-    /// is one pass over them, in Swift's order of evaluation.
+    /// operation on earlier steps. A value's steps are laid out constants first, whose values
+    /// are set once per pass, then the others operands first, so computing it for a record is
+    /// one pass over those, in Swift's order of evaluation.
     private struct Step {
         enum Operation { case load, constant, compute, negate }
         let operation: Operation
         let arithmetic: ArithmeticOperation
         let number: QueryNumber
+        /// `number.representation`, worked out once: a load read it per record through a call.
+        let representation: QueryNumber.Representation
         /// Operands (indices in `steps`) of `compute` (both) and `negate` (`first`).
         let first: Int
         let second: Int
@@ -172,8 +175,10 @@ final class ByteConditions {
     private let text: UnsafeMutableBufferPointer<UInt8>
     /// The string constants themselves, for stored text that is not ASCII.
     private let strings: [String]
-    /// The schema positions the tests read, ascending; a node's `slot` indexes this.
-    private let positions: UnsafeMutableBufferPointer<Int>
+    /// For each value the tests read (a node's `slot`, in schema order), how many values to
+    /// skip from the one read before it (from the first value for slot 0) to reach it: the
+    /// walk counts down instead of comparing each position it passes.
+    private let skips: UnsafeMutableBufferPointer<Int>
     private let propertyCount: Int
     private let typeName: String
 
@@ -199,7 +204,7 @@ final class ByteConditions {
         elements = Self.buffer(flattener.elements)
         text = Self.buffer(flattener.text)
         strings = flattener.strings
-        self.positions = Self.buffer(positions)
+        skips = Self.buffer(positions.indices.map { $0 == 0 ? positions[0] : positions[$0] - positions[$0 - 1] })
         propertyCount = schema.properties.count
         typeName = schema.typeName
     }
@@ -209,7 +214,7 @@ final class ByteConditions {
         steps.deallocate()
         elements.deallocate()
         text.deallocate()
-        positions.deallocate()
+        skips.deallocate()
     }
 
     private static func buffer<Element>(_ elements: [Element]) -> UnsafeMutableBufferPointer<Element> {
@@ -229,6 +234,8 @@ final class ByteConditions {
         var elements: [Node] = []
         var text: [UInt8] = []
         var strings: [String] = []
+        /// The steps of the constants of the term being laid out, in the order `add` meets them.
+        var laidOutConstants: ArraySlice<Int> = []
 
         /// Lays out `test`, whose outcomes lead to `whenTrue` and `whenFalse`; returns the node
         /// tested first. Each operand of `&&` and `||` is tested only when Swift evaluates it.
@@ -240,6 +247,10 @@ final class ByteConditions {
                 return node(operation, accepts: accepts, isASCII: isASCII, isOptional: whenNil != nil, slot: slots.firstIndex(of: position) ?? 0,
                             first: span.lowerBound, second: span.upperBound, bits: bits, whenTrue: whenTrue, whenFalse: whenFalse)
             case .computed(let term, let number, let comparison, let constant):
+                // The term's constants first, set once per pass (``Program``): a record runs only
+                // the steps from `firstStep` on, which read it or compute.
+                laidOutConstants = []
+                addConstants(term, number)
                 let firstStep = steps.count
                 let value = add(term, number)
                 let operation: Node.Operation = switch number.representation {
@@ -299,18 +310,36 @@ final class ByteConditions {
         private mutating func add(_ term: Term, _ number: QueryNumber) -> Int {
             func step(_ operation: Step.Operation, _ arithmetic: ArithmeticOperation = .add, first: Int = 0, second: Int = 0,
                       slot: Int = 0, bits: UInt64 = 0) -> Int {
-                steps.append(Step(operation: operation, arithmetic: arithmetic, number: number, first: first, second: second, slot: slot, bits: bits))
+                steps.append(Step(operation: operation, arithmetic: arithmetic, number: number, representation: number.representation,
+                                  first: first, second: second, slot: slot, bits: bits))
                 return steps.count - 1
             }
             switch term {
             case .stored(let position): return step(.load, slot: slots.firstIndex(of: position) ?? 0)
-            case .constant(let bits): return step(.constant, bits: bits)
+            // Laid out by `addConstants` already, in the same order.
+            case .constant: return laidOutConstants.popFirst() ?? 0
             case .compute(let lhs, let arithmetic, let rhs):
                 let (first, second) = (add(lhs, number), add(rhs, number))
                 return step(.compute, arithmetic, first: first, second: second)
             case .negate(let wrapped):
                 let first = add(wrapped, number)
                 return step(.negate, first: first)
+            }
+        }
+
+        /// Lays out the steps of `term`'s constants, in the order ``add(_:_:)`` meets them.
+        private mutating func addConstants(_ term: Term, _ number: QueryNumber) {
+            switch term {
+            case .stored: break
+            case .constant(let bits):
+                steps.append(Step(operation: .constant, arithmetic: .add, number: number, representation: number.representation,
+                                  first: 0, second: 0, slot: 0, bits: bits))
+                laidOutConstants.append(steps.count - 1)
+            case .compute(let lhs, _, let rhs):
+                addConstants(lhs, number)
+                addConstants(rhs, number)
+            case .negate(let wrapped):
+                addConstants(wrapped, number)
             }
         }
 
@@ -336,11 +365,12 @@ final class ByteConditions {
     /// - Throws: ``StoreError`` naming a record whose bytes do not decode; ``QueryError`` where
     ///   arithmetic traps in Swift.
     func matchingKeys(type: String, in snapshot: EngineSnapshot) throws -> FoundKeys {
-        // One scratch space for every record.
-        try withScratch { scratch in
+        try withProgram { program in
             var found = FoundKeys.reading()
-            try snapshot.forEachValueInPlace(type: type) { key, location, bytes in
-                if try matches(bytes, key: key, scratch: scratch) { found.append(key, at: location) }
+            try snapshot.forEachValueBatchInPlace(type: type) { batch in
+                for index in batch.values.indices where try program.matches(batch.values[index], key: batch.key(at: index)) {
+                    found.append(batch.key(at: index), at: batch.location(at: index))
+                }
             }
             return found
         }
@@ -352,10 +382,10 @@ final class ByteConditions {
     /// - Throws: ``StoreError`` naming a record whose bytes do not decode; ``QueryError`` where
     ///   arithmetic traps in Swift.
     func matching(_ candidates: [StorageKey], in values: TypeValues) throws -> FoundKeys {
-        try withScratch { scratch in
+        try withProgram { program in
             var found = FoundKeys.reading(capacity: candidates.count)
             try values.forEachValueInPlace(of: candidates) { key, location, bytes in
-                if try matches(bytes, key: key, scratch: scratch) { found.append(key, at: location) }
+                if try program.matches(bytes, key: key) { found.append(key, at: location) }
             }
             return found
         }
@@ -366,51 +396,75 @@ final class ByteConditions {
     /// - Throws: ``StoreError`` naming the record when its bytes do not decode;
     ///   ``QueryError`` where arithmetic traps in Swift.
     func matches(_ bytes: UnsafeRawBufferPointer, key: StorageKey) throws -> Bool {
-        try withScratch { try matches(bytes, key: key, scratch: $0) }
+        try withProgram { try $0.matches(bytes, key: key) }
     }
 
-    /// Where testing a record keeps the offsets of the values it tests and the steps' values.
-    private struct Scratch {
-        let offsets: UnsafeMutableBufferPointer<Int>
-        let values: UnsafeMutableBufferPointer<UInt64>
-    }
-
-    private func withScratch<Result>(_ body: (Scratch) throws -> Result) throws -> Result {
-        try withUnsafeTemporaryAllocation(of: Int.self, capacity: positions.count) { offsets in
+    /// Calls `body` with the program and one scratch space for every record it tests.
+    private func withProgram<Result>(_ body: (Program) throws -> Result) throws -> Result {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: skips.count) { offsets in
             try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: steps.count) { values in
-                try body(Scratch(offsets: offsets, values: values))
+                for index in steps.indices where steps[index].operation == .constant { values[index] = steps[index].bits }
+                return try body(Program(offsets: offsets, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
+                                        steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
+                                        text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
+                                        typeName: typeName))
             }
         }
     }
 
-    private func matches(_ bytes: UnsafeRawBufferPointer, key: StorageKey, scratch: Scratch) throws -> Bool {
-        let offsets = scratch.offsets
-        do throws(TestFailure) {
+    /// Everything testing a record reads besides its bytes, gathered once per pass, so that the
+    /// test of each record is one inlined loop in the pass's closure, with no call of its own.
+    private struct Program {
+        /// Where the walk leaves the offset of each value the tests read.
+        let offsets: UnsafeMutableBufferPointer<Int>
+        let skips: UnsafeBufferPointer<Int>
+        let nodes: UnsafeBufferPointer<Node>
+        let steps: UnsafeBufferPointer<Step>
+        let elements: UnsafeBufferPointer<Node>
+        let values: UnsafeMutableBufferPointer<UInt64>
+        let text: UnsafeRawBufferPointer
+        let strings: [String]
+        let entry: Int
+        let propertyCount: Int
+        let typeName: String
+
+        /// `key` is made only to name a record that fails.
+        @inline(__always)
+        func matches(_ bytes: UnsafeRawBufferPointer, key: @autoclosure () -> StorageKey) throws -> Bool {
+            do throws(TestFailure) {
+                return try test(bytes)
+            } catch {
+                throw failure(error, key: key())
+            }
+        }
+
+        @inline(__always)
+        private func test(_ bytes: UnsafeRawBufferPointer) throws(TestFailure) -> Bool {
             var cursor = RawCursor(bytes)
             let count = try cursor.varint().mapError(TestFailure.decode).get()
             guard count == UInt64(propertyCount) else {
                 throw .decode(RecordGrammar.valueCountFailure(count, of: typeName, expected: propertyCount, at: 0))
             }
-            var slot = 0
-            var position = 0
-            while slot < positions.count {
-                if position == positions[slot] {
-                    offsets[slot] = cursor.position
-                    slot += 1
-                    // The last value tested is read by its test, which checks its bounds.
-                    if slot == positions.count { break }
+            // The last value read is left to its test, which checks its bounds.
+            for slot in skips.indices {
+                var remaining = skips[slot]
+                while remaining > 0 {
+                    let start = cursor.position
+                    guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
+                    remaining -= 1
                 }
-                let start = cursor.position
-                guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
-                position += 1
+                offsets[slot] = cursor.position
             }
-            let reading = Reading(bytes: bytes, offsets: offsets, nodes: UnsafeBufferPointer(nodes), steps: UnsafeBufferPointer(steps),
-                                  elements: UnsafeBufferPointer(elements), values: scratch.values, text: UnsafeRawBufferPointer(text))
+            let reading = Reading(bytes: bytes, offsets: offsets, nodes: nodes, steps: steps, elements: elements, values: values, text: text)
             return try reading.evaluate(from: entry, strings: strings)
-        } catch {
+        }
+
+        /// The error naming the record that `error` stopped.
+        @inline(never)
+        private func failure(_ error: TestFailure, key: StorageKey) -> any Error {
             switch error {
-            case .decode(let failure): throw StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
-            case .trap(let trap): throw QueryError(trap, typeName: typeName, key: key)
+            case .decode(let failure): StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
+            case .trap(let trap): QueryError(trap, typeName: typeName, key: key)
             }
         }
     }
@@ -614,14 +668,17 @@ final class ByteConditions {
         /// The value a computed comparison compares, as bits (see ``QueryNumber``): its steps in
         /// order, operands before the operation on them, as Swift evaluates them.
         private func value(_ node: Node) throws(TestFailure) -> UInt64 {
-            for index in Int(node.first)...Int(node.second) {
+            // From `first` on, no constant (set once per pass); none at all for a constant term.
+            var index = Int(node.first)
+            while index <= Int(node.second) {
+                defer { index += 1 }
                 let step = steps[index]
                 switch step.operation {
                 case .constant:
                     values[index] = step.bits
                 case .load:
                     var cursor = RawCursor(bytes, at: offsets[step.slot])
-                    values[index] = try Self.load(&cursor, step.number).mapError(TestFailure.decode).get()
+                    values[index] = try Self.load(&cursor, step.number, step.representation).mapError(TestFailure.decode).get()
                 case .negate:
                     let value = values[step.first]
                     guard let result = step.number.negate(value) else { throw .trap(step.number.negationTrap(value)) }
@@ -635,11 +692,14 @@ final class ByteConditions {
             return values[Int(node.second)]
         }
 
-        /// A stored value of `number`'s type, as bits.
-        private static func load(_ cursor: inout RawCursor, _ number: QueryNumber) -> Result<UInt64, DecodeFailure> {
+        /// A stored value of `number`'s type (whose representation is `representation`), as bits.
+        @inline(__always)
+        private static func load(
+            _ cursor: inout RawCursor, _ number: QueryNumber, _ representation: QueryNumber.Representation
+        ) -> Result<UInt64, DecodeFailure> {
             let start = cursor.position
             guard let tag = cursor.byte() else { return .failure(cursor.endFailure()) }
-            switch number.representation {
+            switch representation {
             case .signed(let min, let max):
                 guard tag == ValueTag.int.rawValue else { break }
                 return cursor.varint().flatMap { bits in
@@ -675,6 +735,7 @@ final class ByteConditions {
         /// Text is ASCII only as far as the answer goes: at the first differing byte, the next
         /// stored byte must be ASCII too, since a combining mark there (`"E\u{301}"`) makes the
         /// differing letter another one (`"É"`), which `String` orders after every ASCII letter.
+        @inline(__always)
         private static func asciiOrder(_ stored: UnsafeRawBufferPointer, _ constant: UnsafeRawBufferPointer) -> UInt8? {
             let common = min(stored.count, constant.count)
             var index = 0
