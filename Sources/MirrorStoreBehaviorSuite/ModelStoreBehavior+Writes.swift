@@ -33,6 +33,23 @@ extension ModelStoreBehavior {
             try expect(try await store.object(BehaviorHero.self, primaryKey: 1)?.age, 50, "the updated age, read back", in: check)
             try expect(try await store.object(BehaviorHero.self, primaryKey: 1)?.publisher, marvel, "the link after an update", in: check)
 
+            // One property set by key path, the record written as stored: links and the rest kept.
+            let (renamed, renamedMissing) = try await store.write { transaction in
+                let renamed = try await transaction.update(BehaviorHero.self, primaryKey: 1, set: \.nickname, to: "Green")
+                let missing = try await transaction.update(BehaviorHero.self, primaryKey: 99, set: \.nickname, to: "None")
+                return (renamed, missing)
+            }
+            try expect(renamed?.nickname, "Green", "the model an update by key path returns", in: check)
+            try expect(renamedMissing, nil, "an update by key path of a missing key", in: check)
+            let afterSet = try await store.object(BehaviorHero.self, primaryKey: 1)
+            try expect(afterSet?.nickname, "Green", "the property set by key path, read back", in: check)
+            try expect(afterSet?.age, 50, "the other properties after an update by key path", in: check)
+            try expect(afterSet?.publisher, marvel, "the link after an update by key path", in: check)
+            try await store.write { transaction in
+                try await transaction.update(BehaviorHero.self, primaryKey: 1, set: \.nickname, to: nil)
+            }
+            try expect(try await store.object(BehaviorHero.self, primaryKey: 1)?.nickname, nil, "a property set to nil by key path", in: check)
+
             let (deleted, deletedAgain) = try await store.write { transaction in
                 let deleted = try await transaction.delete(BehaviorHero.self, primaryKey: 2)
                 let deletedAgain = try await transaction.delete(BehaviorHero.self, primaryKey: 2)

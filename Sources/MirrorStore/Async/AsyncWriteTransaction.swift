@@ -35,6 +35,15 @@ public final class AsyncWriteTransaction: ModelWriteTransaction {
         try transaction.update(type, primaryKey: primaryKey, changes)
     }
 
+    /// Sets one property of the stored object under `primaryKey`:
+    /// ``WriteTransaction/update(_:primaryKey:set:to:)``.
+    @discardableResult
+    public nonisolated(nonsending) func update<Model: Persistable, Value>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, set property: KeyPath<Model, Value>, to value: Value
+    ) async throws -> Model? {
+        try transaction.update(type, primaryKey: primaryKey, set: property, to: value)
+    }
+
     /// Deletes the object under `primaryKey`: ``WriteTransaction/delete(_:primaryKey:)``.
     @discardableResult
     public nonisolated(nonsending) func delete<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) async throws -> Bool {

@@ -73,6 +73,33 @@ public struct BackendModels: Sendable {
         return name
     }
 
+    /// The stored property `keyPath` names and `value` as that property's record value, for a
+    /// backend's `update(_:primaryKey:set:to:)`, which writes one property of a stored record.
+    ///
+    /// ```swift
+    /// let (property, value) = try models.recordValue("Tony", for: \Hero.name)   // ("name", .string("Tony"))
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` (`.notAStoredProperty` for a computed or ignored property or a
+    ///   path through another value; `.unknownModel`); ``MappingError`` for a value that cannot
+    ///   be stored.
+    public func recordValue<Model: Persistable, Value>(
+        _ value: Value, for keyPath: KeyPath<Model, Value>
+    ) throws -> (property: String, value: RecordValue) {
+        guard let plan = registry.plan(ofType: Model.self) else {
+            throw StoreError(.unknownModel(typeName: Model.persistedTypeName))
+        }
+        guard let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self),
+              let position = plan.schema.index(ofProperty: name) else {
+            throw StoreError(.notAStoredProperty(typeName: plan.typeName, keyPath: "\(keyPath)"))
+        }
+        do throws(MappingError) {
+            return (name, try plan.fields[position].recordValue(of: value))
+        } catch {
+            throw error.nested(under: name).reported(from: plan.typeName)
+        }
+    }
+
     /// The tree of `predicate` as the file store plans it, in the public form a backend reads.
     ///
     /// Parts the tree does not expose are ``QueryExpression/other``: a backend must then decide

@@ -30,6 +30,16 @@ public protocol ModelWriteTransaction: AnyObject {
         _ type: Model.Type, primaryKey: some RecordPrimitive, _ changes: (inout Model) throws -> Void
     ) async throws -> Model?
 
+    /// Sets one property of the stored object of `type` under `primaryKey` by writing its stored
+    /// record, so the property may be a `let` of an immutable struct.
+    ///
+    /// - Returns: The updated model, or `nil` when no object has that key (nothing is written).
+    /// - Throws: ``StoreError`` (`.notAStoredProperty`) when the key path names no stored property.
+    @discardableResult
+    nonisolated(nonsending) func update<Model: Persistable, Value>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, set property: KeyPath<Model, Value>, to value: Value
+    ) async throws -> Model?
+
     /// Deletes the object of `type` under `primaryKey`.
     ///
     /// - Returns: Whether an object was deleted.

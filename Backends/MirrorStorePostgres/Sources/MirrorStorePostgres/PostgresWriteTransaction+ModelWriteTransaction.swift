@@ -22,6 +22,15 @@ extension PostgresWriteTransaction: ModelWriteTransaction {
         try await update(type, primaryKey: primaryKey, isolation: #isolation, changes)
     }
 
+    /// Locks the object under `primaryKey` and sets one property of its stored record:
+    /// ``update(_:primaryKey:set:to:isolation:)``.
+    @discardableResult
+    public nonisolated(nonsending) func update<Model: Persistable, Value>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, set property: KeyPath<Model, Value>, to value: Value
+    ) async throws -> Model? {
+        try await update(type, primaryKey: primaryKey, set: property, to: value, isolation: #isolation)
+    }
+
     /// Deletes the object under `primaryKey`: ``delete(_:primaryKey:isolation:)``.
     @discardableResult
     public nonisolated(nonsending) func delete<Model: Persistable>(_ type: Model.Type, primaryKey: some RecordPrimitive) async throws -> Bool {

@@ -76,16 +76,22 @@ public final class PostgresWriteTransaction {
         try await recording {
             let record = try model.managedObject()
             defer { record.releaseGraph() }
-            var saved = Set<ObjectIdentifier>()
-            var statements: [Upsert] = []
-            var references: [Reference] = []
-            try collect(record, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
-            for reference in references { try await check(reference) }
-            for statement in statements {
-                _ = try await write(
-                    statement.table.upsertStatement, statement.bindings, parameterCount: statement.table.columns.count,
-                    typeName: statement.table.typeName, key: statement.key, perRow: false)
-            }
+            try await save(record, linkedObjects: linkedObjects)
+        }
+    }
+
+    /// Upserts `record` and, as `linkedObjects` says, the records it links to; every value is
+    /// checked before any statement runs.
+    private func save(_ record: ManagedObject, linkedObjects: LinkedObjects, isolation: isolated (any Actor)? = #isolation) async throws {
+        var saved = Set<ObjectIdentifier>()
+        var statements: [Upsert] = []
+        var references: [Reference] = []
+        try collect(record, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
+        for reference in references { try await check(reference) }
+        for statement in statements {
+            _ = try await write(
+                statement.table.upsertStatement, statement.bindings, parameterCount: statement.table.columns.count,
+                typeName: statement.table.typeName, key: statement.key, perRow: false)
         }
     }
 
@@ -161,6 +167,43 @@ public final class PostgresWriteTransaction {
         try changes(&model)
         try await add(model)
         return model
+    }
+
+    /// Sets one property of the stored model with `primaryKey` by writing its stored record, so
+    /// the property may be a `let` of an immutable struct; the row is locked first, as
+    /// ``update(_:primaryKey:isolation:_:)`` locks it, and the models it links to are saved again
+    /// as they are stored.
+    ///
+    /// ```swift
+    /// try await transaction.update(Character.self, primaryKey: 1455, set: \.realName, to: "Anthony Edward Stark")
+    /// ```
+    ///
+    /// - Returns: The updated model, or `nil` when no model has that key (nothing is written).
+    /// - Throws: `StoreError` (`.notAStoredProperty`) when the key path names no stored property
+    ///   of the model; `MappingError` for a value that cannot be stored.
+    @discardableResult
+    public func update<Model: Persistable, Value>(
+        _ type: Model.Type, primaryKey: some RecordPrimitive, set property: KeyPath<Model, Value>, to value: Value,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Model? {
+        let (name, recordValue) = try mapping.models.recordValue(value, for: property)
+        let found: Bool = try await recording {
+            let table = try mapping.table(for: Model.self)
+            let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
+            guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
+            var parameters = SQLParameters()
+            let placeholder = try parameters.add(key, type: keyType)
+            _ = try await run("SELECT 1 FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) FOR UPDATE", parameters)
+            // Saved while the reader lives: it releases the graphs of the records it read.
+            return try await reading { reader in
+                guard let record = try await reader.record(table: table, key: key) else { return false }
+                try record.setValue(recordValue, forProperty: name)
+                try await save(record, linkedObjects: .save)
+                return true
+            }
+        }
+        guard found else { return nil }
+        return try await object(type, primaryKey: primaryKey)
     }
 
     /// Deletes the objects of `type` that `predicate` holds for, as this transaction sees them:
