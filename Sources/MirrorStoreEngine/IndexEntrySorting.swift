@@ -17,29 +17,15 @@ extension IndexKey {
         case .integer(let value): return rank | Self.numberPrefix(Double(value))
         case .unsigned(let value): return rank | Self.numberPrefix(Double(value))
         case .double(let value): return rank | Self.numberPrefix(value)
-        case .string(let value):
-            if let prefix = value.utf8.withContiguousStorageIfAvailable(Self.bytesPrefix) { return rank | prefix }
-            return rank | Self.bytesPrefix(Array(value.utf8))
-        case .bytes(let value): return rank | value.withUnsafeBufferPointer(Self.bytesPrefix)
+        case .string, .bytes:
+            // The first seven bytes, in bits 60 to 5.
+            return rank | ((bytesWindow(at: 0) ?? 0) >> 8) << 5
         }
     }
 
     /// 61 bits that order numbers as `IndexKey` does, NaN after every other number.
     private static func numberPrefix(_ value: Double) -> UInt64 {
         value.isNaN ? (1 << 61) - 1 : IndexTuple.orderedBits(of: value) >> 3
-    }
-
-    /// The first seven bytes, big-endian, in bits 60 to 5.
-    private static func bytesPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var prefix: UInt64 = 0
-        for position in 0..<7 {
-            prefix = prefix << 8 | UInt64(position < bytes.count ? bytes[position] : 0)
-        }
-        return prefix << 5
-    }
-
-    private static func bytesPrefix(_ bytes: [UInt8]) -> UInt64 {
-        bytes.withUnsafeBufferPointer(bytesPrefix)
     }
 
     /// Eight bytes of a string or byte string from `offset` on, big-endian, padded with zeros
@@ -79,7 +65,7 @@ extension IndexEntry {
         // Runs of equal prefixes: strings and byte strings by their next eight bytes, as long as
         // runs stay long (keys often share a long beginning: a scheme, a domain, a path), the
         // rest by the entries themselves.
-        var runs = tiedRuns(prefixes, in: 0..<prefixes.count, offset: 7)
+        var runs = tiedRuns(prefixes, from: 0, offset: 7)
         while let (range, offset) = runs.popLast() {
             let first = entries[Int(positions[range.lowerBound])].key
             guard range.count > 16, offset < 64, first.bytesWindow(at: offset) != nil else {
@@ -90,19 +76,20 @@ extension IndexEntry {
             var slice = Array(positions[range])
             radixSort(&windows, carrying: &slice)
             positions.replaceSubrange(range, with: slice)
-            runs += tiedRuns(windows, in: 0..<windows.count, offset: offset + 8).map { (($0.0.lowerBound + range.lowerBound)..<($0.0.upperBound + range.lowerBound), $0.1) }
+            runs += tiedRuns(windows, from: range.lowerBound, offset: offset + 8)
         }
         return positions.map { entries[Int($0)] }
     }
 
-    /// The runs of two or more equal keys in sorted `keys`, each with `offset`.
-    private static func tiedRuns(_ keys: [UInt64], in range: Range<Int>, offset: Int) -> [(Range<Int>, Int)] {
+    /// The runs of two or more equal keys in sorted `keys`, each with `offset`, as positions of
+    /// the whole sort (`keys` begins at `base`).
+    private static func tiedRuns(_ keys: [UInt64], from base: Int, offset: Int) -> [(Range<Int>, Int)] {
         var runs: [(Range<Int>, Int)] = []
-        var start = range.lowerBound
-        while start < range.upperBound {
+        var start = 0
+        while start < keys.count {
             var end = start + 1
-            while end < range.upperBound, keys[end] == keys[start] { end += 1 }
-            if end - start > 1 { runs.append((start..<end, offset)) }
+            while end < keys.count, keys[end] == keys[start] { end += 1 }
+            if end - start > 1 { runs.append(((base + start)..<(base + end), offset)) }
             start = end
         }
         return runs

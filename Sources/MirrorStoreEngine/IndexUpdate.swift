@@ -13,10 +13,8 @@
 /// ```
 struct IndexUpdate {
     private var updated: SecondaryIndexes
-    /// The indexes by position: their names and definitions.
-    private let names: [String]
+    /// The indexes by position (`SecondaryIndexes.ordered`), and per indexed type its positions.
     private let definitions: [IndexDefinition]
-    /// Per indexed type, the positions of its indexes.
     private let positionsByType: [String: [Int]]
     /// The last type looked up and its positions: a batch's operations come in runs of one type.
     private var lastType: String?
@@ -28,13 +26,10 @@ struct IndexUpdate {
 
     init(_ indexes: SecondaryIndexes) {
         updated = indexes
-        names = indexes.definitions.keys.sorted()
-        definitions = names.compactMap { indexes.definitions[$0] }
-        var positions: [String: [Int]] = [:]
-        for (position, definition) in definitions.enumerated() { positions[definition.typeName, default: []].append(position) }
-        positionsByType = positions
-        waiting = Array(repeating: [], count: names.count)
-        inserted = Array(repeating: [], count: names.count)
+        definitions = indexes.ordered
+        positionsByType = indexes.positionsByType
+        waiting = Array(repeating: [], count: definitions.count)
+        inserted = Array(repeating: [], count: definitions.count)
     }
 
     /// Applies `operations`. The value an operation replaces is the one `values` holds for its
@@ -54,12 +49,7 @@ struct IndexUpdate {
                 let old = try values.written(type: type, key: key) ?? stored(type, key)
                 for position in positions {
                     let definition = definitions[position]
-                    if let old {
-                        admitWaiting(position)
-                        for indexKey in try SecondaryIndexes.keys(of: old, object: key, definition: definition) {
-                            updated.indexes[names[position]]?.remove(IndexEntry(key: indexKey, object: key))
-                        }
-                    }
+                    if let old { try remove(old, of: key, at: position) }
                     for indexKey in try SecondaryIndexes.keys(of: value, object: key, definition: definition) {
                         let entry = IndexEntry(key: indexKey, object: key)
                         waiting[position].append(entry)
@@ -75,18 +65,13 @@ struct IndexUpdate {
                 let positions = positions(of: type)
                 guard !positions.isEmpty else { continue }
                 if let old = try values.written(type: type, key: key) ?? stored(type, key) {
-                    for position in positions {
-                        admitWaiting(position)
-                        for indexKey in try SecondaryIndexes.keys(of: old, object: key, definition: definitions[position]) {
-                            updated.indexes[names[position]]?.remove(IndexEntry(key: indexKey, object: key))
-                        }
-                    }
+                    for position in positions { try remove(old, of: key, at: position) }
                 }
                 values.record(operation)
             case .deleteAll(let type):
                 for position in positions(of: type) {
                     waiting[position] = []
-                    updated.indexes[names[position]] = SecondaryIndex()
+                    updated.indexes[definitions[position].name] = SecondaryIndex()
                 }
                 values.record(operation)
             case .setSchema, .setMetadata, .reserveCapacity:
@@ -99,10 +84,10 @@ struct IndexUpdate {
     ///
     /// - Throws: `StorageError` when the commit gives two objects one key of a unique index.
     consuming func finish() throws -> SecondaryIndexes {
-        for position in names.indices { admitWaiting(position) }
-        for position in names.indices where !inserted[position].isEmpty {
-            guard let index = updated.indexes[names[position]] else { continue }
-            let name = names[position]
+        for position in definitions.indices { admitWaiting(position) }
+        for position in definitions.indices where !inserted[position].isEmpty {
+            let name = definitions[position].name
+            guard let index = updated.indexes[name] else { continue }
             // Many new entries: one pass over the whole index finds any key two objects share.
             if index.takesInBulk(inserted[position].count) {
                 if let duplicate = try index.firstDuplicate() {
@@ -130,6 +115,16 @@ struct IndexUpdate {
         guard !waiting[position].isEmpty else { return }
         let entries = waiting[position]
         waiting[position] = []
-        updated.indexes[names[position]]?.insert(contentsOf: entries)
+        updated.indexes[definitions[position].name]?.insert(contentsOf: entries)
+    }
+
+    /// Takes the entries `old`, the value `key` held, gave the index at `position` out of it,
+    /// after the entries waiting for it (one of them may be among those).
+    private mutating func remove(_ old: [UInt8], of key: StorageKey, at position: Int) throws {
+        admitWaiting(position)
+        let definition = definitions[position]
+        for indexKey in try SecondaryIndexes.keys(of: old, object: key, definition: definition) {
+            updated.indexes[definition.name]?.remove(IndexEntry(key: indexKey, object: key))
+        }
     }
 }

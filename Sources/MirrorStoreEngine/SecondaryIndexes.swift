@@ -71,8 +71,11 @@ struct PersistedIndex: Sendable {
 /// The secondary indexes of one engine state, kept in step with its objects.
 struct SecondaryIndexes: Sendable {
     private(set) var definitions: [String: IndexDefinition] = [:]
-    /// Index names by the type they index.
-    private(set) var namesByType: [String: [String]] = [:]
+    /// The definitions in the order they were defined, and per indexed type the positions of its
+    /// indexes in that order: what an `IndexUpdate` walks for each operation, kept here so that
+    /// a commit does not derive them again.
+    private(set) var ordered: [IndexDefinition] = []
+    private(set) var positionsByType: [String: [Int]] = [:]
     /// The indexes by name; changed only through `IndexUpdate` and checkpoints.
     var indexes: [String: SecondaryIndex] = [:]
 
@@ -81,8 +84,7 @@ struct SecondaryIndexes: Sendable {
     /// objects changed since; any other is built from every object of its type.
     init(definitions: [IndexDefinition], snapshot: EngineSnapshot, reusing current: SecondaryIndexes? = nil) throws {
         for definition in definitions {
-            self.definitions[definition.name] = definition
-            namesByType[definition.typeName, default: []].append(definition.name)
+            note(definition)
             if let current, let kept = current.definitions[definition.name], kept.isSame(as: definition),
                let index = current.indexes[definition.name] {
                 indexes[definition.name] = index
@@ -188,9 +190,14 @@ struct SecondaryIndexes: Sendable {
 
     /// Defines `definition` with `index` as its entries (built apart, as a rewrite builds runs).
     mutating func define(_ definition: IndexDefinition, as index: SecondaryIndex) {
-        definitions[definition.name] = definition
-        namesByType[definition.typeName, default: []].append(definition.name)
+        note(definition)
         indexes[definition.name] = index
+    }
+
+    private mutating func note(_ definition: IndexDefinition) {
+        definitions[definition.name] = definition
+        positionsByType[definition.typeName, default: []].append(ordered.count)
+        ordered.append(definition)
     }
 
     /// Puts `index` in place of the index called `name` (the same entries, written to runs).
