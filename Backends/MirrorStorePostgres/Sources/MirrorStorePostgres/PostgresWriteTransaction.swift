@@ -156,12 +156,7 @@ public final class PostgresWriteTransaction {
         try await recording {
             let table = try mapping.table(for: Model.self)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-            guard case .scalar(let keyType) = table.primaryKey.storage else { return }
-            var parameters = SQLParameters()
-            let placeholder = try parameters.add(key, type: keyType)
-            // Under READ COMMITTED the read below takes a new snapshot, which holds the last
-            // committed version once the lock is granted.
-            _ = try await run("SELECT 1 FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) FOR UPDATE", parameters)
+            try await lockRow(of: table, key: key)
         }
         guard var model = try await object(type, primaryKey: primaryKey) else { return nil }
         try changes(&model)
@@ -190,10 +185,7 @@ public final class PostgresWriteTransaction {
         let found: Bool = try await recording {
             let table = try mapping.table(for: Model.self)
             let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-            guard case .scalar(let keyType) = table.primaryKey.storage else { return false }
-            var parameters = SQLParameters()
-            let placeholder = try parameters.add(key, type: keyType)
-            _ = try await run("SELECT 1 FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) FOR UPDATE", parameters)
+            try await lockRow(of: table, key: key)
             // Saved while the reader lives: it releases the graphs of the records it read.
             return try await reading { reader in
                 guard let record = try await reader.record(table: table, key: key) else { return false }
@@ -204,6 +196,16 @@ public final class PostgresWriteTransaction {
         }
         guard found else { return nil }
         return try await object(type, primaryKey: primaryKey)
+    }
+
+    /// Locks the row of `key` (`SELECT … FOR UPDATE`) until the transaction ends. Under READ
+    /// COMMITTED a read after it takes a new snapshot, which holds the last committed version once
+    /// the lock is granted.
+    private func lockRow(of table: TableMapping, key: RecordValue, isolation: isolated (any Actor)? = #isolation) async throws {
+        guard case .scalar(let keyType) = table.primaryKey.storage else { return }
+        var parameters = SQLParameters()
+        let placeholder = try parameters.add(key, type: keyType)
+        _ = try await run("SELECT 1 FROM \(table.table) WHERE \(table.primaryKey.quotedName) = \(placeholder) FOR UPDATE", parameters)
     }
 
     /// Deletes the objects of `type` that `predicate` holds for, as this transaction sees them:
