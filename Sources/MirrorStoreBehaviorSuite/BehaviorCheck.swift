@@ -36,6 +36,11 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     /// Inverse relationships: `LinkingObjects` list the objects linking to a model, to-one and
     /// to-many, each once, in primary-key order, and follow writes and deletes.
     case inverses
+    /// Values, distinct values, `min`, `max`, `sum` and `average` of a property, as Swift
+    /// computes them on the models the same queries fetch (filters decided in the store or not,
+    /// sorts, limits, no objects): NaN skipped, the first of equal values, `nil` skipped, an
+    /// integer sum that overflows at any step in the results' order a `QueryError`.
+    case aggregates
     /// Typed errors: an unknown model, a mistyped key; a block that throws rolls back; a closed
     /// store refuses reads and writes.
     case errors

@@ -386,3 +386,38 @@ public struct BehaviorListedCity: Persistable, Sendable {
     /// An empty instance, as reflection makes them.
     public init() {}
 }
+
+/// Scores the aggregates check adds up: a signed integer, a narrow one whose sums overflow, a
+/// `Double` (NaN and `-0.0` included), a string (canonically equivalent spellings included) and
+/// an optional integer.
+public struct BehaviorScore: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// Points, indexed.
+    public var points = 0
+    /// A narrow integer: two of 100 overflow an `Int8` sum.
+    public var small: Int8 = 0
+    /// A rating.
+    public var rating = 0.0
+    /// A label.
+    public var label = ""
+    /// A bonus, when there is one.
+    public var bonus: Int?
+    /// Twice the points: computed, so no aggregate can read it.
+    public var doubled: Int { points * 2 }
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `points`.
+    public static var indexedProperties: [String] { ["points"] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, points: Int, small: Int8, rating: Double, label: String, bonus: Int?) {
+        self.id = id
+        self.points = points
+        self.small = small
+        self.rating = rating
+        self.label = label
+        self.bonus = bonus
+    }
+}

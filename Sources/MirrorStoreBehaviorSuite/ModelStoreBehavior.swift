@@ -55,6 +55,7 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
         case .uniqueArrays: try await checkUniqueArrays()
         case .deleteRules: try await checkDeleteRules()
         case .inverses: try await checkInverses()
+        case .aggregates: try await checkAggregates()
         case .errors: try await checkErrors()
         }
     }

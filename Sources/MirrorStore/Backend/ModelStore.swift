@@ -46,6 +46,79 @@ public protocol ModelStore: AnyObject, Sendable {
     /// How many objects `query` selects.
     nonisolated(nonsending) func fetchCount<Model: Persistable>(_ query: ModelQuery<Model>) async throws -> Int
 
+    /// The values of the stored property `property` in the objects `query` selects, in its
+    /// order: what `fetch(query).map(property)` gives, read without making the models where the
+    /// store can.
+    ///
+    /// - Throws: ``QueryError`` (`.unknownProperty`, `.ignoredProperty`) for a key path that is
+    ///   no stored property; what ``fetch(_:)`` throws.
+    nonisolated(nonsending) func fetchValues<Model: Persistable, Value: RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
+    ) async throws -> [Value]
+
+    /// The distinct values of `property` in the objects `query` selects, each once (as `Set`
+    /// counts them), in the order of their first object.
+    nonisolated(nonsending) func fetchDistinct<Model: Persistable, Value: Hashable & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
+    ) async throws -> [Value]
+
+    /// The least value of `property` in the objects `query` selects (the first of equal ones,
+    /// NaN skipped), or `nil` when there is none: ``Results/min(_:)-(KeyPath<Model,Value>)``.
+    nonisolated(nonsending) func fetchMin<Model: Persistable, Value: Comparable & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
+    ) async throws -> Value?
+
+    /// The least non-`nil` value of the optional `property`, or `nil` when there is none.
+    nonisolated(nonsending) func fetchMin<Model: Persistable, Value: Comparable & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value?>
+    ) async throws -> Value?
+
+    /// The greatest value of `property` in the objects `query` selects (the first of equal ones,
+    /// NaN skipped), or `nil` when there is none.
+    nonisolated(nonsending) func fetchMax<Model: Persistable, Value: Comparable & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
+    ) async throws -> Value?
+
+    /// The greatest non-`nil` value of the optional `property`, or `nil` when there is none.
+    nonisolated(nonsending) func fetchMax<Model: Persistable, Value: Comparable & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value?>
+    ) async throws -> Value?
+
+    /// The sum of `property` over the objects `query` selects, added in its order (`zero` for none).
+    ///
+    /// - Throws: ``QueryError`` (`.aggregateOverflow`) when a partial sum of integers leaves
+    ///   `Value`'s range, where Swift's `+` would trap.
+    nonisolated(nonsending) func fetchSum<Model: Persistable, Value: AdditiveArithmetic & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
+    ) async throws -> Value
+
+    /// The sum of the non-`nil` values of the optional `property`.
+    nonisolated(nonsending) func fetchSum<Model: Persistable, Value: AdditiveArithmetic & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value?>
+    ) async throws -> Value
+
+    /// The mean of the integer `property` over the objects `query` selects (their sum as
+    /// `Double` over their number), or `nil` when there are none.
+    nonisolated(nonsending) func fetchAverage<Model: Persistable, Value: BinaryInteger & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
+    ) async throws -> Double?
+
+    /// The mean of the non-`nil` values of the optional integer `property`, or `nil` when there is none.
+    nonisolated(nonsending) func fetchAverage<Model: Persistable, Value: BinaryInteger & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value?>
+    ) async throws -> Double?
+
+    /// The mean of the floating-point `property` over the objects `query` selects (summed in its
+    /// order), or `nil` when there are none.
+    nonisolated(nonsending) func fetchAverage<Model: Persistable, Value: BinaryFloatingPoint & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
+    ) async throws -> Double?
+
+    /// The mean of the non-`nil` values of the optional floating-point `property`, or `nil`.
+    nonisolated(nonsending) func fetchAverage<Model: Persistable, Value: BinaryFloatingPoint & RecordPrimitive>(
+        _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value?>
+    ) async throws -> Double?
+
     /// The objects `query` selects now, then again after every commit that changes them, with
     /// what changed. The first element holds the current objects and no differences; commits
     /// that arrive while the consumer is busy may coalesce into one element. Ending the
