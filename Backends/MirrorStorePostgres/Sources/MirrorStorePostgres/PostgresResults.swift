@@ -141,7 +141,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// The first `maxLength` results at most: `LIMIT` in SQL when SQL decides the whole query.
     public func prefix(_ maxLength: Int) -> PostgresResults<Model> {
         var copy = self
-        copy.limit = min(copy.limit ?? Int.max, max(0, maxLength))
+        copy.limit = Swift.min(copy.limit ?? Int.max, Swift.max(0, maxLength))
         return copy
     }
 
@@ -172,7 +172,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         return sql
     }
 
-    private var orderBy: String {
+    var orderBy: String {
         var terms = propertySorts.map { "\($0.expression) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
         if case .scalar(.text) = table.primaryKey.storage {
             terms.append("\(table.qualified(table.primaryKey)) COLLATE \"C\"")
@@ -221,7 +221,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
 
     /// The SQL condition of every filter and inverse link and its parameters: the one filter's
     /// own translation when only one has SQL, else all of them translated again into one numbering.
-    private func condition() throws -> (text: String?, parameters: SQLParameters) {
+    func condition() throws -> (text: String?, parameters: SQLParameters) {
         let translated = filters.filter { $0.sqlText != nil }
         if translated.count <= 1, inverseLinks.isEmpty {
             return (translated.first?.sqlText, translated.first?.parameters ?? SQLParameters())
@@ -284,7 +284,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
             }
             let count = try rows.first?.decode(Int64.self) ?? 0
-            return min(Int(count), limit ?? Int.max)
+            return Swift.min(Int(count), limit ?? Int.max)
         }
     }
 }
