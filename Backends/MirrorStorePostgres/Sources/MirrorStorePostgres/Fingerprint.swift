@@ -14,15 +14,17 @@ indirect enum Fingerprint: Equatable {
     /// A record already reached on the way here.
     case seen
 
-    /// The fingerprint of `record`, or only of its properties at `watching` (and of everything
-    /// they reach) when given; `inverses` gives the records each inverse of a record lists, which
-    /// count too when every property does.
-    init(_ record: ManagedObject, watching: Set<Int>? = nil, inverses: (ManagedObject) -> [[ManagedObject]] = { _ in [] }) {
+    /// The fingerprint of `record`, or only of the values its `watching` paths read (and of
+    /// everything those reach) when given; `inverses` gives the records each inverse of a record
+    /// lists, which count too when every property does.
+    init(_ record: ManagedObject, watching: WatchedPaths? = nil, inverses: (ManagedObject) -> [[ManagedObject]] = { _ in [] }) {
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(record)]
-        let positions = record.objectSchema.properties.indices.filter { watching?.contains($0) ?? true }
-        var parts = positions.map { Self.walk(record[propertyAt: $0], visited: &visited, inverses: inverses) }
-        if watching == nil { parts += Self.walkInverses(of: record, visited: &visited, inverses: inverses) }
-        self = .record(parts)
+        guard let watching else {
+            let parts = record.objectSchema.properties.indices.map { Self.walk(record[propertyAt: $0], visited: &visited, inverses: inverses) }
+            self = .record(parts + Self.walkInverses(of: record, visited: &visited, inverses: inverses))
+            return
+        }
+        self = .record(watching.values(in: record).map { Self.walk($0, visited: &visited, inverses: inverses) })
     }
 
     private static func walk(

@@ -34,8 +34,8 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
     public typealias Element = PostgresResultsChange<Model>
 
     let results: PostgresResults<Model>
-    /// The positions of the properties whose changes count, or `nil` for every stored value.
-    let watched: Set<Int>?
+    /// The property paths whose changes count, or `nil` for every stored value.
+    let watched: WatchedPaths?
 
     /// A new observation, which starts listening when it is first asked for an element.
     public func makeAsyncIterator() -> Iterator { Iterator(results: results, watched: watched) }
@@ -43,7 +43,7 @@ public struct PostgresResultsChanges<Model: Persistable>: AsyncSequence, Sendabl
     /// Waits for the next change of the results.
     public struct Iterator: AsyncIteratorProtocol {
         let results: PostgresResults<Model>
-        let watched: Set<Int>?
+        let watched: WatchedPaths?
         var subscription: AsyncThrowingStream<Void, any Error>.AsyncIterator?
         var previous: [(key: RecordValue, fingerprint: Fingerprint)] = []
         var isFinished = false
@@ -125,18 +125,20 @@ extension PostgresResults {
     /// `modifications` then lists only those results.
     ///
     /// ```swift
-    /// for try await change in try heroes.changes(keyPaths: [\.name, \.publisher]) {
+    /// for try await change in try heroes.changes(keyPaths: [\.name, \.publisher?.name]) {
     ///     tableView.reloadRows(at: change.modifications)   // not for a change of realName
     /// }
     /// ```
     ///
-    /// Only stored properties of `Model` itself are watched yet (`\.publisher`, not
-    /// `\.publisher?.name`).
+    /// A key path may go through to-one links and embedded models (`\.publisher?.name`), as in
+    /// a predicate: a change of the linked object's watched property counts as a modification of
+    /// each result that links to it, a change of its other properties does not. A key path that
+    /// ends at a link (`\.publisher`) watches the whole linked model.
     ///
     /// - Throws: `QueryError` (`.unknownProperty`) naming a key path that is not a stored
-    ///   property of `Model`.
+    ///   property, or that goes on from a property that is not a to-one link or embedded model.
     public func changes(keyPaths: [PartialKeyPath<Model>]) throws -> PostgresResultsChanges<Model> {
-        PostgresResultsChanges(results: self, watched: try store.watchedPositions(keyPaths, table: table))
+        PostgresResultsChanges(results: self, watched: try WatchedPaths(keyPaths, models: store.mapping.models))
     }
 }
 
@@ -149,8 +151,8 @@ public struct PostgresObjectChanges<Model: Persistable>: AsyncSequence, Sendable
     let store: PostgresStore
     let table: TableMapping
     let primaryKey: PrimaryKeyValue
-    /// The positions of the properties whose changes count, or `nil` for every stored value.
-    let watched: Set<Int>?
+    /// The property paths whose changes count, or `nil` for every stored value.
+    let watched: WatchedPaths?
 
     /// A new observation, which starts listening when it is first asked for an element.
     public func makeAsyncIterator() -> Iterator { Iterator(changes: self) }
@@ -235,36 +237,24 @@ extension PostgresStore {
     /// }
     /// ```
     ///
-    /// Only stored properties of `Model` itself are watched yet (`\.publisher`, not
-    /// `\.publisher?.name`).
+    /// A key path may go through to-one links and embedded models (`\.publisher?.name`), as in
+    /// ``PostgresResults/changes(keyPaths:)``.
     ///
     /// - Throws: `StoreError` when the model is not one of the store's or the key does not fit;
-    ///   `QueryError` (`.unknownProperty`) naming a key path that is not a stored property of `Model`.
+    ///   `QueryError` (`.unknownProperty`) naming a key path that is not a stored property, or
+    ///   that goes on from a property that is not a to-one link or embedded model.
     public func changes<Model: Persistable>(
         _ type: Model.Type, primaryKey: some RecordPrimitive, keyPaths: [PartialKeyPath<Model>]
     ) throws -> PostgresObjectChanges<Model> {
         let table = try mapping.table(for: Model.self)
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
         return PostgresObjectChanges(
-            store: self, table: table, primaryKey: PrimaryKeyValue(value: key), watched: try watchedPositions(keyPaths, table: table))
-    }
-
-    /// The positions in `table`'s records of the properties `keyPaths` name.
-    func watchedPositions<Model: Persistable>(_ keyPaths: [PartialKeyPath<Model>], table: TableMapping) throws -> Set<Int> {
-        var positions = Set<Int>()
-        for keyPath in keyPaths {
-            guard let name = mapping.models.propertyName(of: keyPath),
-                  let position = table.schema.properties.firstIndex(where: { $0.name == name }) else {
-                throw QueryError(.unknownProperty(typeName: table.typeName, property: "\(keyPath)"))
-            }
-            positions.insert(position)
-        }
-        return positions
+            store: self, table: table, primaryKey: PrimaryKeyValue(value: key), watched: try WatchedPaths(keyPaths, models: mapping.models))
     }
 
     /// The object under `key` and its fingerprint, read now.
     func observedObject<Model: Persistable>(
-        _ type: Model.Type, table: TableMapping, key: RecordValue, watching: Set<Int>?, isolation: isolated (any Actor)? = #isolation
+        _ type: Model.Type, table: TableMapping, key: RecordValue, watching: WatchedPaths?, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Handoff<(Model?, Fingerprint?)> {
         try await withConnection(isolation: isolation) { connection in
             let reader = RowReader(connection: connection, mapping: self.mapping)

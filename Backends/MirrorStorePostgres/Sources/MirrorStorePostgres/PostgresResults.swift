@@ -206,9 +206,9 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         let fingerprint: Fingerprint
     }
 
-    /// Every object of the results with its key and its fingerprint (of the properties at
-    /// `watching`, or of all), read and decided now.
-    func entries(watching: Set<Int>? = nil, isolation: isolated (any Actor)? = #isolation) async throws -> [Entry] {
+    /// Every object of the results with its key and its fingerprint (of the values the paths
+    /// `watching` read, or of all), read and decided now.
+    func entries(watching: WatchedPaths? = nil, isolation: isolated (any Actor)? = #isolation) async throws -> [Entry] {
         let table = table
         return try await read(isolation: isolation, { reader, condition, parameters, orderBy, limit in
             let records = try await reader.records(table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)

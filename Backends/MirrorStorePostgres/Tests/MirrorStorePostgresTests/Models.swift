@@ -218,6 +218,7 @@ struct Watched: Persistable, Equatable {
 struct WatchOwner: Persistable, Equatable {
     var id = 0
     var name = ""
+    var city = ""
     static var primaryKey: String? { "id" }
 }
 

@@ -118,7 +118,43 @@ struct ObservationTests {
         #expect(seen.0 == [[], IndexSet([0])])
         #expect(seen.1 == ["one", "changed", "again"])
         #expect(seen.2 == "Jack")
-        #expect(throws: QueryError.self) { _ = try observer.objects(Watched.self).changes(keyPaths: [\.owner?.name]) }
+        #expect(throws: QueryError.self) { _ = try observer.objects(Watched.self).changes(keyPaths: [\.label.count]) }
+        await writer.close()
+        await observer.close()
+    }
+
+    @Test func watchedKeyPathsThroughLinksSeeOnlyTheLinkedProperty() async throws {
+        let (observer, writer) = try await stores()
+        try await observer.write { transaction in
+            try await transaction.add(Watched(id: 1, n: 1, label: "one", owner: WatchOwner(id: 10, name: "Stan", city: "New York")))
+            try await transaction.add(Watched(id: 2, n: 2, label: "two"))
+        }
+        let results = try observer.objects(Watched.self).changes(keyPaths: [\.owner?.name])
+        let object = try observer.changes(Watched.self, primaryKey: 1, keyPaths: [\.owner?.name])
+        let seen = try await within(10, "the changes through the link") {
+            var resultsIterator = results.makeAsyncIterator()
+            var objectIterator = object.makeAsyncIterator()
+            var modifications: [IndexSet] = [try #require(try await resultsIterator.next()).modifications]
+            var names: [String?] = [try #require(try await objectIterator.next())?.owner?.name]
+            // Not watched: the owner's city, the object's own label. Then watched: the owner's name.
+            try await writer.write { try await $0.update(WatchOwner.self, primaryKey: 10) { $0.city = "Los Angeles" } }
+            try await writer.write { try await $0.update(Watched.self, primaryKey: 1) { $0.label = "changed" } }
+            try await writer.write { try await $0.update(WatchOwner.self, primaryKey: 10) { $0.name = "Jack" } }
+            let renamed = try #require(try await resultsIterator.next())
+            modifications.append(renamed.modifications)
+            let owner = try #require(try await objectIterator.next())?.owner
+            names.append(owner?.name)
+            // A link set to nil on the way: the path reads nil.
+            try await writer.write { try await $0.update(Watched.self, primaryKey: 1) { $0.owner = nil } }
+            modifications.append(try #require(try await resultsIterator.next()).modifications)
+            names.append(try #require(try await objectIterator.next())?.owner?.name)
+            return (modifications, names, renamed.results.first?.owner?.city, renamed.results.first?.label)
+        }
+        // The element after the name change is the first after the unwatched commits: they made none.
+        #expect(seen.0 == [[], IndexSet([0]), IndexSet([0])])
+        #expect(seen.1 == ["Stan", "Jack", nil])
+        #expect(seen.2 == "Los Angeles")
+        #expect(seen.3 == "changed")
         await writer.close()
         await observer.close()
     }
