@@ -245,6 +245,7 @@ struct SchemaSetup {
         for table in tables {
             var tableMigration = TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
             tableMigration.convertsKinds = migration.enumerations[table.typeName] != nil
+            tableMigration.storedSchema = migration.storedName(of: table.typeName).flatMap { storedTables[$0]?.schema }
             try await tableMigration.run(on: connection)
             var parameters = SQLParameters()
             let description = parameters.add(table.schemaDescription)

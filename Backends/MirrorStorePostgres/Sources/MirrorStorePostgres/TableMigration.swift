@@ -12,6 +12,9 @@ struct TableMigration {
     /// Whether the migration enumerates the type, which may then convert a column whose kind
     /// changed: the column is made anew, and the enumeration's `old` keeps the stored values.
     var convertsKinds = false
+    /// The schema the table was stored with (kinds as the metadata says them), for the automatic
+    /// integer conversions (`IntegerConversion`); `nil` when not known.
+    var storedSchema: ObjectSchema?
 
     private func failed(_ reason: String) -> PostgresStoreError {
         PostgresStoreError(.migrationFailed(typeName: table.typeName, reason: reason))
@@ -32,6 +35,7 @@ struct TableMigration {
             let (column, type, notNull) = try row.decode((String, String, Bool).self)
             stored[column] = (type, notNull)
         }
+        let conversions = try await integerConversions(stored: stored, on: connection)
         var statements: [PostgresQuery] = []
         for (newName, oldName) in renames.sorted(by: { $0.key < $1.key }) {
             guard let column = stored.removeValue(forKey: oldName) else { throw failed("its table has no column \(oldName) to rename to \(newName)") }
@@ -42,7 +46,12 @@ struct TableMigration {
         var added: Set<String> = []
         for column in table.columns {
             if let existing = stored.removeValue(forKey: column.property) {
-                if existing.type == column.sqlType {
+                if existing.type != column.sqlType, conversions.contains(column.property) {
+                    // Signed to unsigned or back: every value was found to fit.
+                    statements.append(PostgresQuery(
+                        unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) TYPE \(column.sqlType) USING \(column.quotedName)::\(column.sqlType)"))
+                }
+                if existing.type == column.sqlType || conversions.contains(column.property) {
                     if existing.notNull && column.isNullable {
                         statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) DROP NOT NULL"))
                     } else if !existing.notNull && !column.isNullable {
@@ -75,6 +84,33 @@ struct TableMigration {
         try await Failures.translating(mapping) {
             for statement in statements { try await connection.query(statement, logger: logger) }
         }
+    }
+
+    /// The properties whose integer kind changes by the automatic rules, once every stored
+    /// value was found to fit the new kind, before any statement changes the table.
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) naming the first value that does not fit.
+    private func integerConversions(
+        stored: [String: (type: String, notNull: Bool)], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Set<String> {
+        guard let storedSchema else { return [] }
+        var converted: Set<String> = []
+        let storedKey = SQL.identifier(renames[table.primaryKey.property] ?? table.primaryKey.property)
+        for column in table.columns where !column.isPrimaryKey {
+            let storedName = renames[column.property] ?? column.property
+            guard stored[storedName] != nil, let old = storedSchema.property(named: storedName)?.kind,
+                  let conversion = IntegerConversion(from: old, to: column) else { continue }
+            let sql = conversion.firstMisfit(table: table.table, key: storedKey, value: SQL.identifier(storedName))
+            let rows = try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresStore.logger).collect()
+            }
+            if let row = rows.first {
+                let (key, value) = try row.decode((String, String).self)
+                throw failed("\(column.property) holds \(value) in the object with key \(key), which \(column.kind) cannot hold; convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
+            }
+            converted.insert(column.property)
+        }
+        return converted
     }
 
     /// Sets `column` to the model's `init()` value in every row (or in those holding `NULL`), a
