@@ -239,7 +239,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// Every object of the results as `load` reads them (given the reader, the SQL condition,
     /// its parameters, the order and the limit SQL applies), decided and sorted now; `model`
     /// gives back the model of an element, for the parts run in Swift.
-    private func read<Element>(
+    func read<Element>(
         isolation: isolated (any Actor)? = #isolation,
         _ load: (RowReader, String?, SQLParameters, String, Int?) async throws -> [Element], model: (Element) -> Model
     ) async throws -> [Element] {

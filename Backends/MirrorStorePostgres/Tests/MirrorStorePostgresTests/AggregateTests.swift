@@ -122,6 +122,56 @@ struct AggregateTests {
 }
 }
 
+/// Some of `Item`'s properties.
+private struct ItemCard: Persistable, Equatable {
+    var n = 0
+    var s = ""
+    var opt: Int?
+}
+
+/// `Item.n` as another kind: not a projection of `Item`.
+private struct MistypedCard: Persistable, Equatable {
+    var n = ""
+}
+
+/// Some of `Watched`'s properties, its link among them.
+private struct WatchedCard: Persistable, Equatable {
+    var label = ""
+    var owner: WatchOwner?
+}
+
+extension ServerTests.AggregateTests {
+    @Test func projectionsAnswerAsTheFileStoreDoes() async throws {
+        let store = try await emptyStore(models: [Item.self, Watched.self], clearing: [Item.self, Watched.self, WatchOwner.self])
+        let memory = try Store.inMemory(models: [Item.self, Watched.self])
+        var random = SeededRandom(seed: 3032)
+        let items = ServerTests.QueryTests.items(&random)
+        let watched = [
+            Watched(id: 1, n: 1, label: "one", owner: WatchOwner(id: 10, name: "Stan")), Watched(id: 2, n: 2, label: "two"),
+            Watched(id: 3, n: 3, label: "three", owner: WatchOwner(id: 10, name: "Stan")),
+        ]
+        try await store.write { transaction in
+            try await transaction.add(contentsOf: items)
+            try await transaction.add(contentsOf: watched)
+        }
+        try await memory.write { transaction in
+            try transaction.add(contentsOf: items)
+            try transaction.add(contentsOf: watched)
+        }
+        for (name, predicate) in ServerTests.QueryTests.predicates(&random) {
+            let found = try await store.objects(Item.self).filter(predicate).sorted(byProperty: "n").projected(as: ItemCard.self)
+            #expect(found == (try memory.objects(Item.self).filter(predicate).sorted(byProperty: "n").projected(as: ItemCard.self)), "\(name)")
+        }
+        let cards = try await store.objects(Watched.self).projected(as: WatchedCard.self)
+        #expect(cards.map(\.owner?.name) == ["Stan", nil, "Stan"])
+        #expect(cards.map(\.label) == ["one", "two", "three"])
+        #expect(cards == (try memory.objects(Watched.self).projected(as: WatchedCard.self)))
+        let refusal = try #require(#expect(throws: QueryError.self) { try memory.objects(Item.self).projected(as: MistypedCard.self) })
+        await #expect(throws: refusal) { _ = try await store.objects(Item.self).projected(as: MistypedCard.self) }
+        await store.close()
+    }
+}
+
 extension Item {
     /// A computed property, which no aggregate can read.
     var doubled: Int { n * 2 }
