@@ -45,8 +45,10 @@ struct IntegerConversion {
         return kind
     }
 
-    private static func range(of kind: PropertyKind) -> (low: String, high: String)? {
-        switch kind {
+    /// The least and greatest value of the integer kind `kind` (optional or not) as SQL numeric
+    /// literals, or `nil` for a kind that is no integer.
+    static func range(of kind: PropertyKind) -> (low: String, high: String)? {
+        switch unwrapped(kind) {
         case .int, .int64: ("\(Int64.min)", "\(Int64.max)")
         case .int8: ("\(Int8.min)", "\(Int8.max)")
         case .int16: ("\(Int16.min)", "\(Int16.max)")

@@ -213,8 +213,14 @@ extension PostgresResults {
         if limit == nil {
             switch (aggregate, type) {
             case (.min, .bigint), (.max, .bigint), (.min, .unsigned), (.max, .unsigned):
-                // Equal integers are the same value: which one comes first does not matter.
-                return .answer(statement("\(aggregate.rawValue)(\(value))" + (type.isTextEncoded ? "::text" : "")), parameters)
+                // Equal integers are the same value: which one comes first does not matter. The
+                // second cell is a stored value the property's type cannot hold (damage), which
+                // then fails the read as it fails a read of the models.
+                let cast = type.isTextEncoded ? "::text" : ""
+                let misfit = IntegerConversion.range(of: column.kind).map {
+                    "\(aggregate.rawValue)(\(value)) FILTER (WHERE \(value) < \($0.low) OR \(value) > \($0.high))\(cast)"
+                } ?? "NULL"
+                return .answer(statement("\(aggregate.rawValue)(\(value))\(cast), \(misfit)"), parameters)
             case (.min, .real), (.max, .real), (.min, .double), (.max, .double), (.min, .date), (.max, .date),
                  (.min, .decimal), (.max, .decimal), (.min, .text), (.max, .text):
                 // Equal values may differ (0.0 and -0.0, canonically equivalent strings): the first in the results' order.
@@ -287,13 +293,19 @@ extension PostgresResults {
         let table = table, mapping = store.mapping
         return try await store.withConnection(isolation: isolation) { connection in
             let rows = try await Self.rows(sql, parameters, mapping: mapping, on: connection)
-            guard let cell = rows.first?.first(where: { _ in true }) else { return Handoff(nil) }
-            let stored = try ColumnCoding(models: mapping.models, typeName: table.typeName).read(cell, column: column, key: { "?" })
-            if case .null = stored { return Handoff(nil) }
-            guard let value = Value(recordValue: stored) else {
-                throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "\(column.property) holds \(stored), not a \(Value.self)"))
+            guard let row = rows.first else { return Handoff(nil) }
+            let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+            // The answer, then (for integers) a value that does not fit, when there is one.
+            var answer: Value?
+            for (position, cell) in row.enumerated() {
+                let stored = try coding.read(cell, column: column, key: { "?" })
+                if case .null = stored { continue }
+                guard let value = Value(recordValue: stored) else {
+                    throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "\(column.property) holds \(stored), not a \(Value.self)"))
+                }
+                if position == 0 { answer = value }
             }
-            return Handoff(value)
+            return Handoff(answer)
         }
     }
 

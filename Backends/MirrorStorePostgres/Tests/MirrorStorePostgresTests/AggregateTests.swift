@@ -107,7 +107,7 @@ struct AggregateTests {
         #expect(sum.sql.hasSuffix("WHERE \"n\" > $1"))
         #expect(sum.swiftPart?.hasPrefix("nothing, unless") == true)
         let least = try exact.plan(of: .min, \.n)
-        #expect(least.sql == "SELECT min(\"Item\".\"n\") FROM \"Item\" WHERE \"n\" > $1")
+        #expect(least.sql == "SELECT min(\"Item\".\"n\"), min(\"Item\".\"n\") FILTER (WHERE \"Item\".\"n\" < -9223372036854775808 OR \"Item\".\"n\" > 9223372036854775807) FROM \"Item\" WHERE \"n\" > $1")
         #expect(least.swiftPart == nil)
         #expect(try exact.plan(of: .max, \.s).sql.contains("ORDER BY normalize(\"Item\".\"s\", NFC) COLLATE \"C\" DESC, \"Item\".\"id\" LIMIT 1"))
         #expect(try exact.plan(of: .min, \.x).sql.contains("\"Item\".\"x\" <> 'NaN'"))
@@ -141,6 +141,39 @@ private struct WatchedCard: Persistable, Equatable {
 }
 
 extension ServerTests.AggregateTests {
+    /// A stored value its property's type cannot hold (damage): every aggregate of it, in SQL or
+    /// on the models, is a corrupted row naming the property, never a value.
+    @Test func aDamagedValueIsAnErrorOnEveryRoute() async throws {
+        let store = try await emptyStore(models: [Sample.self], clearing: [Sample.self, Publisher.self])
+        var first = Sample(), second = Sample()
+        first.id = 1
+        second.id = 2
+        second.int8 = 5
+        try await store.write { try await $0.add(contentsOf: [first, second]) }
+        try await ServerTests.RowReadingTests.damage(store, column: "int8", value: "300")
+        try await ServerTests.RowReadingTests.damage(store, column: "uint8", value: "-1")
+        let all = try store.objects(Sample.self)
+        let inSwift = try all.filter(#Predicate { $0.int8 + 1 > -100 })
+        for (route, results) in [("in SQL", all), ("in Swift", inSwift), ("limited", all.prefix(5))] {
+            let attempts: [(String, () async throws -> Void)] = [
+                ("min int8", { _ = try await results.min(\.int8) }), ("max int8", { _ = try await results.max(\.int8) }),
+                ("sum int8", { _ = try await results.sum(\.int8) }), ("average int8", { _ = try await results.average(\.int8) }),
+                ("values int8", { _ = try await results.values(\.int8) }), ("distinct int8", { _ = try await results.distinct(\.int8) }),
+                ("sum uint8", { _ = try await results.sum(\.uint8) }), ("max uint8", { _ = try await results.max(\.uint8) }),
+            ]
+            for (name, attempt) in attempts {
+                let kind = await ServerTests.RowReadingTests.failure(attempt)
+                guard case .corruptedRow("Sample", _, let reason) = kind else {
+                    Issue.record("\(route), \(name): expected a corrupted Sample row, got \(String(describing: kind))")
+                    continue
+                }
+                // Reading the models names the first damaged property: int8.
+                #expect(reason.contains("int8"), "\(route), \(name): \(reason)")
+            }
+        }
+        await store.close()
+    }
+
     @Test func projectionsAnswerAsTheFileStoreDoes() async throws {
         let store = try await emptyStore(models: [Item.self, Watched.self], clearing: [Item.self, Watched.self, WatchOwner.self])
         let memory = try Store.inMemory(models: [Item.self, Watched.self])
