@@ -15,6 +15,10 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case migrations
     /// A commit reaches an observer of a query and an observer of an object.
     case observation
+    /// An observer of a query that watches key paths, one through a link, sees a change of the
+    /// linked object's watched property as a modification, and no element for changes of
+    /// properties it does not watch, on the objects or on the linked one.
+    case watchedObservation
     /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
     case uniqueViolations
     /// Two objects swap a unique value in one block, in either order: only what the block

@@ -10,14 +10,17 @@ public struct BehaviorPublisher: Persistable, Hashable, Sendable {
     public var id = 0
     /// A name.
     public var name = ""
+    /// A country, which observers of heroes' publishers' names do not watch.
+    public var country = ""
     /// `id`.
     public static var primaryKey: String? { "id" }
     /// An empty instance, as reflection makes them.
     public init() {}
     /// An instance with these values.
-    public init(id: Int, name: String) {
+    public init(id: Int, name: String, country: String = "") {
         self.id = id
         self.name = name
+        self.country = country
     }
 }
 

@@ -48,6 +48,7 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
         case .modelBasedQueries: try await checkModelBasedQueries()
         case .migrations: try await checkMigrations()
         case .observation: try await checkObservation()
+        case .watchedObservation: try await checkWatchedObservation()
         case .uniqueViolations: try await checkUniqueViolations()
         case .uniqueSwaps: try await checkUniqueSwaps()
         case .toManyLinks: try await checkToManyLinks()

@@ -78,6 +78,13 @@ extension Store: ModelStore {
         QueryChanges(changes: try results(of: query).changes, limit: query.limit)
     }
 
+    /// ``Results/changes(keyPaths:)`` of the results of `query`, as ``changes(_:)`` gives them.
+    public func changes<Model: Persistable>(
+        _ query: ModelQuery<Model>, keyPaths: [PartialKeyPath<Model>]
+    ) throws -> any AsyncSequence<QueryChange<Model>, any Error> {
+        QueryChanges(changes: try results(of: query).changes(keyPaths: keyPaths), limit: query.limit)
+    }
+
     /// ``changes(_:primaryKey:)``, as a ``ModelStore`` observes an object.
     public func changes<Model: Persistable>(
         of type: Model.Type, primaryKey: some RecordPrimitive

@@ -125,6 +125,17 @@ public protocol ModelStore: AnyObject, Sendable {
     /// consuming task ends the sequence, and so does closing the store.
     func changes<Model: Persistable>(_ query: ModelQuery<Model>) throws -> any AsyncSequence<QueryChange<Model>, any Error>
 
+    /// ``changes(_:)`` that come only when the objects `query` selects are others or in another
+    /// order, or a value at one of `keyPaths` changes in one of them: each a stored property,
+    /// or a path through to-one links and embedded models (`\.publisher?.name`), whose change
+    /// in the linked object is a modification of each object linking to it.
+    ///
+    /// - Throws: ``QueryError`` for a key path that is not a stored property, or that goes on
+    ///   from a property that is not a to-one link or an embedded model.
+    func changes<Model: Persistable>(
+        _ query: ModelQuery<Model>, keyPaths: [PartialKeyPath<Model>]
+    ) throws -> any AsyncSequence<QueryChange<Model>, any Error>
+
     /// The object of `type` under `primaryKey` now (`nil` when there is none), then again after
     /// every commit that changes it or a model it links to.
     func changes<Model: Persistable>(

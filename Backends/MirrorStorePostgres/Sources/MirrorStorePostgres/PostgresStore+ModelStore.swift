@@ -26,6 +26,13 @@ extension PostgresStore: ModelStore {
         PostgresQueryChanges(changes: try results(of: query).changes)
     }
 
+    /// ``PostgresResults/changes(keyPaths:)`` of the results of `query`.
+    public func changes<Model: Persistable>(
+        _ query: ModelQuery<Model>, keyPaths: [PartialKeyPath<Model>]
+    ) throws -> any AsyncSequence<QueryChange<Model>, any Error> {
+        PostgresQueryChanges(changes: try results(of: query).changes(keyPaths: keyPaths))
+    }
+
     /// ``changes(_:primaryKey:)``, as a ``MirrorStore/ModelStore`` observes an object.
     public func changes<Model: Persistable>(
         of type: Model.Type, primaryKey: some RecordPrimitive

@@ -1,0 +1,63 @@
+import Foundation
+import MirrorStore
+
+/// What an observer watching key paths saw in its element after the first.
+private struct WatchedElement: Sendable, Equatable {
+    var modifications: [Int]
+    var age: Int?
+    var publisherName: String?
+    var publisherCountry: String?
+}
+
+extension ModelStoreBehavior {
+    func checkWatchedObservation() async throws {
+        let check = BehaviorCheck.watchedObservation
+        try await withStore(check) { store in
+            try await store.write { transaction in
+                try await transaction.add(BehaviorHero(id: 1, name: "Hulk", age: 49, publisher: BehaviorPublisher(id: 1, name: "Marvel", country: "US")))
+                try await transaction.add(BehaviorHero(id: 2, name: "Batman", age: 45, publisher: BehaviorPublisher(id: 2, name: "DC", country: "US")))
+            }
+            let query = ModelQuery(BehaviorHero.self).sorted(using: SortDescriptor(\.id))
+            let changes = try store.changes(query, keyPaths: [\.name, \.publisher?.name])
+            let (started, start) = AsyncStream<Void>.makeStream()
+            let observer = Task {
+                defer { start.finish() }
+                var count = 0
+                for try await change in changes {
+                    count += 1
+                    if count == 1 {
+                        start.yield()
+                        continue
+                    }
+                    let hulk = change.models.first
+                    return WatchedElement(modifications: Array(change.modifications), age: hulk?.age, publisherName: hulk?.publisher?.name,
+                                          publisherCountry: hulk?.publisher?.country)
+                }
+                return WatchedElement(modifications: [], age: nil, publisherName: nil, publisherCountry: nil)
+            }
+            defer { observer.cancel() }
+            let first = Task { () async throws in
+                for await _ in started { break }
+            }
+            try await value(of: first, within: 10, waitingFor: "the observer's first element", in: check)
+
+            // Not watched: the hero's age, the publisher's country. Then watched, through the link: its name.
+            try await store.write { transaction in
+                try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.age = 50 }
+            }
+            try await store.write { transaction in
+                try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.country = "USA" }
+            }
+            try await store.write { transaction in
+                try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.name = "Marvel Comics" }
+            }
+            let seen = try await value(of: observer, within: 10, waitingFor: "the watched change to reach the observer", in: check)
+            // Had an unwatched commit made an element, it would hold the old name.
+            try expect(seen, WatchedElement(modifications: [0], age: 50, publisherName: "Marvel Comics", publisherCountry: "USA"),
+                       "the element after the publisher's name changed", in: check)
+            try await expectError("watching a path through a property that is no link", in: check, matches: { $0 is QueryError }) {
+                _ = try store.changes(query, keyPaths: [\.name.count])
+            }
+        }
+    }
+}
