@@ -41,13 +41,18 @@ struct ListedReadTests {
         return reading
     }
 
-    @Test("prefixes, reads and filtered sorts give what plain Swift gives, from runs and the in-memory part")
-    func listedReadsMatchTheReference() throws {
+    /// Plain, where records are read in the file's mapping, and encrypted, where they are not.
+    @Test("prefixes, reads and filtered sorts give what plain Swift gives, from runs and the in-memory part",
+          arguments: [false, true])
+    func listedReadsMatchTheReference(encrypted: Bool) throws {
         var random = SeededRandom(seed: Self.seed)
+        var configuration = Store.Configuration()
+        configuration.durability = .none
+        if encrypted { configuration.encryption = .passphrase("listed reads") }
         try withTemporaryDirectory { directory in
             let path = directory + "/readings.store"
             var reference: [Int: Reading] = [:]
-            var store = try Store(path: path, models: [Reading.self])
+            var store = try Store(path: path, models: [Reading.self], configuration: configuration)
             var next = 0
             for phase in 0..<4 {
                 try store.write { transaction in
@@ -68,7 +73,7 @@ struct ListedReadTests {
                 if phase % 2 == 1 {
                     try store.compact()
                     try store.close()
-                    store = try Store(path: path, models: [Reading.self])
+                    store = try Store(path: path, models: [Reading.self], configuration: configuration)
                 }
                 try check(store, reference: reference, phase: phase, random: &random)
             }
