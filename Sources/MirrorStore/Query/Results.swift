@@ -80,12 +80,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// `position` must be in `indices`: outside them the subscript traps, as an array's does
     /// (``object(at:)`` throws instead). See the type's discussion for why a read here succeeds.
     public subscript(position: Int) -> Model {
-        guard position >= 0, position < endIndex else {
-            fatalError("Index out of range: position \(position) of \(count) \(source.plan.typeName) results")
-        }
         do {
             return try model(at: position)
         } catch {
+            if position < 0 || position >= endIndex {
+                fatalError("Index out of range: position \(position) of \(count) \(source.plan.typeName) results")
+            }
             // Only damage the open-time checks cannot see gets here; a model made up here would
             // reach the app as stored data.
             fatalError("The \(source.plan.typeName) at position \(position) could not be read: \(error) Read through object(at:) or all() to get this as an error.")
@@ -111,15 +111,16 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         return Slice(base: self, bounds: 0..<length)
     }
 
-    /// The object at `position`, a position inside the results, decoded now: its key is taken
-    /// from the rows and read straight away, with no key and location passed on in between.
+    /// The object at `position`, decoded now: its key is taken from the rows and read straight
+    /// away, with no key and location passed on in between. Throws `positionOutOfRange` for a
+    /// position outside the rows.
     private func model(at position: Int) throws -> Model {
         switch rows {
         case .index(let positions):
-            // None only when the index holds fewer entries than it counts.
             guard let key = try positions.object(at: position) else { throw outOfRange(position) }
             return try source.listedModel(Model.self, key: key, at: nil)
         case .keys(let found):
+            guard found.keys.indices.contains(position) else { throw outOfRange(position) }
             return try source.listedModel(Model.self, key: found.keys[position], at: found.location(at: position))
         case .all, .range:
             let keys = try keysInKeyOrder
@@ -176,8 +177,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// - Throws: ``StoreError`` for a position outside the results or a record that does not
     ///   decode, ``MappingError`` for a value the model cannot hold.
     public func object(at position: Int) throws -> Model {
-        guard position >= 0, position < endIndex else { throw outOfRange(position) }
-        return try model(at: position)
+        try model(at: position)
     }
 
     /// Every result, decoded now, in order. Links shared between results come back shared.
@@ -391,19 +391,23 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         guard conditions.isEmpty, plan.order == .primaryKey, let ascending = keys.first?.ascending,
               keys.allSatisfy({ $0.readsStoredProperty && $0.ascending == ascending && $0.stringComparator == nil && IndexKeys.ordersExactly($0.kind) })
         else { return nil }
-        let typeName = source.plan.typeName
-        let name: String
+        // By position, from the indexes the source found once: no index name made and looked up.
+        let positions = keys.compactMap { key -> Int? in
+            if case .stored(let position) = key.reading { return position }
+            return nil
+        }
+        let found: TypeIndexes.Index?
         if keys.count == 1, keys[0].folding == .insensitive {
-            name = IndexKeys.foldedIndexName(typeName: typeName, property: keys[0].property)
+            found = source.indexes.folded(positions[0])
         } else if keys.allSatisfy({ $0.folding.isEmpty }) {
-            name = IndexKeys.indexName(typeName: typeName, property: keys.count == 1 ? keys[0].property : CompoundIndex(keys.map(\.property)).description)
+            found = keys.count == 1 ? source.indexes[positions[0]] : source.indexes.compound.first { $0.positions == positions }?.index
         } else {
             return nil
         }
-        guard let index = source.snapshot.index(named: name) else { return nil }
-        let order = QueryPlan.Order.index(name: name, ascending: ascending)
+        guard let index = found else { return nil }
+        let order = QueryPlan.Order.index(name: index.name, ascending: ascending)
         // Descending: groups of equal values in reverse, each group still in key order.
-        return Found(conditions: conditions, rows: .index(index.positions(ascending: ascending)), plan: plan.ordered(order))
+        return Found(conditions: conditions, rows: .index(index.snapshot.positions(ascending: ascending)), plan: plan.ordered(order))
     }
 
     /// Filtered results in the order of the index range their filter read, when that index
