@@ -253,10 +253,15 @@ public struct TypeValues: Sendable {
     private final class Parts: Sendable {
         let objects: TypeIndex?
         let snapshot: EngineSnapshot
+        /// The file's mapping as it was when these values were taken, nil when the log is not
+        /// mapped: found once, as taking it for each read took two locks.
+        let mapped: StableBytes?
 
         init(objects: TypeIndex?, snapshot: EngineSnapshot) {
             self.objects = objects
             self.snapshot = snapshot
+            // Valid while the log lives, which `snapshot` holds.
+            mapped = snapshot.generation.withBytesInPlace { file in file.map { StableBytes(bytes: $0) } }
         }
     }
 
@@ -287,6 +292,18 @@ public struct TypeValues: Sendable {
         let (offset, length) = parts.snapshot.index.resolve(location.packed)
         try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
         return try parts.snapshot.generation.read(at: offset, count: length)
+    }
+
+    /// Calls `body` with the value at `location` (a location as for ``value(at:)``) where it lies
+    /// in the file's memory mapping, or with a copy when the file is not mapped there: for a read
+    /// that decodes the value and keeps none of its bytes. The bytes are valid during the call only.
+    public func withValue<Result>(at location: ValueLocation, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        let (offset, length) = parts.snapshot.index.resolve(location.packed)
+        try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
+        if let file = parts.mapped?.bytes, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
+            return try body(UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
+        }
+        return try parts.snapshot.generation.read(at: offset, count: length).withUnsafeBytes(body)
     }
 
     /// Calls `body` with each of `keys` that is stored, where its value lies, and the value, in

@@ -102,12 +102,21 @@ public final class IndexPositions: Sendable {
         try read(at: position) { $0.objects[position] }
     }
 
+    /// Reads the first `count` entries now (and the rest of the group of equal keys reached), no
+    /// more: for a reader that knows how many positions it will ask for, such as a prefix, where
+    /// reading on one position at a time reads ahead by a guess.
+    public func readAhead(_ count: Int) throws {
+        guard count > 0 else { return }
+        _ = try read(at: min(count, self.count) - 1, reading: count) { _ in () }
+    }
+
     /// What `take` reads of the entries once the one at `position` is read; nil when there is none.
-    private func read<Found>(at position: Int, _ take: (Read) -> Found) throws -> Found? {
+    /// Reads at least `minimum` entries when it must read.
+    private func read<Found>(at position: Int, reading minimum: Int = 32, _ take: (Read) -> Found) throws -> Found? {
         guard position >= 0, position < count else { return nil }
         return try read.withLock { state -> Found? in
             while state.objects.count <= position, !state.isComplete {
-                try extend(&state, toAtLeast: max(position + 1, 2 * state.objects.count, 32))
+                try extend(&state, toAtLeast: max(position + 1, 2 * state.objects.count, minimum))
             }
             return state.objects.count > position ? take(state) : nil
         }

@@ -90,13 +90,6 @@ enum RecordGrammar {
         }
     }
 
-    /// Reads a record's count of values and says whether it is `expected`: for a fast path that
-    /// leaves a record it cannot read to a reader that reports it (``readValueCount(from:of:)``).
-    @inline(__always)
-    static func readsValueCount(_ expected: Int, from reader: inout ByteReader) throws(DecodeFailure) -> Bool {
-        try reader.varint() == UInt64(expected)
-    }
-
     @inline(never)
     static func valueCountFailure(_ count: UInt64, of typeName: String, expected: Int, at offset: Int) -> DecodeFailure {
         DecodeFailure(offset: offset, reason: "\(count) values for the \(expected) properties of \(typeName)")

@@ -62,7 +62,15 @@ final class QuerySource: Sendable {
     /// `location` when the query that listed it found the record there. Not optional: results
     /// run unspecialised, and `Model?` would cost a metadata lookup per read.
     func listedModel<Model: Persistable>(_ type: Model.Type, key: StorageKey, at location: ValueLocation?) throws -> Model {
-        try ModelReader.model(type, entry: entry, key: key, bytes: listedBytes(of: key, at: location), snapshot: snapshot, registry: registry)
+        if entry.isStandalone {
+            // Read where the record lies, not copied out first: no other record takes part.
+            guard let location = try location ?? values.location(for: key) else { throw missing(key) }
+            let plan = entry.plan
+            return try values.withValue(at: location) { bytes in
+                try ModelReader.standaloneModel(type, plan: plan, bytesInPlace: bytes, key: key)
+            }
+        }
+        return try ModelReader.model(type, entry: entry, key: key, bytes: listedBytes(of: key, at: location), snapshot: snapshot, registry: registry)
     }
 
     /// A reader of the queried type's models in this snapshot, as `pending` writes (if any) have

@@ -80,35 +80,57 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// `position` must be in `indices`: outside them the subscript traps, as an array's does
     /// (``object(at:)`` throws instead). See the type's discussion for why a read here succeeds.
     public subscript(position: Int) -> Model {
-        let found: (key: StorageKey, location: ValueLocation?)?
         do {
-            found = try row(at: position)
+            return try model(at: position)
         } catch {
-            fatalError("The \(source.plan.typeName) results could not be listed: \(error) Read through object(at:) or all() to get this as an error.")
-        }
-        guard let found else {
-            fatalError("Index out of range: position \(position) of \(count) \(source.plan.typeName) results")
-        }
-        do {
-            return try source.listedModel(Model.self, key: found.key, at: found.location)
-        } catch {
+            if position < 0 || position >= endIndex {
+                fatalError("Index out of range: position \(position) of \(count) \(source.plan.typeName) results")
+            }
             // Only damage the open-time checks cannot see gets here; a model made up here would
             // reach the app as stored data.
             fatalError("The \(source.plan.typeName) at position \(position) could not be read: \(error) Read through object(at:) or all() to get this as an error.")
         }
     }
 
-    /// The key of the object at `position`, and where its record lies when the query read it.
-    private func row(at position: Int) throws -> (key: StorageKey, location: ValueLocation?)? {
+    /// The first `maxLength` results, or all of them when there are fewer (none for a negative
+    /// length); each is decoded when it is read.
+    ///
+    /// Results in an index's order read that many of the index's entries now, rather than
+    /// reading ahead by a guess when the first one is read.
+    ///
+    /// ```swift
+    /// let newest = try store.objects(Message.self).sorted(using: SortDescriptor(\.date, order: .reverse))
+    /// let screen = Array(newest.prefix(20))
+    /// ```
+    public func prefix(_ maxLength: Int) -> Slice<Results<Model>> {
+        // `endIndex` and `Slice`, not `count` and a range subscript: results run unspecialised,
+        // where those go through `Collection`'s generic defaults.
+        let length = Swift.min(Swift.max(maxLength, 0), endIndex)
+        // A failed read is left to the reads of the positions, which report it.
+        if case .index(let positions) = rows { try? positions.readAhead(length) }
+        return Slice(base: self, bounds: 0..<length)
+    }
+
+    /// The object at `position`, decoded now: its key is taken from the rows and read straight
+    /// away, with no key and location passed on in between. Throws `positionOutOfRange` for a
+    /// position outside the rows.
+    private func model(at position: Int) throws -> Model {
         switch rows {
+        case .index(let positions):
+            guard let key = try positions.object(at: position) else { throw outOfRange(position) }
+            return try source.listedModel(Model.self, key: key, at: nil)
+        case .keys(let found):
+            guard found.keys.indices.contains(position) else { throw outOfRange(position) }
+            return try source.listedModel(Model.self, key: found.keys[position], at: found.location(at: position))
         case .all, .range:
             let keys = try keysInKeyOrder
-            return keys.indices.contains(position) ? (keys[position], nil) : nil
-        case .keys(let found):
-            return found.keys.indices.contains(position) ? (found.keys[position], found.location(at: position)) : nil
-        case .index(let positions):
-            return try positions.object(at: position).map { ($0, nil) }
+            guard keys.indices.contains(position) else { throw outOfRange(position) }
+            return try source.listedModel(Model.self, key: keys[position], at: nil)
         }
+    }
+
+    private func outOfRange(_ position: Int) -> StoreError {
+        StoreError(.positionOutOfRange(typeName: source.plan.typeName, position: position, count: count))
     }
 
     /// The primary keys of the results, in order, without decoding them: for tests that compare
@@ -155,24 +177,28 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// - Throws: ``StoreError`` for a position outside the results or a record that does not
     ///   decode, ``MappingError`` for a value the model cannot hold.
     public func object(at position: Int) throws -> Model {
-        guard let found = try row(at: position) else {
-            throw StoreError(.positionOutOfRange(typeName: source.plan.typeName, position: position, count: count))
-        }
-        return try source.listedModel(Model.self, key: found.key, at: found.location)
+        try model(at: position)
     }
 
     /// Every result, decoded now, in order. Links shared between results come back shared.
     ///
     /// - Throws: ``StoreError`` or ``MappingError`` when a stored record cannot become a model.
     public func all() throws -> [Model] {
-        // One reader for all: links shared between results come back shared.
-        let reader = source.reader()
-        if case .all = rows { return try reader.allModels(Model.self) }
+        if case .all = rows { return try source.reader().allModels(Model.self) }
         let found = try foundKeys
         let keys = found.keys
         var models: [Model] = []
         models.reserveCapacity(keys.count)
         // A loop, not `map`: results run unspecialised, where `map` costs more than one read.
+        if source.entry.isStandalone {
+            // No links, so nothing for the models to share: each is read on its own, with no reader made.
+            for position in keys.indices {
+                models.append(try source.listedModel(Model.self, key: keys[position], at: found.location(at: position)))
+            }
+            return models
+        }
+        // One reader for all: links shared between results come back shared.
+        let reader = source.reader()
         for position in keys.indices {
             let key = keys[position]
             models.append(try reader.model(Model.self, key: key, bytes: source.listedBytes(of: key, at: found.location(at: position))))
@@ -365,19 +391,23 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         guard conditions.isEmpty, plan.order == .primaryKey, let ascending = keys.first?.ascending,
               keys.allSatisfy({ $0.readsStoredProperty && $0.ascending == ascending && $0.stringComparator == nil && IndexKeys.ordersExactly($0.kind) })
         else { return nil }
-        let typeName = source.plan.typeName
-        let name: String
+        // By position, from the indexes the source found once: no index name made and looked up.
+        let positions = keys.compactMap { key -> Int? in
+            if case .stored(let position) = key.reading { return position }
+            return nil
+        }
+        let found: TypeIndexes.Index?
         if keys.count == 1, keys[0].folding == .insensitive {
-            name = IndexKeys.foldedIndexName(typeName: typeName, property: keys[0].property)
+            found = source.indexes.folded(positions[0])
         } else if keys.allSatisfy({ $0.folding.isEmpty }) {
-            name = IndexKeys.indexName(typeName: typeName, property: keys.count == 1 ? keys[0].property : CompoundIndex(keys.map(\.property)).description)
+            found = keys.count == 1 ? source.indexes[positions[0]] : source.indexes.compound.first { $0.positions == positions }?.index
         } else {
             return nil
         }
-        guard let index = source.snapshot.index(named: name) else { return nil }
-        let order = QueryPlan.Order.index(name: name, ascending: ascending)
+        guard let index = found else { return nil }
+        let order = QueryPlan.Order.index(name: index.name, ascending: ascending)
         // Descending: groups of equal values in reverse, each group still in key order.
-        return Found(conditions: conditions, rows: .index(index.positions(ascending: ascending)), plan: plan.ordered(order))
+        return Found(conditions: conditions, rows: .index(index.snapshot.positions(ascending: ascending)), plan: plan.ordered(order))
     }
 
     /// Filtered results in the order of the index range their filter read, when that index

@@ -25,7 +25,7 @@ struct ModelFieldSink: RecordSink {
         guard slots.indices.contains(index) else { throw tooManyValues }
         let slot = slots[index]
         guard let primitive = slot.primitive,
-              try primitive.decode(from: &reader, into: base + slot.offset, optional: slot.isOptional) else { return false }
+              primitive.decode(from: &reader, into: base + slot.offset, optional: slot.isOptional) else { return false }
         filled += 1
         return true
     }

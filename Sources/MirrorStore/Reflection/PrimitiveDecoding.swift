@@ -1,15 +1,70 @@
 import Foundation
 import MirrorStoreEngine
 
+/// What ``StoredValueType/decode(from:into:optional:)`` reads a stored value with: the record
+/// decoder's ``ByteReader``, or a ``RawCursor`` over the bytes where they lie, whose reads inline
+/// into the decoding (a call into the engine per byte read cost more than the reading). Each read
+/// moves past what it read, or returns nil, with the position anywhere, when the bytes end first
+/// or are not what it reads.
+protocol SingleValueReading {
+    mutating func readByte() -> UInt8?
+    mutating func readVarint() -> UInt64?
+    mutating func readUInt32() -> UInt32?
+    mutating func readUInt64() -> UInt64?
+    /// A varint length and that many bytes of valid UTF-8.
+    mutating func readString() -> String?
+    /// A varint length and that many bytes.
+    mutating func readData() -> Data?
+    mutating func readUUID() -> UUID?
+}
+
+extension ByteReader: SingleValueReading {
+    mutating func readByte() -> UInt8? { try? byte() }
+    mutating func readVarint() -> UInt64? { try? varint() }
+    mutating func readUInt32() -> UInt32? { try? uint32() }
+    mutating func readUInt64() -> UInt64? { try? uint64() }
+    mutating func readString() -> String? { try? lengthPrefixedString() }
+    mutating func readData() -> Data? { (try? lengthPrefixedBytes()).map { Data($0) } }
+    mutating func readUUID() -> UUID? { (try? fixedBytes(16)).map { UUID(storedBytes: $0) } }
+}
+
+extension RawCursor: SingleValueReading {
+    @inline(__always)
+    mutating func readByte() -> UInt8? { byte() }
+    @inline(__always)
+    mutating func readVarint() -> UInt64? { skipVarint() }
+    @inline(__always)
+    mutating func readUInt32() -> UInt32? { uint32() }
+    @inline(__always)
+    mutating func readUInt64() -> UInt64? { uint64() }
+
+    @inline(__always)
+    mutating func readString() -> String? {
+        guard case .success(let text) = lengthPrefixed() else { return nil }
+        return UTF8Text.string(text.assumingMemoryBound(to: UInt8.self))
+    }
+
+    mutating func readData() -> Data? {
+        guard case .success(let bytes) = lengthPrefixed() else { return nil }
+        return Data(bytes)
+    }
+
+    mutating func readUUID() -> UUID? {
+        let start = position
+        guard skip(16) else { return nil }
+        return UUID(storedBytes: Array(bytes[start..<(start + 16)]))
+    }
+}
+
 extension StoredValueType {
     /// Reads a stored value (tag first) straight into a field of this type, or of its optional,
     /// with no `RecordValue` in between, and returns `true`. Returns `false` for anything this fast
     /// path leaves to the general one, which then reads the same bytes again and reports them as
-    /// it always does: a tag that does not fit, a number the field cannot hold, `null` in a
-    /// required field, a NaN date, decimals and URLs (parsed from text).
+    /// it always does: bytes that end or are malformed, a tag that does not fit, a number the field
+    /// cannot hold, `null` in a required field, a NaN date, decimals and URLs (parsed from text).
     @inline(never)
-    func decode(from reader: inout ByteReader, into field: UnsafeMutableRawPointer, optional: Bool) throws(DecodeFailure) -> Bool {
-        let tag = try reader.byte()
+    func decode<Reader: SingleValueReading>(from reader: inout Reader, into field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
+        guard let tag = reader.readByte() else { return false }
         if tag == ValueTag.null.rawValue {
             guard optional else { return false }
             return setNil(field)
@@ -17,24 +72,34 @@ extension StoredValueType {
         guard isWritten(with: tag) else { return false }
         switch self {
         case .bool: return Self.store(tag == ValueTag.true.rawValue, field, optional)
-        case .int: return try Self.storeSigned(Int.self, &reader, field, optional)
-        case .int8: return try Self.storeSigned(Int8.self, &reader, field, optional)
-        case .int16: return try Self.storeSigned(Int16.self, &reader, field, optional)
-        case .int32: return try Self.storeSigned(Int32.self, &reader, field, optional)
-        case .int64: return try Self.storeSigned(Int64.self, &reader, field, optional)
-        case .uint: return try Self.storeUnsigned(UInt.self, &reader, field, optional)
-        case .uint8: return try Self.storeUnsigned(UInt8.self, &reader, field, optional)
-        case .uint16: return try Self.storeUnsigned(UInt16.self, &reader, field, optional)
-        case .uint32: return try Self.storeUnsigned(UInt32.self, &reader, field, optional)
-        case .uint64: return try Self.storeUnsigned(UInt64.self, &reader, field, optional)
-        case .float: return Self.store(Float(bitPattern: try reader.uint32()), field, optional)
-        case .double: return Self.store(Double(bitPattern: try reader.uint64()), field, optional)
-        case .string: return Self.store(try reader.lengthPrefixedString(), field, optional)
-        case .data: return Self.store(Data(try reader.lengthPrefixedBytes()), field, optional)
+        case .int: return Self.storeSigned(Int.self, &reader, field, optional)
+        case .int8: return Self.storeSigned(Int8.self, &reader, field, optional)
+        case .int16: return Self.storeSigned(Int16.self, &reader, field, optional)
+        case .int32: return Self.storeSigned(Int32.self, &reader, field, optional)
+        case .int64: return Self.storeSigned(Int64.self, &reader, field, optional)
+        case .uint: return Self.storeUnsigned(UInt.self, &reader, field, optional)
+        case .uint8: return Self.storeUnsigned(UInt8.self, &reader, field, optional)
+        case .uint16: return Self.storeUnsigned(UInt16.self, &reader, field, optional)
+        case .uint32: return Self.storeUnsigned(UInt32.self, &reader, field, optional)
+        case .uint64: return Self.storeUnsigned(UInt64.self, &reader, field, optional)
+        case .float:
+            guard let bits = reader.readUInt32() else { return false }
+            return Self.store(Float(bitPattern: bits), field, optional)
+        case .double:
+            guard let bits = reader.readUInt64() else { return false }
+            return Self.store(Double(bitPattern: bits), field, optional)
+        case .string:
+            guard let text = reader.readString() else { return false }
+            return Self.store(text, field, optional)
+        case .data:
+            guard let data = reader.readData() else { return false }
+            return Self.store(data, field, optional)
         case .date:
-            guard let value = StoredValues.date(try reader.uint64()) else { return false }
+            guard let bits = reader.readUInt64(), let value = StoredValues.date(bits) else { return false }
             return Self.store(value, field, optional)
-        case .uuid: return Self.store(UUID(storedBytes: try reader.fixedBytes(16)), field, optional)
+        case .uuid:
+            guard let value = reader.readUUID() else { return false }
+            return Self.store(value, field, optional)
         case .decimal, .url:
             return false
         }
@@ -67,18 +132,18 @@ extension StoredValueType {
     }
 
     @inline(__always)
-    private static func storeSigned<Value: FixedWidthInteger>(
-        _ type: Value.Type, _ reader: inout ByteReader, _ field: UnsafeMutableRawPointer, _ optional: Bool
-    ) throws(DecodeFailure) -> Bool {
-        guard let value = Value(exactly: ByteWriter.unzigzag(try reader.varint())) else { return false }
+    private static func storeSigned<Value: FixedWidthInteger, Reader: SingleValueReading>(
+        _ type: Value.Type, _ reader: inout Reader, _ field: UnsafeMutableRawPointer, _ optional: Bool
+    ) -> Bool {
+        guard let bits = reader.readVarint(), let value = Value(exactly: RawCursor.unzigzag(bits)) else { return false }
         return store(value, field, optional)
     }
 
     @inline(__always)
-    private static func storeUnsigned<Value: FixedWidthInteger>(
-        _ type: Value.Type, _ reader: inout ByteReader, _ field: UnsafeMutableRawPointer, _ optional: Bool
-    ) throws(DecodeFailure) -> Bool {
-        guard let value = Value(exactly: try reader.varint()) else { return false }
+    private static func storeUnsigned<Value: FixedWidthInteger, Reader: SingleValueReading>(
+        _ type: Value.Type, _ reader: inout Reader, _ field: UnsafeMutableRawPointer, _ optional: Bool
+    ) -> Bool {
+        guard let bits = reader.readVarint(), let value = Value(exactly: bits) else { return false }
         return store(value, field, optional)
     }
 

@@ -147,14 +147,34 @@ struct ModelReader {
     static func standaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
     ) throws -> Model {
-        try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
-        // A flat plan's single values straight into a fresh instance. Only a flat plan: others
-        // may be structs that must not be made by `init()`. No `Model?` on the way: this runs
-        // unspecialised, where one costs a metadata lookup per read.
+        // A flat plan's single values straight into a fresh instance, the key checked on the way.
+        // Only a flat plan: others may be structs that must not be made by `init()`. No `Model?`
+        // on the way: this runs unspecialised, where one costs a metadata lookup per read.
         if plan.isFlat {
             var instance = Model._autoMalloc()
-            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes) { return instance }
+            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
         }
+        return try generalStandaloneModel(type, plan: plan, bytes: bytes, key: key)
+    }
+
+    /// ``standaloneModel(_:plan:bytes:key:)`` of bytes where they lie (in the file's mapping),
+    /// valid during the call: a flat model is filled from them without copying them first.
+    static func standaloneModel<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, bytesInPlace bytes: UnsafeRawBufferPointer, key: StorageKey
+    ) throws -> Model {
+        if plan.isFlat {
+            var instance = Model._autoMalloc()
+            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
+        }
+        return try generalStandaloneModel(type, plan: plan, bytes: Array(bytes), key: key)
+    }
+
+    /// The `.standalone` route without the flat fill: the key checked, then each field as the
+    /// record decoder reads it.
+    private static func generalStandaloneModel<Model: Persistable>(
+        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
+    ) throws -> Model {
+        try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
         // Made only here: a context is large, and a flat model needs none.
         var context = DecodingContext(holdsRecords: true)
         return try fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks, context: &context)

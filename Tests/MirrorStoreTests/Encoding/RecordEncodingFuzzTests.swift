@@ -127,7 +127,7 @@ struct RecordEncodingFuzzTests {
 
             var filled = Flat()
             let general = generalModel(Flat.self, plan: plan, bytes: bytes)
-            if ModelMapping.fillSingleValues(of: &filled, plan: plan, reading: bytes) {
+            if ModelMapping.fillSingleValues(of: &filled, plan: plan, reading: bytes, key: .integer(1)) {
                 fast += 1
                 #expect(general == filled, "seed \(Self.seed), case \(index): the paths read different models")
             } else {
@@ -149,9 +149,106 @@ struct RecordEncodingFuzzTests {
             if !intact { mutate(&classBytes, &random) }
             var fresh = FlatClass()
             let generalClass = generalModel(FlatClass.self, plan: classPlan, bytes: classBytes)
-            if ModelMapping.fillSingleValues(of: &fresh, plan: classPlan, reading: classBytes) {
+            if ModelMapping.fillSingleValues(of: &fresh, plan: classPlan, reading: classBytes, key: .integer(1)) {
                 let same = generalClass.map { $0.count == fresh.count && $0.name == fresh.name && $0.nickname == fresh.nickname }
                 #expect(same == true, "seed \(Self.seed), case \(index)")
+            }
+        }
+        // Both outcomes occur, or the test would not be comparing anything.
+        #expect(fast > 500 && fallBack > 500, "fast \(fast), fell back \(fallBack)")
+    }
+
+    private struct KeyedByInteger: Persistable, Equatable {
+        var name = ""
+        var identifier = 0
+        var score = 0.0
+        init() {}
+        static var primaryKey: String? { "identifier" }
+    }
+
+    private struct KeyedByUnsigned: Persistable, Equatable {
+        var identifier: UInt64 = 0
+        var name = ""
+        init() {}
+        static var primaryKey: String? { "identifier" }
+    }
+
+    private struct KeyedByText: Persistable, Equatable {
+        var count = 0
+        var code = ""
+        init() {}
+        static var primaryKey: String? { "code" }
+    }
+
+    private struct KeyedByUUID: Persistable, Equatable {
+        var identifier = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var name = ""
+        init() {}
+        static var primaryKey: String? { "identifier" }
+    }
+
+    /// What the general route reads of `bytes` stored under `key`: the key checked, then the
+    /// record decoder's model; nil for either failing.
+    private func generalKeyedModel<Model: Persistable>(_ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey) -> Model? {
+        guard (try? PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)) != nil else { return nil }
+        return generalModel(type, plan: plan, bytes: bytes)
+    }
+
+    /// One keyed model's record, intact or damaged, read by the store's route under its own key,
+    /// another key or a differently spelled one: the same as the general route's answer.
+    private func checkKeyed<Model: Persistable & Equatable>(
+        _ model: Model, key: StorageKey, otherKeys: [StorageKey], case index: Int, random: inout SeededRandom
+    ) throws -> Bool {
+        let plan = try PlanCache.shared.plan(for: Model.self)
+        #expect(plan.isFlat, "\(Model.self) is not flat")
+        var encoder = RecordEncoder()
+        var bytes = try encoder.encode(model.managedObject())
+        let intact = random.chance(40)
+        if !intact { mutate(&bytes, &random) }
+        let readKey = random.chance(60) ? key : random.pick(otherKeys)
+        let read = try? ModelReader.standaloneModel(Model.self, plan: plan, bytes: bytes, key: readKey)
+        let general = generalKeyedModel(Model.self, plan: plan, bytes: bytes, key: readKey)
+        #expect(read == general, "seed \(Self.seed), case \(index): \(Model.self) under \(readKey)")
+        let inPlace = bytes.withUnsafeBytes { try? ModelReader.standaloneModel(Model.self, plan: plan, bytesInPlace: $0, key: readKey) }
+        #expect(inPlace == general, "seed \(Self.seed), case \(index): \(Model.self) in place under \(readKey)")
+        if intact, readKey == key { #expect(read == model, "seed \(Self.seed), case \(index): \(Model.self) intact") }
+        var filled = Model._autoMalloc()
+        return ModelMapping.fillSingleValues(of: &filled, plan: plan, reading: bytes, key: readKey)
+    }
+
+    @Test("a keyed flat model read under its key, another or a differently spelled one, intact or damaged, as the general route reads it (4,000 cases)")
+    func flatPathChecksTheKey() throws {
+        var random = SeededRandom(seed: Self.seed &+ 4)
+        var (fast, fallBack) = (0, 0)
+        for index in 0..<1_000 {
+            var integer = KeyedByInteger()
+            integer.identifier = random.integer()
+            integer.name = String(repeating: "i", count: Int.random(in: 0...20, using: &random))
+            integer.score = Double(random.integer(Int32.self)) / 3
+            let integerKey = StorageKey.integer(Int64(integer.identifier))
+            var unsigned = KeyedByUnsigned()
+            unsigned.identifier = random.integer()
+            unsigned.name = "u\(index)"
+            var text = KeyedByText()
+            // Composed here, and the same text decomposed below: a key that equals it as a
+            // `String` but not byte for byte.
+            text.code = random.chance(50) ? "caf\u{E9} \(index)" : "code \(index)"
+            text.count = random.integer()
+            let decomposed = StorageKey.string(text.code.replacingOccurrences(of: "\u{E9}", with: "e\u{301}"))
+            var uuid = KeyedByUUID()
+            let uuidBytes = (0..<16).map { _ in UInt8.random(in: 0 ... .max, using: &random) }
+            uuid.identifier = UUID(storedBytes: uuidBytes)
+            uuid.name = "v\(index)"
+            let outcomes = [
+                try checkKeyed(integer, key: integerKey, otherKeys: [.integer(Int64(integer.identifier) &+ 1), .string("\(integer.identifier)")],
+                               case: index, random: &random),
+                try checkKeyed(unsigned, key: .integer(Int64(bitPattern: unsigned.identifier)),
+                               otherKeys: [.integer(Int64(bitPattern: unsigned.identifier &+ 1))], case: index, random: &random),
+                try checkKeyed(text, key: .string(text.code), otherKeys: [decomposed, .string(text.code + " "), .integer(1)], case: index, random: &random),
+                try checkKeyed(uuid, key: .bytes(uuidBytes), otherKeys: [.bytes(uuidBytes.reversed()), .bytes([1, 2])], case: index, random: &random),
+            ]
+            for filled in outcomes {
+                if filled { fast += 1 } else { fallBack += 1 }
             }
         }
         // Both outcomes occur, or the test would not be comparing anything.

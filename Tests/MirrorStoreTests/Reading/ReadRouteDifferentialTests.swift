@@ -112,7 +112,7 @@ struct ReadRouteDifferentialTests {
                 if let difference = firstDifference(models[0], model) { Issue.record("\(place): \(difference)") }
             }
         }
-        return 9 * 3
+        return 9 * 4
     }
 
     private func readings<Model: Persistable>(
@@ -121,6 +121,9 @@ struct ReadRouteDifferentialTests {
         let generalSchema = ObjectSchema(typeName: plan.schema.typeName, properties: plan.schema.properties)
         return [
             ("store read (flat bytes or field sink)", Result { try ModelReader.standaloneModel(type, plan: plan, bytes: bytes, key: key) }),
+            ("store read in place (flat bytes or field sink)", Result {
+                try bytes.withUnsafeBytes { try ModelReader.standaloneModel(type, plan: plan, bytesInPlace: $0, key: key) }
+            }),
             ("record with the plan's schema", Result {
                 try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
                 let record = ManagedObject(objectSchema: plan.schema, values: [])
