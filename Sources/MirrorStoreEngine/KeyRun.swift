@@ -106,7 +106,9 @@ final class KeyRun: Sendable {
         let first = firsts[block]
         let next = block + 1 < firsts.count ? firsts[block + 1] : first.addingReportingOverflow(Int64(count)).partialValue
         let span = Double(next) - Double(first)
-        let guess = span > 0 ? min(count - 1, max(0, Int((Double(wanted) - Double(first)) / span * Double(count)))) : 0
+        // Clamped as a Double: a key far past the last block's would not fit an Int.
+        let scaled = span > 0 ? (Double(wanted) - Double(first)) / span * Double(count) : 0
+        let guess = Int(min(Double(count - 1), max(0, scaled)))
         return try withBlock(block) { reader -> UInt64? in
             switch reader.location(ofInteger: wanted, guess: guess) {
             case .found(let packed): return packed

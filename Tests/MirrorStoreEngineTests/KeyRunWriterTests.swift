@@ -42,6 +42,11 @@ import TestSupport
         }
         for absent: StorageKey in [.integer(Int64.max), .integer(7 << 50), .string("not written \(seed)"), .bytes([255, 255, 255, 255, 255])] {
             #expect(try run.packed(for: absent) == nil)
+            // The integer lookup guesses where a key lies from the fences: one far past them must not overflow the guess.
+            if case .integer(let value) = absent { #expect(try run.packed(forInteger: value) == nil) }
+        }
+        for far in [Int64.min, Int64.min + 1, Int64.max - 1] where !expected.contains(where: { $0.0 == .integer(far) }) {
+            #expect(try run.packed(forInteger: far) == nil)
         }
     }
 }
