@@ -11,7 +11,10 @@ enum DecodedOperation: Equatable {
 /// The payload encoding of a unit: a sequence of operations, each an opcode byte and its fields.
 ///
 /// Type names appear once per file, in a `defineType` operation placed before the first use;
-/// later operations refer to the type by its id (a varint).
+/// later operations refer to the type by its id (a varint). In a file of the packed format
+/// (``LogHeader/packsEncodings(_:)``) consecutive puts of one type with integer keys are one
+/// `putIntegers` operation: the type once, then per put its key as the step from the one before
+/// and its value, so an auto-incremented key costs a byte instead of a put's five.
 enum OperationCodec {
     enum Opcode: UInt8 {
         case defineType = 1
@@ -23,6 +26,10 @@ enum OperationCodec {
         case reserveCapacity = 7
         /// Opens a streamed commit's unit only (`StreamReference`): never an operation.
         case commitStream = 8
+        /// Puts of one type with integer keys: type id, count (at least 1), then per put the
+        /// zigzagged step (key − previous key − 1, the previous of the first being −1, wrapping)
+        /// and the value (varint length + bytes).
+        case putIntegers = 9
     }
 
     enum KeyTag: UInt8 {
@@ -32,20 +39,21 @@ enum OperationCodec {
     }
 
     /// Encodes `operations` as a payload that will start at `fileOffset` in the log, defining new
-    /// types in `types` as they are first used. Also returns the operations as recovery would
-    /// decode them, so a commit updates the index exactly as a later reopen will.
+    /// types in `types` as they are first used, integer puts as `putIntegers` when `packsPuts`
+    /// (the file's format has them). Also returns the operations as recovery would decode them,
+    /// so a commit updates the index exactly as a later reopen will.
     static func encode(
-        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packsPuts: Bool
     ) -> (payload: [UInt8], decoded: [DecodedOperation]) {
         var writer = ByteWriter()
-        let decoded = encode(operations, types: &types, fileOffset: fileOffset, into: &writer)
+        let decoded = encode(operations, types: &types, fileOffset: fileOffset, packsPuts: packsPuts, into: &writer)
         return (writer.bytes, decoded)
     }
 
     /// Appends `operations` to `writer`, whose first byte will lie at `fileOffset` in the log (see
-    /// ``encode(_:types:fileOffset:)``).
+    /// ``encode(_:types:fileOffset:packsPuts:)``).
     static func encode(
-        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, into writer: inout ByteWriter
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packsPuts: Bool, into writer: inout ByteWriter
     ) -> [DecodedOperation] {
         // Room for the values too: growing a payload of a mebibyte step by step copies it again and again.
         var size = 0
@@ -61,8 +69,40 @@ enum OperationCodec {
             last = (name, id)
             return id
         }
-        for operation in operations {
+        var index = operations.startIndex
+        while index < operations.endIndex {
+            let operation = operations[index]
+            index += 1
             switch operation {
+            case .put(let type, .integer(let key), let value) where packsPuts:
+                let id = typeID(type, writer: &writer)
+                // The run: this put and the puts of the same type with an integer key after it,
+                // up to one whose step would take more bytes than its key (a new run then starts,
+                // its first step the key's own bytes): a run is never longer than plain puts.
+                var end = index
+                var last = key
+                while end < operations.endIndex, case .put(let next, .integer(let nextKey), _) = operations[end], next == type,
+                      ByteWriter.varintSize(Self.step(to: nextKey, after: last)) <= ByteWriter.varintSize(ByteWriter.zigzag(nextKey)) {
+                    last = nextKey
+                    end += 1
+                }
+                writer.byte(Opcode.putIntegers.rawValue)
+                writer.varint(UInt64(id))
+                writer.varint(UInt64(end - index + 1))
+                var previous: Int64 = -1
+                func append(_ key: Int64, _ value: [UInt8]) {
+                    writer.varint(Self.step(to: key, after: previous))
+                    previous = key
+                    writer.varint(UInt64(value.count))
+                    let offset = fileOffset + UInt64(writer.bytes.count)
+                    writer.bytes.append(contentsOf: value)
+                    decoded.append(.put(type: type, key: .integer(key), valueOffset: offset, valueLength: value.count))
+                }
+                append(key, value)
+                while index < end {
+                    if case .put(_, .integer(let key), let value) = operations[index] { append(key, value) }
+                    index += 1
+                }
             case .put(let type, let key, let value):
                 let id = typeID(type, writer: &writer)
                 writer.byte(Opcode.put.rawValue)
@@ -105,6 +145,13 @@ enum OperationCodec {
             }
         }
         return decoded
+    }
+
+    /// How a run of integer puts writes `key` after `previous`: zigzagged, less one, so that
+    /// consecutive keys write 0 (wrapping, so every key has one).
+    @inline(__always)
+    static func step(to key: Int64, after previous: Int64) -> UInt64 {
+        ByteWriter.zigzag(key &- previous &- 1)
     }
 
     static func typeID(_ name: String, types: inout TypeTable, writer: inout ByteWriter) -> UInt32 {
@@ -201,6 +248,23 @@ enum OperationCodec {
                 let strings = Int(min(try reader.varint(), UInt64(Int32.max)))
                 let byteStrings = Int(min(try reader.varint(), UInt64(Int32.max)))
                 operations.append(.reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings))
+            case .putIntegers:
+                let type = try typeName(&reader)
+                let countStart = reader.position
+                let count = try reader.varint()
+                // Each put takes at least two bytes: a count beyond that is no writer's.
+                guard count > 0, count <= UInt64(reader.remaining / 2) else {
+                    throw DecodeFailure(offset: countStart, reason: "a run of \(count) puts does not fit the \(reader.remaining) bytes left")
+                }
+                var previous: Int64 = -1
+                for _ in 0..<count {
+                    // The inverse of `step(to:after:)`.
+                    let key = previous &+ 1 &+ ByteWriter.unzigzag(try reader.varint())
+                    previous = key
+                    let value = try reader.lengthPrefixedRange()
+                    let offset = fileOffset + UInt64(value.lowerBound - range.lowerBound)
+                    operations.append(.put(type: type, key: .integer(key), valueOffset: offset, valueLength: value.count))
+                }
             case .commitStream:
                 throw DecodeFailure(offset: start, reason: "a streamed commit's reference lies among operations, not at the start of a commit unit")
             }
