@@ -14,7 +14,8 @@ enum DecodedOperation: Equatable {
 /// later operations refer to the type by its id (a varint). In a file of the packed format
 /// (``LogHeader/packsEncodings(_:)``) consecutive puts of one type with integer keys are one
 /// `putIntegers` operation: the type once, then per put its key as the step from the one before
-/// and its value, so an auto-incremented key costs a byte instead of a put's five.
+/// and its value, or, for keys that count up by one, the first key alone: an auto-incremented
+/// key costs nothing beyond its value's length instead of a put's five bytes.
 enum OperationCodec {
     enum Opcode: UInt8 {
         case defineType = 1
@@ -26,9 +27,10 @@ enum OperationCodec {
         case reserveCapacity = 7
         /// Opens a streamed commit's unit only (`StreamReference`): never an operation.
         case commitStream = 8
-        /// Puts of one type with integer keys: type id, count (at least 1), then per put the
-        /// zigzagged step (key − previous key − 1, the previous of the first being −1, wrapping)
-        /// and the value (varint length + bytes).
+        /// Puts of one type with integer keys: type id, then count × 2 + 1 for keys that count
+        /// up by one (then the first key, zigzagged, and per put its value) or count × 2 (then
+        /// per put the zigzagged step, key − previous key − 1 with the previous of the first
+        /// −1, wrapping, and its value); a count of at least 1, values as varint length + bytes.
         case putIntegers = 9
     }
 
@@ -76,22 +78,30 @@ enum OperationCodec {
             switch operation {
             case .put(let type, .integer(let key), let value) where packsPuts:
                 let id = typeID(type, writer: &writer)
-                // The run: this put and the puts of the same type with an integer key after it,
-                // up to one whose step would take more bytes than its key (a new run then starts,
-                // its first step the key's own bytes): a run is never longer than plain puts.
+                // The run: a dense one while the keys count up by one from this put's; else this
+                // put and the puts of the same type with an integer key after it, up to one whose
+                // step would take more bytes than its key or that starts keys counting up (a new
+                // run then starts, its first step the key's own bytes). A run is never longer
+                // than plain puts.
                 var end = index
-                var last = key
-                while end < operations.endIndex, case .put(let next, .integer(let nextKey), _) = operations[end], next == type,
-                      ByteWriter.varintSize(Self.step(to: nextKey, after: last)) <= ByteWriter.varintSize(ByteWriter.zigzag(nextKey)) {
-                    last = nextKey
-                    end += 1
+                while end < operations.endIndex, Self.follows(operations[end], key &+ Int64(end - index), type) { end += 1 }
+                let dense = end > index
+                if !dense {
+                    var last = key
+                    while end < operations.endIndex, case .put(let next, .integer(let nextKey), _) = operations[end], next == type,
+                          ByteWriter.varintSize(Self.step(to: nextKey, after: last)) <= ByteWriter.varintSize(ByteWriter.zigzag(nextKey)),
+                          !(end + 1 < operations.endIndex && Self.follows(operations[end + 1], nextKey, type)) {
+                        last = nextKey
+                        end += 1
+                    }
                 }
                 writer.byte(Opcode.putIntegers.rawValue)
                 writer.varint(UInt64(id))
-                writer.varint(UInt64(end - index + 1))
+                writer.varint(UInt64(end - index + 1) << 1 | (dense ? 1 : 0))
+                if dense { writer.varint(ByteWriter.zigzag(key)) }
                 var previous: Int64 = -1
                 func append(_ key: Int64, _ value: [UInt8]) {
-                    writer.varint(Self.step(to: key, after: previous))
+                    if !dense { writer.varint(Self.step(to: key, after: previous)) }
                     previous = key
                     writer.varint(UInt64(value.count))
                     let offset = fileOffset + UInt64(writer.bytes.count)
@@ -145,6 +155,13 @@ enum OperationCodec {
             }
         }
         return decoded
+    }
+
+    /// Whether `operation` is a put of `type` whose key is the one after `previous` (no wrap).
+    @inline(__always)
+    private static func follows(_ operation: WriteBatch.Operation, _ previous: Int64, _ type: String) -> Bool {
+        guard case .put(let next, .integer(let key), _) = operation, previous != .max, key == previous + 1 else { return false }
+        return next == type
     }
 
     /// How a run of integer puts writes `key` after `previous`: zigzagged, less one, so that
@@ -251,15 +268,24 @@ enum OperationCodec {
             case .putIntegers:
                 let type = try typeName(&reader)
                 let countStart = reader.position
-                let count = try reader.varint()
-                // Each put takes at least two bytes: a count beyond that is no writer's.
-                guard count > 0, count <= UInt64(reader.remaining / 2) else {
+                let counted = try reader.varint()
+                let count = counted >> 1
+                let dense = counted & 1 == 1
+                // Each put takes at least one byte, two with its step: a count beyond that is no writer's.
+                guard count > 0, count <= UInt64(reader.remaining / (dense ? 1 : 2)) else {
                     throw DecodeFailure(offset: countStart, reason: "a run of \(count) puts does not fit the \(reader.remaining) bytes left")
                 }
                 var previous: Int64 = -1
+                if dense {
+                    let first = ByteWriter.unzigzag(try reader.varint())
+                    guard !first.addingReportingOverflow(Int64(count - 1)).overflow else {
+                        throw DecodeFailure(offset: countStart, reason: "a run of \(count) keys counting up from \(first) passes the largest integer")
+                    }
+                    previous = first &- 1
+                }
                 for _ in 0..<count {
-                    // The inverse of `step(to:after:)`.
-                    let key = previous &+ 1 &+ ByteWriter.unzigzag(try reader.varint())
+                    // Dense keys count up; others are the inverse of `step(to:after:)`.
+                    let key = dense ? previous &+ 1 : previous &+ 1 &+ ByteWriter.unzigzag(try reader.varint())
                     previous = key
                     let value = try reader.lengthPrefixedRange()
                     let offset = fileOffset + UInt64(value.lowerBound - range.lowerBound)

@@ -60,15 +60,27 @@ import TestSupport
         #expect(sizes[1] <= sizes[0])
     }
 
-    /// Consecutive keys cost a byte each beside their values' length.
-    @Test func aRunOfConsecutiveKeysTakesTwoBytesAPut() throws {
+    /// Keys that count up cost nothing beside their values' length; a gap among them costs a
+    /// stepped run until they count up again.
+    @Test func runsOfConsecutiveKeysWriteTheirValuesAlone() throws {
         var batch = WriteBatch()
         for key in 1_000..<1_100 { batch.put(type: "P", key: .integer(Int64(key)), value: [1, 2, 3]) }
         var types = TypeTable()
-        let (payload, _) = OperationCodec.encode(batch.operations, types: &types, fileOffset: 0, packsPuts: true)
-        // The type's definition (4), the run's opcode, type id and count (3), then per put its
-        // step, length and value (5), the first step one byte longer.
-        #expect(payload.count == 4 + 3 + 100 * 5 + 1)
+        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &types, fileOffset: 0, packsPuts: true)
+        // The type's definition (4), the run's opcode, type id, count (2) and first key (2), then
+        // per put its length and value (4).
+        #expect(payload.count == 4 + 1 + 1 + 2 + 2 + 100 * 4)
+        #expect(decoded.count == 100)
+
+        var gaps = WriteBatch()
+        for key: Int64 in [5, 6, 7, 20, 9, 30, 31, 32, .max - 1, .max, .min, .min + 1] { gaps.put(type: "P", key: .integer(key), value: [1]) }
+        var gapTypes = TypeTable()
+        let (gapPayload, gapDecoded) = OperationCodec.encode(gaps.operations, types: &gapTypes, fileOffset: 0, packsPuts: true)
+        var readTypes = TypeTable()
+        #expect(try OperationCodec.decode(gapPayload, range: 0..<gapPayload.count, fileOffset: 0, types: &readTypes) == gapDecoded)
+        #expect(gapDecoded.map { if case .put(_, let key, _, _) = $0 { key } else { StorageKey.string("") } } == gaps.operations.map {
+            if case .put(_, let key, _) = $0 { key } else { StorageKey.string("") }
+        })
     }
 
     /// Crafted runs of puts: a count past the bytes, a step past the last integer, a value past
@@ -82,6 +94,8 @@ import TestSupport
         }
         valid.append([1, 0, 1, 80, 9, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
         valid.append([1, 0, 1, 80, 9, 0, 2, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 1, 0])
+        // Dense keys from the largest integer on: the second would pass it.
+        valid.append([1, 0, 1, 80, 9, 0, 5, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 0])
         var decoded = 0
         for round in 0..<20_000 {
             var payload = generator.pick(valid)
