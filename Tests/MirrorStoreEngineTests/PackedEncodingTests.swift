@@ -137,11 +137,13 @@ import TestSupport
         try Self.createFormat2(at: older)
         let engines = [try StorageEngine(path: older, configuration: Self.configuration()), try StorageEngine(path: newer, configuration: Self.configuration())]
         #expect(engines.map(\.statistics.formatVersion) == [2, 3])
+        var committed = [try StoreState(engines[1].snapshot())]
         for _ in 0..<Int.random(in: 20...60, using: &generator) {
             let batch = Self.randomBatch(&generator)
             for engine in engines { try engine.commit(batch) }
             let states = try engines.map { try StoreState($0.snapshot()) }
             #expect(states[0] == states[1])
+            committed.append(states[1])
         }
         #expect(engines.allSatisfy { $0.statistics.checkpoints > 0 })
         let expected = try StoreState(engines[1].snapshot())
@@ -150,6 +152,25 @@ import TestSupport
         #expect(bytes[0][8] == 2 && bytes[1][8] == 3)
         #expect(bytes[1].count < bytes[0].count)
         #expect(!Self.holdsPackedEncodings(bytes[0]))
+        // Damaged, either file opens as a state its commits made, the same in both, or throws.
+        let damagedPath = directory.file("damaged.store")
+        for round in 0..<40 {
+            let file = round % 2
+            var damaged = bytes[file]
+            let at = Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)
+            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+                try writeFile(damagedPath, damaged)
+                for sidecar in droppedSidecars(of: damagedPath) { try FileManager.default.removeItem(atPath: sidecar) }
+                let state: StoreState
+                do {
+                    state = try openState(damagedPath, Self.configuration(mode))
+                } catch is StorageError {
+                    continue
+                }
+                #expect(committed.contains(state), "format \(file + 2), flip at \(at), \(mode): a state no commit made")
+            }
+        }
         for path in [older, newer] {
             for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
                 #expect(try openState(path, Self.configuration(mode)) == expected)
