@@ -31,17 +31,18 @@ enum Checkpoint {
         var end: UInt64
     }
 
-    /// Appends the runs and the checkpoint unit numbered `number` at `offset` of `log`.
+    /// Appends the runs and the checkpoint unit numbered `number` at `offset` of `log`, the key
+    /// runs' integer blocks packed when `packsIntegers` (``LogHeader/packsEncodings(_:)``).
     static func write(
         index: KeyIndex, secondary: SecondaryIndexes, types: TypeTable, log: any LogStorage, at offset: UInt64, sequence: UInt64,
-        number: UInt64
+        number: UInt64, packsIntegers: Bool
     ) throws -> Written {
         var next = index
         // Everything before `offset` is covered from now on: reads check it against these.
         next.regions = try CoveredRegions.extending(index.regions, start: LogHeader().unitsStart, end: offset, log: log)
         var position = offset
         for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
-            var writer = KeyRunWriter(log: log, sequence: sequence, offset: position)
+            var writer = KeyRunWriter(log: log, sequence: sequence, offset: position, packsIntegers: packsIntegers)
             let merged = runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
             next.types[name] = try writeKeyRun(of: objects, memory: objects.sortedMemoryEntries(), merging: merged, with: &writer)
             position = writer.offset

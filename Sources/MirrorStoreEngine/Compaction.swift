@@ -163,7 +163,7 @@ enum Compaction {
         if let checkpointAfter, wroteRuns || result.size - LogHeader().unitsStart >= UInt64(max(0, checkpointAfter)) {
             let written = try Checkpoint.write(
                 index: result.index, secondary: secondary, types: result.types, log: target, at: result.size, sequence: sequence,
-                number: 1)
+                number: 1, packsIntegers: true)
             result.index = written.index
             result.secondary = written.secondary
             result.size = written.end
@@ -297,8 +297,9 @@ private struct ChunkWriter {
     /// that an empty store still records its last sequence number.
     mutating func flush(force: Bool, into index: inout KeyIndex) throws {
         guard !pending.isEmpty || force else { return }
+        // The target is always of the current format.
         let (payload, decoded) = OperationCodec.encode(
-            pending, types: &types, fileOffset: offset + UInt64(LogFrame.headerSize))
+            pending, types: &types, fileOffset: offset + UInt64(LogFrame.headerSize), packsPuts: true)
         let frame = LogFrame.encode(sequence: sequence, payload: payload)
         try target.write(frame, at: offset)
         offset += UInt64(frame.count)

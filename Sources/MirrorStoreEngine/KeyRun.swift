@@ -106,7 +106,9 @@ final class KeyRun: Sendable {
         let first = firsts[block]
         let next = block + 1 < firsts.count ? firsts[block + 1] : first.addingReportingOverflow(Int64(count)).partialValue
         let span = Double(next) - Double(first)
-        let guess = span > 0 ? min(count - 1, max(0, Int((Double(wanted) - Double(first)) / span * Double(count)))) : 0
+        // Clamped as a Double: a key far past the last block's would not fit an Int.
+        let scaled = span > 0 ? (Double(wanted) - Double(first)) / span * Double(count) : 0
+        let guess = Int(min(Double(count - 1), max(0, scaled)))
         return try withBlock(block) { reader -> UInt64? in
             switch reader.location(ofInteger: wanted, guess: guess) {
             case .found(let packed): return packed
@@ -143,13 +145,10 @@ final class KeyRun: Sendable {
     /// Calls `body` with every entry in key order, deleted keys (location 0) included.
     func forEachEntry(_ body: (StorageKey, UInt64) throws -> Void) throws {
         for block in blockOffsets.indices {
-            let entries = try withBlock(block) { reader -> [(StorageKey, UInt64)] in
-                var entries: [(StorageKey, UInt64)] = []
+            let entries = try withBlock(block) { reader -> [(key: StorageKey, packed: UInt64)] in
+                var entries: [(key: StorageKey, packed: UInt64)] = []
                 entries.reserveCapacity(reader.count)
-                for index in 0..<reader.count {
-                    guard let entry = reader.entry(index) else { throw undecodable(block) }
-                    entries.append(entry)
-                }
+                guard reader.appendEntries(to: &entries) else { throw undecodable(block) }
                 return entries
             }
             for (key, packed) in entries { try body(key, packed) }
@@ -207,8 +206,16 @@ struct KeyRunWriter {
     private var onlyIntegers = true
     private var previous: StorageKey?
 
-    init(log: any LogStorage, sequence: UInt64, offset: UInt64) {
+    /// Whether blocks of integer keys take the packed layout (format 3 on) or the integer one.
+    private let packsIntegers: Bool
+    /// The block's integer entries as the packed layout would hold them.
+    private var packing = PackedIntegerBlock()
+
+    /// A writer of a run in the file at `log`; `packsIntegers` when the file's format has the
+    /// packed layout (``LogHeader/packsEncodings(_:)``).
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64, packsIntegers: Bool) {
         units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .keyRun)
+        self.packsIntegers = packsIntegers
     }
 
     /// Where the next unit goes: past what is written.
@@ -243,6 +250,7 @@ struct KeyRunWriter {
             } else {
                 for entry in blockIntegers { appendGeneral(encoded: Self.encoded(.integer(entry.key), packed: entry.packed)) }
                 blockIntegers.removeAll(keepingCapacity: true)
+                packing.removeAll()
             }
             blockAllIntegers = false
         } else if wouldOverflow(adding: encoded) {
@@ -265,8 +273,7 @@ struct KeyRunWriter {
     /// Adds an integer key to a block whose keys are all integers so far; its bytes are written
     /// when the block closes, in the integer layout.
     private mutating func appendInteger(_ integer: Int64, key: StorageKey, packed: UInt64) throws {
-        if !blockIntegers.isEmpty,
-           RunBlockReader.prefixSize + RunBlockReader.integerEntrySize * (blockIntegers.count + 1) + RunBlockReader.checksumSize > KeyRun.blockTarget {
+        if !blockIntegers.isEmpty, closes(adding: integer, packed: packed) {
             try closeBlock()
         }
         if blockIntegers.isEmpty {
@@ -274,7 +281,14 @@ struct KeyRunWriter {
             keyFences.append(key)
         }
         blockIntegers.append((integer, packed))
+        if packsIntegers { packing.add(integer, packed: packed) }
         entries += 1
+    }
+
+    /// Whether the integer block closes before one more entry, in the layout it would take.
+    private func closes(adding integer: Int64, packed: UInt64) -> Bool {
+        if packsIntegers, let closes = packing.closes(adding: integer, packed: packed, target: KeyRun.blockTarget) { return closes }
+        return RunBlockReader.prefixSize + RunBlockReader.integerEntrySize * (blockIntegers.count + 1) + RunBlockReader.checksumSize > KeyRun.blockTarget
     }
 
     private static func encoded(_ key: StorageKey, packed: UInt64) -> [UInt8] {
@@ -304,7 +318,9 @@ struct KeyRunWriter {
         let count = blockAllIntegers ? blockIntegers.count : entryOffsets.count
         guard count > 0 else { return }
         let placed: UInt64
-        if blockAllIntegers {
+        if blockAllIntegers, packsIntegers, !packing.holdsDeletion {
+            placed = try units.appendBlock(layout: RunBlockReader.packedLayout, count: count, entries: packing.encode(blockIntegers))
+        } else if blockAllIntegers {
             var integers = ByteWriter()
             integers.reserve(RunBlockReader.integerEntrySize * count)
             for entry in blockIntegers {
@@ -320,6 +336,7 @@ struct KeyRunWriter {
         blockOffsets.append(placed)
         blockCounts.append(UInt16(truncatingIfNeeded: count))
         blockIntegers.removeAll(keepingCapacity: true)
+        packing.removeAll()
         blockAllIntegers = true
         block = ByteWriter()
         entryOffsets.removeAll(keepingCapacity: true)

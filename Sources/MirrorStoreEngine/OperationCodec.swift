@@ -11,7 +11,11 @@ enum DecodedOperation: Equatable {
 /// The payload encoding of a unit: a sequence of operations, each an opcode byte and its fields.
 ///
 /// Type names appear once per file, in a `defineType` operation placed before the first use;
-/// later operations refer to the type by its id (a varint).
+/// later operations refer to the type by its id (a varint). In a file of the packed format
+/// (``LogHeader/packsEncodings(_:)``) consecutive puts of one type with integer keys are one
+/// `putIntegers` operation: the type once, then per put its key as the step from the one before
+/// and its value, or, for keys that count up by one, the first key alone: an auto-incremented
+/// key costs nothing beyond its value's length instead of a put's five bytes.
 enum OperationCodec {
     enum Opcode: UInt8 {
         case defineType = 1
@@ -23,6 +27,11 @@ enum OperationCodec {
         case reserveCapacity = 7
         /// Opens a streamed commit's unit only (`StreamReference`): never an operation.
         case commitStream = 8
+        /// Puts of one type with integer keys: type id, then count × 2 + 1 for keys that count
+        /// up by one (then the first key, zigzagged, and per put its value) or count × 2 (then
+        /// per put the zigzagged step, key − previous key − 1 with the previous of the first
+        /// −1, wrapping, and its value); a count of at least 1, values as varint length + bytes.
+        case putIntegers = 9
     }
 
     enum KeyTag: UInt8 {
@@ -32,20 +41,21 @@ enum OperationCodec {
     }
 
     /// Encodes `operations` as a payload that will start at `fileOffset` in the log, defining new
-    /// types in `types` as they are first used. Also returns the operations as recovery would
-    /// decode them, so a commit updates the index exactly as a later reopen will.
+    /// types in `types` as they are first used, integer puts as `putIntegers` when `packsPuts`
+    /// (the file's format has them). Also returns the operations as recovery would decode them,
+    /// so a commit updates the index exactly as a later reopen will.
     static func encode(
-        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packsPuts: Bool
     ) -> (payload: [UInt8], decoded: [DecodedOperation]) {
         var writer = ByteWriter()
-        let decoded = encode(operations, types: &types, fileOffset: fileOffset, into: &writer)
+        let decoded = encode(operations, types: &types, fileOffset: fileOffset, packsPuts: packsPuts, into: &writer)
         return (writer.bytes, decoded)
     }
 
     /// Appends `operations` to `writer`, whose first byte will lie at `fileOffset` in the log (see
-    /// ``encode(_:types:fileOffset:)``).
+    /// ``encode(_:types:fileOffset:packsPuts:)``).
     static func encode(
-        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, into writer: inout ByteWriter
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packsPuts: Bool, into writer: inout ByteWriter
     ) -> [DecodedOperation] {
         // Room for the values too: growing a payload of a mebibyte step by step copies it again and again.
         var size = 0
@@ -61,8 +71,48 @@ enum OperationCodec {
             last = (name, id)
             return id
         }
-        for operation in operations {
+        var index = operations.startIndex
+        while index < operations.endIndex {
+            let operation = operations[index]
+            index += 1
             switch operation {
+            case .put(let type, .integer(let key), let value) where packsPuts:
+                let id = typeID(type, writer: &writer)
+                // The run: a dense one while the keys count up by one from this put's; else this
+                // put and the puts of the same type with an integer key after it, up to one whose
+                // step would take more bytes than its key or that starts keys counting up (a new
+                // run then starts, its first step the key's own bytes). A run is never longer
+                // than plain puts.
+                var end = index
+                while end < operations.endIndex, Self.follows(operations[end], key &+ Int64(end - index), type) { end += 1 }
+                let dense = end > index
+                if !dense {
+                    var last = key
+                    while end < operations.endIndex, case .put(let next, .integer(let nextKey), _) = operations[end], next == type,
+                          ByteWriter.varintSize(Self.step(to: nextKey, after: last)) <= ByteWriter.varintSize(ByteWriter.zigzag(nextKey)),
+                          !(end + 1 < operations.endIndex && Self.follows(operations[end + 1], nextKey, type)) {
+                        last = nextKey
+                        end += 1
+                    }
+                }
+                writer.byte(Opcode.putIntegers.rawValue)
+                writer.varint(UInt64(id))
+                writer.varint(UInt64(end - index + 1) << 1 | (dense ? 1 : 0))
+                if dense { writer.varint(ByteWriter.zigzag(key)) }
+                var previous: Int64 = -1
+                func append(_ key: Int64, _ value: [UInt8]) {
+                    if !dense { writer.varint(Self.step(to: key, after: previous)) }
+                    previous = key
+                    writer.varint(UInt64(value.count))
+                    let offset = fileOffset + UInt64(writer.bytes.count)
+                    writer.bytes.append(contentsOf: value)
+                    decoded.append(.put(type: type, key: .integer(key), valueOffset: offset, valueLength: value.count))
+                }
+                append(key, value)
+                while index < end {
+                    if case .put(_, .integer(let key), let value) = operations[index] { append(key, value) }
+                    index += 1
+                }
             case .put(let type, let key, let value):
                 let id = typeID(type, writer: &writer)
                 writer.byte(Opcode.put.rawValue)
@@ -105,6 +155,20 @@ enum OperationCodec {
             }
         }
         return decoded
+    }
+
+    /// Whether `operation` is a put of `type` whose key is the one after `previous` (no wrap).
+    @inline(__always)
+    private static func follows(_ operation: WriteBatch.Operation, _ previous: Int64, _ type: String) -> Bool {
+        guard case .put(let next, .integer(let key), _) = operation, previous != .max, key == previous + 1 else { return false }
+        return next == type
+    }
+
+    /// How a run of integer puts writes `key` after `previous`: zigzagged, less one, so that
+    /// consecutive keys write 0 (wrapping, so every key has one).
+    @inline(__always)
+    static func step(to key: Int64, after previous: Int64) -> UInt64 {
+        ByteWriter.zigzag(key &- previous &- 1)
     }
 
     static func typeID(_ name: String, types: inout TypeTable, writer: inout ByteWriter) -> UInt32 {
@@ -201,6 +265,32 @@ enum OperationCodec {
                 let strings = Int(min(try reader.varint(), UInt64(Int32.max)))
                 let byteStrings = Int(min(try reader.varint(), UInt64(Int32.max)))
                 operations.append(.reserveCapacity(type: type, integers: integers, strings: strings, byteStrings: byteStrings))
+            case .putIntegers:
+                let type = try typeName(&reader)
+                let countStart = reader.position
+                let counted = try reader.varint()
+                let count = counted >> 1
+                let dense = counted & 1 == 1
+                // Each put takes at least one byte, two with its step: a count beyond that is no writer's.
+                guard count > 0, count <= UInt64(reader.remaining / (dense ? 1 : 2)) else {
+                    throw DecodeFailure(offset: countStart, reason: "a run of \(count) puts does not fit the \(reader.remaining) bytes left")
+                }
+                var previous: Int64 = -1
+                if dense {
+                    let first = ByteWriter.unzigzag(try reader.varint())
+                    guard !first.addingReportingOverflow(Int64(count - 1)).overflow else {
+                        throw DecodeFailure(offset: countStart, reason: "a run of \(count) keys counting up from \(first) passes the largest integer")
+                    }
+                    previous = first &- 1
+                }
+                for _ in 0..<count {
+                    // Dense keys count up; others are the inverse of `step(to:after:)`.
+                    let key = dense ? previous &+ 1 : previous &+ 1 &+ ByteWriter.unzigzag(try reader.varint())
+                    previous = key
+                    let value = try reader.lengthPrefixedRange()
+                    let offset = fileOffset + UInt64(value.lowerBound - range.lowerBound)
+                    operations.append(.put(type: type, key: .integer(key), valueOffset: offset, valueLength: value.count))
+                }
             case .commitStream:
                 throw DecodeFailure(offset: start, reason: "a streamed commit's reference lies among operations, not at the start of a commit unit")
             }

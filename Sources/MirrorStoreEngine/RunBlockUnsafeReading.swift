@@ -13,7 +13,8 @@ import Darwin
 /// each, from the end of the offsets) and then each entry: its key encoded as in a payload and
 /// its packed value location (8, little-endian; 0 marks a deleted key). In the integer layout (1),
 /// for blocks whose keys are all integers, each entry is the key and the location, 8 bytes each,
-/// so a lookup compares plain numbers at fixed places. In the index layout (2), a block of a
+/// so a lookup compares plain numbers at fixed places; the packed layout (3) is the same entries
+/// in fewer bytes (`PackedIntegerBlockUnsafeReading.swift`). In the index layout (2), a block of a
 /// secondary index's run (`IndexRun`), the offsets are as in the general layout and each entry is
 /// a flag (1 for an entry, 0 for the mark of one deleted), the index key (`IndexKeyTag`) and the
 /// object's key encoded as in a payload.
@@ -41,7 +42,7 @@ struct RunBlockReader {
 
     /// The byte at `position` of the block.
     @inline(__always)
-    private subscript(position: Int) -> UInt8 {
+    subscript(position: Int) -> UInt8 {
         position < head.count ? head[position] : tail[position - head.count]
     }
 
@@ -65,6 +66,7 @@ struct RunBlockReader {
         let room = size - Self.prefixSize - Self.checksumSize
         switch layout {
         case Self.integerLayout: return count * Self.integerEntrySize == room
+        case Self.packedLayout: return packedIsWellFormed
         case Self.generalLayout, Self.indexLayout: return 2 * count <= room
         default: return false
         }
@@ -76,7 +78,7 @@ struct RunBlockReader {
     }
 
     @inline(__always)
-    private func uint64(at position: Int) -> UInt64 {
+    func uint64(at position: Int) -> UInt64 {
         if position + 8 <= head.count { return UInt64(littleEndian: head.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
         if position >= head.count { return UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: position - head.count, as: UInt64.self)) }
         var value: UInt64 = 0
@@ -122,6 +124,7 @@ struct RunBlockReader {
 
     /// Entry `index` as its key and packed location, or nil when its bytes do not decode.
     func entry(_ index: Int) -> (key: StorageKey, packed: UInt64)? {
+        if layout == Self.packedLayout { return packedEntry(index) }
         if layout == Self.integerLayout {
             guard index < count else { return nil }
             let start = Self.prefixSize + Self.integerEntrySize * index
@@ -386,9 +389,12 @@ struct StableBytes: @unchecked Sendable {
 
 extension RunBlockReader {
     /// The packed location of integer key `wanted`: a search over the entries in place, whose
-    /// first probe is entry `guess` (where the caller expects it), then halving.
+    /// first probe is entry `guess` (where the caller expects it, worked out only when a search
+    /// needs it), then halving.
     /// `.absent` when the block does not hold it, `.damaged` when an entry does not decode.
-    func location(ofInteger wanted: Int64, guess: Int = -1) -> IntegerSearch {
+    func location(ofInteger wanted: Int64, guess: @autoclosure () -> Int = -1) -> IntegerSearch {
+        if let found = denseLocation(ofInteger: wanted) { return found }
+        if layout == Self.packedLayout { return packedLocation(ofInteger: wanted, guess: guess) }
         let count = count
         if layout == Self.integerLayout {
             @inline(__always)
@@ -400,6 +406,7 @@ extension RunBlockReader {
             // Keys are often dense (an auto-incremented key): the guess from the fences then
             // lands on the entry, and the lookup reads one line of the block, not a halving's
             // worth; a wrong guess costs one probe.
+            let guess = guess()
             var guessed = !(0..<count).contains(guess)
             while low < high {
                 let middle: Int

@@ -51,13 +51,10 @@ enum RunMerge {
                 entries = try run.withBlock(index) { reader in
                     var decoded: [(key: StorageKey, packed: UInt64)] = []
                     decoded.reserveCapacity(reader.count)
-                    for entry in 0..<reader.count {
-                        guard let found = reader.entry(entry) else {
-                            throw StorageError(.corrupted(
-                                path: run.log.path, offset: run.blockOffsets[index],
-                                reason: "an entry of a persisted key run does not decode although its block's checksum matches"))
-                        }
-                        decoded.append(found)
+                    guard reader.appendEntries(to: &decoded) else {
+                        throw StorageError(.corrupted(
+                            path: run.log.path, offset: run.blockOffsets[index],
+                            reason: "an entry of a persisted key run does not decode although its block's checksum matches"))
                     }
                     return decoded
                 }

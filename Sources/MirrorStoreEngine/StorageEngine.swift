@@ -560,7 +560,8 @@ public final class StorageEngine: Sendable {
             }
             let (encoded, decoded) = OperationCodec.encode(
                 request.batch.operations, types: &unitTypes,
-                fileOffset: unitStart + UInt64(LogFrame.headerSize + opening.bytes.count))
+                fileOffset: unitStart + UInt64(LogFrame.headerSize + opening.bytes.count),
+                packsPuts: LogHeader.packsEncodings(writer.formatVersion))
             let payload = opening.bytes.isEmpty ? encoded : opening.bytes + encoded
             if payload.count > LogFrame.maximumPayload {
                 request.finish(.failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))))
@@ -783,7 +784,7 @@ public final class StorageEngine: Sendable {
         do {
             written = try Checkpoint.write(
                 index: index, secondary: secondary, types: writer.types, log: log, at: start, sequence: writer.lastSequence,
-                number: writer.checkpointNumber + 1)
+                number: writer.checkpointNumber + 1, packsIntegers: LogHeader.packsEncodings(writer.formatVersion))
             if sync { try log.sync() }
         } catch {
             // Nothing points at what was appended: cut it off, so the next commit follows the last one.

@@ -37,7 +37,7 @@ import Testing
         batch.setSchema(type: "Hero", schema: [7])
         batch.setMetadata(key: "version", value: [2])
         var writeTypes = TypeTable()
-        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &writeTypes, fileOffset: 100)
+        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &writeTypes, fileOffset: 100, packsPuts: true)
         var readTypes = TypeTable()
         let reread = try OperationCodec.decode(payload, range: 0..<payload.count, fileOffset: 100, types: &readTypes)
         #expect(reread == decoded)
@@ -59,7 +59,7 @@ import Testing
     @Test func capacityHintsAreClampedAndInvisible() throws {
         var types = TypeTable()
         let hint = WriteBatch.Operation.reserveCapacity(type: "T", integers: Int(Int32.max), strings: Int(Int32.max), byteStrings: 5)
-        let (payload, _) = OperationCodec.encode([hint], types: &types, fileOffset: 48)
+        let (payload, _) = OperationCodec.encode([hint], types: &types, fileOffset: 48, packsPuts: true)
         let log = MemoryLog(LogHeader().encoded() + LogFrame.encode(sequence: 1, payload: payload))
         let recovered = try Recovery.scan(log)
         #expect(recovered.problem == nil)

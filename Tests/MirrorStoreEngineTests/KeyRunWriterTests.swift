@@ -2,9 +2,10 @@ import Testing
 import TestSupport
 @testable import MirrorStoreEngine
 
-/// The key run writer keeps a block of integer keys in their own layout until a key of another
-/// kind arrives, then rewrites it in the general layout, or closes it when that would not fit.
-/// Random runs mixing the kinds, short and long keys, read back entry by entry and key by key.
+/// The key run writer keeps a block of integer keys in their own layout (integer or packed) until
+/// a key of another kind arrives, then rewrites it in the general layout, or closes it when that
+/// would not fit. Random runs mixing the kinds, short and long keys, read back entry by entry and
+/// key by key; even seeds write the packed layout, odd ones the integer layout of format 2.
 @Suite struct KeyRunWriterTests {
     @Test(arguments: 0..<40) func runsOfMixedKeysReadBackExactly(seed: Int) throws {
         var random = SeededRandom(seed: UInt64(seed) &+ 20_261_126)
@@ -24,7 +25,7 @@ import TestSupport
         let expected = sorted.map { ($0, UInt64.random(in: 0...(1 << 60), using: &random)) }
 
         let log = MemoryLog(LogHeader().encoded())
-        var writer = KeyRunWriter(log: log, sequence: 1, offset: LogHeader().unitsStart)
+        var writer = KeyRunWriter(log: log, sequence: 1, offset: LogHeader().unitsStart, packsIntegers: seed % 2 == 0)
         for (key, packed) in expected { try writer.append(key, packed: packed) }
         guard let run = try writer.finish() else {
             #expect(expected.isEmpty)
@@ -42,6 +43,11 @@ import TestSupport
         }
         for absent: StorageKey in [.integer(Int64.max), .integer(7 << 50), .string("not written \(seed)"), .bytes([255, 255, 255, 255, 255])] {
             #expect(try run.packed(for: absent) == nil)
+            // The integer lookup guesses where a key lies from the fences: one far past them must not overflow the guess.
+            if case .integer(let value) = absent { #expect(try run.packed(forInteger: value) == nil) }
+        }
+        for far in [Int64.min, Int64.min + 1, Int64.max - 1] where !expected.contains(where: { $0.0 == .integer(far) }) {
+            #expect(try run.packed(forInteger: far) == nil)
         }
     }
 }

@@ -25,7 +25,7 @@ import Darwin
                 + Set((0..<200).map { _ in randomText(&random) }).map { .string($0) })
         var keys: [KeyRun] = []
         for keySet in keySets {
-            var writer = KeyRunWriter(log: log, sequence: 1, offset: log.size())
+            var writer = KeyRunWriter(log: log, sequence: 1, offset: log.size(), packsIntegers: random.chance(50))
             for key in keySet.sorted(by: StorageKey.precedes) {
                 try writer.append(key, packed: random.chance(10) ? 0 : UInt64.random(in: 1...UInt64.max, using: &random))
             }

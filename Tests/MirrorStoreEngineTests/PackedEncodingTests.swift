@@ -1,0 +1,283 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MirrorStoreEngine
+
+/// The packed encodings of format 3 (`putIntegers` payloads, packed key-run blocks) beside the
+/// plain ones format 2 keeps writing: the same operations decode alike, crafted bytes never
+/// trap, and a store of either format reads the same objects.
+@Suite struct PackedEncodingTests {
+    /// Random operations of two types, integer keys dense and scattered among the other kinds.
+    static func randomBatch(_ generator: inout SeededRandom) -> WriteBatch {
+        var batch = WriteBatch()
+        var next = Int64.random(in: -3...3, using: &generator)
+        for _ in 0..<Int.random(in: 0...60, using: &generator) {
+            let type = generator.chance(70) ? "P" : "Q"
+            let value = (0..<Int.random(in: 0...(generator.chance(5) ? 300 : 20), using: &generator)).map { _ in generator.integer(UInt8.self) }
+            switch Int.random(in: 0..<100, using: &generator) {
+            case 0..<45:
+                batch.put(type: type, key: .integer(next), value: value)
+                next &+= 1
+            case 45..<60:
+                let key: Int64 = generator.chance(50) ? generator.integer() : Int64.random(in: -1_000...1_000, using: &generator)
+                batch.put(type: type, key: .integer(key), value: value)
+            case 60..<70: batch.put(type: type, key: .string("k\(Int.random(in: 0..<50, using: &generator))"), value: value)
+            case 70..<75: batch.put(type: type, key: .bytes([generator.integer(UInt8.self)]), value: value)
+            case 75..<85: batch.delete(type: type, key: .integer(Int64.random(in: -3...40, using: &generator)))
+            case 85..<88: batch.deleteAll(type: type)
+            case 88..<93: batch.setSchema(type: type, schema: value)
+            default: batch.setMetadata(key: "m\(Int.random(in: 0..<4, using: &generator))", value: value)
+            }
+        }
+        return batch
+    }
+
+    /// An operation with its value's bytes in place of where they lie, to compare two payloads.
+    static func resolved(_ operations: [DecodedOperation], in payload: [UInt8], at fileOffset: UInt64) -> [String] {
+        operations.map { operation in
+            guard case .put(let type, let key, let offset, let length) = operation else { return "\(operation)" }
+            let start = Int(offset - fileOffset)
+            return "put \(type) \(key) \(payload[start..<(start + length)])"
+        }
+    }
+
+    @Test(arguments: 0..<200) func bothPayloadEncodingsDecodeToTheSameOperations(seed: Int) throws {
+        var generator = SeededRandom(seed: UInt64(seed) &+ 0x9AC4)
+        let operations = Self.randomBatch(&generator).operations
+        var resolved: [[String]] = []
+        var sizes: [Int] = []
+        for packs in [false, true] {
+            var writeTypes = TypeTable()
+            let (payload, decoded) = OperationCodec.encode(operations, types: &writeTypes, fileOffset: 77, packsPuts: packs)
+            var readTypes = TypeTable()
+            let reread = try OperationCodec.decode(payload, range: 0..<payload.count, fileOffset: 77, types: &readTypes)
+            #expect(reread == decoded)
+            #expect(readTypes.names == writeTypes.names)
+            resolved.append(Self.resolved(decoded, in: payload, at: 77))
+            sizes.append(payload.count)
+        }
+        #expect(resolved[0] == resolved[1])
+        #expect(sizes[1] <= sizes[0])
+    }
+
+    /// Keys that count up cost nothing beside their values' length; a gap among them costs a
+    /// stepped run until they count up again.
+    @Test func runsOfConsecutiveKeysWriteTheirValuesAlone() throws {
+        var batch = WriteBatch()
+        for key in 1_000..<1_100 { batch.put(type: "P", key: .integer(Int64(key)), value: [1, 2, 3]) }
+        var types = TypeTable()
+        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &types, fileOffset: 0, packsPuts: true)
+        // The type's definition (4), the run's opcode, type id, count (2) and first key (2), then
+        // per put its length and value (4).
+        #expect(payload.count == 4 + 1 + 1 + 2 + 2 + 100 * 4)
+        #expect(decoded.count == 100)
+
+        var gaps = WriteBatch()
+        for key: Int64 in [5, 6, 7, 20, 9, 30, 31, 32, .max - 1, .max, .min, .min + 1] { gaps.put(type: "P", key: .integer(key), value: [1]) }
+        var gapTypes = TypeTable()
+        let (gapPayload, gapDecoded) = OperationCodec.encode(gaps.operations, types: &gapTypes, fileOffset: 0, packsPuts: true)
+        var readTypes = TypeTable()
+        #expect(try OperationCodec.decode(gapPayload, range: 0..<gapPayload.count, fileOffset: 0, types: &readTypes) == gapDecoded)
+        #expect(gapDecoded.map { if case .put(_, let key, _, _) = $0 { key } else { StorageKey.string("") } } == gaps.operations.map {
+            if case .put(_, let key, _) = $0 { key } else { StorageKey.string("") }
+        })
+    }
+
+    /// Crafted runs of puts: a count past the bytes, a step past the last integer, a value past
+    /// the end; every mutation decodes or throws, and what decodes lies inside the payload.
+    @Test func mutatedPutRunsDecodeOrThrowNeverTrap() throws {
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0x9A11))
+        var valid: [[UInt8]] = []
+        for _ in 0..<20 {
+            var types = TypeTable()
+            valid.append(OperationCodec.encode(Self.randomBatch(&generator).operations, types: &types, fileOffset: 0, packsPuts: true).payload)
+        }
+        valid.append([1, 0, 1, 80, 9, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
+        valid.append([1, 0, 1, 80, 9, 0, 2, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 1, 0])
+        // Dense keys from the largest integer on: the second would pass it.
+        valid.append([1, 0, 1, 80, 9, 0, 5, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 0])
+        var decoded = 0
+        for round in 0..<20_000 {
+            var payload = generator.pick(valid)
+            if round > 0, !payload.isEmpty {
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    payload[Int.random(in: 0..<payload.count, using: &generator)] = generator.integer(UInt8.self)
+                }
+                if generator.chance(10) { payload = Array(payload.prefix(Int.random(in: 0...payload.count, using: &generator))) }
+            }
+            var types = TypeTable()
+            guard let operations = try? OperationCodec.decode(payload, range: 0..<payload.count, fileOffset: 1_000, types: &types) else { continue }
+            decoded += 1
+            for case .put(_, _, let offset, let length) in operations {
+                #expect(offset >= 1_000 && Int(offset - 1_000) + length <= payload.count)
+            }
+        }
+        #expect(decoded > 100)
+    }
+
+    /// A writable file of format 2: the header region alone, as a store of that format starts.
+    static func createFormat2(at path: String) throws {
+        try writeFile(path, LogHeader(version: 2).encoded())
+    }
+
+    static func configuration(_ mode: EngineConfiguration.RecoveryMode = .strict) -> EngineConfiguration {
+        var configuration = fastConfiguration(mode)
+        configuration.checkpointInterval = 600
+        return configuration
+    }
+
+    /// The same random commits to a store of format 2 and one of format 3, reopened and read
+    /// through checkpoints and replays: the same objects, the older file still of its format and
+    /// written without the packed encodings, until its compaction makes it format 3.
+    @Test(arguments: 0..<8) func storesOfBothFormatsReadTheSame(seed: Int) throws {
+        var generator = SeededRandom(seed: UInt64(seed) &+ 0x2F3)
+        let directory = TemporaryDirectory()
+        let older = directory.file("format2.store")
+        let newer = directory.file("format3.store")
+        try Self.createFormat2(at: older)
+        let engines = [try StorageEngine(path: older, configuration: Self.configuration()), try StorageEngine(path: newer, configuration: Self.configuration())]
+        #expect(engines.map(\.statistics.formatVersion) == [2, 3])
+        var committed = [try StoreState(engines[1].snapshot())]
+        for _ in 0..<Int.random(in: 20...60, using: &generator) {
+            let batch = Self.randomBatch(&generator)
+            for engine in engines { try engine.commit(batch) }
+            let states = try engines.map { try StoreState($0.snapshot()) }
+            #expect(states[0] == states[1])
+            committed.append(states[1])
+        }
+        #expect(engines.allSatisfy { $0.statistics.checkpoints > 0 })
+        let expected = try StoreState(engines[1].snapshot())
+        for engine in engines { try engine.close() }
+        let bytes = try [older, newer].map(readFile)
+        #expect(bytes[0][8] == 2 && bytes[1][8] == 3)
+        #expect(bytes[1].count < bytes[0].count)
+        #expect(!Self.holdsPackedEncodings(bytes[0]))
+        // Damaged, either file opens as a state its commits made, the same in both, or throws.
+        let damagedPath = directory.file("damaged.store")
+        for round in 0..<40 {
+            let file = round % 2
+            var damaged = bytes[file]
+            let at = Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)
+            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+                try writeFile(damagedPath, damaged)
+                for sidecar in droppedSidecars(of: damagedPath) { try FileManager.default.removeItem(atPath: sidecar) }
+                let state: StoreState
+                do {
+                    state = try openState(damagedPath, Self.configuration(mode))
+                } catch is StorageError {
+                    continue
+                }
+                #expect(committed.contains(state), "format \(file + 2), flip at \(at), \(mode): a state no commit made")
+            }
+        }
+        for path in [older, newer] {
+            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+                #expect(try openState(path, Self.configuration(mode)) == expected)
+            }
+            #expect(try verifyStoreFile(at: path).isIntact)
+        }
+        // Compaction rewrites the older file in format 3, with the same objects.
+        let engine = try StorageEngine(path: older, configuration: Self.configuration())
+        try engine.compact()
+        #expect(engine.statistics.formatVersion == 3)
+        #expect(try StoreState(engine.snapshot()) == expected)
+        try engine.close()
+        #expect(try readFile(older)[8] == 3)
+        #expect(try openState(older, Self.configuration()) == expected)
+    }
+
+    /// A file written by the code of format 2 (`Fixtures/customers-v2.store`, made at 9d7a6af by
+    /// `store-benchmarks --prepare MirrorStore --small --objects 1000`: 1,000 customers in one
+    /// streamed transaction, then a checkpoint whose key run is in the integer layout) reads as it
+    /// did, from its checkpoint and by a replay, and goes on being written in format 2 until its
+    /// compaction.
+    @Test func aFileOfFormat2ReadsAndIsWrittenAsBefore() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/customers-v2.store")
+        let original = Array(try Data(contentsOf: fixture))
+        #expect(original[8] == 2)
+        #expect(!Self.holdsPackedEncodings(original))
+        let directory = TemporaryDirectory()
+        let path = directory.file("customers.store")
+        try writeFile(path, original)
+        let fromCheckpoint = try openState(path, Self.configuration())
+        #expect(try openState(path, Self.configuration(.recoverValidPrefix)) == fromCheckpoint)
+        var expected = fromCheckpoint
+        let customers = try #require(expected.objects["Customer"])
+        #expect(Set(customers.keys) == Set((1...1_000).map { StorageKey.integer(Int64($0)) }))
+
+        let engine = try StorageEngine(path: path, configuration: Self.configuration())
+        #expect(engine.statistics.formatVersion == 2)
+        var batch = WriteBatch()
+        for key in 1_001...1_300 { batch.put(type: "Customer", key: .integer(Int64(key)), value: Array("customer \(key)".utf8)) }
+        batch.put(type: "Customer", key: .integer(7), value: [7])
+        batch.delete(type: "Customer", key: .integer(5))
+        try engine.commit(batch)
+        #expect(engine.statistics.checkpoints > 0)
+        for key in 1_001...1_300 { expected.objects["Customer"]?[.integer(Int64(key))] = Array("customer \(key)".utf8) }
+        expected.objects["Customer"]?[.integer(7)] = [7]
+        expected.objects["Customer"]?[.integer(5)] = nil
+        expected.sequence += 1
+        #expect(try StoreState(engine.snapshot()) == expected)
+        try engine.close()
+        let written = try readFile(path)
+        #expect(written[8] == 2)
+        #expect(!Self.holdsPackedEncodings(written))
+        #expect(try openState(path, Self.configuration()) == expected)
+        #expect(try openState(path, Self.configuration(.recoverValidPrefix)) == expected)
+
+        let compacting = try StorageEngine(path: path, configuration: Self.configuration())
+        try compacting.compact()
+        #expect(compacting.statistics.formatVersion == 3)
+        try compacting.close()
+        let compacted = try readFile(path)
+        #expect(compacted[8] == 3)
+        #expect(Self.holdsPackedEncodings(compacted))
+        #expect(compacted.count < written.count)
+        #expect(try openState(path, Self.configuration()) == expected)
+    }
+
+    /// Whether any unit of the plain log `bytes` holds a `putIntegers` operation or a packed block:
+    /// a decode of every commit unit and a look at every block of every key run.
+    static func holdsPackedEncodings(_ bytes: [UInt8]) -> Bool {
+        var offset = LogHeader.regionSize
+        while offset + LogFrame.headerSize <= bytes.count {
+            let field = bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            let length = field & 0x7FFF_FFFF
+            let payload = (offset + LogFrame.headerSize)..<(offset + LogFrame.headerSize + length)
+            if field & 0x8000_0000 == 0 {
+                if Self.holdsPutRun(bytes, payload) { return true }
+            } else if bytes[payload.lowerBound] == IndexUnit.Kind.keyRun.rawValue {
+                var block = payload.lowerBound + 1
+                while block + 5 <= payload.upperBound {
+                    let declared = bytes[block..<(block + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+                    if bytes[block + 4] == RunBlockReader.packedLayout { return true }
+                    block += 4 + declared + RunBlockReader.checksumSize
+                }
+            }
+            offset = payload.upperBound
+        }
+        return false
+    }
+
+    /// Whether the commit payload `bytes[payload]` holds a `putIntegers` operation, found by
+    /// walking its operations (the opcode's byte value may also be a value's).
+    private static func holdsPutRun(_ bytes: [UInt8], _ payload: Range<Int>) -> Bool {
+        var reader = ByteReader(bytes, from: payload.lowerBound, to: payload.upperBound)
+        while !reader.isAtEnd {
+            guard let code = try? reader.byte() else { return false }
+            if code == OperationCodec.Opcode.putIntegers.rawValue { return true }
+            // Past the operation's fields, as the decoder goes.
+            switch OperationCodec.Opcode(rawValue: code) {
+            case .defineType: _ = try? reader.varint(); _ = try? reader.lengthPrefixedRange()
+            case .put: _ = try? reader.varint(); _ = try? OperationCodec.decodeKey(&reader); _ = try? reader.lengthPrefixedRange()
+            case .delete: _ = try? reader.varint(); _ = try? OperationCodec.decodeKey(&reader)
+            case .deleteAll: _ = try? reader.varint()
+            case .setSchema: _ = try? reader.varint(); _ = try? reader.lengthPrefixedRange()
+            case .setMetadata: _ = try? reader.lengthPrefixedRange(); _ = try? reader.lengthPrefixedRange()
+            default: return false
+            }
+        }
+        return false
+    }
+}
