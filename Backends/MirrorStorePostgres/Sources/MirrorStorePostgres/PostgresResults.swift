@@ -216,7 +216,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
                 Entry(model: try reader.model(Model.self, from: record), key: record[propertyAt: table.primaryKey.position],
                       fingerprint: Fingerprint(record, watching: watching, inverses: reader.inverseRecords(of:)))
             }
-        }, model: \.model)
+        }, model: { $0.model })
     }
 
     /// The SQL condition of every filter and inverse link and its parameters: the one filter's
@@ -243,7 +243,8 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ load: (RowReader, String?, SQLParameters, String, Int?) async throws -> [Element], model: (Element) -> Model
     ) async throws -> [Element] {
-        let swiftFilters = filters.filter { !$0.isExact }.map(\.predicate)
+        // Closures, not key paths: a key path into a generic type is built anew on each call.
+        let swiftFilters = filters.filter { !$0.isExact }.map { $0.predicate }
         let inSwift = !swiftFilters.isEmpty || !descriptors.isEmpty
         let limit = limit, orderBy = orderBy, descriptors = descriptors
         let (condition, parameters) = try condition()
@@ -274,7 +275,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
 
     /// The number of results: `count(*)` in SQL when SQL decides every filter.
     public func count(isolation: isolated (any Actor)? = #isolation) async throws -> Int {
-        guard filters.allSatisfy(\.isExact) else { return try await all().count }
+        guard filters.allSatisfy({ $0.isExact }) else { return try await all().count }
         let table = table, limit = limit
         let (condition, parameters) = try condition()
         return try await store.withConnection(isolation: isolation) { connection in

@@ -474,7 +474,10 @@ struct DatabaseMapping: Sendable {
 enum SQL {
     /// `name` as a quoted identifier: `"Hero"`, with quotes doubled.
     static func identifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Queries spell column names on every call: most names hold no quote, and Foundation's
+        // replacing would cost a query more than the rest of its SQL.
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Whether PostgreSQL keeps `name` whole as an identifier (it cuts names past 63 bytes).

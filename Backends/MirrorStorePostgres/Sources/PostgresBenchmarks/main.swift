@@ -9,7 +9,10 @@
 // precision). The hand-written side binds parameters, runs the same statements in the same
 // transactions (an upsert per object, BEGIN … COMMIT) and decodes rows into `BenchItem` by hand.
 // Each cell prints the median of the runs (with the range), per operation, and the ratio
-// MirrorStore / hand-written. Both sides' answers are compared; a difference exits 1.
+// MirrorStore / hand-written. Then lookups, queries and commits run once more with the sides
+// alternating operation by operation, each figure the median of the operations' times: load
+// that comes and goes on a shared machine then falls on both sides alike. Both sides' answers
+// are compared; a difference exits 1.
 import Foundation
 import MirrorStore
 import MirrorStorePostgres
@@ -65,6 +68,8 @@ let categories = max(1, objects / 10)                // about ten objects per ca
 let lookups = min(objects, 2_000)
 let queries = min(categories, 500)
 let commits = 500
+/// How many lookups, queries and commits each side runs in the interleaved cells.
+let interleavedOperations = 1_000
 let items = (0..<objects).map { BenchItem.sample($0, categories: categories) }
 /// The keys looked up and the categories queried: the same scattered sequence for both sides.
 let lookupKeys = (0..<lookups).map { ($0 &* 7_919) % objects }
@@ -329,6 +334,57 @@ do {
         print(pad(cell.name, 44) + pad(cell.unit, 12) + pad(storeText, 26) + pad(handText, 26) + String(format: "%.2f×", storeMedian / handMedian))
     }
     print("both sides read the same answers in every run")
+
+    // The same lookups, queries and commits again, the two sides alternating operation by
+    // operation (which goes first alternates too): a job that starts on the machine then slows
+    // both sides alike, where it may land on one side's whole block above. Each figure is the
+    // median of the operations' times, which a stall of a few operations does not move.
+    var interleaved: [(name: String, store: [Double], hand: [Double])] = [
+        ("lookup by primary key", [], []), ("indexed equality, ~10 objects", [], []), ("single-object write commit", [], []),
+    ]
+    // The table as the runs' commits left it, then as each commit below leaves it (both sides
+    // write the same item).
+    var current = try await Hand.fetchAll(client)
+    try check(current.map(\.id) == items.map(\.id), "before the interleaved cells the table does not hold the items written")
+    for number in 0..<interleavedOperations {
+        let key = lookupKeys[number % lookups]
+        let category = queryCategories[number % queries]
+        var item = items[number % objects]
+        item.score = Double(number) + 0.75
+        for side in (number % 2 == 0 ? [0, 1] : [1, 0]) {
+            if side == 0 {
+                var found: BenchItem?
+                interleaved[0].store.append(try await timed { found = try await store.object(BenchItem.self, primaryKey: key) })
+                try check(found == current[key], "MirrorStore's interleaved lookup of \(key) differs from the item written")
+                var answer: [BenchItem] = []
+                interleaved[1].store.append(try await timed {
+                    answer = try await store.objects(BenchItem.self).filter(#Predicate { $0.category == category }).all()
+                })
+                try check(answer == current.filter { $0.category == category }, "MirrorStore's interleaved query of \(category) differs from the items written")
+                interleaved[2].store.append(try await timed { try await store.write { transaction in try await transaction.add(item) } })
+                current[item.id] = item
+            } else {
+                var found: BenchItem?
+                interleaved[0].hand.append(try await timed { found = try await Hand.lookup(client, key) })
+                try check(found == current[key], "the hand-written interleaved lookup of \(key) differs from the item written")
+                var answer: [BenchItem] = []
+                interleaved[1].hand.append(try await timed { answer = try await Hand.query(client, category) })
+                try check(answer == current.filter { $0.category == category }, "the hand-written interleaved query of \(category) differs from the items written")
+                interleaved[2].hand.append(try await timed {
+                    try await client.withTransaction(logger: Hand.logger) { connection in try await Hand.upsert(item, on: connection) }
+                })
+                current[item.id] = item
+            }
+        }
+    }
+    print("")
+    print("interleaved, operation by operation (\(interleavedOperations) each), median µs per operation")
+    print(pad("cell", 44) + pad("MirrorStore µs", 26) + pad("hand-written µs", 26) + "ratio")
+    for cell in interleaved {
+        let storeMedian = median(cell.store) * 1e6
+        let handMedian = median(cell.hand) * 1e6
+        print(pad(cell.name, 44) + pad(String(format: "%.1f", storeMedian), 26) + pad(String(format: "%.1f", handMedian), 26) + String(format: "%.2f×", storeMedian / handMedian))
+    }
     runner.cancel()
     await store.close()
 } catch {
