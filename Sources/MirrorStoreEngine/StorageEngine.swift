@@ -48,6 +48,8 @@ public final class StorageEngine: Sendable {
         /// The secret the log is encrypted with, nil for a plain log: each new generation
         /// (compaction, rewrite) is encrypted with it under a new data key.
         var keys: EncryptionKeys?
+        /// The most the last compaction or rewrite held in memory at once.
+        var lastRewriteHeld = Compaction.Held()
     }
 
     /// What a reader beside a writer needs to go on reading the log where it stopped.
@@ -984,7 +986,14 @@ public final class StorageEngine: Sendable {
         }
     }
 
+    /// The most the last compaction or rewrite held in memory at once: for tests that it does
+    /// not grow with the store.
+    var lastRewriteHeld: Compaction.Held {
+        writer.withLock { $0.lastRewriteHeld }
+    }
+
     private func install(_ result: Compaction.Result, writer: inout Writer) {
+        writer.lastRewriteHeld = result.held
         writer.generation = result.generation
         writer.types = result.types
         writer.appendOffset = result.size
