@@ -207,6 +207,7 @@ enum StateComparison {
             for run in index.runs {
                 var previous: IndexEntry?
                 for block in run.fences.indices {
+                    run.blocks.prefetch(forPassAt: block)
                     var live = 0
                     for position in 0..<run.count(inBlock: block) {
                         let (entry, isLive) = try run.entry(block, position)
