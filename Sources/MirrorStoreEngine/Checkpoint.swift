@@ -96,7 +96,9 @@ enum Checkpoint {
         ) { key, packed in
             if packed != 0 || keepsMarks { try writer.append(key, packed: packed) }
         }
-        return objects.replacingRuns(merged, with: try writer.finish())
+        let replaced = objects.replacingRuns(merged, with: try writer.finish())
+        for run in objects.runs.prefix(merged) { run.blocks.release() }
+        return replaced
     }
 
     /// Writes `index`'s changes and as many of its newest runs as `runsToMerge` says (all of
@@ -123,6 +125,7 @@ enum Checkpoint {
             if weight != 0 { try writer.append(entry, isLive: weight > 0) }
         }
         let run = try writer.finish()
+        for replaced in runs.prefix(merged) { replaced.blocks.release() }
         return (run, merged, writer.offset)
     }
 }

@@ -27,6 +27,21 @@ enum Compaction {
         /// The secondary indexes given, with their runs written by that checkpoint; nil when
         /// none was written (the indexes' entries do not depend on where objects lie).
         var secondary: SecondaryIndexes?
+        /// The most the rewrite held in memory at once.
+        var held = Held()
+    }
+
+    /// The most a rewrite held in memory at once, which must not grow with the store: for the
+    /// tests that say so (an internal statistic, not a measure of the process's memory).
+    struct Held: Equatable, Sendable {
+        /// Object locations of one window of the old file (`SpanReader`).
+        var placements = 0
+        /// Keys of one type in memory, after a unit was applied and before they went to runs.
+        var keys = 0
+        /// Index entries gathered before they were written as a run (`RewriteIndexRuns`).
+        var indexEntries = 0
+        /// Runs one merge of index runs read at once (`RewriteIndexRuns`).
+        var mergedRuns = 0
     }
 
     static func temporaryPath(for path: String) -> String {
@@ -141,15 +156,18 @@ enum Compaction {
                 preamble.append(.setSchema(type: name, schema: schema))
             }
             try writer.append(preamble, into: &newIndex)
-            // In file order, so the old log is read sequentially in large spans.
-            try SpanReader.forEach(objects, in: index, source: source) { key, value in
+            // In windows of keys, each in file order, so the old log is read in large spans; a
+            // window of twice the keys a type keeps in memory when those go to runs.
+            let window = writer.keysInMemory.map { 2 * $0 } ?? SpanReader.placementLimit
+            let placements = try SpanReader.forEach(objects, in: index, source: source, limit: window) { key, value in
                 try writer.append([.put(type: name, key: key, value: value)], into: &newIndex)
             }
+            writer.held.placements = max(writer.held.placements, placements)
         }
         try writer.finish(force: lastSequence > 0 && writer.offset == header.unitsStart, into: &newIndex)
-        return try finish(
-            Result(index: newIndex, types: writer.types, generation: target, size: writer.offset), secondary: secondary,
-            sequence: lastSequence, checkpointAfter: checkpointAfter)
+        var result = Result(index: newIndex, types: writer.types, generation: target, size: writer.offset)
+        result.held = writer.held
+        return try finish(result, secondary: secondary, sequence: lastSequence, checkpointAfter: checkpointAfter)
     }
 
     /// Records in the header where the compacted units end, after writing a checkpoint of them
@@ -194,13 +212,14 @@ extension Compaction {
         try rewriter.writer.finish(force: rewriter.writer.offset == header.unitsStart, into: &rewriter.index)
         var secondary = SecondaryIndexes()
         var end = rewriter.writer.offset
+        var held = rewriter.writer.held
         if checkpointAfter != nil, let keysInMemory {
             (secondary, end) = try RewriteIndexRuns(bound: keysInMemory, log: target, sequence: sequence).build(
-                indexes, for: rewriter.index, at: end)
+                indexes, for: rewriter.index, at: end, held: &held)
         }
-        return try finish(
-            Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: end),
-            secondary: secondary, sequence: sequence, checkpointAfter: checkpointAfter)
+        var result = Result(index: rewriter.index, types: rewriter.writer.types, generation: target, size: end)
+        result.held = held
+        return try finish(result, secondary: secondary, sequence: sequence, checkpointAfter: checkpointAfter)
     }
 }
 
@@ -254,6 +273,10 @@ private struct ChunkWriter {
     private var pendingBytes = 0
     /// The keys put since the last flush, once someone asked (see `pendingContains`).
     private var pendingKeys: [String: Set<StorageKey>]?
+    /// The most this writer held; `placements` is the caller's to fill.
+    var held = Compaction.Held()
+    /// The keys per type past which the key table goes to runs, nil when it stays in memory.
+    let keysInMemory: Int?
 
     /// `keysInMemory`: the keys per type past which the key table is written as runs while the
     /// units go out (nil keeps it in memory, for the checkpoint after them or for none).
@@ -263,6 +286,7 @@ private struct ChunkWriter {
         self.chunkSize = chunkSize
         self.offset = offset
         keyRuns = keysInMemory.map { RewriteKeyRuns(bound: $0, log: target, sequence: sequence) }
+        self.keysInMemory = keyRuns?.bound
     }
 
     mutating func append(_ operations: [WriteBatch.Operation], into index: inout KeyIndex) throws {
@@ -305,6 +329,7 @@ private struct ChunkWriter {
         offset += UInt64(frame.count)
         // Capacity hints reserve no more than the keys a type holds before they are written out.
         try index.apply(decoded, capacityLimit: keyRuns?.bound ?? Int(Int32.max))
+        for objects in index.types.values { held.keys = max(held.keys, objects.memoryCount) }
         if let end = try keyRuns?.spill(&index, at: offset) { offset = end }
         pending.removeAll(keepingCapacity: true)
         pendingKeys = nil

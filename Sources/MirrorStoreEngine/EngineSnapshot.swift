@@ -98,9 +98,10 @@ public struct EngineSnapshot: Sendable {
         return result
     }
 
-    /// Calls `body` with every key and value of `type`, in file order, reading the file in large
-    /// sequential spans and holding one span and a bounded number of locations at a time: for
-    /// passes over more data than memory.
+    /// Calls `body` with every key and value of `type`, reading the file in large sequential
+    /// spans and holding one span and a bounded number of locations at a time: for passes over
+    /// more data than memory. The keys are taken in windows of a bounded number, each read in
+    /// file order, so a type whose keys lie in the file in key order is read in file order.
     public func forEachEntry(type: String, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
         guard let objects = index.types[type] else { return }
         try index.regions?.verifyAll(in: generation)

@@ -66,6 +66,10 @@ final class FileLog: LogStorage {
         try FileSystem.fileSize(descriptor, path: path)
     }
 
+    func release(at offset: UInt64, count: Int) {
+        mapping.release(at: offset, count: count)
+    }
+
     func prefetch(at offset: UInt64, count: Int) {
         mapping.prefetch(at: offset, count: count)
     }

@@ -145,6 +145,7 @@ final class KeyRun: Sendable {
     /// Calls `body` with every entry in key order, deleted keys (location 0) included.
     func forEachEntry(_ body: (StorageKey, UInt64) throws -> Void) throws {
         for block in blockOffsets.indices {
+            blocks.prefetch(forPassAt: block)
             let entries = try withBlock(block) { reader -> [(key: StorageKey, packed: UInt64)] in
                 var entries: [(key: StorageKey, packed: UInt64)] = []
                 entries.reserveCapacity(reader.count)

@@ -80,6 +80,22 @@ final class LogMapping: Sendable {
 
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
+    /// Drops the pages of `count` bytes at `offset` from every mapping's share of the resident
+    /// set. The mappings are shared and read-only, so this loses nothing: a later read (a
+    /// snapshot still reading there) maps the page again from the page cache.
+    func release(at offset: UInt64, count: Int) {
+        let page = UInt64(Self.pageSize)
+        let start = offset / page * page
+        let end = offset.addingReportingOverflow(UInt64(max(0, count)))
+        guard count > 0, !end.overflow else { return }
+        state.withLock { state in
+            for mapping in state.mappings where UInt64(mapping.length) > start {
+                let length = Int(min(UInt64(mapping.length), end.partialValue) - start)
+                _ = madvise(UnsafeMutableRawPointer(bitPattern: mapping.address + UInt(start)), length, MADV_DONTNEED)
+            }
+        }
+    }
+
     /// Calls `body` with the whole file as this process knows it, mapped, or with nil when it
     /// cannot be mapped. The bytes stay valid while this mapping lives.
     func withFile<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {

@@ -44,6 +44,11 @@ protocol LogStorage: AnyObject, Sendable {
     /// Starts reading `count` bytes at `offset` into memory, for a pass about to read them in
     /// order; nothing for storage that is already in memory.
     func prefetch(at offset: UInt64, count: Int)
+    /// Takes the pages of `count` bytes at `offset` that reads through a mapping left in this
+    /// process's resident set out of it (the file keeps them; a later read maps them again):
+    /// for bytes no one is expected to read again, such as the runs a merge replaced. Nothing
+    /// for storage that is not mapped.
+    func release(at offset: UInt64, count: Int)
     /// The file the log lives in, nil for memory: what a lock, a rename or a reader's
     /// identity check deals with.
     var backingFile: FileLog? { get }
@@ -79,6 +84,8 @@ extension LogStorage {
     func holeStart(from offset: UInt64) -> UInt64 { .max }
 
     func prefetch(at offset: UInt64, count: Int) {}
+
+    func release(at offset: UInt64, count: Int) {}
 
     var backingFile: FileLog? { nil }
 

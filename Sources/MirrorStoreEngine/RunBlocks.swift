@@ -30,15 +30,31 @@ struct RunBlocks: Sendable {
     var count: Int { offsets.count }
 
     /// For a pass reading blocks in order: at every `prefetchedBlocks`-th block, asks the system to
-    /// read the blocks up to the next such one at once, rather than a page per block.
+    /// read the blocks up to the next such one at once, rather than a page per block, and takes
+    /// those before the previous such one out of the resident set (`LogStorage.release`), so
+    /// that a pass over a whole run (a merge, a scan) does not keep all of it mapped.
     func prefetch(forPassAt block: Int) {
         guard block % Self.prefetchedBlocks == 0, offsets.indices.contains(block) else { return }
+        if block >= Self.prefetchedBlocks {
+            let passed = offsets[block - Self.prefetchedBlocks]
+            log.release(at: passed, count: Int(offsets[block] - passed))
+        }
         let last = min(block + Self.prefetchedBlocks, offsets.count) - 1
         let end = offsets[last] + UInt64(2 * KeyRun.blockTarget)
         log.prefetch(at: offsets[block], count: Int(end - offsets[block]))
     }
 
     static let prefetchedBlocks = 64
+
+    /// Takes the run's pages out of the process's resident set (`LogStorage.release`), once a
+    /// merge has replaced it.
+    func release() {
+        guard let first = offsets.first, let last = offsets.last else { return }
+        // `end` may lie well past the run (a checkpoint's runs end, at the latest, at its unit).
+        let runEnd = min(end, last + UInt64(2 * KeyRun.blockTarget))
+        guard runEnd > first else { return }
+        log.release(at: first, count: Int(runEnd - first))
+    }
 
     /// Calls `body` with block `index` once its checksum has matched. A bad block throws
     /// `corrupted` naming its offset: a run is never read unchecked, so a damaged one gives an

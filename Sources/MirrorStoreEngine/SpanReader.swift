@@ -3,52 +3,43 @@
 enum SpanReader {
     /// The most bytes one read covers (a single larger value is still read whole).
     static let spanLimit = 4 << 20
+    /// The most bytes between two values that one read still covers: farther apart, each is read
+    /// on its own, so that values scattered over the file do not read everything between them.
+    static let gapLimit = 16 << 10
 
     typealias Placement = (key: StorageKey, offset: UInt64, length: Int)
 
     /// The most placements a pass holds at once (about 40 bytes each).
     static let placementLimit = 1 << 17
-    /// The most windows a pass reads a type in: each costs a walk of every key of the type, so
-    /// beyond `placementLimit * maximumWindows` objects a pass holds a sixteenth of them.
-    static let maximumWindows = 16
 
-    /// Calls `body` with each key of `objects` and its value, in file order, holding about `limit`
-    /// placements at a time: a type with more is read in windows of the file, each found by one
-    /// more walk of its keys (cheap beside reading the values), at most `maximumWindows` of them.
+    /// Calls `body` with each key of `objects` and its value, holding at most `limit` placements
+    /// at a time: the keys are taken `limit` at a time in one walk (the runs' in key order, then
+    /// the ones in memory), and each such window is read in file order. A type whose keys lie
+    /// in the file in key order (keys added in order, or any compacted store) is so read in file
+    /// order throughout; any other is read in one sweep of the file per window. Returns the
+    /// most placements it held at once.
+    @discardableResult
     static func forEach(
         _ objects: TypeIndex, in index: KeyIndex, source: any LogStorage, limit: Int = placementLimit,
         _ body: (StorageKey, [UInt8]) throws -> Void
-    ) throws {
-        guard objects.count > limit else {
-            return try forEach(placements(of: objects, in: index, from: 0, to: .max), in: source, body)
-        }
-        var lowest = UInt64.max
-        var highest: UInt64 = 0
-        try objects.forEach { _, packed in
-            let offset = index.resolve(packed).offset
-            lowest = min(lowest, offset)
-            highest = max(highest, offset)
-        }
-        let windows = UInt64(min(maximumWindows, (objects.count + limit - 1) / max(1, limit)))
-        let width = (highest - lowest) / windows + 1
-        var start = lowest
-        while start <= highest {
-            let end = start + width
-            try forEach(placements(of: objects, in: index, from: start, to: end), in: source, body)
-            start = end
-        }
-    }
-
-    /// Where each object of `objects` whose value starts in `start..<end` lies, sorted by offset.
-    private static func placements(of objects: TypeIndex, in index: KeyIndex, from start: UInt64, to end: UInt64) throws -> [Placement] {
+    ) throws -> Int {
+        let bound = max(1, limit)
         var placed: [Placement] = []
-        if end == .max { placed.reserveCapacity(objects.count) }
+        placed.reserveCapacity(min(objects.count, bound))
+        var held = 0
+        func readPlaced() throws {
+            held = max(held, placed.count)
+            placed.sort { $0.offset < $1.offset }
+            try forEach(placed, in: source, body)
+            placed.removeAll(keepingCapacity: true)
+        }
         try objects.forEach { key, packed in
             let (offset, length) = index.resolve(packed)
-            if offset >= start, offset < end { placed.append((key, offset, length)) }
+            placed.append((key, offset, length))
+            if placed.count >= bound { try readPlaced() }
         }
-        placed.sort { $0.offset < $1.offset }
-        return placed
+        try readPlaced()
+        return held
     }
 
     /// Calls `body` with each key and its value, in the order of `placed` (sorted by offset). The
@@ -62,7 +53,7 @@ enum SpanReader {
             var spanEnd = spanStart + 1
             while spanEnd < placed.count {
                 let nextEnd = placed[spanEnd].offset + UInt64(placed[spanEnd].length)
-                guard nextEnd - base <= UInt64(spanLimit) else { break }
+                guard nextEnd - base <= UInt64(spanLimit), placed[spanEnd].offset <= end + UInt64(gapLimit) else { break }
                 end = max(end, nextEnd)
                 spanEnd += 1
             }

@@ -48,6 +48,8 @@ public final class StorageEngine: Sendable {
         /// The secret the log is encrypted with, nil for a plain log: each new generation
         /// (compaction, rewrite) is encrypted with it under a new data key.
         var keys: EncryptionKeys?
+        /// The most the last compaction or rewrite held in memory at once.
+        var lastRewriteHeld = Compaction.Held()
     }
 
     /// What a reader beside a writer needs to go on reading the log where it stopped.
@@ -704,10 +706,11 @@ public final class StorageEngine: Sendable {
         // One update for every piece: the commit's entries are merged and checked once.
         var update = IndexUpdate(secondary)
         for piece in streamed.pieces {
-            let decoded = try StreamPiece.read(piece, from: log)
+            let readBack = try StreamPiece.readBack(piece, from: log)
+            let decoded = readBack.operations
             try base.checkReadable(decoded)
             guard touchesIndexes else { continue }
-            let operations = try Self.batchOperations(decoded, readingValuesOf: indexed, from: log)
+            let operations = try Self.batchOperations(decoded, readingValuesOf: indexed, from: log, within: readBack)
             try update.add(operations, streamed: decoded, values: &groupValues) { type, key in
                 try GroupValues.stored(type: type, key: key, base: base, log: log)
             }
@@ -716,14 +719,16 @@ public final class StorageEngine: Sendable {
     }
 
     /// Decoded operations as batch operations, the values of `types`' puts read from `log` (the
-    /// others left empty: no index reads them).
+    /// others left empty: no index reads them), or taken from `piece` when it holds them.
     static func batchOperations(
-        _ decoded: [DecodedOperation], readingValuesOf types: Set<String>, from log: any LogStorage
+        _ decoded: [DecodedOperation], readingValuesOf types: Set<String>, from log: any LogStorage,
+        within piece: StreamPiece.ReadBack? = nil
     ) throws -> [WriteBatch.Operation] {
         try decoded.map { operation -> WriteBatch.Operation in
             switch operation {
             case .put(let type, let key, let offset, let length):
-                return .put(type: type, key: key, value: types.contains(type) ? try log.read(at: offset, count: length) : [])
+                guard types.contains(type) else { return .put(type: type, key: key, value: []) }
+                return .put(type: type, key: key, value: try piece?.bytes(at: offset, count: length) ?? log.read(at: offset, count: length))
             case .delete(let type, let key): return .delete(type: type, key: key)
             case .deleteAll(let type): return .deleteAll(type: type)
             case .setSchema(let type, let schema): return .setSchema(type: type, schema: schema)
@@ -982,7 +987,14 @@ public final class StorageEngine: Sendable {
         }
     }
 
+    /// The most the last compaction or rewrite held in memory at once: for tests that it does
+    /// not grow with the store.
+    var lastRewriteHeld: Compaction.Held {
+        writer.withLock { $0.lastRewriteHeld }
+    }
+
     private func install(_ result: Compaction.Result, writer: inout Writer) {
+        writer.lastRewriteHeld = result.held
         writer.generation = result.generation
         writer.types = result.types
         writer.appendOffset = result.size

@@ -54,10 +54,33 @@ enum StreamPiece {
 
     /// Reads back and decodes the piece at `span`, which this process wrote.
     static func read(_ span: Span, from log: any LogStorage) throws -> [DecodedOperation] {
+        try readBack(span, from: log).operations
+    }
+
+    /// A piece read back: its frame's bytes, which hold the values its puts name, and its
+    /// operations.
+    struct ReadBack {
+        let frame: [UInt8]
+        let offset: UInt64
+        let operations: [DecodedOperation]
+
+        /// The bytes at `offset` of the log when the frame holds them all, else nil.
+        func bytes(at offset: UInt64, count: Int) -> [UInt8]? {
+            guard offset >= self.offset, offset - self.offset <= UInt64(frame.count),
+                  count <= frame.count - Int(offset - self.offset) else { return nil }
+            let start = Int(offset - self.offset)
+            return Array(frame[start..<(start + count)])
+        }
+    }
+
+    /// Reads back (with one `pread`, not through the mapping, whose pages would stay in the
+    /// process's resident set) and decodes the piece at `span`, which this process wrote.
+    static func readBack(_ span: Span, from log: any LogStorage) throws -> ReadBack {
         let frame = try log.readOnce(at: span.offset, count: span.length)
         do throws(DecodeFailure) {
-            return try decode(frame, range: LogFrame.headerSize..<frame.count, payloadOffset: span.offset + UInt64(LogFrame.headerSize))
+            let operations = try decode(frame, range: LogFrame.headerSize..<frame.count, payloadOffset: span.offset + UInt64(LogFrame.headerSize))
                 .operations
+            return ReadBack(frame: frame, offset: span.offset, operations: operations)
         } catch {
             throw StorageError(.corrupted(path: log.path, offset: span.offset, reason: "a piece of a streamed commit no longer decodes: \(error.reason)"))
         }

@@ -167,24 +167,34 @@ private func verify(_ log: any LogStorage, path: String) throws -> (Verification
 /// Compares two in-memory states of one log, as a checkpoint and a full replay give them.
 enum StateComparison {
     /// The first difference between `lhs` and `rhs` (objects, their locations, schemas,
-    /// metadata), or nil when they hold the same state. Reading runs may throw.
+    /// metadata), or nil when they hold the same state. Reading runs may throw. Each key `lhs`
+    /// lists is looked up in `rhs`, so the check holds nothing per object beyond the two states:
+    /// with the counts equal and every key listed once, that is the same set of keys.
     static func difference(_ lhs: KeyIndex, _ rhs: KeyIndex) throws -> String? {
         if lhs.metadata != rhs.metadata { return "the metadata differs" }
         for name in Set(lhs.types.keys).union(rhs.types.keys).sorted() {
             let left = lhs.types[name] ?? TypeIndex(), right = rhs.types[name] ?? TypeIndex()
             if left.schema != right.schema { return "the schema of '\(name)' differs" }
             if left.count != right.count { return "'\(name)' has \(left.count) objects against \(right.count)" }
-            var leftEntries: [StorageKey: (offset: UInt64, length: Int)] = [:]
-            try left.forEach { key, packed in leftEntries[key] = lhs.resolve(packed) }
-            if leftEntries.count != left.count { return "'\(name)' lists \(leftEntries.count) objects but counts \(left.count)" }
+            var listed = 0
+            var previous: StorageKey?
             var found: String?
-            try right.forEach { key, packed in
+            // In key order, so that a key listed twice shows as one not above the one before.
+            try left.forEachInKeyOrder { key, packed in
                 guard found == nil else { return }
-                let location = rhs.resolve(packed)
-                if let other = leftEntries[key], other == location { return }
-                found = "object \(key) of '\(name)' lies elsewhere or is missing"
+                listed += 1
+                if let previous, !StorageKey.precedes(previous, key) {
+                    found = "'\(name)' lists object \(key) out of order or twice"
+                    return
+                }
+                previous = key
+                guard let other = try right.location(for: key), rhs.resolve(other) == lhs.resolve(packed) else {
+                    found = "object \(key) of '\(name)' lies elsewhere or is missing"
+                    return
+                }
             }
             if let found { return found }
+            if listed != left.count { return "'\(name)' lists \(listed) objects but counts \(left.count)" }
         }
         return nil
     }
@@ -197,6 +207,7 @@ enum StateComparison {
             for run in index.runs {
                 var previous: IndexEntry?
                 for block in run.fences.indices {
+                    run.blocks.prefetch(forPassAt: block)
                     var live = 0
                     for position in 0..<run.count(inBlock: block) {
                         let (entry, isLive) = try run.entry(block, position)

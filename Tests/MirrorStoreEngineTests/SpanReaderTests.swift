@@ -3,11 +3,12 @@ import Testing
 import TestSupport
 @testable import MirrorStoreEngine
 
-/// A pass over every object of a type (`SpanReader`) that holds few locations at a time reads
-/// the file in windows: it must give the same objects in the same file order as one that holds
-/// them all.
+/// A pass over every object of a type (`SpanReader`) that holds few locations at a time takes
+/// the keys in windows, each read in file order: it must give every object once with its value,
+/// as one that holds them all does, hold no more than its limit, and read a type whose keys lie
+/// in key order in file order.
 @Suite struct SpanReaderTests {
-    @Test func aPassInWindowsGivesEveryObjectInFileOrder() throws {
+    @Test func aPassInWindowsGivesEveryObjectOnce() throws {
         let directory = TemporaryDirectory()
         let engine = try StorageEngine(path: directory.file("spans.store"), configuration: CheckpointTests.checkpointing(2_000))
         var generator = SeededRandom(seed: SeededRandom.seed(default: 0x5FA7))
@@ -21,17 +22,41 @@ import TestSupport
         }
         let snapshot = engine.snapshot()
         let objects = try #require(snapshot.index.types["P"])
-        func pass(limit: Int) throws -> [(StorageKey, [UInt8])] {
+        func pass(limit: Int) throws -> (seen: [(StorageKey, [UInt8])], held: Int) {
             var seen: [(StorageKey, [UInt8])] = []
-            try SpanReader.forEach(objects, in: snapshot.index, source: snapshot.generation, limit: limit) { seen.append(($0, $1)) }
-            return seen
+            let held = try SpanReader.forEach(objects, in: snapshot.index, source: snapshot.generation, limit: limit) { seen.append(($0, $1)) }
+            return (seen, held)
         }
-        let whole = try pass(limit: .max)
+        func inKeyOrder(_ seen: [(StorageKey, [UInt8])]) -> [(StorageKey, [UInt8])] {
+            seen.sorted { StorageKey.precedes($0.0, $1.0) }
+        }
+        let whole = try pass(limit: .max).seen
         #expect(whole.count == objects.count)
+        #expect(Set(whole.map(\.0)).count == whole.count, "each key once")
         for limit in [1, 3, 7, 40] {
-            let windowed = try pass(limit: limit)
-            #expect(windowed.map(\.0) == whole.map(\.0), "limit \(limit): the same keys in the same order")
-            #expect(windowed.map(\.1) == whole.map(\.1), "limit \(limit): the same values")
+            let (windowed, held) = try pass(limit: limit)
+            #expect(held <= limit, "limit \(limit): held \(held)")
+            #expect(inKeyOrder(windowed).map(\.0) == inKeyOrder(whole).map(\.0), "limit \(limit): the same keys")
+            #expect(inKeyOrder(windowed).map(\.1) == inKeyOrder(whole).map(\.1), "limit \(limit): the same values")
+        }
+        try engine.close()
+    }
+
+    @Test func keysInKeyOrderAreReadInFileOrder() throws {
+        let directory = TemporaryDirectory()
+        let engine = try StorageEngine(path: directory.file("ordered.store"), configuration: CheckpointTests.checkpointing(2_000))
+        for first in stride(from: 0, to: 600, by: 50) {
+            var batch = WriteBatch()
+            for number in first..<(first + 50) { batch.put(type: "P", key: .integer(Int64(number)), value: [UInt8(number & 0xFF)]) }
+            try engine.commit(batch)
+        }
+        let snapshot = engine.snapshot()
+        let objects = try #require(snapshot.index.types["P"])
+        #expect(objects.runs.isEmpty == false, "some keys lie in runs")
+        for limit in [1, 7, 64, .max] {
+            var seen: [StorageKey] = []
+            try SpanReader.forEach(objects, in: snapshot.index, source: snapshot.generation, limit: limit) { key, _ in seen.append(key) }
+            #expect(seen == (0..<600).map { .integer(Int64($0)) }, "limit \(limit)")
         }
         try engine.close()
     }

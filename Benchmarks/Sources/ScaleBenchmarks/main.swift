@@ -82,10 +82,15 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
 }
 
-/// Runs step `name` on the store at `path` in this process; prints `seconds peakGrowth detail`.
+/// Runs step `name` on the store at `path` in this process; prints `seconds peakGrowth
+/// anonymousPeakGrowth cpuSeconds detail` (the processor time, user and system, tells the work
+/// apart from waiting on a loaded machine). The resident set counts the pages of the mapped file a step
+/// touched, which the kernel may drop; its anonymous part (`RssAnon`) is the heap's.
 func step(_ name: String, path: String) throws {
     ResidentSet.resetPeak()
     let before = ResidentSet.current().current
+    let anonymousBefore = AnonymousPeak.current()
+    let anonymous = AnonymousPeak()
     var detail = ""
     let time: Double
     switch name {
@@ -181,7 +186,11 @@ func step(_ name: String, path: String) throws {
         throw Failure(description: "unknown step \(name)")
     }
     let peak = max(ResidentSet.current().peak, before)
-    print(time, peak - before, detail)
+    let anonymousPeak = max(anonymous.stop(), anonymousBefore)
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    print(time, peak - before, anonymousPeak - anonymousBefore, cpu, detail)
 }
 
 func parent(directory: String) throws {
@@ -200,18 +209,22 @@ func parent(directory: String) throws {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let fields = text.split(separator: " ", maxSplits: 2)
-        guard process.terminationStatus == 0, fields.count >= 2, let time = Double(fields[0]), let growth = Double(fields[1]) else {
+        let fields = text.split(separator: " ", maxSplits: 4)
+        guard process.terminationStatus == 0, fields.count >= 4, let time = Double(fields[0]), let growth = Double(fields[1]),
+              let anonymousGrowth = Double(fields[2]), let cpu = Double(fields[3]) else {
             throw Failure(description: "step \(name) failed: \(text)")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        let shown = name == "queries" ? String(fields.count > 2 ? fields[2] : "") : String(format: time < 1 ? "%.1f ms" : "%.2f s", time < 1 ? time * 1e3 : time)
-        rows.append([name, shown, String(format: "%.0f MiB", growth / 1_048_576), String(format: "%.0f MiB", Double(size) / 1_048_576)])
-        print("\(name): \(shown), peak resident growth \(Int(growth) >> 20) MiB, file \(size >> 20) MiB")
+        let shown = name == "queries" ? String(fields.count > 4 ? fields[4] : "") : String(format: time < 1 ? "%.1f ms" : "%.2f s", time < 1 ? time * 1e3 : time)
+        rows.append([
+            name, shown, String(format: "%.2f s", cpu), String(format: "%.0f MiB", growth / 1_048_576), String(format: "%.0f MiB", anonymousGrowth / 1_048_576),
+            String(format: "%.0f MiB", Double(size) / 1_048_576),
+        ])
+        print("\(name): \(shown), processor \(String(format: "%.2f s", cpu)), peak resident growth \(Int(growth) >> 20) MiB, anonymous \(Int(anonymousGrowth) >> 20) MiB, file \(size >> 20) MiB")
         fflush(nil)
     }
     print("load average after: \(loadAverage())\n")
-    print(markdownTable(["step", "time", "peak resident growth", "file after"], rows))
+    print(markdownTable(["step", "time", "processor time", "peak resident growth", "anonymous peak growth", "file after"], rows))
 }
 
 func loadAverage() -> String {

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Testing) @testable import MirrorStoreEngine
+
+/// What a compaction and a migration's rewrite hold in memory at once (`Compaction.Held`, which
+/// the engine counts; nothing here is timed or measured) is the same for a store four times as
+/// large: the key table goes to runs `rewriteKeysInMemory` keys at a time (plus the keys of the
+/// one unit just written), the old file is read in windows of twice that many locations, index
+/// entries are gathered that many at a time, and index runs are merged at most
+/// `RewriteIndexRuns.mergeWidth` at once. The states they write are checked against a reference.
+@Suite struct BoundedMemoryTests {
+    static let bound = 16
+    /// Values this long put about a thousand objects in one unit of `Compaction.chunkSize` bytes.
+    static let valueLength = 1_000
+
+    static func value(_ number: Int, _ generator: inout SeededRandom) -> [UInt8] {
+        [UInt8(number & 0xFF), UInt8.random(in: 0...255, using: &generator)]
+            + [UInt8](repeating: UInt8(number % 7), count: valueLength - 2)
+    }
+
+    /// The keys of one unit and the bound: what a rewrite may hold of one type at once.
+    static var keysHeldAtMost: Int { bound + Compaction.chunkSize / valueLength + 1 }
+
+    @Test func aCompactionHoldsAsMuchForAStoreFourTimesAsLarge() throws {
+        var held: [Compaction.Held] = []
+        for count in [1_500, 6_000] {
+            let directory = TemporaryDirectory()
+            let path = directory.file("compacted.store")
+            var generator = SeededRandom(seed: SeededRandom.seed(default: 0xB0DE))
+            let configuration = RewriteKeyRunTests.streaming(Self.bound)
+            let engine = try StorageEngine(path: path, configuration: configuration)
+            try engine.defineIndexes(PersistedIndexTests.definitions(PersistedIndexTests.Reads()))
+            var reference: CheckpointTests.Reference = [:]
+            // Shuffled keys, so that the old file's order is not the keys'.
+            let keys = (0..<count).map { StorageKey.integer(Int64($0)) }.shuffled(using: &generator)
+            for chunk in stride(from: 0, to: count, by: 500) {
+                var batch = WriteBatch()
+                for (offset, key) in keys[chunk..<min(count, chunk + 500)].enumerated() {
+                    let value = Self.value(chunk + offset, &generator)
+                    batch.put(type: "P", key: key, value: value)
+                    reference["P", default: [:]][key] = value
+                }
+                try engine.commit(batch)
+            }
+            try engine.compact()
+            held.append(engine.lastRewriteHeld)
+            #expect(try StoreState(engine.snapshot()).objects == reference, "\(count) objects")
+            try engine.close()
+            #expect(try verifyStoreFile(at: path).isIntact, "\(count) objects")
+            #expect(try PersistedIndexTests.openAndCheck(path, configuration, "\(count) objects, reopened").objects == reference)
+        }
+        for (count, one) in zip([1_500, 6_000], held) {
+            #expect(one.placements == 2 * Self.bound, "\(count) objects: a window of twice the keys in memory")
+            #expect(one.keys <= Self.keysHeldAtMost, "\(count) objects: \(one.keys) keys held")
+        }
+    }
+
+    @Test func aMigrationHoldsAsMuchForAStoreFourTimesAsLarge() throws {
+        var held: [Compaction.Held] = []
+        for count in [1_500, 6_000] {
+            let directory = TemporaryDirectory()
+            let path = directory.file("migrated.store")
+            var generator = SeededRandom(seed: SeededRandom.seed(default: 0x319A))
+            let configuration = RewriteKeyRunTests.streaming(Self.bound)
+            let engine = try StorageEngine(path: path, configuration: configuration)
+            var reference: CheckpointTests.Reference = [:]
+            let keys = (0..<count).map { StorageKey.integer(Int64($0) * 3) }.shuffled(using: &generator)
+            try engine.rewrite(indexes: PersistedIndexTests.definitions(PersistedIndexTests.Reads())) { _, rewriter in
+                for (number, key) in keys.enumerated() {
+                    let value = Self.value(number, &generator)
+                    try rewriter.put(type: "P", key: key, value: value)
+                    reference["P", default: [:]][key] = value
+                    try rewriter.put(type: "Q", key: .integer(Int64(number)), value: value)
+                    reference["Q", default: [:]][.integer(Int64(number))] = value
+                }
+            }
+            held.append(engine.lastRewriteHeld)
+            try engine.close()
+            #expect(try verifyStoreFile(at: path).isIntact, "\(count) objects")
+            #expect(try PersistedIndexTests.openAndCheck(path, configuration, "\(count) objects, migrated").objects == reference)
+        }
+        // An object gives "P.some" up to four entries, so a run may take three past the bound.
+        for (count, one) in zip([1_500, 6_000], held) {
+            #expect(one.indexEntries >= Self.bound && one.indexEntries <= Self.bound + 3, "\(count) objects: \(one.indexEntries) entries")
+            #expect(one.mergedRuns > 1 && one.mergedRuns <= RewriteIndexRuns.mergeWidth, "\(count) objects: \(one.mergedRuns) runs merged at once")
+            #expect(one.keys <= 2 * Self.keysHeldAtMost, "\(count) objects: \(one.keys) keys held")
+        }
+    }
+}
