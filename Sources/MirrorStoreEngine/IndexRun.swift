@@ -148,7 +148,7 @@ final class IndexRun: Sendable {
                 var position = first
                 while position < reader.count {
                     guard let (entry, isLive) = reader.indexEntry(position), isLive else { throw blocks.undecodable(visited) }
-                    guard notAbove.contains(entry), body(entry) else { return false }
+                    guard notAbove.isEveryEntry || notAbove.contains(entry), body(entry) else { return false }
                     position += 1
                 }
                 return true
@@ -173,7 +173,7 @@ final class IndexRun: Sendable {
                 var position = first
                 while position >= 0 {
                     guard let (entry, isLive) = reader.indexEntry(position), isLive else { throw blocks.undecodable(visited) }
-                    guard !below.contains(entry), body(entry) else { return false }
+                    guard below.isNoEntry || !below.contains(entry), body(entry) else { return false }
                     position -= 1
                 }
                 return true
@@ -222,27 +222,31 @@ struct FlaggedEntry {
 struct KeysBelow: Sendable {
     let key: IndexKey
     let orEqual: Bool
+    /// Whether this is ``noEntry`` or ``everyEntry``, known without comparing keys: a walk of a
+    /// whole index asks for each entry it reads.
+    let isNoEntry: Bool
+    let isEveryEntry: Bool
 
     /// No entry.
-    static let noEntry = KeysBelow(key: .null, orEqual: false)
+    static let noEntry = KeysBelow(key: .null, orEqual: false, isNoEntry: true, isEveryEntry: false)
     /// Every entry.
-    static let everyEntry = KeysBelow(key: .greatest, orEqual: true)
+    static let everyEntry = KeysBelow(key: .greatest, orEqual: true, isNoEntry: false, isEveryEntry: true)
 
     /// The entries before a lower bound.
     init(before lower: IndexBound) {
-        key = lower.key
-        orEqual = !lower.isInclusive
+        self.init(key: lower.key, orEqual: !lower.isInclusive, isNoEntry: false, isEveryEntry: false)
     }
 
     /// The entries up to an upper bound.
     init(through upper: IndexBound) {
-        key = upper.key
-        orEqual = upper.isInclusive
+        self.init(key: upper.key, orEqual: upper.isInclusive, isNoEntry: false, isEveryEntry: false)
     }
 
-    private init(key: IndexKey, orEqual: Bool) {
+    private init(key: IndexKey, orEqual: Bool, isNoEntry: Bool, isEveryEntry: Bool) {
         self.key = key
         self.orEqual = orEqual
+        self.isNoEntry = isNoEntry
+        self.isEveryEntry = isEveryEntry
     }
 
     func contains(_ entry: IndexEntry) -> Bool {

@@ -180,8 +180,10 @@ public final class IndexPositions: Sendable {
         }
 
         mutating func take(_ entry: IndexEntry) -> Bool {
-            if groupStart < read.keys.count, read.keys[groupStart] != entry.key {
-                closeGroup()
+            // Each entry's key is compared with the last one read, which is the group's: equal
+            // keys are next to each other.
+            if let last = read.keys.last, groupStart < read.keys.count, last != entry.key {
+                if !ascending { closeGroup() }
                 if read.keys.count >= wanted {
                     reachedEnd = false
                     return false

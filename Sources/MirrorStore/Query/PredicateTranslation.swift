@@ -245,8 +245,11 @@ extension Optional: UnorderedCollection where Wrapped: UnorderedCollection {}
 /// sorts of such values are decided on the models, with that `<`.
 enum OwnOrder {
     static func applies(to type: Any.Type) -> Bool {
+        // Primitives first: the common case, answered by one conformance check (an optional
+        // primitive is one too, and its wrapped type has no order of its own).
+        if type is any RecordPrimitive.Type { return false }
         if let optional = type as? any OptionalType.Type { return applies(to: optional.wrappedType) }
-        return type is any RawRepresentable.Type && type is any Comparable.Type && !(type is any RecordPrimitive.Type)
+        return type is any RawRepresentable.Type && type is any Comparable.Type
     }
 }
 
@@ -273,8 +276,23 @@ enum KeyPathNames {
     /// Names already found: the debug description is built anew on every call, and was a quarter
     /// of a query that reads one object by an index. Programs use a few key paths many times; the
     /// cache starts over should one build key paths without end.
-    private static let known = Lock<[Entry: String?]>([:])
+    ///
+    /// Found first by the key path's identity: the runtime makes a key path literal once and
+    /// hands out that object each time, and hashing and comparing a key path's components cost
+    /// as much as the rest of planning a sort. A key path built at run time (appended, say) is a
+    /// new object each time and is found by its value.
+    private static let known = Lock<Known>(Known())
     private static let capacity = 4_096
+
+    private struct Known {
+        var byIdentity: [Identity: (entry: Entry, name: String?)] = [:]
+        var byValue: [Entry: String?] = [:]
+    }
+
+    private struct Identity: Hashable {
+        let keyPath: ObjectIdentifier
+        let root: ObjectIdentifier
+    }
 
     private struct Entry: Hashable, @unchecked Sendable {
         // @unchecked: key paths are immutable values; this one is only hashed and compared.
@@ -283,12 +301,19 @@ enum KeyPathNames {
     }
 
     static func propertyName(of keyPath: AnyKeyPath, rootType: Any.Type) -> String? {
-        let entry = Entry(keyPath: keyPath, root: ObjectIdentifier(rootType))
-        if let name = known.withLock({ $0[entry] }) { return name }
-        let name = describedName(of: keyPath, rootType: rootType)
+        let root = ObjectIdentifier(rootType)
+        let identity = Identity(keyPath: ObjectIdentifier(keyPath), root: root)
+        // The cache holds the key paths it names, so an identity it holds is not reused.
+        if let kept = known.withLock({ $0.byIdentity[identity] }), kept.entry.keyPath === keyPath { return kept.name }
+        let entry = Entry(keyPath: keyPath, root: root)
+        let name = known.withLock({ $0.byValue[entry] }) ?? describedName(of: keyPath, rootType: rootType)
         known.withLock { known in
-            if known.count >= capacity { known.removeAll() }
-            known[entry] = name
+            if known.byIdentity.count >= capacity || known.byValue.count >= capacity {
+                known.byIdentity.removeAll()
+                known.byValue.removeAll()
+            }
+            known.byIdentity[identity] = (entry, name)
+            known.byValue[entry] = name
         }
         return name
     }

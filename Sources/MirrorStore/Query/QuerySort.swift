@@ -91,27 +91,43 @@ enum SortResolution: Sendable {
     ) throws -> SortResolution {
         var keys: [RecordSortKey] = []
         for descriptor in descriptors {
-            guard let keyPath = descriptor.keyPath else { return .models }
-            // Stored by raw value, ordered by the model's own `<`.
-            if OwnOrder.applies(to: type(of: keyPath).valueType) { return .models }
-            let ascending = descriptor.order == .forward
-            guard let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else {
-                guard let key = pathKey(keyPath, of: Model.self, ascending: ascending, comparator: descriptor.stringComparator,
-                                        schema: schema, schemas: schemas) else { return .models }
-                keys.append(key)
-                continue
-            }
-            if schema.ignoredProperties.contains(name) {
-                throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name))
-            }
-            guard let position = schema.index(ofProperty: name), let kind = schema.property(named: name)?.kind else { return .models }
-            // A descriptor on any other kind compiled because the model's type makes it comparable:
-            // only the model can compare it.
-            guard isSortableOnRecords(kind) else { return .models }
-            keys.append(RecordSortKey(property: name, reading: .stored(position: position), kind: kind,
-                                      ascending: ascending, stringComparator: descriptor.stringComparator))
+            guard case .key(let key) = try resolve(descriptor, schema: schema, schemas: schemas) else { return .models }
+            keys.append(key)
         }
         return .records(keys)
+    }
+
+    /// How one descriptor is applied.
+    enum Single {
+        /// By a property read from the records.
+        case key(RecordSortKey)
+        /// By comparing decoded models.
+        case models
+    }
+
+    /// Resolves one descriptor, as ``resolve(_:schema:schemas:)`` resolves each.
+    static func resolve<Model: Persistable>(
+        _ descriptor: SortDescriptor<Model>, schema: ObjectSchema, schemas: any SchemaSource
+    ) throws -> Single {
+        guard let keyPath = descriptor.keyPath else { return .models }
+        // Stored by raw value, ordered by the model's own `<`.
+        if OwnOrder.applies(to: type(of: keyPath).valueType) { return .models }
+        let ascending = descriptor.order == .forward
+        guard let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else {
+            guard let key = pathKey(keyPath, of: Model.self, ascending: ascending, comparator: descriptor.stringComparator,
+                                    schema: schema, schemas: schemas) else { return .models }
+            return .key(key)
+        }
+        if schema.ignoredProperties.contains(name) {
+            throw QueryError(.ignoredProperty(typeName: schema.typeName, property: name))
+        }
+        guard let position = schema.index(ofProperty: name) else { return .models }
+        let kind = schema.properties[position].kind
+        // A descriptor on any other kind compiled because the model's type makes it comparable:
+        // only the model can compare it.
+        guard isSortableOnRecords(kind) else { return .models }
+        return .key(RecordSortKey(property: name, reading: .stored(position: position), kind: kind,
+                                  ascending: ascending, stringComparator: descriptor.stringComparator))
     }
 
     /// The sort key of a key path through embedded models and to-one links

@@ -232,6 +232,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
                 results = try results.sorted(by: descriptors)
             case .sortByProperty(let name, let ascending): results = try results.sorted(byProperty: name, ascending: ascending)
             case .sortFolded(let key): results = try results.sorted(folded: key)
+            case .sortOnRecords(let keys): results = try results.sorted(onStoredProperties: keys)
             }
         }
         return results
@@ -317,7 +318,12 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// - Throws: ``QueryError`` for a sort on an ignored property; ``StoreError`` or
     ///   ``MappingError`` when a record cannot be read.
     public func sorted(using descriptor: SortDescriptor<Model>) throws -> Results<Model> {
-        try sorted(by: [descriptor])
+        // One descriptor on a stored property is resolved alone: no array of descriptors is made.
+        if case .key(let key) = try SortResolution.resolve(descriptor, schema: source.schema, schemas: source.registry),
+           key.readsStoredProperty {
+            return try sorted(onStoredProperties: [key])
+        }
+        return try sorted(by: [descriptor])
     }
 
     /// The results sorted by several descriptors, the first deciding most; equal objects keep
@@ -353,15 +359,22 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     private func sorted(by descriptors: [SortDescriptor<Model>]) throws -> Results<Model> {
-        recording(.sort(descriptors), in: try sortedUnrecorded(by: descriptors))
+        if case .records(let sortKeys) = try SortResolution.resolve(descriptors, schema: source.schema, schemas: source.registry) {
+            if sortKeys.allSatisfy(\.readsStoredProperty) { return try sorted(onStoredProperties: sortKeys) }
+            if let found = try sorted(onRecords: sortKeys) { return recording(.sort(descriptors), in: found) }
+        }
+        let found = Found(conditions: conditions, rows: .keys(FoundKeys(try sortModels(allKeys, by: descriptors))), plan: plan.ordered(.models))
+        return recording(.sort(descriptors), in: found)
     }
 
-    private func sortedUnrecorded(by descriptors: [SortDescriptor<Model>]) throws -> Found {
-        if case .records(let sortKeys) = try SortResolution.resolve(descriptors, schema: source.schema, schemas: source.registry),
-           let found = try sorted(onRecords: sortKeys) {
-            return found
+    /// The results sorted by keys that read the model's own stored properties, which records
+    /// always hold (only a path can leave a value to the models).
+    private func sorted(onStoredProperties sortKeys: [RecordSortKey]) throws -> Results<Model> {
+        guard let found = try sorted(onRecords: sortKeys) else {
+            let key = sortKeys.first { !$0.readsStoredProperty } ?? sortKeys.first
+            throw QueryError(.unsortableProperty(typeName: source.schema.typeName, property: key?.property ?? "", kind: key?.kind.description ?? ""))
         }
-        return Found(conditions: conditions, rows: .keys(FoundKeys(try sortModels(allKeys, by: descriptors))), plan: plan.ordered(.models))
+        return recording(.sortOnRecords(sortKeys), in: found)
     }
 
     /// The results sorted by a string property folded as `key` says (see `ResultsTextSearch.swift`).

@@ -12,4 +12,8 @@ enum ResultsStep: Sendable {
     case sortByProperty(String, ascending: Bool)
     /// A sort by a string property folded as the key says (``Results/sorted(by:options:order:)-(KeyPath<Model,String>,_,_)``).
     case sortFolded(RecordSortKey)
+    /// Sort descriptors that name the model's own stored properties, kept as the keys they
+    /// resolved to: such keys always sort on records, and keeping the descriptors themselves
+    /// (copied, then freed with the results) cost a tenth of a sorted prefix.
+    case sortOnRecords([RecordSortKey])
 }

@@ -149,6 +149,36 @@ struct ResultsChangesTests {
         #expect(elements > 200, "the sequence should see most transactions")
     }
 
+    /// Results sorted by one stored property keep the sort key it resolved to, not the
+    /// descriptor: made again on each change, ascending and descending, by an index and by record
+    /// values, they list what a sort of the reference lists.
+    @Test("A sort by one stored property is made again on each change", arguments: [false, true])
+    func singleSortMadeAgain(ascending: Bool) async throws {
+        let store = try Store.inMemory(models: [Score.self])
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x5EED_2602))
+        var reference: [Int: Score] = [:]
+        let order: SortOrder = ascending ? .forward : .reverse
+        let descriptors = [SortDescriptor(\Score.points, order: order), SortDescriptor(\Score.label, order: order)]
+        for (place, descriptor) in descriptors.enumerated() {
+            let results = try store.objects(Score.self).sorted(using: descriptor)
+            #expect(results.plan.order == (place == 1 ? .records(properties: ["label"]) : .index(name: "Score.points", ascending: ascending)),
+                    "descriptor \(place): \(results.plan)")
+            var iterator = results.changes.makeAsyncIterator()
+            _ = try #require(try await iterator.next())
+            for step in 0..<12 {
+                // A new object each time, so each write changes the results.
+                let (identifier, points) = (place * 100 + step, Int.random(in: 0..<4, using: &random))
+                let label = "label \(Int.random(in: 0..<4, using: &random))"
+                reference[identifier] = Score.make(identifier, points: points, label: label)
+                try await store.write { try $0.add(Score.make(identifier, points: points, label: label)) }
+                let change = try #require(try await iterator.next(), "descriptor \(place), step \(step)")
+                let expected = reference.values.sorted { $0.identifier < $1.identifier }.sorted(using: descriptor)
+                #expect(try change.results.storageKeys == keys(expected.map(\.identifier)), "descriptor \(place), step \(step)")
+                #expect(change.results.plan == results.plan, "descriptor \(place), step \(step)")
+            }
+        }
+    }
+
     /// 8 writers commit at once while one consumer applies every element to the results it
     /// held: deletions and insertions must turn the old rows into the new ones, every row that
     /// stayed and changed must be in modifications, no other row may be, and no element may
