@@ -83,6 +83,16 @@ import Darwin
                 lines.append(String(describing: reader.indexObject(position, against: probe)))
             }
         }
+        // Bounds at the block's own keys too, where a search meets equal keys.
+        var bounds = probes
+        for position in Set([0, reader.count / 2, reader.count - 1]).sorted() where position >= 0 {
+            if let (entry, _) = reader.indexEntry(position) { bounds.append(entry.key) }
+        }
+        for key in bounds {
+            for inclusive in [false, true] {
+                lines.append(String(describing: reader.indexEntriesBelow(KeysBelow(before: IndexBound(key, inclusive: inclusive)))))
+            }
+        }
         for wanted in integers {
             lines.append(String(describing: reader.location(ofInteger: wanted)))
             lines.append(String(describing: reader.location(ofInteger: wanted, guess: Int(wanted & 0xFF))))
