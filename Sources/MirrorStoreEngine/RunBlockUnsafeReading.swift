@@ -289,21 +289,33 @@ struct RunBlockReader {
             return IndexKey.order(number, key)
         case .string, .bytes, .tuple:
             guard let length = varint(&position) else { return nil }
-            return withBody(&position, count: length) { stored -> Int? in
-                if rank != wanted { return rank < wanted ? -1 : 1 }
-                switch key {
-                case .string(let text):
-                    if let order = text.utf8.withContiguousStorageIfAvailable({ Self.order(stored, UnsafeRawBufferPointer($0)) }) { return order }
-                    var text = text
-                    return text.withUTF8 { Self.order(stored, UnsafeRawBufferPointer($0)) }
-                case .bytes(let wanted):
-                    return wanted.withUnsafeBytes { Self.order(stored, $0) }
-                case .tuple(let tuple):
-                    return IndexTuple.order(encoded: stored, tuple)
-                default:
-                    return nil
-                }
+            // A block in one piece lends the body where it lies, without a closure per key.
+            if tail.isEmpty, let base = head.baseAddress {
+                guard length <= UInt64(end - position) else { return nil }
+                let stored = UnsafeRawBufferPointer(start: base + position, count: Int(length))
+                position += Int(length)
+                return rank != wanted ? (rank < wanted ? -1 : 1) : Self.order(stored, key)
             }
+            return withBody(&position, count: length) { stored -> Int? in
+                rank != wanted ? (rank < wanted ? -1 : 1) : Self.order(stored, key)
+            }
+        }
+    }
+
+    /// How a stored string, byte string or tuple body orders against `key` of the same rank;
+    /// nil for a key of another kind.
+    private static func order(_ stored: UnsafeRawBufferPointer, _ key: IndexKey) -> Int? {
+        switch key {
+        case .string(let text):
+            if let order = text.utf8.withContiguousStorageIfAvailable({ Self.order(stored, UnsafeRawBufferPointer($0)) }) { return order }
+            var text = text
+            return text.withUTF8 { Self.order(stored, UnsafeRawBufferPointer($0)) }
+        case .bytes(let wanted):
+            return wanted.withUnsafeBytes { Self.order(stored, $0) }
+        case .tuple(let tuple):
+            return IndexTuple.order(encoded: stored, tuple)
+        default:
+            return nil
         }
     }
 
