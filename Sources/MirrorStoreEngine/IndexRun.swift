@@ -105,18 +105,23 @@ final class IndexRun: Sendable {
 
     /// Calls `body` with the object of each entry past `below` and inside `notAbove`, in order,
     /// until it returns `false`, for a run without marks read alone: each key is compared with
-    /// the upper bound where it lies, and only the object's key is decoded.
+    /// the upper bound where it lies, and only the object's key is decoded. The first block is
+    /// searched for the start in the same visit that walks it.
     func forEachObject(after below: KeysBelow, through notAbove: KeysBelow, _ body: (StorageKey) -> Bool) throws {
         var block = max(0, blocksBelow(below) - 1)
         guard block < fences.count else { return }
-        var start = try entriesBelow(inBlock: block, below)
+        var searches = true
         while block < fences.count {
             // Constants in the closure: a variable it changes is checked for exclusive access at
             // each use.
-            let (visited, first) = (block, start)
+            let (visited, search) = (block, searches)
             let goesOn = try blocks.withBlock(visited) { reader -> Bool in
                 guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
-                var position = first
+                var position = 0
+                if search {
+                    guard let found = reader.indexEntriesBelow(below) else { throw blocks.undecodable(visited) }
+                    position = found
+                }
                 while position < reader.count {
                     guard let (order, object, isLive) = reader.indexObject(position, against: notAbove.key), isLive else {
                         throw blocks.undecodable(visited)
@@ -128,7 +133,7 @@ final class IndexRun: Sendable {
             }
             guard goesOn else { return }
             block += 1
-            start = 0
+            searches = false
             blocks.prefetch(forPassAt: block)
         }
     }

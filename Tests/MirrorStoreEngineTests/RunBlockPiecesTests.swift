@@ -74,13 +74,23 @@ import Darwin
         guard reader.size >= RunBlockReader.prefixSize + RunBlockReader.checksumSize else { return lines }
         lines.append("\(reader.layout) \(reader.count) \(reader.isWellFormed)")
         guard reader.isWellFormed else { return lines }
+        // Bounds at the block's own keys too, where a search or a walk meets equal keys.
+        var bounds = probes
+        for position in Set([0, reader.count / 2, reader.count - 1]).sorted() where position >= 0 {
+            if let (entry, _) = reader.indexEntry(position) { bounds.append(entry.key) }
+        }
         for position in 0..<reader.count {
             lines.append(String(describing: reader.entry(position)))
             lines.append(String(describing: reader.indexEntry(position)))
             lines.append(String(describing: reader.indexFlag(position)))
-            for probe in probes {
+            for probe in bounds {
                 lines.append(String(describing: reader.indexKeyOrder(position, against: probe)))
                 lines.append(String(describing: reader.indexObject(position, against: probe)))
+            }
+        }
+        for key in bounds {
+            for inclusive in [false, true] {
+                lines.append(String(describing: reader.indexEntriesBelow(KeysBelow(before: IndexBound(key, inclusive: inclusive)))))
             }
         }
         for wanted in integers {
