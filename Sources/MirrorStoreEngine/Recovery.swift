@@ -76,6 +76,8 @@ struct Recovery {
     /// The scan is a reader's beside a writer that may be appending: a checkpoint it validated
     /// may be read through the log's mapping, which otherwise covers nothing yet.
     private var followsWriter = false
+    /// Where the scan takes the log to end, when before its size.
+    private var end = UInt64.max
 
     static let windowSize = 1 << 20
 
@@ -91,17 +93,24 @@ struct Recovery {
     /// With `followingWriter`, the scan is a reader's beside a writer that may be appending: it
     /// maps only what it validated (see `checkpoint(at:)`), and the numbering it reports lets
     /// `follow` go on from where it stopped.
-    static func scan(_ storage: any LogStorage, fromCheckpoint: Bool = true, followingWriter: Bool = false) throws -> RecoveredLog {
+    ///
+    /// With `end`, the scan reads the log as if it ended there (at the most its size), so that
+    /// two scans beside a writer that goes on appending see the same commits.
+    static func scan(
+        _ storage: any LogStorage, fromCheckpoint: Bool = true, followingWriter: Bool = false, endingAt end: UInt64 = .max
+    ) throws -> RecoveredLog {
         var recovery = Recovery(storage: storage)
         recovery.followsWriter = followingWriter
+        recovery.end = end
         if fromCheckpoint, let found = try? recovery.run(fromCheckpoint: true) { return found }
         recovery = Recovery(storage: storage)
         recovery.followsWriter = followingWriter
+        recovery.end = end
         return try recovery.run(fromCheckpoint: false)
     }
 
     private mutating func run(fromCheckpoint: Bool) throws -> RecoveredLog {
-        size = try storage.size()
+        size = min(try storage.size(), end)
         var result = RecoveredLog()
         result.fileSize = size
         let headerBytes = try storage.read(at: 0, count: Int(min(size, UInt64(LogHeader.size))))

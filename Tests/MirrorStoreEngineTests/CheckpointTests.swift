@@ -272,4 +272,32 @@ import TestSupport
         #expect(recovered.index.types["P"]?.count == 1_000)
         #expect(recovered.index.types["P"].map { $0.memoryCount < 1_000 } == true, "objects before the checkpoint stay in runs")
     }
+    /// `verify` scans from the checkpoint up to where its replay ended, so that a writer's later
+    /// commits and checkpoints are not compared with a replay that did not see them: a scan
+    /// ending at a commit boundary must read what a copy of the file cut there reads.
+    @Test func aScanEndingEarlierReadsTheFileCutThere() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("whole.store")
+        let engine = try StorageEngine(path: path, configuration: Self.checkpointing(2_048))
+        var ends: [UInt64] = []
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0xE4D5))
+        for _ in 0..<40 {
+            var batch = WriteBatch()
+            for _ in 0..<8 { batch.put(type: "P", key: Self.key(&generator), value: Self.value(&generator)) }
+            try engine.commit(batch)
+            ends.append(try #require((try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value))
+        }
+        try engine.close()
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        for end in ends.enumerated().filter({ $0.offset % 3 == 0 }).map(\.element) {
+            let whole = try Recovery.scan(FileLog(path: path, descriptor: FileSystem.open(path, flags: O_RDONLY), faults: nil), endingAt: end)
+            let cutPath = directory.file("cut-\(end).store")
+            #expect(FileManager.default.createFile(atPath: cutPath, contents: bytes.prefix(Int(end))))
+            let cut = try Recovery.scan(FileLog(path: cutPath, descriptor: FileSystem.open(cutPath, flags: O_RDONLY), faults: nil))
+            #expect(whole.lastSequence == cut.lastSequence, "end \(end)")
+            #expect(whole.validEnd == cut.validEnd, "end \(end)")
+            #expect(whole.checkpoint == cut.checkpoint, "end \(end)")
+            #expect(try StateComparison.difference(whole.index, cut.index) == nil, "end \(end)")
+        }
+    }
 }
