@@ -62,7 +62,7 @@ extension Store {
         })
     }
 
-    /// ``Results/average(_:)-(KeyPath<Model,Value>)`` of the integers of the results of `query`.
+    /// `Results.average(_:)` of the integers of the results of `query`.
     public nonisolated(nonsending) func fetchAverage<Model: Persistable, Value: BinaryInteger & RecordPrimitive>(
         _ query: ModelQuery<Model>, _ property: KeyPath<Model, Value>
     ) async throws -> Double? {
