@@ -60,17 +60,9 @@ public enum ValueAggregation {
     // MARK: Implementation
 
     private static func extreme<Value: Comparable>(_ values: some Sequence<Value>, least: Bool) -> Value? {
-        var best: Value?
-        for value in values {
-            // Only NaN differs from itself.
-            if value != value { continue }
-            guard let current = best else {
-                best = value
-                continue
-            }
-            if least ? value < current : current < value { best = value }
-        }
-        return best
+        var extreme = ExtremeValue<Value>(least: least)
+        for value in values { extreme.offer(value) }
+        return extreme.best
     }
 
     private static func total<Value: AdditiveArithmetic>(

@@ -105,17 +105,9 @@ extension Results {
     ) throws -> Value? {
         let column = try StoredColumn(property, of: self)
         if let found: Value = try column.indexEnd(of: self, least: least) { return found }
-        var best: Value?
-        try column.forEachValue(in: self) { (value: Value) in
-            // Only NaN differs from itself.
-            if value != value { return }
-            guard let current = best else {
-                best = value
-                return
-            }
-            if least ? value < current : current < value { best = value }
-        }
-        return best
+        var extreme = ExtremeValue<Value>(least: least)
+        try column.forEachValue(in: self) { (value: Value) in extreme.offer(value) }
+        return extreme.best
     }
 
     private func total<Stored: RecordPrimitive, Value: AdditiveArithmetic & RecordPrimitive>(
