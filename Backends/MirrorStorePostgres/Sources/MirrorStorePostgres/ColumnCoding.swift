@@ -145,6 +145,14 @@ final class ColumnCoding {
         }
     }
 
+    /// The value of a column of single values of `type` in `cell`, as ``read(_:column:key:)``
+    /// reads it, or `nil` when the cell does not read as one: that function then says why, naming
+    /// the row. A row's reader calls this once per cell, with the type it resolved once per
+    /// table, where looking the column up and preparing its error would cost as much as the read.
+    static func scalar(_ cell: PostgresCell, type: ScalarType) -> RecordValue? {
+        try? readScalar(cell, type: type)
+    }
+
     /// What `body` returns; a failure to read `column` names the row, by `key`, asked for only then.
     private func naming<T>(_ column: ColumnMapping, _ key: () -> String, _ body: () throws -> T) throws -> T {
         do {

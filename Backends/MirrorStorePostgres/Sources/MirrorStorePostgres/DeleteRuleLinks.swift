@@ -24,7 +24,7 @@ struct DeleteRuleLinks: Sendable {
         for type in models.types {
             guard let table = tables[type.schema.typeName] else { continue }
             for (property, rule) in type.deleteRules.sorted(by: { $0.key < $1.key }) {
-                guard let column = table.columns.first(where: { $0.property == property }), let target = column.linkTarget else { continue }
+                guard let column = table.column(named: property), let target = column.linkTarget else { continue }
                 let link = Link(source: table, column: column, target: target)
                 switch rule {
                 case .nullify: continue

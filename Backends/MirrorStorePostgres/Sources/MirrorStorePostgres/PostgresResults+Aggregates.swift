@@ -196,7 +196,7 @@ extension PostgresResults {
     /// The column `property` names, as `Results` checks it.
     private func aggregatedColumn<Value>(_ property: KeyPath<Model, Value>) throws -> ColumnMapping {
         let name = try store.mapping.models.storedPropertyName(of: property)
-        guard let column = table.columns.first(where: { $0.property == name }) else {
+        guard let column = table.column(named: name) else {
             throw QueryError(.unknownProperty(typeName: table.typeName, property: name))
         }
         return column

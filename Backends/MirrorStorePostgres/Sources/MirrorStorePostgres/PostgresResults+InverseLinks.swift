@@ -23,7 +23,7 @@ extension PostgresResults {
         guard limit == nil else {
             throw PostgresStoreError(.unsupportedQuery(reason: "linking(to:through:) after prefix(_:) is not supported yet; narrow first"))
         }
-        guard let column = table.columns.first(where: { $0.property == property }) else {
+        guard let column = table.column(named: property) else {
             throw QueryError(.unknownProperty(typeName: table.typeName, property: property))
         }
         guard let target = column.linkTarget else {

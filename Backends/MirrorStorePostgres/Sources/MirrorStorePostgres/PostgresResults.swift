@@ -38,6 +38,9 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     let store: PostgresStore
     let table: TableMapping
     var filters: [Filter] = []
+    /// The predicates of the filters SQL does not decide exactly, which Swift evaluates on the
+    /// rows read: kept apart so a read need not sort the filters again.
+    var swiftPredicates: [Predicate<Model>] = []
     /// The conditions of ``linking(to:through:)``, all exact SQL.
     var inverseLinks: [InverseLinkCondition] = []
     var propertySorts: [PropertySort] = []
@@ -59,8 +62,9 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         var parameters = SQLParameters()
         let condition = try SQLConditionTranslator(table: table, mapping: store.mapping).condition(tree.condition, &parameters)
         var copy = self
-        copy.filters.append(Filter(
-            predicate: predicate, tree: tree, isExact: condition?.isExact ?? false, sqlText: condition?.text, parameters: parameters))
+        let isExact = condition?.isExact ?? false
+        copy.filters.append(Filter(predicate: predicate, tree: tree, isExact: isExact, sqlText: condition?.text, parameters: parameters))
+        if !isExact { copy.swiftPredicates.append(predicate) }
         return copy
     }
 
@@ -95,7 +99,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
             guard descriptor.stringComparator == nil, let keyPath = descriptor.keyPath,
                   Self.sqlOrderedTypes.contains(ObjectIdentifier(type(of: keyPath).valueType)),
                   let name = store.mapping.models.propertyName(of: keyPath),
-                  let column = table.columns.first(where: { $0.property == name }), !column.isNullable else { return nil }
+                  let column = table.column(named: name), !column.isNullable else { return nil }
             switch column.storage {
             case .scalar(.bigint), .scalar(.unsigned), .scalar(.decimal), .scalar(.date): break
             default: return nil
@@ -122,7 +126,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         guard limit == nil, descriptors.isEmpty else {
             throw PostgresStoreError(.unsupportedQuery(reason: "sorted(byProperty:) after sorted(using:) or prefix(_:) is not supported yet; sort by property first"))
         }
-        guard let column = table.columns.first(where: { $0.property == name }) else {
+        guard let column = table.column(named: name) else {
             throw QueryError(.unknownProperty(typeName: table.typeName, property: name))
         }
         let expression: String
@@ -173,12 +177,9 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     }
 
     var orderBy: String {
+        guard !propertySorts.isEmpty else { return table.keyOrder }
         var terms = propertySorts.map { "\($0.expression) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
-        if case .scalar(.text) = table.primaryKey.storage {
-            terms.append("\(table.qualified(table.primaryKey)) COLLATE \"C\"")
-        } else {
-            terms.append(table.qualified(table.primaryKey))
-        }
+        terms.append(table.keyOrder)
         return terms.joined(separator: ", ")
     }
 
@@ -222,9 +223,14 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// The SQL condition of every filter and inverse link and its parameters: the one filter's
     /// own translation when only one has SQL, else all of them translated again into one numbering.
     func condition() throws -> (text: String?, parameters: SQLParameters) {
-        let translated = filters.filter { $0.sqlText != nil }
-        if translated.count <= 1, inverseLinks.isEmpty {
-            return (translated.first?.sqlText, translated.first?.parameters ?? SQLParameters())
+        if inverseLinks.isEmpty {
+            var translated: Filter?
+            var count = 0
+            for filter in filters where filter.sqlText != nil {
+                translated = filter
+                count += 1
+            }
+            if count <= 1 { return (translated?.sqlText, translated?.parameters ?? SQLParameters()) }
         }
         var parameters = SQLParameters()
         var conditions: [String] = []
@@ -243,8 +249,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ load: (RowReader, String?, SQLParameters, String, Int?) async throws -> [Element], model: (Element) -> Model
     ) async throws -> [Element] {
-        // Closures, not key paths: a key path into a generic type is built anew on each call.
-        let swiftFilters = filters.filter { !$0.isExact }.map { $0.predicate }
+        let swiftFilters = swiftPredicates
         let inSwift = !swiftFilters.isEmpty || !descriptors.isEmpty
         let limit = limit, orderBy = orderBy, descriptors = descriptors
         let (condition, parameters) = try condition()

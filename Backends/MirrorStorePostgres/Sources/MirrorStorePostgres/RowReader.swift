@@ -83,7 +83,7 @@ final class RowReader {
     private static func select(
         table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?
     ) -> (sql: String, parameters: SQLParameters) {
-        var sql = "SELECT \(table.selectList) FROM \(table.table)"
+        var sql = table.selectFromTable
         if let condition { sql += " WHERE \(condition)" }
         sql += " ORDER BY \(orderBy)"
         var parameters = parameters
@@ -179,7 +179,7 @@ final class RowReader {
         of inverse: BackendModels.Inverse, linkingTo keys: [RecordValue], of table: TableMapping, isolation: isolated (any Actor)? = #isolation
     ) async throws {
         let source = try mapping.table(named: inverse.sourceTypeName)
-        guard let column = source.columns.first(where: { $0.property == inverse.property }) else { return }
+        guard let column = source.column(named: inverse.property) else { return }
         var parameters = SQLParameters()
         let placeholder = try parameters.addKeys(keys, of: table)
         let test = if case .linkArray = column.storage { "\(column.quotedName) && \(placeholder)" } else { "\(column.quotedName) = ANY(\(placeholder))" }
@@ -296,9 +296,15 @@ final class RowReader {
         func keyText() -> String { Self.keyText(of: row, table: table, coding: coding) }
         var values: [RecordValue] = []
         values.reserveCapacity(table.columns.count)
+        let scalarTypes = table.scalarTypes
         var column = 0
         for cell in row {
-            values.append(try coding.read(cell, column: table.columns[column], key: keyText))
+            // The general read runs again only to say why a cell does not read.
+            if let type = scalarTypes[column], let value = ColumnCoding.scalar(cell, type: type) {
+                values.append(value)
+            } else {
+                values.append(try coding.read(cell, column: table.columns[column], key: keyText))
+            }
             column += 1
         }
         do {

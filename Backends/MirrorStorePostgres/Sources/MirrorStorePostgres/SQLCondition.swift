@@ -13,7 +13,7 @@ struct SQLParameters: Sendable {
             PostgresStoreError(.unstorableValue(typeName: "query", property: "constant", reason: reason))
         }
         count += 1
-        return type.isTextEncoded ? "$\(count)::\(type.sqlType)" : "$\(count)"
+        return type.isTextEncoded ? "$\(count)::\(type.sqlType)" : "$" + String(count)
     }
 
     /// Binds the primary keys `keys` of `table` as one array and returns its placeholder, for
@@ -63,7 +63,13 @@ struct SQLCondition {
 /// never leak into `NOT` (every condition is two-valued); doubles keep NaN out of `>` and `>=`.
 struct SQLConditionTranslator {
     let table: TableMapping
-    let mapping: DatabaseMapping
+    /// The tables of the store's models, by type name: what a path through links reads.
+    let tables: [String: TableMapping]
+
+    init(table: TableMapping, mapping: DatabaseMapping) {
+        self.table = table
+        tables = mapping.tables
+    }
 
     /// A value a condition reads: its SQL expression, where it is kept, and whether it may be `NULL`.
     struct Operand {
@@ -154,13 +160,13 @@ struct SQLConditionTranslator {
     /// into embedded models (`jsonb`) are left to Swift for now.
     private func column(_ expression: QueryExpression) throws -> Operand? {
         guard case .property(let path) = expression, let first = path.first,
-              let column = table.columns.first(where: { $0.property == first }) else { return nil }
+              let column = table.column(named: first) else { return nil }
         if path.count == 1 { return Operand(sql: column.quotedName, storage: column.storage, isNullable: column.isNullable) }
         var current = column
         var sql = "\(table.table).\(column.quotedName)"
         for (hop, name) in path.dropFirst().enumerated() {
-            guard case .link(let target, _) = current.storage, let targetTable = mapping.tables[target],
-                  let next = targetTable.columns.first(where: { $0.property == name }) else { return nil }
+            guard case .link(let target, _) = current.storage, let targetTable = tables[target],
+                  let next = targetTable.column(named: name) else { return nil }
             let alias = SQL.identifier("mirrorstore_link\(hop + 1)")
             sql = "(SELECT \(alias).\(next.quotedName) FROM \(targetTable.table) AS \(alias) WHERE \(alias).\(targetTable.primaryKey.quotedName) = \(sql))"
             current = next

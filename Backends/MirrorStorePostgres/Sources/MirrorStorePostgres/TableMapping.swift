@@ -101,9 +101,23 @@ struct ColumnMapping: Sendable {
     let isNullable: Bool
     let isPrimaryKey: Bool
     /// The types a `jsonb` value links to from inside embedded models and containers, by key.
-    var embeddedLinkTargets: [String] = []
+    let embeddedLinkTargets: [String]
+    /// The column's name quoted: spelled once, since every query naming the column spells it.
+    let quotedName: String
 
-    var quotedName: String { SQL.identifier(property) }
+    init(
+        property: String, position: Int, kind: PropertyKind, storage: ColumnStorage, isNullable: Bool, isPrimaryKey: Bool,
+        embeddedLinkTargets: [String] = []
+    ) {
+        self.property = property
+        self.position = position
+        self.kind = kind
+        self.storage = storage
+        self.isNullable = isNullable
+        self.isPrimaryKey = isPrimaryKey
+        self.embeddedLinkTargets = embeddedLinkTargets
+        quotedName = SQL.identifier(property)
+    }
 
     var sqlType: String {
         switch storage {
@@ -169,6 +183,15 @@ final class TableMapping: Sendable {
     let upsertStatement: String
     /// The read of one object: its key bound as `$1`.
     let selectByKey: String
+    /// The start of every read of the table's rows: `SELECT` of every column `FROM` the table.
+    let selectFromTable: String
+    /// The last term of every `ORDER BY`: the primary key, a text key byte by byte.
+    let keyOrder: String
+    /// The type of each column of `columns` that holds one value (a scalar or a link's key),
+    /// `nil` for arrays and `jsonb`: how a row's cells read, resolved once.
+    let scalarTypes: [ScalarType?]
+    /// The index in `columns` of each property's column, by property name.
+    private let columnIndexes: [String: Int]
     /// Whether a column links to another model, so reading a row may lead back to it.
     let hasLinks: Bool
     /// The model's `LinkingObjects` properties, which a read fills from the rows linking to it.
@@ -196,6 +219,16 @@ final class TableMapping: Sendable {
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         upsertStatement = "INSERT INTO \(table) (\(names)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey.quotedName)) \(conflict)"
         selectByKey = "SELECT \(selectList) FROM \(table) WHERE \(primaryKey.quotedName) = \(primaryKey.placeholder(1))"
+        selectFromTable = "SELECT \(selectList) FROM \(table)"
+        let qualifiedKey = "\(table).\(primaryKey.quotedName)"
+        if case .scalar(.text) = primaryKey.storage { keyOrder = qualifiedKey + " COLLATE \"C\"" } else { keyOrder = qualifiedKey }
+        scalarTypes = columns.map { column in
+            switch column.storage {
+            case .scalar(let type), .link(_, let type): type
+            case .array, .linkArray, .json: nil
+            }
+        }
+        columnIndexes = columns.indices.reduce(into: [:]) { indexes, index in indexes[columns[index].property] = indexes[columns[index].property] ?? index }
         hasLinks = columns.contains { !$0.linkTargets.isEmpty }
     }
 
@@ -204,6 +237,11 @@ final class TableMapping: Sendable {
     /// `column` qualified by the table: what `ORDER BY` must name, since a bare name there means
     /// the select list's output column of that name, which is text for a column read as text.
     func qualified(_ column: ColumnMapping) -> String { "\(table).\(column.quotedName)" }
+
+    /// The column of the property `name`, or `nil` when the model has none of that name.
+    func column(named name: String) -> ColumnMapping? {
+        columnIndexes[name].map { columns[$0] }
+    }
 
     /// What the metadata table keeps for the type: its properties and kinds in order, and the key.
     var schemaDescription: String {
