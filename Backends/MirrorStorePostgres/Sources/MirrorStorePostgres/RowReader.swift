@@ -116,7 +116,7 @@ final class RowReader {
 
     /// The models of `table`'s rows that `condition` selects, in the order `orderBy` gives: made
     /// from each row's values when the table has no links nor inverses (see
-    /// ``directModel(_:table:row:coding:)``), else from records whose links and inverses are read.
+    /// ``directModel(_:table:row:coding:values:)``), else from records whose links and inverses are read.
     func models<Model: Persistable>(
         _ type: Model.Type, table: TableMapping, condition: String?, parameters: SQLParameters, orderBy: String, limit: Int?,
         isolation: isolated (any Actor)? = #isolation
@@ -255,13 +255,18 @@ final class RowReader {
         return try await rows(sql, parameters).map { try record(table: table, row: $0, coding: coding, tracking: tracking, pending: &pending) }
     }
 
-    /// Runs `sql` and makes a model of each row of `table` it returns (see ``directModel(_:table:row:coding:)``).
+    /// Runs `sql` and makes a model of each row of `table` it returns (see ``directModel(_:table:row:coding:values:)``).
     private func directModels<Model: Persistable>(
         _ type: Model.Type, _ sql: String, _ parameters: SQLParameters, table: TableMapping, isolation: isolated (any Actor)? = #isolation
     ) async throws -> [Model] {
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        let rows = try await rows(sql, parameters)
         var found: [Model] = []
-        for row in try await rows(sql, parameters) { found.append(try directModel(Model.self, table: table, row: row, coding: coding)) }
+        found.reserveCapacity(rows.count)
+        // One buffer for every row's values: each model copies them out.
+        var values: [RecordValue] = []
+        values.reserveCapacity(table.columns.count)
+        for row in rows { found.append(try directModel(Model.self, table: table, row: row, coding: coding, values: &values)) }
         return found
     }
 
@@ -289,13 +294,14 @@ final class RowReader {
 
     /// The model of one row of a table without links, made from its cells' values by
     /// `BackendModels.model(_:values:)`: straight into the model when it has only single values.
-    private func directModel<Model: Persistable>(_ type: Model.Type, table: TableMapping, row: PostgresRow, coding: ColumnCoding) throws -> Model {
+    private func directModel<Model: Persistable>(
+        _ type: Model.Type, table: TableMapping, row: PostgresRow, coding: ColumnCoding, values: inout [RecordValue]
+    ) throws -> Model {
         guard row.count == table.columns.count else {
             throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(row.count) columns, the model \(table.columns.count)"))
         }
         func keyText() -> String { Self.keyText(of: row, table: table, coding: coding) }
-        var values: [RecordValue] = []
-        values.reserveCapacity(table.columns.count)
+        values.removeAll(keepingCapacity: true)
         let scalarTypes = table.scalarTypes
         var column = 0
         for cell in row {
