@@ -256,7 +256,17 @@ struct SchemaSetup {
                     binds: parameters.bindings), logger: logger)
             }
         }
-        for enumeration in enumerations { try await enumeration.run(migration, on: connection) }
+        // What the blocks deleted goes once every enumeration has run, as one delete under the
+        // models' delete rules (StoreError.deleteDenied refuses the migration), before the
+        // created objects join.
+        var dropped: [(table: TableMapping, keys: [RecordValue])] = []
+        for enumeration in enumerations {
+            let keys = try await enumeration.run(migration, on: connection)
+            if !keys.isEmpty { dropped.append((enumeration.table, keys)) }
+        }
+        if !dropped.isEmpty {
+            _ = try await MigrationStatements(connection: connection, mapping: mapping).deleteFollowingRules(dropped)
+        }
         for object in migration.created {
             // Objects are only created for a model's type, which has a table by now.
             guard let table = mapping.tables[object.objectSchema.typeName] else { continue }
