@@ -272,6 +272,7 @@ struct SchemaSetup {
             var tableMigration = TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
             tableMigration.convertsKinds = migration.enumerations[table.typeName] != nil
             tableMigration.storedSchema = migration.storedName(of: table.typeName).flatMap { storedTables[$0]?.schema }
+            tableMigration.renamedTypes = Dictionary(migration.typeRenames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
             try await tableMigration.run(on: connection)
             var parameters = SQLParameters()
             let description = parameters.add(table.schemaDescription)

@@ -15,6 +15,8 @@ struct TableMigration {
     /// The schema the table was stored with (kinds as the metadata says them), for the automatic
     /// integer conversions (`IntegerConversion`); `nil` when not known.
     var storedSchema: ObjectSchema?
+    /// Stored type names to the names the migration gives them, for links inside `jsonb`.
+    var renamedTypes: [String: String] = [:]
 
     private func failed(_ reason: String) -> PostgresStoreError {
         PostgresStoreError(.migrationFailed(typeName: table.typeName, reason: reason))
@@ -36,6 +38,7 @@ struct TableMigration {
             stored[column] = (type, notNull)
         }
         let conversions = try await integerConversions(stored: stored, on: connection)
+        let unconvertedJSON = try await jsonKindChanges(stored: stored, on: connection)
         var statements: [PostgresQuery] = []
         for (newName, oldName) in renames.sorted(by: { $0.key < $1.key }) {
             guard let column = stored.removeValue(forKey: oldName) else { throw failed("its table has no column \(oldName) to rename to \(newName)") }
@@ -51,7 +54,7 @@ struct TableMigration {
                     statements.append(PostgresQuery(
                         unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) TYPE \(column.sqlType) USING \(column.quotedName)::\(column.sqlType)"))
                 }
-                if existing.type == column.sqlType || conversions.contains(column.property) {
+                if (existing.type == column.sqlType && unconvertedJSON[column.property] == nil) || conversions.contains(column.property) {
                     if existing.notNull && column.isNullable {
                         statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) DROP NOT NULL"))
                     } else if !existing.notNull && !column.isNullable {
@@ -61,7 +64,8 @@ struct TableMigration {
                     continue
                 }
                 guard convertsKinds, !column.isPrimaryKey else {
-                    throw failed("\(column.property) is stored as \(existing.type) and the model needs \(column.sqlType); convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
+                    let (was, needs) = unconvertedJSON[column.property].map { ($0.description, column.kind.description) } ?? (existing.type, column.sqlType)
+                    throw failed("\(column.property) is stored as \(was) and the model needs \(needs); convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
                 }
                 // Made anew below, with the model's init() value, for the enumeration to set.
                 statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP COLUMN \(column.quotedName)"))
@@ -111,6 +115,79 @@ struct TableMigration {
             converted.insert(column.property)
         }
         return converted
+    }
+
+    /// The `jsonb` properties whose kind, as the metadata describes it, changed in a way no
+    /// automatic rule makes, with their stored kind: made anew for an enumeration to convert, or
+    /// refused. Those the rules change (`JSONKindChange`) keep their `jsonb`, whose every value
+    /// is checked here to fit the new kind.
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) naming the first value that does not fit.
+    private func jsonKindChanges(
+        stored: [String: (type: String, notNull: Bool)], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [String: PropertyKind] {
+        guard let storedSchema else { return [:] }
+        var unconverted: [String: PropertyKind] = [:]
+        let storedKey = SQL.identifier(renames[table.primaryKey.property] ?? table.primaryKey.property)
+        for column in table.columns where !column.isPrimaryKey {
+            guard case .json = column.storage else { continue }
+            let storedName = renames[column.property] ?? column.property
+            guard stored[storedName]?.type == column.sqlType, let old = storedSchema.property(named: storedName)?.kind else { continue }
+            let (was, needs) = (Self.unwrapped(old), Self.unwrapped(column.kind))
+            // The same kind, or one the metadata does not say (the column then reads as its text).
+            if was == needs || was == .string { continue }
+            guard let change = JSONKindChange(from: old, to: column.kind, renamedTypes: renamedTypes) else {
+                unconverted[column.property] = old
+                continue
+            }
+            if let (key, value) = try await firstMisfit(of: change, column: SQL.identifier(storedName), key: storedKey, on: connection) {
+                throw failed("\(column.property) holds \(value) in the object with key \(key), which \(column.kind) cannot hold; convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
+            }
+        }
+        return unconverted
+    }
+
+    /// The key and the text of the first value in `column` (a `jsonb` column as stored) that
+    /// `change`'s new kind cannot hold, in key order, read through a cursor a batch at a time.
+    private func firstMisfit(
+        of change: JSONKindChange, column: String, key: String, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> (key: String, value: String)? {
+        let logger = PostgresStore.logger
+        let cursor = "mirrorstore_kind_check"
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(key)::text, \(column)::text FROM \(table.table) WHERE \(column) IS NOT NULL ORDER BY \(key)
+                """), logger: logger)
+        }
+        var found: (key: String, value: String)?
+        while found == nil {
+            let rows = try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(ObjectEnumeration.batchSize) FROM \(cursor)"), logger: logger).collect()
+            }
+            if rows.isEmpty { break }
+            for row in rows {
+                let (keyText, text) = try row.decode((String, String).self)
+                let json: JSONValue
+                do {
+                    json = try JSONCoding.json(from: text)
+                } catch {
+                    throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText, reason: "its jsonb does not read as JSON"))
+                }
+                if let misfit = change.firstMisfit(in: json) {
+                    found = (keyText, misfit)
+                    break
+                }
+            }
+        }
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"), logger: logger)
+        }
+        return found
+    }
+
+    private static func unwrapped(_ kind: PropertyKind) -> PropertyKind {
+        if case .optional(let wrapped) = kind { return unwrapped(wrapped) }
+        return kind
     }
 
     /// Sets `column` to the model's `init()` value in every row (or in those holding `NULL`), a
