@@ -96,9 +96,87 @@ private struct BagsText: Persistable, Equatable {
     static var persistedTypeName: String { "Bags" }
 }
 
+/// Version 1 of `Rows`: a native array of signed integers, jsonb arrays of unsigned ones.
+private struct RowsOne: Persistable, Equatable {
+    var id = 0
+    var nums: [Int] = []
+    var wide: [UInt8] = []
+    var opt: [Int] = []
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Rows" }
+}
+
+/// Version 2: each array moves between a native array and jsonb (`[Int]` to `[UInt]`, `[UInt8]`
+/// to `Set<Int16>`, `[Int]` to `[Int32?]`).
+private struct RowsTwo: Persistable, Equatable {
+    var id = 0
+    var nums: [UInt] = []
+    var wide: Set<Int16> = []
+    var opt: [Int32?] = []
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "Rows" }
+}
+
 extension ServerTests {
 @Suite("Automatic kind changes")
 struct KindChangeTests {
+    @Test func arraysMoveBetweenNativeArraysAndJSONBAsInTheFileStore() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["Rows"])
+        let rows = [RowsOne(id: 1, nums: [1, 2], wide: [3, 250], opt: [7]), RowsOne(id: 2), RowsOne(id: 3, nums: [-1])]
+        let one = try await PostgresStore.open(settings, models: [RowsOne.self], schemaVersion: 1)
+        try await one.write { try await $0.add(contentsOf: rows) }
+        await one.close()
+        let directory = try Self.fileStore(models: [RowsOne.self], rows)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/rows.store"
+
+        // -1 is no UInt: refused in both stores, naming it.
+        await #expect(throws: PostgresStoreError(.migrationFailed(
+            typeName: "Rows",
+            reason: "nums holds -1 in the object with key 3, which [UInt] cannot hold; convert it in migration.enumerateObjects(ofType: \"Rows\")"))) {
+            _ = try await PostgresStore.open(settings, models: [RowsTwo.self], schemaVersion: 2)
+        }
+        #expect {
+            _ = try Self.openFile(path, [RowsTwo.self], version: 2)
+        } throws: { error in
+            guard case .valueDoesNotFit("Rows", "nums", _, "[UInt]")? = (error as? MigrationError)?.kind else { return false }
+            return true
+        }
+        let again = try await PostgresStore.open(settings, models: [RowsOne.self], schemaVersion: 1)
+        try await again.write { _ = try await $0.delete(RowsOne.self, primaryKey: 3) }
+        await again.close()
+        try Self.deleteInFile(path, RowsOne.self, primaryKey: 3)
+
+        let two = try await PostgresStore.open(settings, models: [RowsTwo.self], schemaVersion: 2)
+        let migrated = try await two.objects(RowsTwo.self).all()
+        // The columns take new rows of the new kinds.
+        try await two.write { try await $0.add(RowsTwo(id: 4, nums: [UInt.max], wide: [-3], opt: [nil, 5])) }
+        #expect(try await two.object(RowsTwo.self, primaryKey: 4) == RowsTwo(id: 4, nums: [UInt.max], wide: [-3], opt: [nil, 5]))
+        await two.close()
+        let file = try Self.openFile(path, [RowsTwo.self], version: 2)
+        let inFile = try file.objects(RowsTwo.self).all()
+        try file.close()
+        #expect(migrated == [RowsTwo(id: 1, nums: [1, 2], wide: [3, 250], opt: [7]), RowsTwo(id: 2)])
+        #expect(migrated == inFile)
+    }
+
+    /// A file store in a new directory holding `rows` at version 1; returns the directory.
+    private static func fileStore<Model: Persistable>(models: [any Persistable.Type], _ rows: [Model]) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try openFile(directory.path + "/rows.store", models, version: 1)
+        try store.write { try $0.add(contentsOf: rows) }
+        try store.close()
+        return directory.path
+    }
+
+    private static func deleteInFile<Model: Persistable>(_ path: String, _ type: Model.Type, primaryKey: Int) throws {
+        let store = try openFile(path, [type], version: 1)
+        try store.write { _ = try $0.delete(type, primaryKey: primaryKey) }
+        try store.close()
+    }
+
     private static let bags = [
         BagsOne(id: 1, counts: ["a": 100, "b": -5], smalls: [1, 200, 200], maybe: [1, nil, 300], labels: ["x": 1]),
         BagsOne(id: 2),
