@@ -57,6 +57,7 @@ extension ModelStoreBehavior {
         }
 
         try await checkMigrationSteps()
+        try await checkMigrationDeletes()
     }
 }
 

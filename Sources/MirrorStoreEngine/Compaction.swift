@@ -252,11 +252,30 @@ public struct LogRewriter {
         try writer.append([.setMetadata(key: key, value: value)], into: &index)
     }
 
-    /// Whether `key` of `type` was put already.
+    /// Removes the object `key` of `type` put earlier in this rewrite, as a commit's delete
+    /// would: a migration deletes what the models' delete rules take with an object it dropped
+    /// once every object is written. The rewrite stays one state, accepted whole or not at all.
+    public mutating func delete(type: String, key: StorageKey) throws {
+        try writer.append([.delete(type: type, key: key)], into: &index)
+    }
+
+    /// What this rewrite has written so far, as a snapshot to read it back by (the pending unit
+    /// is written out first). Read it before putting or deleting more: later writes may merge
+    /// away the key runs it reads.
+    ///
+    /// - Throws: `StorageError` when the pending unit cannot be written.
+    public mutating func snapshot() throws -> EngineSnapshot {
+        try writer.flush(force: false, into: &index)
+        return EngineSnapshot(index: index, generation: writer.target, sequence: writer.sequence)
+    }
+
+    /// Whether `key` of `type` was put already (and not deleted since).
     ///
     /// - Throws: `StorageError` when a run this rewrite wrote cannot be read back.
     public mutating func contains(type: String, key: StorageKey) throws -> Bool {
-        try index.types[type]?.location(for: key) != nil || writer.pendingContains(type: type, key: key)
+        // The pending unit's keys are its puts: deletes waiting in it are applied first.
+        if writer.pendingDeletes { try writer.flush(force: false, into: &index) }
+        return try index.types[type]?.location(for: key) != nil || writer.pendingContains(type: type, key: key)
     }
 }
 
@@ -271,6 +290,8 @@ private struct ChunkWriter {
     private var keyRuns: RewriteKeyRuns?
     private var pending: [WriteBatch.Operation] = []
     private var pendingBytes = 0
+    /// Whether the pending unit deletes anything, which `pendingContains` does not account for.
+    private(set) var pendingDeletes = false
     /// The keys put since the last flush, once someone asked (see `pendingContains`).
     private var pendingKeys: [String: Set<StorageKey>]?
     /// The most this writer held; `placements` is the caller's to fill.
@@ -297,7 +318,10 @@ private struct ChunkWriter {
                 pendingBytes += value.count + 16
                 pendingKeys?[type, default: []].insert(key)
             case .setSchema(_, let bytes), .setMetadata(_, let bytes): pendingBytes += bytes.count + 16
-            case .delete, .deleteAll, .reserveCapacity: pendingBytes += 16
+            case .delete, .deleteAll:
+                pendingBytes += 16
+                pendingDeletes = true
+            case .reserveCapacity: pendingBytes += 16
             }
         }
         if pendingBytes >= chunkSize {
@@ -334,6 +358,7 @@ private struct ChunkWriter {
         pending.removeAll(keepingCapacity: true)
         pendingKeys = nil
         pendingBytes = 0
+        pendingDeletes = false
     }
 
     /// Writes the last unit, then, when the key table streams, the keys left in memory of each

@@ -25,7 +25,7 @@ func run() async -> Int32 {
     say("ready \(getpid())")
     do {
         let store = try Store(
-            path: arguments[2], models: [MigrationWorkload.ContactV2.self],
+            path: arguments[2], models: [MigrationWorkload.ContactV2.self, MigrationWorkload.Note.self],
             configuration: MigrationWorkload.configuration(version: 2))
         try store.close()
         say("migrated")

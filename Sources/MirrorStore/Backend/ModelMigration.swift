@@ -37,11 +37,16 @@ public protocol ModelMigration: AnyObject {
     func enumerateObjects(
         ofType typeName: String, _ body: @escaping (_ old: ManagedObject, _ new: ManagedObject) throws -> Void
     ) throws
-    /// Deletes every stored object of `typeName` before the type changes.
+    /// Deletes every stored object of `typeName` before the type changes, without the delete
+    /// rules: links to them read `nil`.
     func deleteAllObjects(ofType typeName: String) throws
     /// A new object of `typeName` with its model's `init()` values, stored with the migrated
     /// objects once the block's enumerations have run.
     func create(ofType typeName: String) throws -> ManagedObject
     /// Deletes `object`: the `new` object being enumerated, or one ``create(ofType:)`` made.
+    /// Every store deletes the enumerated objects deleted this way once all enumerations have
+    /// run, as one delete under the models' ``DeleteRule``s (`.cascade` follows the links as the
+    /// blocks left them, `.deny` from an object that stays refuses the migration with
+    /// ``StoreError`` `.deleteDenied`, links to them read `nil`), before the created objects.
     func delete(_ object: ManagedObject) throws
 }

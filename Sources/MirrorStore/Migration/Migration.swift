@@ -22,9 +22,10 @@
 /// The block describes the migration; MirrorStore then carries it out in one pass over the
 /// stored objects, streaming them into a new file that replaces the old one only once it is
 /// complete and checked. Whatever the block registers with ``enumerateObjects(ofType:_:)`` runs
-/// during that pass, for each object, in the order registered. A block that throws, or a
-/// migrated state that breaks a rule (two objects with one primary key, a link to a missing
-/// object, a unique index), leaves the file unchanged.
+/// during that pass, for each object, in the order registered; the objects it deletes go once
+/// the pass is done, under the models' ``DeleteRule``s (see ``delete(_:)``). A block that
+/// throws, or a migrated state that breaks a rule (two objects with one primary key, a link to
+/// a missing object, a unique index, a `.deny` delete rule), leaves the file unchanged.
 ///
 /// Types are named as they are stored (``Persistable/persistedTypeName``); after
 /// ``renameType(from:to:)``, by their new name.
@@ -135,7 +136,8 @@ public final class Migration {
     }
 
     /// Drops every stored object of `typeName`. A type no model has any more disappears from the
-    /// file; a model's type stays, empty.
+    /// file; a model's type stays, empty. The delete rules are not applied: links to the dropped
+    /// objects read `nil`, as PostgreSQL's `DELETE FROM` leaves them.
     ///
     /// - Throws: ``MigrationError`` when neither the store nor the models have the type.
     public func deleteAllObjects(ofType typeName: String) throws {
@@ -167,6 +169,19 @@ public final class Migration {
     }
 
     /// Deletes `object`: the `new` record being enumerated, or one ``create(ofType:)`` made.
+    ///
+    /// Enumerated objects deleted this way go as one delete of a write transaction once every
+    /// enumeration has run, under the models' ``DeleteRule``s: a `.cascade` link (as the blocks
+    /// left it) deletes its targets, at any depth, from the migrated objects; a link to a deleted
+    /// object reads `nil`; a `.deny` link from an object that stays refuses the migration with
+    /// ``StoreError`` (`.deleteDenied`), the file left as it was. Objects ``create(ofType:)``
+    /// made are stored after these deletes.
+    ///
+    /// ```swift
+    /// try migration.enumerateObjects(ofType: "Team") { old, new in
+    ///     if try old.value(forProperty: "disbanded", as: Bool.self) { try migration.delete(new) }  // its members too
+    /// }
+    /// ```
     ///
     /// - Throws: ``MigrationError`` for any other record.
     public func delete(_ object: ManagedObject) throws {

@@ -39,13 +39,19 @@ final class MigrationRun {
         let renamedTypes = migration.renamedTypes
         let evolutions = try evolutions(for: migration, renamedTypes: renamedTypes)
         var references = LinkReferences()
+        var createdReferences = LinkReferences()
+        var deletes = MigrationDeletes()
         try Store.translatingUniqueViolations {
             try engine.rewrite(indexes: IndexKeys.definitions(for: registry)) { source, target in
                 try write(
                     from: source, into: &target, migration: migration, renamedTypes: renamedTypes,
-                    evolutions: evolutions, references: &references)
+                    evolutions: evolutions, references: &references, createdReferences: &createdReferences, deletes: &deletes)
             } validate: { migrated in
-                try references.check(in: migrated)
+                // A link from a migrated object to one the migration deleted reads `nil`, as
+                // after any delete; the objects it created come after the deletes, and their
+                // links must find their objects.
+                try references.check(in: migrated, skipping: deletes.contains(type:key:))
+                try createdReferences.check(in: migrated, skipping: { _, _ in false })
             }
         }
     }
@@ -80,7 +86,8 @@ final class MigrationRun {
 
     private func write(
         from source: EngineSnapshot, into target: inout LogRewriter, migration: Migration,
-        renamedTypes: [String: String], evolutions: [String: TypeEvolution], references: inout LinkReferences
+        renamedTypes: [String: String], evolutions: [String: TypeEvolution], references: inout LinkReferences,
+        createdReferences: inout LinkReferences, deletes: inout MigrationDeletes
     ) throws {
         for key in source.metadataKeys.sorted() where key != Store.schemaVersionKey && !key.hasPrefix(StoredEnumValues.prefix) {
             if let value = source.metadata(key: key) { try target.setMetadata(key: key, value: value) }
@@ -94,6 +101,11 @@ final class MigrationRun {
         // A link to an object the file did not hold was dangling before the migration: it stays so.
         let existedBefore = { (typeName: String, key: StorageKey) throws in
             try source.contains(type: migration.storedName(of: typeName) ?? typeName, key: key)
+        }
+        // Nor is one to an object deleteAllObjects(ofType:) dropped checked: it reads `nil`.
+        let keptBefore = { (typeName: String, key: StorageKey) throws in
+            let stored = migration.storedName(of: typeName) ?? typeName
+            return try !migration.emptiedTypes.contains(stored) && source.contains(type: stored, key: key)
         }
         let decoder = RecordDecoder(
             schema: { [stored] in stored.schema(named: $0) },
@@ -133,7 +145,10 @@ final class MigrationRun {
                 migration.currentDeleted = false
                 defer { migration.current = nil }
                 for block in blocks { try block(old, new) }
-                guard !migration.currentDeleted else { return }
+                if migration.currentDeleted {
+                    try deletes.drop(new, key: key, rules: registry.deleteRules)
+                    return
+                }
                 let newKey: StorageKey
                 if let primaryKey = try PrimaryKey.storageKey(of: new) {
                     newKey = primaryKey
@@ -151,16 +166,19 @@ final class MigrationRun {
                 } else if changedKeys.contains(newKey) {
                     throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
                 }
-                try put(new, key: newKey, into: &target, references: &references, existedBefore: existedBefore)
+                try put(new, key: newKey, into: &target, references: &references, existedBefore: keptBefore)
             }
         }
+        // Every migrated object is written: the deletes take what the delete rules take with
+        // them, before the created objects join.
+        try deletes.apply(to: &target, rules: registry.deleteRules, schemas: registry)
         for object in migration.created {
             let typeName = object.objectSchema.typeName
             let key = try PrimaryKey.storageKey(of: object) ?? .integer((highestKeys[typeName] ?? 0) + 1)
             guard try !target.contains(type: typeName, key: key) else {
                 throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
             }
-            try put(object, key: key, into: &target, references: &references, existedBefore: existedBefore)
+            try put(object, key: key, into: &target, references: &createdReferences, existedBefore: existedBefore)
         }
         // Checked here, before the new file replaces the old: a raw value the models' enums no
         // longer have would keep the migrated store from opening.
@@ -206,8 +224,9 @@ final class MigrationRun {
 /// The objects migrated records link to, checked to exist once the new state is complete.
 ///
 /// Only links to objects that existed before the migration are checked: a link whose object was
-/// already deleted reads as `nil` in the store, and the migration keeps it as the store does.
-/// A migration that deletes an object others still link to is refused.
+/// already deleted reads as `nil` in the store, and the migration keeps it as the store does;
+/// so does a link to an object the migration deleted. A migration that leaves a link to an
+/// object it neither kept nor deleted (one whose primary key it changed) is refused.
 struct LinkReferences {
     /// Per linked type, each key linked to and the type of one object linking to it.
     private var keys: [String: [StorageKey: String]] = [:]
@@ -220,9 +239,11 @@ struct LinkReferences {
         }
     }
 
-    func check(in snapshot: EngineSnapshot) throws {
+    /// Throws for the first key linked to that `snapshot` does not hold, passing over those
+    /// `skipping` says the migration deleted.
+    func check(in snapshot: EngineSnapshot, skipping: (String, StorageKey) -> Bool) throws {
         for (typeName, linked) in keys.sorted(by: { $0.key < $1.key }) {
-            for (key, source) in linked where try !snapshot.contains(type: typeName, key: key) {
+            for (key, source) in linked where try !skipping(typeName, key) && !snapshot.contains(type: typeName, key: key) {
                 throw MigrationError(.missingLinkTarget(typeName: typeName, key: key.description, linkedFrom: source))
             }
         }

@@ -71,9 +71,31 @@ struct DeleteRules: Sendable {
         deleting roots: [(type: String, key: StorageKey)], view: StoredView, snapshot: EngineSnapshot, pending: PendingWrites,
         schemas: any SchemaSource
     ) throws -> [(type: String, key: StorageKey)] {
-        var deleted: [(type: String, key: StorageKey)] = []
         var seen = Set<DeletedObject>()
-        var queue = Array(roots.reversed())
+        let deleted = try cascade(from: roots, seen: &seen, view: view, schemas: schemas)
+        for object in deleted {
+            for link in denials[object.type] ?? [] {
+                let sources = try LinkingKeys.keys(
+                    of: link.sourceType, property: link.property, linkingTo: object.key,
+                    snapshot: snapshot, pending: pending, schemas: schemas)
+                if let source = sources.first(where: { !seen.contains(DeletedObject(type: link.sourceType, key: $0)) }) {
+                    throw StoreError(.deleteDenied(
+                        typeName: object.type, key: object.key.description, linkedFrom: link.sourceType,
+                        sourceKey: source.description, property: link.property))
+                }
+            }
+        }
+        return deleted
+    }
+
+    /// The objects among `start` that `view` holds and those the cascading links reach from
+    /// them, at any depth, in the order reached, each once: those in `seen` are passed over, and
+    /// every object met joins it.
+    private func cascade(
+        from start: [(type: String, key: StorageKey)], seen: inout Set<DeletedObject>, view: StoredView, schemas: any SchemaSource
+    ) throws -> [(type: String, key: StorageKey)] {
+        var deleted: [(type: String, key: StorageKey)] = []
+        var queue = Array(start.reversed())
         while let next = queue.popLast() {
             guard seen.insert(DeletedObject(type: next.type, key: next.key)).inserted, try view.contains(type: next.type, key: next.key) else { continue }
             deleted.append(next)
@@ -90,19 +112,68 @@ struct DeleteRules: Sendable {
                 Self.forEachLink(in: values[link.position]) { queue.append(($0, $1)) }
             }
         }
-        for object in deleted {
-            for link in denials[object.type] ?? [] {
-                let sources = try LinkingKeys.keys(
-                    of: link.sourceType, property: link.property, linkingTo: object.key,
-                    snapshot: snapshot, pending: pending, schemas: schemas)
-                if let source = sources.first(where: { !seen.contains(DeletedObject(type: link.sourceType, key: $0)) }) {
-                    throw StoreError(.deleteDenied(
-                        typeName: object.type, key: object.key.description, linkedFrom: link.sourceType,
-                        sourceKey: source.description, property: link.property))
+        return deleted
+    }
+
+    /// The objects `record`'s cascading links hold, in the order of its properties: what
+    /// deleting it takes with it, for an object a migration drops before it is stored.
+    func cascadeTargets(of record: ManagedObject) throws -> [(type: String, key: StorageKey)] {
+        var targets: [(type: String, key: StorageKey)] = []
+        for link in cascades[record.objectSchema.typeName] ?? [] where link.position < record.values.count {
+            var reached: [ManagedObject] = []
+            record[propertyAt: link.position].appendLinkedRecords(to: &reached)
+            for linked in reached {
+                if let key = try PrimaryKey.storageKey(of: linked) { targets.append((link.targetType, key)) }
+            }
+        }
+        return targets
+    }
+
+    /// What a migration's deletes remove from the migrated state under the rules, as one delete
+    /// of a write transaction would: `dropped` are the objects it deleted before storing them,
+    /// `targets` the objects their cascading links held; these go, and what cascading links
+    /// reach from them in `snapshot`, at any depth, each once.
+    ///
+    /// A denying link is checked with one pass over its source type, whatever the number of
+    /// objects deleted; the first source found in key order is named.
+    ///
+    /// - Returns: The objects of `snapshot` to delete, in the order reached.
+    /// - Throws: ``StoreError/Kind-swift.enum/deleteDenied(typeName:key:linkedFrom:sourceKey:property:)``
+    ///   when a denying link from an object that stays points at a dropped or removed object;
+    ///   ``StoreError`` for a record that does not decode.
+    func migrationDeletes(
+        dropped: Set<DeletedObject>, targets: [(type: String, key: StorageKey)], snapshot: EngineSnapshot, schemas: any SchemaSource
+    ) throws -> [(type: String, key: StorageKey)] {
+        var seen = dropped
+        let removed = try cascade(from: targets, seen: &seen, view: StoredView(snapshot: snapshot, pending: nil), schemas: schemas)
+        var gone: [String: Set<StorageKey>] = [:]
+        for object in dropped { gone[object.type, default: []].insert(object.key) }
+        for object in removed { gone[object.type, default: []].insert(object.key) }
+        for (targetType, keys) in gone.sorted(by: { $0.key < $1.key }) {
+            for link in denials[targetType] ?? [] {
+                guard let schema = schemas.schema(named: link.sourceType) else { continue }
+                let projection = RecordProjection(schema: schema, properties: [link.property], schemas: schemas)
+                try snapshot.forEachEntryInKeyOrder(type: link.sourceType) { sourceKey, bytes in
+                    guard gone[link.sourceType]?.contains(sourceKey) != true else { return }
+                    let values: [QueryValue]
+                    do {
+                        values = try projection.values(of: bytes)
+                    } catch let failure as RecordCodingFailure {
+                        throw StoreError(failure, typeName: link.sourceType, key: sourceKey.description)
+                    }
+                    var denied: StorageKey?
+                    Self.forEachLink(in: values[link.position]) { typeName, key in
+                        if denied == nil, typeName == targetType, keys.contains(key) { denied = key }
+                    }
+                    if let denied {
+                        throw StoreError(.deleteDenied(
+                            typeName: targetType, key: denied.description, linkedFrom: link.sourceType,
+                            sourceKey: sourceKey.description, property: link.property))
+                    }
                 }
             }
         }
-        return deleted
+        return removed
     }
 
     private static func forEachLink(in value: QueryValue, _ body: (String, StorageKey) -> Void) {
@@ -115,7 +186,7 @@ struct DeleteRules: Sendable {
 }
 
 /// An object a delete removes, as a set member.
-private struct DeletedObject: Hashable {
+struct DeletedObject: Hashable {
     let type: String
     let key: StorageKey
 }

@@ -26,8 +26,14 @@ struct ObjectEnumeration {
     }
 
     /// Runs the migration's blocks for `table.typeName` on every row, in primary-key order,
-    /// updating the rows whose `new` record they changed and deleting those they deleted.
-    func run(_ migration: PostgresMigration, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation) async throws {
+    /// updating the rows whose `new` record they changed.
+    ///
+    /// - Returns: The keys of the rows the blocks deleted, which stay until every enumeration
+    ///   has run: the migration then deletes them at once under the delete rules, as the file
+    ///   store does, their cascades following the links as the blocks left them.
+    func run(
+        _ migration: PostgresMigration, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [RecordValue] {
         let logger = PostgresStore.logger
         let bodies = migration.enumerations[table.typeName] ?? []
         let key = table.primaryKey
@@ -41,6 +47,7 @@ struct ObjectEnumeration {
                 """), logger: logger)
         }
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
+        var dropped: [RecordValue] = []
         while true {
             let rows = try await Failures.translating(mapping) {
                 try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(Self.batchSize) FROM \(Self.cursor)"), logger: logger).collect()
@@ -67,26 +74,18 @@ struct ObjectEnumeration {
                 defer { migration.current = nil }
                 for body in bodies where !migration.currentDeleted { try body(old, new) }
                 if migration.currentDeleted {
-                    try await delete(keyValue, on: connection)
-                } else {
-                    try await update(new, before: before, key: keyValue, coding: coding, on: connection)
+                    // Deleted under the key it was stored with, which links to it hold.
+                    try new.setValue(keyValue, forPropertyAt: key.position)
+                    dropped.append(keyValue)
                 }
+                try await update(new, before: before, key: keyValue, coding: coding, on: connection)
             }
         }
         try await Failures.translating(mapping) {
             try await connection.query(PostgresQuery(unsafeSQL: "CLOSE \(Self.cursor)"), logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(copy)"), logger: logger)
         }
-    }
-
-    private func delete(_ keyValue: RecordValue, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation) async throws {
-        var bindings = PostgresBindings()
-        let key = table.primaryKey
-        try ColumnCoding(models: mapping.models, typeName: table.typeName).bind(keyValue, column: key, into: &bindings)
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(
-                unsafeSQL: "DELETE FROM \(table.table) WHERE \(key.quotedName) = \(key.placeholder(1))", binds: bindings), logger: PostgresStore.logger)
-        }
+        return dropped
     }
 
     /// Writes the properties of `new` that differ from `before`, its values as read.

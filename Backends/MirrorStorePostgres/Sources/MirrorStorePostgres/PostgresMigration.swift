@@ -21,7 +21,8 @@ import PostgresNIO
 /// The block registers the steps; they are carried out once it returns, in this order: type
 /// renames, ``deleteAllObjects(ofType:)``, the `ALTER TABLE`s bringing each table to its model
 /// (renamed columns, added ones filled with the model's `init()` value, removed ones dropped),
-/// the enumerations, then the objects ``create(ofType:)`` made. The whole migration is one SQL
+/// the enumerations, the deletes they asked for (under the delete rules), then the objects
+/// ``create(ofType:)`` made. The whole migration is one SQL
 /// transaction (PostgreSQL's DDL is transactional): a thrown error, from the block, an
 /// enumeration or the server, leaves the database as it was.
 ///
@@ -138,7 +139,7 @@ public final class PostgresMigration {
     /// migration (links read as records holding only their primary key), and `new`, the
     /// record in the model's schema as the renames and added columns left it. The properties
     /// `body` changes on `new` are written back (`UPDATE … WHERE key`, bound parameters);
-    /// ``delete(_:)`` deletes it (`DELETE`).
+    /// ``delete(_:)`` deletes it once every enumeration has run, under the delete rules.
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when no model is called `typeName`.
     public func enumerateObjects(
@@ -148,7 +149,8 @@ public final class PostgresMigration {
         enumerations[typeName, default: []].append(body)
     }
 
-    /// Deletes every stored object of `typeName` (`DELETE FROM`), before its table changes.
+    /// Deletes every stored object of `typeName` (`DELETE FROM`), before its table changes,
+    /// without the delete rules (as the file store drops them): links to them become `NULL`.
     ///
     /// ```swift
     /// try migration.deleteAllObjects(ofType: "Session")
@@ -184,6 +186,13 @@ public final class PostgresMigration {
     }
 
     /// Deletes `object`: the `new` record being enumerated, or one ``create(ofType:)`` made.
+    ///
+    /// As in the file store, enumerated objects deleted this way stay until every enumeration
+    /// has run, then go as one delete under the models' `DeleteRule`s: `.cascade` links (as the
+    /// blocks left them: the row is updated first) delete their targets, at any depth; a
+    /// `.deny` link from a row that stays refuses the migration with `StoreError`
+    /// (`.deleteDenied`), rolling it back; links to a deleted row become `NULL` (foreign keys)
+    /// or are left out on read (arrays of links). Created objects are inserted after.
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) for any other record.
     public func delete(_ object: ManagedObject) throws {

@@ -75,13 +75,20 @@ struct SchemaSetup {
             // Versions are kept per type: stores with other models may share the database.
             var renamed: Set<String> = []
             if let oldVersion = mapping.tables.keys.compactMap({ stored[$0]?.version }).min(), oldVersion < Int64(schemaVersion) {
-                renamed = try await migrate(migrated, stored: stored, from: Int(oldVersion), on: connection)
-            } else if migration != nil, !created.isEmpty,
-                      let oldVersion = stored.filter({ mapping.tables[$0.key] == nil && $0.value.version < Int64(schemaVersion) }).map(\.value.version).max() {
-                // None of the models' types is stored yet, and types no model names are, at a
-                // lower version: the block may rename one of them to a model's type. It sees
-                // the highest of their versions, most likely the app's last.
-                renamed = try await migrate(migrated, stored: stored, from: Int(oldVersion), on: connection)
+                renamed = try await migrate(migrated, stored: stored, from: [Int(oldVersion)], on: connection)
+            } else if migration != nil, !created.isEmpty {
+                // No model's type is stored at a lower version, and some are new: the block may
+                // rename a stored type no model names, written at a lower version, to one of
+                // them (a store whose only change is a type's name). That type's version is the
+                // old one, but which type is known only once the block has said, and the block
+                // decides by the version: it is tried with each such version, highest first,
+                // and the first that renames types whose lowest stored version is the one it was
+                // given is carried out. Other stores' types in the database are never mistaken
+                // for this one's.
+                let candidates = Set(stored.filter { mapping.tables[$0.key] == nil && $0.value.version < Int64(schemaVersion) }.map(\.value.version))
+                if !candidates.isEmpty {
+                    renamed = try await migrate(migrated, stored: stored, from: candidates.sorted(by: >).map { Int($0) }, decidedByRename: true, on: connection)
+                }
             }
             created.removeAll { renamed.contains($0.typeName) }
             try await Failures.translating(mapping) {
@@ -195,9 +202,13 @@ struct SchemaSetup {
     /// over to their models' schemas, runs the block's enumerations and inserts the objects it
     /// created, and records the new schema version, all in the open's transaction. Returns the
     /// model types that took a renamed table.
+    ///
+    /// The block is run with each of `candidates` in turn until one is taken: the first, or with
+    /// `decidedByRename`, the first whose block renames stored types whose lowest version is that
+    /// candidate (the others' steps are dropped unrun; when none is taken, nothing migrates).
     private func migrate(
-        _ tables: [TableMapping], stored: [String: (description: String, version: Int64)], from oldVersion: Int, on connection: PostgresConnection,
-        isolation: isolated (any Actor)? = #isolation
+        _ tables: [TableMapping], stored: [String: (description: String, version: Int64)], from candidates: [Int],
+        decidedByRename: Bool = false, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Set<String> {
         let logger = PostgresStore.logger
         let storedTables = try await StoredTable.all(descriptions: stored.mapValues(\.description), mapping: mapping, on: connection)
@@ -206,11 +217,26 @@ struct SchemaSetup {
         for model in models {
             defaults[model.persistedTypeName] = try model.init().managedObject()
         }
-        let migration = PostgresMigration(
-            oldSchemaVersion: oldVersion, newSchemaVersion: schemaVersion, mapping: mapping, storedTables: storedTables, defaults: defaults)
-        // The blocks may hold the migration.
+        var taken: PostgresMigration?
+        for oldVersion in candidates {
+            let attempt = PostgresMigration(
+                oldSchemaVersion: oldVersion, newSchemaVersion: schemaVersion, mapping: mapping, storedTables: storedTables, defaults: defaults)
+            do {
+                try self.migration?(attempt, oldVersion)
+            } catch {
+                attempt.releaseBlocks()
+                throw error
+            }
+            let renamedVersions = attempt.typeRenames.values.compactMap { stored[$0]?.version }
+            if !decidedByRename || renamedVersions.min() == Int64(oldVersion) {
+                taken = attempt
+                break
+            }
+            // The blocks may hold the migration.
+            attempt.releaseBlocks()
+        }
+        guard let migration = taken else { return [] }
         defer { migration.releaseBlocks() }
-        try self.migration?(migration, oldVersion)
         // Type renames first: every later step names the new type.
         var existing = Set(stored.keys)
         for (newName, oldName) in migration.typeRenames.sorted(by: { $0.key < $1.key }) {
@@ -246,6 +272,7 @@ struct SchemaSetup {
             var tableMigration = TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
             tableMigration.convertsKinds = migration.enumerations[table.typeName] != nil
             tableMigration.storedSchema = migration.storedName(of: table.typeName).flatMap { storedTables[$0]?.schema }
+            tableMigration.renamedTypes = Dictionary(migration.typeRenames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
             try await tableMigration.run(on: connection)
             var parameters = SQLParameters()
             let description = parameters.add(table.schemaDescription)
@@ -256,7 +283,17 @@ struct SchemaSetup {
                     binds: parameters.bindings), logger: logger)
             }
         }
-        for enumeration in enumerations { try await enumeration.run(migration, on: connection) }
+        // What the blocks deleted goes once every enumeration has run, as one delete under the
+        // models' delete rules (StoreError.deleteDenied refuses the migration), before the
+        // created objects join.
+        var dropped: [(table: TableMapping, keys: [RecordValue])] = []
+        for enumeration in enumerations {
+            let keys = try await enumeration.run(migration, on: connection)
+            if !keys.isEmpty { dropped.append((enumeration.table, keys)) }
+        }
+        if !dropped.isEmpty {
+            _ = try await MigrationStatements(connection: connection, mapping: mapping).deleteFollowingRules(dropped)
+        }
         for object in migration.created {
             // Objects are only created for a model's type, which has a table by now.
             guard let table = mapping.tables[object.objectSchema.typeName] else { continue }

@@ -68,7 +68,7 @@ struct StoredTable {
             var kind: PropertyKind
             let reading: ColumnMapping
             let expression: String
-            if let text = described[column.name], let found = candidates[text],
+            if let text = described[column.name], let found = candidates[text] ?? KindSpelling.kind(of: text),
                let mapped = Self.column(column.name, position: position, kind: found, sqlType: column.type, typeName: typeName, mapping: mapping) {
                 kind = found
                 reading = mapped

@@ -15,6 +15,8 @@ struct TableMigration {
     /// The schema the table was stored with (kinds as the metadata says them), for the automatic
     /// integer conversions (`IntegerConversion`); `nil` when not known.
     var storedSchema: ObjectSchema?
+    /// Stored type names to the names the migration gives them, for links inside `jsonb`.
+    var renamedTypes: [String: String] = [:]
 
     private func failed(_ reason: String) -> PostgresStoreError {
         PostgresStoreError(.migrationFailed(typeName: table.typeName, reason: reason))
@@ -36,6 +38,8 @@ struct TableMigration {
             stored[column] = (type, notNull)
         }
         let conversions = try await integerConversions(stored: stored, on: connection)
+        let unconvertedJSON = try await jsonKindChanges(stored: stored, on: connection)
+        let arrayMoves = try await arrayStorageChanges(stored: stored, on: connection)
         var statements: [PostgresQuery] = []
         for (newName, oldName) in renames.sorted(by: { $0.key < $1.key }) {
             guard let column = stored.removeValue(forKey: oldName) else { throw failed("its table has no column \(oldName) to rename to \(newName)") }
@@ -46,12 +50,15 @@ struct TableMigration {
         var added: Set<String> = []
         for column in table.columns {
             if let existing = stored.removeValue(forKey: column.property) {
-                if existing.type != column.sqlType, conversions.contains(column.property) {
-                    // Signed to unsigned or back: every value was found to fit.
+                // Signed to unsigned or back, or an array moving between a native array and
+                // jsonb: every value was found to fit.
+                let using = arrayMoves[column.property]
+                    ?? (conversions.contains(column.property) ? "\(column.quotedName)::\(column.sqlType)" : nil)
+                if existing.type != column.sqlType, let using {
                     statements.append(PostgresQuery(
-                        unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) TYPE \(column.sqlType) USING \(column.quotedName)::\(column.sqlType)"))
+                        unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) TYPE \(column.sqlType) USING \(using)"))
                 }
-                if existing.type == column.sqlType || conversions.contains(column.property) {
+                if (existing.type == column.sqlType && unconvertedJSON[column.property] == nil) || using != nil {
                     if existing.notNull && column.isNullable {
                         statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) ALTER COLUMN \(column.quotedName) DROP NOT NULL"))
                     } else if !existing.notNull && !column.isNullable {
@@ -61,7 +68,8 @@ struct TableMigration {
                     continue
                 }
                 guard convertsKinds, !column.isPrimaryKey else {
-                    throw failed("\(column.property) is stored as \(existing.type) and the model needs \(column.sqlType); convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
+                    let (was, needs) = unconvertedJSON[column.property].map { ($0.description, column.kind.description) } ?? (existing.type, column.sqlType)
+                    throw failed("\(column.property) is stored as \(was) and the model needs \(needs); convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
                 }
                 // Made anew below, with the model's init() value, for the enumeration to set.
                 statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP COLUMN \(column.quotedName)"))
@@ -98,7 +106,8 @@ struct TableMigration {
         let storedKey = SQL.identifier(renames[table.primaryKey.property] ?? table.primaryKey.property)
         for column in table.columns where !column.isPrimaryKey {
             let storedName = renames[column.property] ?? column.property
-            guard stored[storedName] != nil, let old = storedSchema.property(named: storedName)?.kind,
+            // A jsonb array becoming a native one is `arrayStorageChanges`'s.
+            guard let existing = stored[storedName], existing.type != "jsonb", let old = storedSchema.property(named: storedName)?.kind,
                   let conversion = IntegerConversion(from: old, to: column) else { continue }
             let sql = conversion.firstMisfit(table: table.table, key: storedKey, value: SQL.identifier(storedName))
             let rows = try await Failures.translating(mapping) {
@@ -111,6 +120,127 @@ struct TableMigration {
             converted.insert(column.property)
         }
         return converted
+    }
+
+    /// The `jsonb` properties whose kind, as the metadata describes it, changed in a way no
+    /// automatic rule makes, with their stored kind: made anew for an enumeration to convert, or
+    /// refused. Those the rules change (`JSONKindChange`) keep their `jsonb`, whose every value
+    /// is checked here to fit the new kind.
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) naming the first value that does not fit.
+    private func jsonKindChanges(
+        stored: [String: (type: String, notNull: Bool)], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [String: PropertyKind] {
+        guard let storedSchema else { return [:] }
+        var unconverted: [String: PropertyKind] = [:]
+        let storedKey = SQL.identifier(renames[table.primaryKey.property] ?? table.primaryKey.property)
+        for column in table.columns where !column.isPrimaryKey {
+            guard case .json = column.storage else { continue }
+            let storedName = renames[column.property] ?? column.property
+            guard stored[storedName]?.type == column.sqlType, let old = storedSchema.property(named: storedName)?.kind else { continue }
+            let (was, needs) = (Self.unwrapped(old), Self.unwrapped(column.kind))
+            // The same kind, or one the metadata does not say (the column then reads as its text).
+            if was == needs || was == .string { continue }
+            guard let change = JSONKindChange(from: old, to: column.kind, renamedTypes: renamedTypes) else {
+                unconverted[column.property] = old
+                continue
+            }
+            if let (key, value) = try await firstMisfit(of: change, column: SQL.identifier(storedName), key: storedKey, on: connection) {
+                throw failed("\(column.property) holds \(value) in the object with key \(key), which \(column.kind) cannot hold; convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
+            }
+        }
+        return unconverted
+    }
+
+    /// The arrays of integers that move between a native array and `jsonb` by the automatic
+    /// rules (`[Int]` to `[UInt]` or to `[Int?]`, and back), each with the `USING` expression
+    /// of its `ALTER COLUMN … TYPE`: `to_jsonb(column::text[])` spells each integer as the `jsonb`
+    /// encoding does (its decimal text), and `translate` turns that `jsonb` text into an array
+    /// literal. Every stored value is checked to fit the new kind first.
+    ///
+    /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) naming the first value that does not fit.
+    private func arrayStorageChanges(
+        stored: [String: (type: String, notNull: Bool)], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [String: String] {
+        guard let storedSchema else { return [:] }
+        var moves: [String: String] = [:]
+        let storedKey = SQL.identifier(renames[table.primaryKey.property] ?? table.primaryKey.property)
+        for column in table.columns where !column.isPrimaryKey {
+            let storedName = renames[column.property] ?? column.property
+            guard let existing = stored[storedName], existing.type != column.sqlType, let old = storedSchema.property(named: storedName)?.kind,
+                  Self.isIntegerArray(old), Self.isIntegerArray(column.kind),
+                  let change = JSONKindChange(from: old, to: column.kind, renamedTypes: [:]) else { continue }
+            let storedColumn = SQL.identifier(storedName)
+            let using: String
+            let asJSON: String
+            switch column.storage {
+            case .array where existing.type == "jsonb":
+                using = "translate(\(column.quotedName)::text, '[]\"', '{}')::\(column.sqlType)"
+                asJSON = storedColumn
+            case .json where existing.type.hasSuffix("[]"):
+                using = "to_jsonb(\(column.quotedName)::text[])"
+                asJSON = "to_jsonb(\(storedColumn)::text[])"
+            default:
+                continue
+            }
+            if let (key, value) = try await firstMisfit(of: change, column: asJSON, key: storedKey, on: connection) {
+                throw failed("\(column.property) holds \(value) in the object with key \(key), which \(column.kind) cannot hold; convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
+            }
+            moves[column.property] = using
+        }
+        return moves
+    }
+
+    /// Whether `kind` is an array or a set of integers (optional or not, with optional elements or not).
+    private static func isIntegerArray(_ kind: PropertyKind) -> Bool {
+        switch unwrapped(kind) {
+        case .list(let element), .set(let element): IntegerConversion.range(of: element) != nil
+        default: false
+        }
+    }
+
+    /// The key and the text of the first value of `column` (an SQL expression of `jsonb`, over
+    /// the table as stored) that `change`'s new kind cannot hold, in key order, read through a
+    /// cursor a batch at a time.
+    private func firstMisfit(
+        of change: JSONKindChange, column: String, key: String, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> (key: String, value: String)? {
+        let logger = PostgresStore.logger
+        let cursor = "mirrorstore_kind_check"
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(key)::text, (\(column))::text FROM \(table.table) WHERE \(column) IS NOT NULL ORDER BY \(key)
+                """), logger: logger)
+        }
+        var found: (key: String, value: String)?
+        while found == nil {
+            let rows = try await Failures.translating(mapping) {
+                try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(ObjectEnumeration.batchSize) FROM \(cursor)"), logger: logger).collect()
+            }
+            if rows.isEmpty { break }
+            for row in rows {
+                let (keyText, text) = try row.decode((String, String).self)
+                let json: JSONValue
+                do {
+                    json = try JSONCoding.json(from: text)
+                } catch {
+                    throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText, reason: "its jsonb does not read as JSON"))
+                }
+                if let misfit = change.firstMisfit(in: json) {
+                    found = (keyText, misfit)
+                    break
+                }
+            }
+        }
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"), logger: logger)
+        }
+        return found
+    }
+
+    private static func unwrapped(_ kind: PropertyKind) -> PropertyKind {
+        if case .optional(let wrapped) = kind { return unwrapped(wrapped) }
+        return kind
     }
 
     /// Sets `column` to the model's `init()` value in every row (or in those holding `NULL`), a

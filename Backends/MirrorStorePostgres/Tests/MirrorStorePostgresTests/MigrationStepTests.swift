@@ -23,9 +23,54 @@ private func constraintsAndIndexes(of typeName: String) async throws -> [String]
     return names
 }
 
+/// A type another app keeps in the same database, at a version of its own.
+private struct OtherAppNote: Persistable, Equatable {
+    var id = 0
+    var text = ""
+    static var primaryKey: String? { "id" }
+    static var persistedTypeName: String { "MigratedOtherAppNote" }
+}
+
+/// The versions a migration block was called with.
+private final class VersionsSeen: @unchecked Sendable {
+    // @unchecked: the block runs on the opening task only, one call at a time.
+    var versions: [Int] = []
+}
+
 extension ServerTests {
 @Suite("Migration steps")
 struct MigrationStepTests {
+    /// A store whose only change is a type's name: the old version is the renamed type's, read
+    /// from the metadata, though another app's type in the database has a higher one; the
+    /// block is tried with each stored version, highest first, and only the run that renames a
+    /// type of the version it was given is carried out.
+    @Test func aRenamedOnlyTypeTakesItsOwnStoredVersion() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["MigratedWriter", "MigratedAuthor", "MigratedOtherAppNote"])
+        let one = try await PostgresStore.open(settings, models: [WriterBefore.self], schemaVersion: 1)
+        try await one.write { try await $0.add(WriterBefore(id: 1, name: "Ada")) }
+        await one.close()
+        let other = try await PostgresStore.open(settings, models: [OtherAppNote.self], schemaVersion: 5)
+        try await other.write { try await $0.add(OtherAppNote(id: 1, text: "theirs")) }
+        await other.close()
+
+        let seen = VersionsSeen()
+        let two = try await PostgresStore.open(settings, models: [AuthorAfter.self], schemaVersion: 6) { migration, oldSchemaVersion in
+            seen.versions.append(oldSchemaVersion)
+            if oldSchemaVersion < 2 { try migration.renameType(from: "MigratedWriter", to: "MigratedAuthor") }
+        }
+        #expect(try await two.objects(AuthorAfter.self).all() == [AuthorAfter(id: 1, name: "Ada")])
+        await two.close()
+        // 5 first (the other app's), and 1 last, where the block renamed the writer.
+        #expect(seen.versions.first == 5 && seen.versions.last == 1, "\(seen.versions)")
+        #expect(seen.versions == seen.versions.sorted(by: >))
+        #expect(try await columns(of: "MigratedWriter") == [])
+        // The other app's type keeps its rows and its version.
+        let theirs = try await PostgresStore.open(settings, models: [OtherAppNote.self], schemaVersion: 5)
+        #expect(try await theirs.objects(OtherAppNote.self).all() == [OtherAppNote(id: 1, text: "theirs")])
+        await theirs.close()
+    }
+
     /// More rows than one cursor batch, and a column whose kind changes: refused without an
     /// enumeration, converted by one, whose `old` holds the text as stored.
     @Test func anEnumerationConvertsAChangedKindAcrossBatches() async throws {

@@ -1,17 +1,27 @@
 import MirrorStore
 import PostgresNIO
 
-/// Deletes under the models' ``MirrorStore/DeleteRule``s, in the transaction's SQL transaction,
-/// as the file store applies them: the targets of `.cascade` links go too, at any depth, each
-/// once; a `.deny` link from an object that stays refuses the whole delete before anything is
-/// deleted.
-extension PostgresWriteTransaction {
-    /// A stored object: its type name and key.
-    private struct Identity: Hashable {
-        let typeName: String
-        let key: RecordValue
-    }
+/// What deletes under the models' ``MirrorStore/DeleteRule``s need: the mapping, a way to run a
+/// statement in the SQL transaction, and a place to note what changed. A write transaction and a
+/// migration (``MigrationStatements``) delete through it alike.
+protocol RuledDeletes {
+    var mapping: DatabaseMapping { get }
+    /// Runs one statement and returns its rows.
+    func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)?) async throws -> [PostgresRow]
+    /// Notes that the object of `typeName` under `key` changed.
+    func noteChange(_ typeName: String, key: RecordValue)
+}
 
+/// A stored object: its type name and key.
+private struct Identity: Hashable {
+    let typeName: String
+    let key: RecordValue
+}
+
+/// Deletes under the models' ``MirrorStore/DeleteRule``s, in the SQL transaction, as the file
+/// store applies them: the targets of `.cascade` links go too, at any depth, each once; a `.deny`
+/// link from an object that stays refuses the whole delete before anything is deleted.
+extension RuledDeletes {
     /// Deletes the objects of `table` under `keys` and what the rules delete with them, all or
     /// (when a rule denies one) none.
     ///
@@ -20,10 +30,23 @@ extension PostgresWriteTransaction {
     func deleteFollowingRules(
         _ table: TableMapping, keys: [RecordValue], isolation: isolated (any Actor)? = #isolation
     ) async throws -> Int {
+        try await deleteFollowingRules([(table, keys)])
+    }
+
+    /// Deletes the objects `roots` name, of one or more tables, and what the rules delete with
+    /// them, all or (when a rule denies one) none: one delete, whose cascades read the links as
+    /// the rows hold them and whose denials look at every object that stays.
+    ///
+    /// - Returns: How many of the roots were stored, and deleted.
+    /// - Throws: `StoreError.deleteDenied`, deleting nothing.
+    func deleteFollowingRules(
+        _ roots: [(table: TableMapping, keys: [RecordValue])], isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Int {
         var seen = Set<Identity>()
         var deleted: [(table: TableMapping, keys: [RecordValue])] = []
         var rootCount = 0
-        var level: [(table: TableMapping, keys: [RecordValue])] = [(table, keys)]
+        var level = roots
+        var isRoot = true
         while !level.isEmpty {
             var next: [String: (table: TableMapping, keys: [RecordValue])] = [:]
             for (table, keys) in level {
@@ -31,7 +54,7 @@ extension PostgresWriteTransaction {
                 guard !fresh.isEmpty else { continue }
                 let links = mapping.deleteRules.cascades[table.typeName] ?? []
                 let rows = try await storedRows(of: table, keys: fresh, columns: links.map(\.column))
-                if deleted.isEmpty { rootCount = rows.count }
+                if isRoot { rootCount += rows.count }
                 guard !rows.isEmpty else { continue }
                 deleted.append((table, rows.map(\.key)))
                 for row in rows {
@@ -43,6 +66,7 @@ extension PostgresWriteTransaction {
                     }
                 }
             }
+            isRoot = false
             level = next.keys.sorted().compactMap { next[$0] }
         }
         for (table, keys) in deleted {
@@ -53,7 +77,7 @@ extension PostgresWriteTransaction {
         for (table, keys) in deleted {
             var parameters = SQLParameters()
             let placeholder = try parameters.addKeys(keys, of: table)
-            _ = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))", parameters)
+            _ = try await run("DELETE FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))", parameters, isolation: isolation)
             for key in keys { noteChange(table.typeName, key: key) }
         }
         return rootCount
@@ -66,7 +90,8 @@ extension PostgresWriteTransaction {
         var parameters = SQLParameters()
         let placeholder = try parameters.addKeys(keys, of: table)
         let selected = ([table.primaryKey] + columns).map { $0.selectExpression(table: table.table) }.joined(separator: ", ")
-        let rows = try await run("SELECT \(selected) FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))", parameters)
+        let rows = try await run(
+            "SELECT \(selected) FROM \(table.table) WHERE \(table.primaryKey.quotedName) = ANY(\(placeholder))", parameters, isolation: isolation)
         let coding = ColumnCoding(models: mapping.models, typeName: table.typeName)
         return try rows.map { row in
             var cells = row.makeIterator()
@@ -96,7 +121,7 @@ extension PostgresWriteTransaction {
         let test = if case .linkArray = link.column.storage { "\(column) && \(placeholder)" } else { "\(column) = ANY(\(placeholder))" }
         let selected = [source.primaryKey, link.column].map { $0.selectExpression(table: source.table) }.joined(separator: ", ")
         let orderBy = source.primaryKey.quotedName
-        let rows = try await run("SELECT \(selected) FROM \(source.table) WHERE \(test) ORDER BY \(orderBy)", parameters)
+        let rows = try await run("SELECT \(selected) FROM \(source.table) WHERE \(test) ORDER BY \(orderBy)", parameters, isolation: isolation)
         let coding = ColumnCoding(models: mapping.models, typeName: source.typeName)
         let deleted = Set(keys)
         for row in rows {
@@ -120,4 +145,22 @@ extension PostgresWriteTransaction {
         default: [value]
         }
     }
+}
+
+extension PostgresWriteTransaction: RuledDeletes {}
+
+/// Runs a migration's statements on the open's connection, inside its transaction: what a
+/// migration's deletes under the delete rules run through.
+struct MigrationStatements: RuledDeletes {
+    let connection: PostgresConnection
+    let mapping: DatabaseMapping
+
+    func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
+        try await Failures.translating(mapping) {
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+        }
+    }
+
+    /// A migration sends no change notice: it runs while the store opens.
+    func noteChange(_ typeName: String, key: RecordValue) {}
 }
