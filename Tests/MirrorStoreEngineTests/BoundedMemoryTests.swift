@@ -8,7 +8,8 @@ import TestSupport
 /// large: the key table goes to runs `rewriteKeysInMemory` keys at a time (plus the keys of the
 /// one unit just written), the old file is read in windows of twice that many locations, index
 /// entries are gathered that many at a time, and index runs are merged at most
-/// `RewriteIndexRuns.mergeWidth` at once. The states they write are checked against a reference.
+/// `RewriteIndexRuns.mergeWidth` at once, each entry at most twice. The states they write are
+/// checked against a reference.
 @Suite struct BoundedMemoryTests {
     static let bound = 16
     /// Values this long put about a thousand objects in one unit of `Compaction.chunkSize` bytes.
@@ -84,6 +85,11 @@ import TestSupport
         for (count, one) in zip([1_500, 6_000], held) {
             #expect(one.indexEntries >= Self.bound && one.indexEntries <= Self.bound + 3, "\(count) objects: \(one.indexEntries) entries")
             #expect(one.mergedRuns > 1 && one.mergedRuns <= RewriteIndexRuns.mergeWidth, "\(count) objects: \(one.mergedRuns) runs merged at once")
+            // Merged once all runs are written, and only as many early as leave `mergeWidth`
+            // for the last merge: no entry is merged more than twice, however many runs (here
+            // more than `mergeWidth` at either size, so some entries are merged twice).
+            #expect(one.mergedIndexEntries > one.builtIndexEntries, "\(count) objects")
+            #expect(one.mergedIndexEntries <= 2 * one.builtIndexEntries, "\(count) objects: \(one.mergedIndexEntries) entries merged of \(one.builtIndexEntries)")
             #expect(one.keys <= 2 * Self.keysHeldAtMost, "\(count) objects: \(one.keys) keys held")
         }
     }
