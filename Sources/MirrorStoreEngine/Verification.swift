@@ -94,7 +94,9 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// a check that finds either runs again (up to five times, 20 ms apart) on the file as it then
 /// is; a torn tail that stays is reported. The file is
 /// read with `pread`, and through a mapping only up to what the scan validated, so a writer that
-/// cuts off a torn tail meanwhile cannot make the check fault.
+/// cuts off a torn tail meanwhile cannot make the check fault. The replay holds at most 65,536
+/// keys of a type in memory and writes the rest as key runs to an unnamed scratch file in the
+/// temporary directory (`TMPDIR`, else `/tmp`), never to the store.
 public func verifyStoreFile(at path: String, encryption: EngineConfiguration.Encryption? = nil) throws -> VerificationReport {
     try verifyStoreFile(at: path, encryption: encryption, replayKeysInMemory: EngineConfiguration().rewriteKeysInMemory)
 }
