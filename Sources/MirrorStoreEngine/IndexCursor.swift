@@ -19,15 +19,11 @@ struct IndexCursor {
     private var readAhead: [FlaggedEntry] = []
     private var readAheadIndex = 0
     private var batch = 2
-    /// Blocks a forward pass asks the system for at once (`RunBlocks.prefetch(forPassAt:every:)`).
-    private var prefetched = RunBlocks.prefetchedBlocks
 
-    /// Reads `run` forward from its first entry past `below`, asking the system for
-    /// `prefetching` blocks at once as it goes (fewer for a merge of many runs side by side).
-    init(run: IndexRun, after below: KeysBelow, prefetching: Int = RunBlocks.prefetchedBlocks) throws {
+    /// Reads `run` forward from its first entry past `below`.
+    init(run: IndexRun, after below: KeysBelow) throws {
         source = .run(run)
         forward = true
-        prefetched = prefetching
         block = max(0, run.blocksBelow(below) - 1)
         guard block < run.fences.count else { return }
         position = try run.entriesBelow(inBlock: block, below)
@@ -86,7 +82,7 @@ struct IndexCursor {
                 current = nil
                 return
             }
-            if forward { run.blocks.prefetch(forPassAt: block, every: prefetched) }
+            if forward { run.blocks.prefetch(forPassAt: block) }
             position = forward ? 0 : run.count(inBlock: block) - 1
             readAhead.removeAll(keepingCapacity: true)
         }

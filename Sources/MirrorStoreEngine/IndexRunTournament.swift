@@ -25,10 +25,7 @@ struct IndexRunTournament {
     init(_ runs: [IndexRun]) throws {
         path = runs.first?.log.path ?? ""
         starts = runs.map { $0.blocks.offsets.first ?? 0 }
-        // Each run keeps up to twice its prefetched blocks mapped: the blocks asked for at once
-        // over all runs stay about what 16 lone passes ask for (4 MiB), however many runs.
-        let prefetching = max(4, RunBlocks.prefetchedBlocks * 16 / max(1, runs.count))
-        cursors = try runs.map { try IndexCursor(run: $0, after: .noEntry, prefetching: prefetching) }
+        cursors = try runs.map { try IndexCursor(run: $0, after: .noEntry) }
         prefixes = cursors.map { $0.current?.entry.key.sortPrefix ?? .max }
         let count = cursors.count
         losers = [Int](repeating: 0, count: max(1, count))

@@ -29,20 +29,17 @@ struct RunBlocks: Sendable {
 
     var count: Int { offsets.count }
 
-    /// For a pass reading blocks in order: at every `every`-th block, asks the system to read the
-    /// blocks up to the next such one at once, rather than a page per block, and takes those
-    /// before the previous such one out of the resident set (`LogStorage.release`), so that a
-    /// pass over a whole run (a merge, a scan) does not keep all of it mapped. A pass reading
-    /// many runs side by side passes a smaller `every`: each run keeps up to twice that many
-    /// blocks mapped.
-    func prefetch(forPassAt block: Int, every: Int = prefetchedBlocks) {
-        let every = max(1, every)
-        guard block % every == 0, offsets.indices.contains(block) else { return }
-        if block >= every {
-            let passed = offsets[block - every]
+    /// For a pass reading blocks in order: at every `prefetchedBlocks`-th block, asks the system to
+    /// read the blocks up to the next such one at once, rather than a page per block, and takes
+    /// those before the previous such one out of the resident set (`LogStorage.release`), so
+    /// that a pass over a whole run (a merge, a scan) does not keep all of it mapped.
+    func prefetch(forPassAt block: Int) {
+        guard block % Self.prefetchedBlocks == 0, offsets.indices.contains(block) else { return }
+        if block >= Self.prefetchedBlocks {
+            let passed = offsets[block - Self.prefetchedBlocks]
             log.release(at: passed, count: Int(offsets[block] - passed))
         }
-        let last = min(block + every, offsets.count) - 1
+        let last = min(block + Self.prefetchedBlocks, offsets.count) - 1
         let end = offsets[last] + UInt64(2 * KeyRun.blockTarget)
         log.prefetch(at: offsets[block], count: Int(end - offsets[block]))
     }
