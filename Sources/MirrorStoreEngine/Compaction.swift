@@ -42,6 +42,11 @@ enum Compaction {
         var indexEntries = 0
         /// Runs one merge of index runs read at once (`RewriteIndexRuns`).
         var mergedRuns = 0
+        /// Not held but written, for the tests that the work per entry does not grow with the
+        /// store either: the entries of the indexes `RewriteIndexRuns` built, and the entries its
+        /// merges wrote (each entry is written once as a run before).
+        var builtIndexEntries = 0
+        var mergedIndexEntries = 0
     }
 
     static func temporaryPath(for path: String) -> String {

@@ -50,6 +50,8 @@ struct RecoveredLog: Sendable {
     /// The pieces of streamed commits not committed by the last good unit: a reader beside a
     /// writer keeps them for the commit that may follow; an opener drops them.
     var streams = PendingStreams()
+    /// The most keys of one type the replay held in memory at once, after a unit was applied.
+    var mostKeysInMemory = 0
 }
 
 /// Rebuilds the index by reading a log from the start, and classifies whatever follows the
@@ -78,6 +80,11 @@ struct Recovery {
     private var followsWriter = false
     /// Where the scan takes the log to end, when before its size.
     private var end = UInt64.max
+    /// Writes the key table as runs into a scratch log once a type holds its bound of keys in
+    /// memory, for a replay that must not hold every key (`verifyStoreFile`), and where the
+    /// scratch log ends.
+    private var keyRuns: RewriteKeyRuns?
+    private var scratchEnd: UInt64 = 0
 
     static let windowSize = 1 << 20
 
@@ -96,8 +103,13 @@ struct Recovery {
     ///
     /// With `end`, the scan reads the log as if it ended there (at the most its size), so that
     /// two scans beside a writer that goes on appending see the same commits.
+    ///
+    /// With `keyRuns`, each type's keys go to runs in that writer's log once it holds the
+    /// writer's bound in memory (as a rewrite's do), so that the replay holds a bounded number
+    /// of keys per type rather than every key; the state's runs then lie in that log.
     static func scan(
-        _ storage: any LogStorage, fromCheckpoint: Bool = true, followingWriter: Bool = false, endingAt end: UInt64 = .max
+        _ storage: any LogStorage, fromCheckpoint: Bool = true, followingWriter: Bool = false, endingAt end: UInt64 = .max,
+        keyRuns: RewriteKeyRuns? = nil
     ) throws -> RecoveredLog {
         var recovery = Recovery(storage: storage)
         recovery.followsWriter = followingWriter
@@ -106,6 +118,7 @@ struct Recovery {
         recovery = Recovery(storage: storage)
         recovery.followsWriter = followingWriter
         recovery.end = end
+        recovery.keyRuns = keyRuns
         return try recovery.run(fromCheckpoint: false)
     }
 
@@ -201,7 +214,11 @@ struct Recovery {
             }
             // Every put takes at least 5 bytes of the file, so no honest hint asks for more. Only
             // the runs of a checkpoint can make this throw: `scan` then replays the whole log.
-            try result.index.apply(operations, capacityLimit: Int(min(size / 5, UInt64(Int32.max))))
+            try result.index.apply(operations, capacityLimit: min(Int(min(size / 5, UInt64(Int32.max))), keyRuns?.bound ?? .max))
+            if keyRuns != nil {
+                for objects in result.index.types.values { result.mostKeysInMemory = max(result.mostKeysInMemory, objects.memoryCount) }
+                if let written = try keyRuns?.spill(&result.index, at: scratchEnd) { scratchEnd = written }
+            }
             numbering.accept(unit.sequence)
             result.lastSequence = unit.sequence
             result.unitsChecked += 1

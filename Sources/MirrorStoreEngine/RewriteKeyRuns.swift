@@ -1,5 +1,6 @@
-/// Writes the key table of a rewrite (a compaction, a migration) as persisted key runs while the
-/// rewrite goes, so that it holds at most `bound` keys per type in memory rather than every key.
+/// Writes the key table of a rewrite (a compaction, a migration) or of a replay
+/// (`verifyStoreFile`'s) as persisted key runs while it goes, so that it holds at most `bound`
+/// keys per type in memory rather than every key.
 ///
 /// Once a type holds `bound` keys in memory they are sorted and written: appended to the type's
 /// newest run when they all follow its last key (keys that arrive in key order, the common case,
@@ -12,8 +13,11 @@ struct RewriteKeyRuns {
     let bound: Int
     private let log: any LogStorage
     private let sequence: UInt64
-    /// Per type, the writer of its newest run, which keys following its last one extend.
+    /// Per type, the writer of its newest run, which keys following its last one extend, and
+    /// the run it last gave: a type whose runs no longer start with it (a replay's `deleteAll`
+    /// dropped them) is not extended.
     private var newest: [String: KeyRunWriter] = [:]
+    private var newestRun: [String: KeyRun] = [:]
 
     init(bound: Int, log: any LogStorage, sequence: UInt64) {
         self.bound = max(1, bound)
@@ -49,16 +53,18 @@ struct RewriteKeyRuns {
     private mutating func write(_ name: String, _ objects: TypeIndex, into index: inout KeyIndex, at offset: UInt64) throws -> UInt64 {
         let memory = objects.sortedMemoryEntries()
         var first = memory.makeIterator()
-        guard var writer = newest.removeValue(forKey: name), let last = writer.lastKey, let next = first.next(),
-              StorageKey.precedes(last, next.key) else {
+        guard var writer = newest.removeValue(forKey: name), let run = newestRun.removeValue(forKey: name), objects.runs.first === run,
+              let last = writer.lastKey, let next = first.next(), StorageKey.precedes(last, next.key) else {
             let merged = Checkpoint.runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
             return try merge(name, objects, memory: memory, runs: merged, into: &index, at: offset)
         }
         // Every key in memory follows the newest run's: they extend it, and nothing is rewritten.
         try writer.resume(at: offset)
         for (key, packed) in memory { try writer.append(key, packed: packed) }
-        index.types[name] = objects.replacingRuns(1, with: try writer.finish())
+        let extended = try writer.finish()
+        index.types[name] = objects.replacingRuns(1, with: extended)
         newest[name] = writer
+        newestRun[name] = extended
         return writer.offset
     }
 
@@ -70,6 +76,7 @@ struct RewriteKeyRuns {
         index.types[name] = try Checkpoint.writeKeyRun(of: objects, memory: memory, merging: runs, with: &writer)
         // Only a writer that wrote the type's newest run may extend it.
         newest[name] = writer.lastKey == nil ? nil : writer
+        newestRun[name] = writer.lastKey == nil ? nil : index.types[name]?.runs.first
         return writer.offset
     }
 }

@@ -43,6 +43,9 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
     /// Why opening from the checkpoint would not give the state a replay of the whole log gives
     /// (a damaged run block, a key or location that differs), or nil when they agree.
     public var checkpointDisagreement: String?
+    /// The most keys of one type the replay held in memory at once: for tests that it does not
+    /// grow with the store.
+    var replayKeysHeld = 0
 
     /// Whether every byte of the file belongs to a good unit.
     public var isIntact: Bool { firstDamageOffset == nil && checkpointDisagreement == nil }
@@ -91,8 +94,19 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// a check that finds either runs again (up to five times, 20 ms apart) on the file as it then
 /// is; a torn tail that stays is reported. The file is
 /// read with `pread`, and through a mapping only up to what the scan validated, so a writer that
-/// cuts off a torn tail meanwhile cannot make the check fault.
+/// cuts off a torn tail meanwhile cannot make the check fault. The replay holds at most 65,536
+/// keys of a type in memory and writes the rest as key runs to an unnamed scratch file in the
+/// temporary directory (`TMPDIR`, else `/tmp`), never to the store.
 public func verifyStoreFile(at path: String, encryption: EngineConfiguration.Encryption? = nil) throws -> VerificationReport {
+    try verifyStoreFile(at: path, encryption: encryption, replayKeysInMemory: EngineConfiguration().rewriteKeysInMemory)
+}
+
+/// `verifyStoreFile(at:encryption:)`, the replay of the whole log holding at most
+/// `replayKeysInMemory` keys per type in memory: past that they go to key runs in an unnamed
+/// scratch file of the temporary directory (`RewriteKeyRuns`), which the replay's state then
+/// reads, so that checking a store holds a bounded number of keys rather than about 17 bytes
+/// per object. Where no scratch file can be made, the replay holds every key.
+func verifyStoreFile(at path: String, encryption: EngineConfiguration.Encryption?, replayKeysInMemory: Int) throws -> VerificationReport {
     let keys = try encryption.map { (encryption) throws(StorageError) in try EncryptionKeys(encryption.secret) }
     let descriptor = try FileSystem.openRegularFile(path, flags: O_RDONLY)
     guard descriptor >= 0 else { throw FileSystem.ioError("open the store file", path) }
@@ -101,7 +115,7 @@ public func verifyStoreFile(at path: String, encryption: EngineConfiguration.Enc
     var attempt = 0
     while true {
         attempt += 1
-        let (report, unsettled) = try verify(log, path: path)
+        let (report, unsettled) = try verify(log, path: path, replayKeysInMemory: replayKeysInMemory)
         guard unsettled, attempt < 5 else { return report }
         var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
         _ = nanosleep(&pause, nil)
@@ -110,8 +124,10 @@ public func verifyStoreFile(at path: String, encryption: EngineConfiguration.Enc
 
 /// One check of `log`, and whether what it found may be a writer's commit in progress (a torn
 /// tail, or a checkpoint that disagrees with the replay).
-private func verify(_ log: any LogStorage, path: String) throws -> (VerificationReport, unsettled: Bool) {
-    let recovered = try Recovery.scan(log, fromCheckpoint: false)
+private func verify(_ log: any LogStorage, path: String, replayKeysInMemory: Int) throws -> (VerificationReport, unsettled: Bool) {
+    // The scratch file lives as long as the replay's state, whose runs lie in it.
+    let keyRuns = ScratchFile.make().map { RewriteKeyRuns(bound: replayKeysInMemory, log: $0, sequence: 1) }
+    let recovered = try Recovery.scan(log, fromCheckpoint: false, keyRuns: keyRuns)
     (log as? FileLog)?.extendMapping(to: recovered.validEnd)
     if recovered.needsHeader {
         throw StorageError(.notAStore(path: path))
@@ -160,7 +176,8 @@ private func verify(_ log: any LogStorage, path: String) throws -> (Verification
         checkpointSequence: checkpointSequence,
         persistedRuns: persistedRuns,
         persistedIndexRuns: persistedIndexRuns,
-        checkpointDisagreement: disagreement)
+        checkpointDisagreement: disagreement,
+        replayKeysHeld: recovered.mostKeysInMemory)
     return (report, unsettled)
 }
 
