@@ -226,4 +226,57 @@ import TestSupport
             return
         }
     }
+
+    /// A file of format 3 (`Fixtures/customers-v3.store`, written at 8164e1d by the format-3
+    /// writers, which are those of b8cd116: 1,000 customers in one commit, then a stepped run,
+    /// updates and a deletion, and a checkpoint at close whose key run is in the packed layout)
+    /// reads as it did, from its checkpoint and by a replay, goes on being written in format 3
+    /// without walked blocks, and takes them at its compaction.
+    @Test func aFileOfFormat3ReadsAndIsWrittenAsBefore() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/customers-v3.store")
+        let original = Array(try Data(contentsOf: fixture))
+        #expect(original[8] == 3)
+        #expect(PackedEncodingTests.holdsPackedEncodings(original))
+        #expect(!Self.holdsWalkedBlocks(original))
+        let directory = TemporaryDirectory()
+        let path = directory.file("customers.store")
+        try writeFile(path, original)
+        var expected = try openState(path, Self.configuration())
+        #expect(try openState(path, Self.configuration(.recoverValidPrefix)) == expected)
+        var customers: [StorageKey: [UInt8]] = [:]
+        for key in 1...1_000 { customers[.integer(Int64(key))] = Array("customer \(key)".utf8) }
+        for key in stride(from: 2_000, to: 2_600, by: 3) { customers[.integer(Int64(key))] = Array("customer \(key)".utf8) }
+        for key in stride(from: 10, to: 1_000, by: 97) { customers[.integer(Int64(key))] = Array("updated \(key)".utf8) }
+        customers[.integer(500)] = nil
+        #expect(expected.objects == ["Customer": customers])
+
+        let engine = try StorageEngine(path: path, configuration: Self.configuration())
+        #expect(engine.statistics.formatVersion == 3)
+        #expect(Self.lookUpEach(engine.snapshot(), expected).read == customers.count)
+        var batch = WriteBatch()
+        for key in 3_000..<6_000 { batch.put(type: "Customer", key: .integer(Int64(key)), value: Array("customer \(key)".utf8)) }
+        try engine.commit(batch)
+        #expect(engine.statistics.checkpoints > 0)
+        for key in 3_000..<6_000 { expected.objects["Customer"]?[.integer(Int64(key))] = Array("customer \(key)".utf8) }
+        expected.sequence += 1
+        #expect(try StoreState(engine.snapshot()) == expected)
+        try engine.close()
+        let written = try readFile(path)
+        #expect(written[8] == 3)
+        #expect(!Self.holdsWalkedBlocks(written))
+        #expect(try openState(path, Self.configuration()) == expected)
+        #expect(try openState(path, Self.configuration(.recoverValidPrefix)) == expected)
+
+        let compacting = try StorageEngine(path: path, configuration: Self.configuration())
+        try compacting.compact()
+        #expect(compacting.statistics.formatVersion == 4)
+        try compacting.close()
+        let compacted = try readFile(path)
+        #expect(compacted[8] == 4)
+        #expect(Self.holdsWalkedBlocks(compacted))
+        #expect(try openState(path, Self.configuration()) == expected)
+        let reopened = try StorageEngine(path: path, configuration: Self.configuration())
+        #expect(Self.lookUpEach(reopened.snapshot(), expected).read == expected.objects["Customer"]?.count)
+        try reopened.close()
+    }
 }
