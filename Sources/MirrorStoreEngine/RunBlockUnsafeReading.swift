@@ -451,6 +451,7 @@ extension RunBlockReader {
     /// `.absent` when the block does not hold it, `.damaged` when an entry does not decode.
     func location(ofInteger wanted: Int64, guess: @autoclosure () -> Int = -1) -> IntegerSearch {
         if let found = denseLocation(ofInteger: wanted) { return found }
+        if let found = denseWalk(ofInteger: wanted) { return found }
         if layout == Self.packedLayout { return packedLocation(ofInteger: wanted, guess: guess) }
         if layout == Self.walkedLayout { return walkedLocation(ofInteger: wanted, guess: guess) }
         let count = count
@@ -509,7 +510,7 @@ extension RunBlockReader {
         return .absent
     }
 
-    enum IntegerSearch {
+    enum IntegerSearch: Equatable {
         case found(UInt64)
         /// Found in a walked block, whose location the walk reaches through the log.
         case walk(LocationWalk)

@@ -91,6 +91,36 @@ extension RunBlockReader {
         return LocationWalk(packed: packed, steps: index - restart * WalkedIntegerBlock.interval, skip: header.skip, end: end)
     }
 
+    /// The lookup of a walked block of dense keys whose header and restart lie in its first piece
+    /// (the common lookup of an auto-incremented key): the entry found by subtraction, its
+    /// restart read with two loads, no header gathered. Nil for any other block or entry.
+    @inline(__always)
+    func denseWalk(ofInteger wanted: Int64) -> IntegerSearch? {
+        let at = Self.prefixSize
+        guard Self.walkedEntriesStart <= head.count, head[4] == Self.walkedLayout, head[at + 24] == 0 else { return nil }
+        let (index, overflow) = wanted.subtractingReportingOverflow(Int64(littleEndian: head.loadUnaligned(fromByteOffset: at, as: Int64.self)))
+        let count = UInt16(littleEndian: head.loadUnaligned(fromByteOffset: 5, as: UInt16.self))
+        guard !overflow, index >= 0, index < Int64(count) else { return .absent }
+        // Well-formed: 1 to 5 bytes of offset, 1 to 3 of length, the skip 0 or 1.
+        let offsetWidth = Int(head[at + 25])
+        let lengthWidth = Int(head[at + 26])
+        let restart = Int(index) / WalkedIntegerBlock.interval
+        let offsetAt = Self.walkedEntriesStart &+ restart &* (offsetWidth &+ lengthWidth)
+        let lengthAt = offsetAt &+ offsetWidth
+        guard lengthAt &+ 8 <= head.count else { return nil }
+        let base = UInt64(littleEndian: head.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+        let (end, past) = base.addingReportingOverflow(UInt64(littleEndian: head.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self)))
+        let relative = UInt64(littleEndian: head.loadUnaligned(fromByteOffset: offsetAt, as: UInt64.self)) & ((1 &<< UInt64(8 &* offsetWidth)) &- 1)
+        let length = UInt64(littleEndian: head.loadUnaligned(fromByteOffset: lengthAt, as: UInt64.self)) & ((1 &<< UInt64(8 &* lengthWidth)) &- 1)
+        let (offset, beyond) = base.addingReportingOverflow(relative)
+        guard !past, !beyond, offset <= end, length <= end &- offset, length != ValueLocation.lengthSentinel, offset | length != 0 else {
+            return .damaged
+        }
+        let steps = Int(index) &- restart &* WalkedIntegerBlock.interval
+        let packed = offset &<< 24 | length
+        return steps == 0 ? .found(packed) : .walk(LocationWalk(packed: packed, steps: steps, skip: Int(head[at + 27]), end: end))
+    }
+
     /// `location(ofInteger:guess:)` in a walked block: dense keys are found by subtraction,
     /// others by halving from `guess`; the location is a restart's, or a walk to take.
     func walkedLocation(ofInteger wanted: Int64, guess: () -> Int) -> IntegerSearch {
@@ -190,39 +220,68 @@ struct LocationWalk: Equatable {
 
     /// Takes the steps whose bytes lie in `window`, the log's bytes from `start`: true once none is
     /// left, false when the next one needs bytes from ``position`` on that `window` lacks, nil when
-    /// a step does not decode (a skipped byte that is not a whole varint, a length that overflows
-    /// or would take a value past the block's values).
+    /// a step does not decode (a skipped byte that is not a whole varint, a length that overflows)
+    /// or the walk would read, or end, past the block's values. Only the bytes read and the
+    /// location reached are checked: on the way, a walk through intact bytes meets only what
+    /// the writer checked, and through damaged ones is stopped by the regions (`RunBlocks.walked`).
     @inline(__always)
     mutating func advance(in window: UnsafeRawBufferPointer, from start: UInt64) -> Bool? {
+        guard steps > 0 else { return true }
         let windowEnd = start &+ UInt64(window.count)
-        while steps > 0 {
-            let position = self.position
+        // Bytes past the window but before the values' end: another window may hold them.
+        let short: Bool? = windowEnd >= end ? nil : false
+        guard let base = window.baseAddress, end > start else { return short }
+        // No byte at or past the window's end or the values' end is read.
+        let limit = min(UInt64(window.count), end &- start)
+        var offset = packed >> 24
+        var length = packed & 0xFF_FFFF
+        var left = steps
+        var cut = false
+        walk: while left > 0 {
+            let position = offset &+ length
             guard position >= start else { return nil }
-            guard position < windowEnd else { return windowEnd >= end ? nil : false }
-            var at = Int(position &- start)
+            var at = position &- start
             if skip > 0 {
-                guard at &+ skip <= window.count else { return windowEnd >= end ? nil : false }
-                for _ in 0..<skip {
-                    guard window[at] < 0x80 else { return nil }
-                    at &+= 1
+                guard at < limit else {
+                    cut = true
+                    break walk
                 }
-            }
-            var length: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard at < window.count else { return windowEnd >= end ? nil : false }
-                let byte = window[at]
+                // Each skipped byte is a whole varint: a longer one means the log is not as written.
+                guard base.load(fromByteOffset: Int(at), as: UInt8.self) < 0x80 else { return nil }
                 at &+= 1
-                guard shift < 28 else { return nil }
-                length |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { break }
-                shift &+= 7
             }
-            let offset = start &+ UInt64(at)
-            guard offset <= end, length <= end &- offset, length < ValueLocation.lengthSentinel else { return nil }
-            packed = offset &<< 24 | length
-            steps &-= 1
+            guard at < limit else {
+                cut = true
+                break walk
+            }
+            var byte = base.load(fromByteOffset: Int(at), as: UInt8.self)
+            at &+= 1
+            var value = UInt64(byte & 0x7F)
+            if byte >= 0x80 {
+                var shift: UInt64 = 7
+                repeat {
+                    // Four bytes hold every length a location can.
+                    guard shift < 28 else { return nil }
+                    guard at < limit else {
+                        cut = true
+                        break walk
+                    }
+                    byte = base.load(fromByteOffset: Int(at), as: UInt8.self)
+                    at &+= 1
+                    value |= UInt64(byte & 0x7F) << shift
+                    shift &+= 7
+                } while byte >= 0x80
+                guard value < ValueLocation.lengthSentinel else { return nil }
+            }
+            offset = start &+ at
+            length = value
+            left &-= 1
         }
+        // A step cut short starts the next window: the walk keeps where that step starts.
+        packed = offset &<< 24 | length
+        steps = left
+        if cut { return short }
+        guard offset <= end, length <= end &- offset else { return nil }
         return true
     }
 }

@@ -111,7 +111,8 @@ import TestSupport
     }
 
     /// The walked run reads back every location, by lookup and in a pass; then its blocks damaged,
-    /// and the log they walk damaged, never trap: a walk that ends lands inside the block's values.
+    /// and the log they walk damaged, never trap: a walk that ends lands inside the block's values,
+    /// and the dense lookup answers as the general one, intact and damaged.
     @Test func walkedBlocksAndTheirWalksNeverTrap() throws {
         let (log, run, expected) = try Self.walkedLog()
         var layouts: [UInt8] = []
@@ -152,6 +153,10 @@ import TestSupport
                     let reader = RunBlockReader(bytes: blockBytes)
                     guard reader.isWellFormed else { return }
                     for key in wanted.shuffled(using: &generator).prefix(20) {
+                        // The dense route, where it answers, answers as the general one.
+                        if let fast = reader.denseWalk(ofInteger: key) {
+                            #expect(fast == reader.walkedLocation(ofInteger: key, guess: { -1 }), "round \(round), key \(key)")
+                        }
                         guard case .walk(var walk) = reader.location(ofInteger: key) else { continue }
                         let end = walk.end
                         if walk.advance(in: logBytes, from: 0) == true {
