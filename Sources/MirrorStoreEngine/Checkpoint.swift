@@ -31,18 +31,22 @@ enum Checkpoint {
         var end: UInt64
     }
 
-    /// Appends the runs and the checkpoint unit numbered `number` at `offset` of `log`, the key
-    /// runs' integer blocks packed when `packsIntegers` (``LogHeader/packsEncodings(_:)``).
+    /// Appends the runs and the checkpoint unit numbered `number` at `offset` of `log`, a file of
+    /// format `format`, whose writers pack the key runs' integer blocks from format 3 on
+    /// (``LogHeader/packsEncodings(_:)``) and walk their locations from format 4 on
+    /// (``LogHeader/walksLocations(_:)``) unless the log is encrypted (a walk would decrypt pages).
     static func write(
         index: KeyIndex, secondary: SecondaryIndexes, types: TypeTable, log: any LogStorage, at offset: UInt64, sequence: UInt64,
-        number: UInt64, packsIntegers: Bool
+        number: UInt64, format: UInt32
     ) throws -> Written {
         var next = index
         // Everything before `offset` is covered from now on: reads check it against these.
         next.regions = try CoveredRegions.extending(index.regions, start: LogHeader().unitsStart, end: offset, log: log)
         var position = offset
         for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
-            var writer = KeyRunWriter(log: log, sequence: sequence, offset: position, packsIntegers: packsIntegers)
+            var writer = KeyRunWriter(
+                log: log, sequence: sequence, offset: position, packsIntegers: LogHeader.packsEncodings(format),
+                walksLocations: LogHeader.walksLocations(format) && !log.authenticatesReads, regions: next.regions)
             let merged = runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
             next.types[name] = try writeKeyRun(of: objects, memory: objects.sortedMemoryEntries(), merging: merged, with: &writer)
             position = writer.offset

@@ -186,7 +186,7 @@ enum Compaction {
         if let checkpointAfter, wroteRuns || result.size - LogHeader().unitsStart >= UInt64(max(0, checkpointAfter)) {
             let written = try Checkpoint.write(
                 index: result.index, secondary: secondary, types: result.types, log: target, at: result.size, sequence: sequence,
-                number: 1, packsIntegers: true)
+                number: 1, format: LogHeader.currentVersion)
             result.index = written.index
             result.secondary = written.secondary
             result.size = written.end

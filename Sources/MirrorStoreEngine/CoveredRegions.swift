@@ -75,6 +75,14 @@ final class CoveredRegions: Sendable {
         }
     }
 
+    /// Checks the bytes a walk read (`LocationWalk`), `from..<to`, `to` the value it reached:
+    /// nothing when they lie in the value's own region, which the value's read checks.
+    func verifyWalk(from: UInt64, to: UInt64, in log: any LogStorage) throws {
+        guard from < to, from >= start else { return }
+        if (from - start) / Self.size == (to - start) / Self.size { return }
+        try verify(offset: from, length: Int(to - from), in: log)
+    }
+
     /// Checks every region not checked yet: for passes over every object.
     func verifyAll(in log: any LogStorage) throws {
         guard !complete.load(ordering: .acquiring), !log.authenticatesReads else { return }

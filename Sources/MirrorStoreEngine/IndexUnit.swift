@@ -204,7 +204,7 @@ enum IndexUnit {
                 let fences: KeyRun.Fences = fenceKind == 0 ? .integers(integers) : .keys(keys)
                 runs.append(KeyRun(
                     blockOffsets: offsets, blockCounts: counts, fences: fences, entryCount: Int(entries), byteCount: Int(byteCount),
-                    log: log, end: unitOffset))
+                    log: log, end: unitOffset, regions: index.regions))
             }
             guard objects <= UInt64(Int.max) else {
                 throw DecodeFailure(offset: start, reason: "type '\(name)' declares \(objects) objects")

@@ -77,13 +77,17 @@ final class KeyRun: Sendable {
     /// The log generation holding the run.
     var log: any LogStorage { blocks.log }
 
-    /// A run whose blocks all lie before `end` in `log`.
-    init(blockOffsets: [UInt64], blockCounts: [UInt16], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage, end: UInt64) {
+    /// A run whose blocks all lie before `end` in `log`, written by the checkpoint whose
+    /// `regions` checksum the log before it (nil for a log replayed since).
+    init(
+        blockOffsets: [UInt64], blockCounts: [UInt16], fences: Fences, entryCount: Int, byteCount: Int, log: any LogStorage, end: UInt64,
+        regions: CoveredRegions? = nil
+    ) {
         self.blockCounts = blockCounts
         self.fences = fences
         self.entryCount = entryCount
         self.byteCount = byteCount
-        blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "key run")
+        blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "key run", regions: regions)
     }
 
     /// Calls `body` with block `index` once its checksum has matched (`RunBlocks.withBlock`).
@@ -109,12 +113,18 @@ final class KeyRun: Sendable {
         // Clamped as a Double: a key far past the last block's would not fit an Int.
         let scaled = span > 0 ? (Double(wanted) - Double(first)) / span * Double(count) : 0
         let guess = Int(min(Double(count - 1), max(0, scaled)))
-        return try withBlock(block) { reader -> UInt64? in
-            switch reader.location(ofInteger: wanted, guess: guess) {
-            case .found(let packed): return packed
-            case .absent: return nil
-            case .damaged: throw undecodable(block)
-            }
+        let found = try withBlock(block) { reader in reader.location(ofInteger: wanted, guess: guess) }
+        return try packed(found, inBlock: block)
+    }
+
+    /// The packed location a search of block `block` found, walking the log when it found a walk.
+    @inline(__always)
+    private func packed(_ found: RunBlockReader.IntegerSearch, inBlock block: Int) throws -> UInt64? {
+        switch found {
+        case .found(let packed): return packed
+        case .absent: return nil
+        case .damaged: throw undecodable(block)
+        case .walk(let walk): return try blocks.walked(walk, inBlock: block)
         }
     }
 
@@ -122,14 +132,12 @@ final class KeyRun: Sendable {
     /// nil when the run does not mention it.
     func packed(for key: StorageKey) throws -> UInt64? {
         guard let block = fences.block(for: key) else { return nil }
+        if case .integer(let wanted) = key {
+            return try packed(withBlock(block) { reader in reader.location(ofInteger: wanted) }, inBlock: block)
+        }
         return try withBlock(block) { reader -> UInt64? in
-            if case .integer(let wanted) = key {
-                switch reader.location(ofInteger: wanted) {
-                case .found(let packed): return packed
-                case .absent: return nil
-                case .damaged: throw undecodable(block)
-                }
-            }
+            // A walked block holds integers only, which precede every other key.
+            if reader.layout == RunBlockReader.walkedLayout { return nil }
             var low = 0
             var high = reader.count
             while low < high {
@@ -146,13 +154,7 @@ final class KeyRun: Sendable {
     func forEachEntry(_ body: (StorageKey, UInt64) throws -> Void) throws {
         for block in blockOffsets.indices {
             blocks.prefetch(forPassAt: block)
-            let entries = try withBlock(block) { reader -> [(key: StorageKey, packed: UInt64)] in
-                var entries: [(key: StorageKey, packed: UInt64)] = []
-                entries.reserveCapacity(reader.count)
-                guard reader.appendEntries(to: &entries) else { throw undecodable(block) }
-                return entries
-            }
-            for (key, packed) in entries { try body(key, packed) }
+            for (key, packed) in try blocks.keyEntries(block) { try body(key, packed) }
         }
     }
 }
@@ -211,12 +213,33 @@ struct KeyRunWriter {
     private let packsIntegers: Bool
     /// The block's integer entries as the packed layout would hold them.
     private var packing = PackedIntegerBlock()
+    /// Whether blocks whose values follow one another in the log take the walked layout (format 4
+    /// on, a log read in place).
+    private let walksLocations: Bool
+    /// The block's last entries, from `walkStart` on, as the walked layout would hold them: while
+    /// they are all the block's, it closes in that layout.
+    private var walk = WalkedIntegerBlock()
+    private var walkStart = 0
+    /// The checksums the run's walks check the log against.
+    private let regions: CoveredRegions?
+
+    /// Entries of a walk that make a walked block of their own rather than packed entries of the
+    /// block they end: several restarts, so that a block's frame and fence cost less than the
+    /// lengths and offsets the walk leaves out.
+    static let minimumWalked = 4 * WalkedIntegerBlock.interval
 
     /// A writer of a run in the file at `log`; `packsIntegers` when the file's format has the
-    /// packed layout (``LogHeader/packsEncodings(_:)``).
-    init(log: any LogStorage, sequence: UInt64, offset: UInt64, packsIntegers: Bool) {
+    /// packed layout (``LogHeader/packsEncodings(_:)``), `walksLocations` when it has the walked
+    /// one (``LogHeader/walksLocations(_:)``), which needs the checksums of the log before the
+    /// checkpoint, `regions` (nil where the log was replayed in this process).
+    init(
+        log: any LogStorage, sequence: UInt64, offset: UInt64, packsIntegers: Bool, walksLocations: Bool = false,
+        regions: CoveredRegions? = nil
+    ) {
         units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .keyRun)
         self.packsIntegers = packsIntegers
+        self.walksLocations = walksLocations && packsIntegers
+        self.regions = regions
     }
 
     /// Where the next unit goes: past what is written.
@@ -252,6 +275,8 @@ struct KeyRunWriter {
                 for entry in blockIntegers { appendGeneral(encoded: Self.encoded(.integer(entry.key), packed: entry.packed)) }
                 blockIntegers.removeAll(keepingCapacity: true)
                 packing.removeAll()
+                walk = WalkedIntegerBlock()
+                walkStart = 0
             }
             blockAllIntegers = false
         } else if wouldOverflow(adding: encoded) {
@@ -284,10 +309,51 @@ struct KeyRunWriter {
         blockIntegers.append((integer, packed))
         if packsIntegers { packing.add(integer, packed: packed) }
         entries += 1
+        if walksLocations { try follow(integer, packed: packed) }
+    }
+
+    /// Whether the block's entries are all one walk: it then closes in the walked layout.
+    private var blockWalks: Bool {
+        walksLocations && walkStart == 0 && walk.count > 0 && walk.count == blockIntegers.count
+    }
+
+    /// Extends the walk the block ends with by its newest entry, or starts a new one there; when
+    /// a walk that does not start the block grows to `minimumWalked` entries, the entries before it
+    /// close as a block and the walk goes on as a block of its own.
+    private mutating func follow(_ integer: Int64, packed: UInt64) throws {
+        if walk.accepts(packed) {
+            walk.add(integer, packed: packed)
+        } else {
+            walk = WalkedIntegerBlock()
+            walkStart = blockIntegers.count - 1
+            if WalkedIntegerBlock.isWalkable(packed) {
+                walk.add(integer, packed: packed)
+            } else {
+                walkStart += 1
+            }
+        }
+        guard walkStart > 0, walk.count >= Self.minimumWalked else { return }
+        let walked = Array(blockIntegers[walkStart...])
+        let kept = walk
+        blockIntegers.removeLast(walked.count)
+        packing.removeAll()
+        for entry in blockIntegers { packing.add(entry.key, packed: entry.packed) }
+        walk = WalkedIntegerBlock()
+        try closeBlock()
+        integerFences.append(walked[0].key)
+        keyFences.append(.integer(walked[0].key))
+        blockIntegers = walked
+        for entry in walked { packing.add(entry.key, packed: entry.packed) }
+        walk = kept
     }
 
     /// Whether the integer block closes before one more entry, in the layout it would take.
     private func closes(adding integer: Int64, packed: UInt64) -> Bool {
+        if blockWalks {
+            if walk.accepts(packed) { return walk.closes(adding: integer, packed: packed, target: KeyRun.blockTarget) }
+            // A walk long enough for a block ends where the entry does not follow it.
+            if walk.count >= Self.minimumWalked { return true }
+        }
         if packsIntegers, let closes = packing.closes(adding: integer, packed: packed, target: KeyRun.blockTarget) { return closes }
         return RunBlockReader.prefixSize + RunBlockReader.integerEntrySize * (blockIntegers.count + 1) + RunBlockReader.checksumSize > KeyRun.blockTarget
     }
@@ -319,7 +385,9 @@ struct KeyRunWriter {
         let count = blockAllIntegers ? blockIntegers.count : entryOffsets.count
         guard count > 0 else { return }
         let placed: UInt64
-        if blockAllIntegers, packsIntegers, !packing.holdsDeletion {
+        if blockAllIntegers, blockWalks {
+            placed = try units.appendBlock(layout: RunBlockReader.walkedLayout, count: count, entries: walk.encode(blockIntegers[...]))
+        } else if blockAllIntegers, packsIntegers, !packing.holdsDeletion {
             placed = try units.appendBlock(layout: RunBlockReader.packedLayout, count: count, entries: packing.encode(blockIntegers))
         } else if blockAllIntegers {
             var integers = ByteWriter()
@@ -338,6 +406,8 @@ struct KeyRunWriter {
         blockCounts.append(UInt16(truncatingIfNeeded: count))
         blockIntegers.removeAll(keepingCapacity: true)
         packing.removeAll()
+        walk = WalkedIntegerBlock()
+        walkStart = 0
         blockAllIntegers = true
         block = ByteWriter()
         entryOffsets.removeAll(keepingCapacity: true)
@@ -352,6 +422,6 @@ struct KeyRunWriter {
         let fences: KeyRun.Fences = onlyIntegers ? .integers(integerFences) : .keys(keyFences)
         return KeyRun(
             blockOffsets: blockOffsets, blockCounts: blockCounts, fences: fences, entryCount: entries, byteCount: units.bytesWritten,
-            log: units.log, end: units.offset)
+            log: units.log, end: units.offset, regions: regions)
     }
 }

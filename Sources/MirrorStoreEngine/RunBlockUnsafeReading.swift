@@ -67,6 +67,7 @@ struct RunBlockReader {
         switch layout {
         case Self.integerLayout: return count * Self.integerEntrySize == room
         case Self.packedLayout: return packedIsWellFormed
+        case Self.walkedLayout: return walkedIsWellFormed
         case Self.generalLayout, Self.indexLayout: return 2 * count <= room
         default: return false
         }
@@ -122,7 +123,8 @@ struct RunBlockReader {
         return nil
     }
 
-    /// Entry `index` as its key and packed location, or nil when its bytes do not decode.
+    /// Entry `index` as its key and packed location, or nil when its bytes do not decode or lie
+    /// in the log (a walked block's, which `KeyRun` reads).
     func entry(_ index: Int) -> (key: StorageKey, packed: UInt64)? {
         if layout == Self.packedLayout { return packedEntry(index) }
         if layout == Self.integerLayout {
@@ -449,7 +451,9 @@ extension RunBlockReader {
     /// `.absent` when the block does not hold it, `.damaged` when an entry does not decode.
     func location(ofInteger wanted: Int64, guess: @autoclosure () -> Int = -1) -> IntegerSearch {
         if let found = denseLocation(ofInteger: wanted) { return found }
+        if let found = denseWalk(ofInteger: wanted) { return found }
         if layout == Self.packedLayout { return packedLocation(ofInteger: wanted, guess: guess) }
+        if layout == Self.walkedLayout { return walkedLocation(ofInteger: wanted, guess: guess) }
         let count = count
         if layout == Self.integerLayout {
             @inline(__always)
@@ -506,8 +510,10 @@ extension RunBlockReader {
         return .absent
     }
 
-    enum IntegerSearch {
+    enum IntegerSearch: Equatable {
         case found(UInt64)
+        /// Found in a walked block, whose location the walk reaches through the log.
+        case walk(LocationWalk)
         case absent
         case damaged
     }

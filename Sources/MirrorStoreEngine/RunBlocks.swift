@@ -16,13 +16,18 @@ struct RunBlocks: Sendable {
     let what: String
     /// Where the run's last block ends at the latest.
     let end: UInt64
+    /// The checksums of the log before the checkpoint that wrote the run, which a walk through
+    /// the log (a walked block's, `LocationWalk`) checks what it reads against; nil when the
+    /// log was replayed, and so checked, before the run was written.
+    let regions: CoveredRegions?
 
     /// The blocks at `offsets`, all before `end` in `log`.
-    init(offsets: [UInt64], log: any LogStorage, end: UInt64, what: String) {
+    init(offsets: [UInt64], log: any LogStorage, end: UInt64, what: String, regions: CoveredRegions? = nil) {
         self.offsets = offsets
         self.log = log
         self.end = end
         self.what = what
+        self.regions = regions
         checked = CheckedBlocks(count: offsets.count)
         mapped = log.stableBytes(upTo: end)
     }
@@ -130,6 +135,61 @@ struct RunBlocks: Sendable {
 
     func damage(at offset: UInt64, _ reason: String) -> StorageError {
         StorageError(.corrupted(path: log.path, offset: offset, reason: "a block of a persisted \(what) is damaged: \(reason); open the store with `recoverValidPrefix` or run `mirrorstore verify`"))
+    }
+
+    /// The packed location `walk` reaches from a restart of block `index`: through the mapping,
+    /// else through windows read from the log. The bytes it reads before the value are checked
+    /// against the checkpoint's regions where they lie in a region other than the value's (whose
+    /// own region every read of the value checks).
+    ///
+    /// - Throws: `corrupted` when the walk leaves the log before the block or does not decode.
+    func walked(_ walk: LocationWalk, inBlock index: Int) throws -> UInt64 {
+        guard walk.end <= offsets[index] else { throw undecodable(index) }
+        let from = walk.position
+        var walk = walk
+        if let file = mapped?.bytes {
+            guard walk.advance(in: file, from: 0) == true else { throw undecodable(index) }
+        } else {
+            while true {
+                let position = walk.position
+                let count = Int(min(walk.end - min(position, walk.end), UInt64(Self.walkWindow)))
+                let window = try log.read(at: position, count: count)
+                let done = window.withUnsafeBytes { walk.advance(in: $0, from: position) }
+                guard let done else { throw undecodable(index) }
+                if done { break }
+            }
+        }
+        try regions?.verifyWalk(from: from, to: walk.packed >> 24, in: log)
+        return walk.packed
+    }
+
+    /// Bytes a walk reads at once from a log it cannot read in place.
+    static let walkWindow = 4096
+
+    /// The entries of block `index` of a key run, in order: a walked block's read with the log
+    /// bytes of its values, at once and without the mapping (a pass would otherwise keep them in
+    /// the resident set), and checked against the checkpoint's regions.
+    ///
+    /// - Throws: `corrupted` when the block is damaged or an entry does not decode.
+    func keyEntries(_ index: Int) throws -> [(key: StorageKey, packed: UInt64)] {
+        let span = try withBlock(index) { reader -> (start: UInt64, end: UInt64)? in reader.walkedSpan }
+        var values: [UInt8] = []
+        if let span {
+            guard span.end <= offsets[index] else { throw undecodable(index) }
+            try regions?.verify(offset: span.start, length: Int(span.end - span.start), in: log)
+            values = try log.readOnce(at: span.start, count: Int(span.end - span.start))
+        }
+        return try withBlock(index) { reader in
+            var entries: [(key: StorageKey, packed: UInt64)] = []
+            entries.reserveCapacity(reader.count)
+            let decoded = if let span {
+                values.withUnsafeBytes { reader.appendWalkedEntries(to: &entries, log: $0, from: span.start) }
+            } else {
+                reader.appendEntries(to: &entries)
+            }
+            guard decoded else { throw undecodable(index) }
+            return entries
+        }
     }
 
     /// The error for block `index` whose entry does not decode though its checksum matched.

@@ -48,16 +48,7 @@ enum RunMerge {
             while entries.isEmpty, block < run.blockOffsets.count {
                 let index = block
                 run.blocks.prefetch(forPassAt: index)
-                entries = try run.withBlock(index) { reader in
-                    var decoded: [(key: StorageKey, packed: UInt64)] = []
-                    decoded.reserveCapacity(reader.count)
-                    guard reader.appendEntries(to: &decoded) else {
-                        throw StorageError(.corrupted(
-                            path: run.log.path, offset: run.blockOffsets[index],
-                            reason: "an entry of a persisted key run does not decode although its block's checksum matches"))
-                    }
-                    return decoded
-                }
+                entries = try run.blocks.keyEntries(index)
                 if entries.isEmpty { block += 1 }
             }
             current = entries.first

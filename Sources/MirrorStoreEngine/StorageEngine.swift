@@ -789,7 +789,7 @@ public final class StorageEngine: Sendable {
         do {
             written = try Checkpoint.write(
                 index: index, secondary: secondary, types: writer.types, log: log, at: start, sequence: writer.lastSequence,
-                number: writer.checkpointNumber + 1, packsIntegers: LogHeader.packsEncodings(writer.formatVersion))
+                number: writer.checkpointNumber + 1, format: writer.formatVersion)
             if sync { try log.sync() }
         } catch {
             // Nothing points at what was appended: cut it off, so the next commit follows the last one.

@@ -234,8 +234,8 @@ import TestSupport
         let path = directory.file("runs.store")
         let engine = try StorageEngine(path: path, configuration: Self.checkpointing(1))
         var batch = WriteBatch()
-        // Enough entries for several blocks in the packed layout, about a thousand to a block.
-        for number in 0..<10_000 { batch.put(type: "P", key: .integer(Int64(number)), value: Array("value \(number)".utf8)) }
+        // Enough entries for several blocks in the walked layout, about 16,000 to a block.
+        for number in 0..<70_000 { batch.put(type: "P", key: .integer(Int64(number)), value: Array("value \(number)".utf8)) }
         try engine.commit(batch)
         let runs = try #require(engine.snapshot().index.types["P"]?.runs.first)
         #expect(runs.blockOffsets.count > 3)

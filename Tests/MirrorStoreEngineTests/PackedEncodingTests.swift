@@ -136,7 +136,7 @@ import TestSupport
         let newer = directory.file("format3.store")
         try Self.createFormat2(at: older)
         let engines = [try StorageEngine(path: older, configuration: Self.configuration()), try StorageEngine(path: newer, configuration: Self.configuration())]
-        #expect(engines.map(\.statistics.formatVersion) == [2, 3])
+        #expect(engines.map(\.statistics.formatVersion) == [2, LogHeader.currentVersion])
         var committed = [try StoreState(engines[1].snapshot())]
         for _ in 0..<Int.random(in: 20...60, using: &generator) {
             let batch = Self.randomBatch(&generator)
@@ -149,7 +149,7 @@ import TestSupport
         let expected = try StoreState(engines[1].snapshot())
         for engine in engines { try engine.close() }
         let bytes = try [older, newer].map(readFile)
-        #expect(bytes[0][8] == 2 && bytes[1][8] == 3)
+        #expect(bytes[0][8] == 2 && UInt32(bytes[1][8]) == LogHeader.currentVersion)
         #expect(bytes[1].count < bytes[0].count)
         #expect(!Self.holdsPackedEncodings(bytes[0]))
         // Damaged, either file opens as a state its commits made, the same in both, or throws.
@@ -177,13 +177,13 @@ import TestSupport
             }
             #expect(try verifyStoreFile(at: path).isIntact)
         }
-        // Compaction rewrites the older file in format 3, with the same objects.
+        // Compaction rewrites the older file in the current format, with the same objects.
         let engine = try StorageEngine(path: older, configuration: Self.configuration())
         try engine.compact()
-        #expect(engine.statistics.formatVersion == 3)
+        #expect(engine.statistics.formatVersion == LogHeader.currentVersion)
         #expect(try StoreState(engine.snapshot()) == expected)
         try engine.close()
-        #expect(try readFile(older)[8] == 3)
+        #expect(UInt32(try readFile(older)[8]) == LogHeader.currentVersion)
         #expect(try openState(older, Self.configuration()) == expected)
     }
 
@@ -228,10 +228,10 @@ import TestSupport
 
         let compacting = try StorageEngine(path: path, configuration: Self.configuration())
         try compacting.compact()
-        #expect(compacting.statistics.formatVersion == 3)
+        #expect(compacting.statistics.formatVersion == LogHeader.currentVersion)
         try compacting.close()
         let compacted = try readFile(path)
-        #expect(compacted[8] == 3)
+        #expect(UInt32(compacted[8]) == LogHeader.currentVersion)
         #expect(Self.holdsPackedEncodings(compacted))
         #expect(compacted.count < written.count)
         #expect(try openState(path, Self.configuration()) == expected)
@@ -251,7 +251,7 @@ import TestSupport
                 var block = payload.lowerBound + 1
                 while block + 5 <= payload.upperBound {
                     let declared = bytes[block..<(block + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-                    if bytes[block + 4] == RunBlockReader.packedLayout { return true }
+                    if [RunBlockReader.packedLayout, RunBlockReader.walkedLayout].contains(bytes[block + 4]) { return true }
                     block += 4 + declared + RunBlockReader.checksumSize
                 }
             }
