@@ -142,7 +142,7 @@ final class IndexRun: Sendable {
     /// returns `false`, for a run without marks read alone: each block is visited once and its
     /// entries decoded where they lie (a cursor visits a block once per batch it reads ahead, and
     /// collects each batch in an array first).
-    func forEachEntry(after below: KeysBelow, through notAbove: KeysBelow, _ body: (IndexEntry) -> Bool) throws {
+    func forEachEntry(after below: KeysBelow, through notAbove: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
         // From the start of the run (a read of the first entries in order), nothing to search.
         var block = below.isNoEntry ? 0 : max(0, blocksBelow(below) - 1)
         guard block < fences.count else { return }
@@ -174,7 +174,7 @@ final class IndexRun: Sendable {
 
     /// ``forEachEntry(after:through:_:)`` backward: each entry inside `notAbove` and past
     /// `below`, from the last down.
-    func forEachEntryReversed(through notAbove: KeysBelow, after below: KeysBelow, _ body: (IndexEntry) -> Bool) throws {
+    func forEachEntryReversed(through notAbove: KeysBelow, after below: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
         // From the end of the run (a read of the last entries backward), nothing to search.
         var block = notAbove.isEveryEntry ? fences.count - 1 : blocksBelow(notAbove) - 1
         guard block >= 0 else { return }
