@@ -142,15 +142,22 @@ final class IndexRun: Sendable {
     /// returns `false`, for a run without marks read alone: each block is visited once and its
     /// entries decoded where they lie (a cursor visits a block once per batch it reads ahead, and
     /// collects each batch in an array first).
-    func forEachEntry(after below: KeysBelow, through notAbove: KeysBelow, _ body: (IndexEntry) -> Bool) throws {
-        var block = max(0, blocksBelow(below) - 1)
+    func forEachEntry(after below: KeysBelow, through notAbove: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
+        // From the start of the run (a read of the first entries in order), nothing to search.
+        var block = below.isNoEntry ? 0 : max(0, blocksBelow(below) - 1)
         guard block < fences.count else { return }
-        var start = try entriesBelow(inBlock: block, below)
+        var searches = !below.isNoEntry
         while block < fences.count {
-            let (visited, first) = (block, start)
+            // Constants in the closure: a variable it changes is checked for exclusive access at
+            // each use.
+            let (visited, search) = (block, searches)
             let goesOn = try blocks.withBlock(visited) { reader -> Bool in
                 guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
-                var position = first
+                var position = 0
+                if search {
+                    guard let found = reader.indexEntriesBelow(below) else { throw blocks.undecodable(visited) }
+                    position = found
+                }
                 while position < reader.count {
                     guard let (entry, isLive) = reader.indexEntry(position), isLive else { throw blocks.undecodable(visited) }
                     guard notAbove.isEveryEntry || notAbove.contains(entry), body(entry) else { return false }
@@ -160,22 +167,28 @@ final class IndexRun: Sendable {
             }
             guard goesOn else { return }
             block += 1
-            start = 0
+            searches = false
             blocks.prefetch(forPassAt: block)
         }
     }
 
     /// ``forEachEntry(after:through:_:)`` backward: each entry inside `notAbove` and past
     /// `below`, from the last down.
-    func forEachEntryReversed(through notAbove: KeysBelow, after below: KeysBelow, _ body: (IndexEntry) -> Bool) throws {
-        var block = blocksBelow(notAbove) - 1
+    func forEachEntryReversed(through notAbove: KeysBelow, after below: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
+        // From the end of the run (a read of the last entries backward), nothing to search.
+        var block = notAbove.isEveryEntry ? fences.count - 1 : blocksBelow(notAbove) - 1
         guard block >= 0 else { return }
-        var start = try entriesBelow(inBlock: block, notAbove) - 1
+        var searches = !notAbove.isEveryEntry
+        var start = count(inBlock: block) - 1
         while block >= 0 {
-            let (visited, first) = (block, start)
+            let (visited, search, last) = (block, searches, start)
             let goesOn = try blocks.withBlock(visited) { reader -> Bool in
                 guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
-                var position = first
+                var position = last
+                if search {
+                    guard let found = reader.indexEntriesBelow(notAbove) else { throw blocks.undecodable(visited) }
+                    position = found - 1
+                }
                 while position >= 0 {
                     guard let (entry, isLive) = reader.indexEntry(position), isLive else { throw blocks.undecodable(visited) }
                     guard below.isNoEntry || !below.contains(entry), body(entry) else { return false }
@@ -186,6 +199,7 @@ final class IndexRun: Sendable {
             guard goesOn else { return }
             block -= 1
             guard block >= 0 else { return }
+            searches = false
             start = count(inBlock: block) - 1
         }
     }

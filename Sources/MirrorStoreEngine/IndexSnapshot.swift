@@ -19,13 +19,13 @@ public struct IndexSnapshot: Sendable {
     /// Calls `body` with each entry between the bounds (`nil`: unbounded), in index order, until
     /// it returns `false`.
     public func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
-        try storage.forEach(from: lower, to: upper, body)
+        try storage.forEach(from: lower, to: upper) { body($0) }
     }
 
     /// Calls `body` with each entry between the bounds in reverse index order, from `upper` down
     /// to `lower`, until it returns `false`.
     public func forEachReversed(from upper: IndexBound?, to lower: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
-        try storage.forEachReversed(from: upper, to: lower, body)
+        try storage.forEachReversed(from: upper, to: lower) { body($0) }
     }
 
     /// Calls `body` with the object of each entry between the bounds, in index order, until it
@@ -179,7 +179,7 @@ public final class IndexPositions: Sendable {
             self.wanted = wanted
         }
 
-        mutating func take(_ entry: IndexEntry) -> Bool {
+        mutating func take(_ entry: consuming IndexEntry) -> Bool {
             // Each entry's key is compared with the last one read, which is the group's: equal
             // keys are next to each other.
             if let last = read.keys.last, groupStart < read.keys.count, last != entry.key {

@@ -154,11 +154,13 @@ struct TypeIndex: Sendable {
 
     /// `location(for: .integer(value))`, the common case, without a `StorageKey` to pass around.
     func location(forInteger value: Int64) throws -> UInt64? {
-        let memory = storage.integers
-        if !memory.isEmpty, let packed = memory[value] { return packed == 0 ? nil : packed }
-        let runs = storage.runs
-        for index in runs.indices {
-            if let packed = try runs[index].packed(forInteger: value) { return packed == 0 ? nil : packed }
+        // The map and the runs read where the storage holds them: a copy of either out of it was
+        // a retain and a release of its buffers per lookup.
+        if !storage.integers.isEmpty, let packed = storage.integers[value] { return packed == 0 ? nil : packed }
+        var index = 0
+        while index < storage.runs.count {
+            if let packed = try storage.runs[index].packed(forInteger: value) { return packed == 0 ? nil : packed }
+            index += 1
         }
         return nil
     }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One persisted run of a type's primary keys: its entries (key → packed value location, 0 for
 /// a deleted key) sorted by ``StorageKey/precedes(_:_:)`` in checksummed blocks of about
 /// `blockTarget` bytes inside the log's index units, and, in memory, each block's offset and
@@ -155,39 +153,6 @@ final class KeyRun: Sendable {
         for block in blockOffsets.indices {
             blocks.prefetch(forPassAt: block)
             for (key, packed) in try blocks.keyEntries(block) { try body(key, packed) }
-        }
-    }
-}
-
-/// Which blocks of one run have passed their checksum: a bit per block, shared by every
-/// snapshot, so each block is hashed once however often it is read.
-final class CheckedBlocks: Sendable {
-    private let bits: Lock<(words: [UInt64], count: Int)>
-    private let total: Int
-    /// Every block has been checked: no lock is taken any more.
-    private let complete = Atomic<Bool>(false)
-
-    init(count: Int) {
-        total = count
-        bits = Lock(([UInt64](repeating: 0, count: (count + 63) / 64), 0))
-    }
-
-    func contains(_ index: Int) -> Bool {
-        if complete.load(ordering: .acquiring) { return true }
-        return bits.withLock { $0.words[index / 64] & (1 << UInt64(index % 64)) != 0 }
-    }
-
-    /// Marks `index` checked and returns how many are.
-    @discardableResult
-    func insert(_ index: Int) -> Int {
-        bits.withLock { state in
-            let bit: UInt64 = 1 << UInt64(index % 64)
-            if state.words[index / 64] & bit == 0 {
-                state.words[index / 64] |= bit
-                state.count += 1
-                if state.count == total { complete.store(true, ordering: .releasing) }
-            }
-            return state.count
         }
     }
 }

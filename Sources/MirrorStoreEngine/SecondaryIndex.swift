@@ -73,8 +73,9 @@ struct SecondaryIndex: Sendable {
     // MARK: Reading
 
     /// Calls `body` with each entry between the bounds (`nil`: unbounded), in index order, until
-    /// it returns `false`.
-    func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
+    /// it returns `false`. Each entry is handed over, not lent: a reader that keeps it (as
+    /// `IndexPositions` keeps every entry it reads) takes it without copying its key and object.
+    func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (consuming IndexEntry) -> Bool) throws {
         let below = lower.map(KeysBelow.init(before:)) ?? .noEntry
         let notAbove = upper.map(KeysBelow.init(through:)) ?? .everyEntry
         if runs.isEmpty, removed.count == 0 {
@@ -107,8 +108,8 @@ struct SecondaryIndex: Sendable {
     }
 
     /// Calls `body` with each entry between the bounds, in reverse index order (from `upper`
-    /// down), until it returns `false`.
-    func forEachReversed(from upper: IndexBound?, to lower: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
+    /// down), until it returns `false`; each entry handed over, as by `forEach`.
+    func forEachReversed(from upper: IndexBound?, to lower: IndexBound?, _ body: (consuming IndexEntry) -> Bool) throws {
         let below = lower.map(KeysBelow.init(before:)) ?? .noEntry
         let notAbove = upper.map(KeysBelow.init(through:)) ?? .everyEntry
         if let run = soleRun {

@@ -126,8 +126,17 @@ enum SortResolution: Sendable {
         // A descriptor on any other kind compiled because the model's type makes it comparable:
         // only the model can compare it.
         guard isSortableOnRecords(kind) else { return .models }
+        // Only a `String` property's descriptor can hold a string comparator: asking Foundation
+        // for it on any other costs as much as the rest of the resolution.
         return .key(RecordSortKey(property: name, reading: .stored(position: position), kind: kind,
-                                  ascending: ascending, stringComparator: descriptor.stringComparator))
+                                  ascending: ascending, stringComparator: holdsText(kind) ? descriptor.stringComparator : nil))
+    }
+
+    /// Whether values of `kind` are stored as text (optional or not).
+    private static func holdsText(_ kind: PropertyKind) -> Bool {
+        var kind = kind
+        while case .optional(let wrapped) = kind { kind = wrapped }
+        return kind.storedValueType == .string
     }
 
     /// The sort key of a key path through embedded models and to-one links
