@@ -7,31 +7,57 @@ import MirrorStoreEngine
 /// Not generic over the model: results keep lists of these, and a list of a generic type made
 /// every filter look up type metadata at run time.
 struct QueryCondition: Sendable {
-    /// Decides what `node` leaves undecided: a `Predicate` of the queried model. Without one (a
-    /// condition built at run time, which only reads stored values) an undecided record does
-    /// not match.
-    private let predicate: (any Sendable)?
+    /// Decides what `node` leaves undecided: the expression of a `Predicate` of the queried model.
+    /// Without one (a condition built at run time, which only reads stored values) an undecided
+    /// record does not match.
+    private let expression: (any StandardPredicateExpression<Bool>)?
+    /// The predicate's `PredicateExpressions.Variable` of the model, which `expression` reads the
+    /// model through. The predicate is kept as these two parts, all it holds, rather than whole:
+    /// a `Predicate` does not fit an existential's inline buffer and its copy looks up its
+    /// variadic generic type's metadata, which cost a tenth of a lookup by an indexed value.
+    private let variable: (any Sendable)?
     let node: QueryNode
     /// The variable that stands for the model in `node`.
     let root: PredicateExpressions.VariableID
 
     /// A condition that `predicate`, a `Predicate` of the queried model, decides where `node` does not.
-    init(predicate: any Sendable, node: QueryNode, root: PredicateExpressions.VariableID) {
-        self.predicate = predicate
+    init<Model>(predicate: Predicate<Model>, node: QueryNode, root: PredicateExpressions.VariableID) {
+        self.init(expression: predicate.expression, variable: predicate.variable, node: node, root: root)
+    }
+
+    /// A condition that a predicate's `expression`, read through `variable` (its
+    /// `PredicateExpressions.Variable` of the queried model), decides where `node` does not.
+    init(expression: any StandardPredicateExpression<Bool>, variable: any Sendable, node: QueryNode, root: PredicateExpressions.VariableID) {
+        self.expression = expression
+        self.variable = variable
         self.node = node
         self.root = root
     }
 
     /// A condition built at run time, with no predicate.
     init(node: QueryNode, root: PredicateExpressions.VariableID) {
-        predicate = nil
+        expression = nil
+        variable = nil
         self.node = node
         self.root = root
     }
 
-    /// The predicate, for models of the type it was given for.
-    func predicate<Model>(of type: Model.Type) -> Predicate<Model>? {
-        predicate as? Predicate<Model>
+    /// The predicate, for models of the type it was given for: evaluated as `Predicate.evaluate`
+    /// evaluates it, its expression with its variable bound to the model.
+    func predicate<Model>(of type: Model.Type) -> PredicateEvaluation<Model>? {
+        guard let expression, let variable = variable as? PredicateExpressions.Variable<Model> else { return nil }
+        return PredicateEvaluation(expression: expression, variable: variable)
+    }
+}
+
+/// A predicate of `Model` as its expression and variable, evaluated as `Predicate.evaluate`
+/// does: the expression, with the variable bound to the model.
+struct PredicateEvaluation<Model> {
+    let expression: any StandardPredicateExpression<Bool>
+    let variable: PredicateExpressions.Variable<Model>
+
+    func evaluate(_ model: Model) throws -> Bool {
+        try expression.evaluate(PredicateBindings((variable, model)))
     }
 }
 
