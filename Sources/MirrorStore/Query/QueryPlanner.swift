@@ -153,11 +153,15 @@ struct QueryPlanner {
         // gathering its conjuncts and constraints into lists, which cost more than planning it.
         if conditions.count == 1, !conditions[0].node.isConjunction {
             let (node, root) = (conditions[0].node, conditions[0].root)
-            if node.mayThrow { return .scan }
+            // A node that gives a constraint reads properties of the object and constants, in no
+            // range the wrong way round: it cannot throw, so `mayThrow` need not walk it.
             if let constraint = constraint(from: node, root: root) {
+                // A property with an index of its own: the constraint is handed to its access, not copied.
+                if let index = constraint.property.index { return Self.indexAccess(constraint, index, alone: true) }
                 if let access = access(using: constraint, alone: true) { return access }
                 if let compound = compoundAccess([constraint], everyConjunctConstrains: true) { return compound.access }
             }
+            if node.mayThrow { return .scan }
             return linkPresence(node, root, alone: true) ?? linkedAccess([(node, root)]) ?? .scan
         }
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
@@ -297,7 +301,12 @@ struct QueryPlanner {
                   let key = Self.storageKey(for: lower.key) else { return nil }
             return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, order: nil)
         }
-        return AccessPath(
+        return Self.indexAccess(constraint, index, alone: alone)
+    }
+
+    /// The range of `index`, the index of the constraint's property, that `constraint` offers.
+    private static func indexAccess(_ constraint: consuming Constraint, _ index: TypeIndexes.Index, alone: Bool) -> AccessPath {
+        AccessPath(
             source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
             isExact: alone && constraint.isExact, rangeText: constraint.text,
             order: index.order)
@@ -357,7 +366,8 @@ struct QueryPlanner {
     }
 
     /// The constraint a conjunct puts on an indexed property of the model, if it is one the
-    /// planner recognises: comparisons with a constant, ranges, prefixes, `contains`.
+    /// planner recognises: comparisons with a constant, ranges, prefixes, `contains`; never one
+    /// of a node that may throw.
     private func constraint(from node: QueryNode, root: PredicateExpressions.VariableID) -> Constraint? {
         switch node {
         case .equal(let lhs, let rhs):
@@ -371,7 +381,9 @@ struct QueryPlanner {
                 return bound(property, comparison.mirrored, value)
             }
         case .inRange(.range(.constant(let lowerValue), .constant(let upperValue), let isClosed), let element):
-            guard let property = indexedProperty(element, root), IndexKeys.ordersExactly(property.kind),
+            // A range the wrong way round throws in Swift (see `QueryNode.mayThrow`): every object must reach it.
+            guard !ConditionEvaluator.isBackwardsRange(lowerValue, upperValue, isClosed: isClosed),
+                  let property = indexedProperty(element, root), IndexKeys.ordersExactly(property.kind),
                   let lower = IndexKeys.key(for: lowerValue), let upper = IndexKeys.key(for: upperValue) else { return nil }
             let text = RangeText(.within(lower, upper, isClosed: isClosed))
             if case .string(let from) = lowerValue, case .string(let to) = upperValue {
