@@ -71,6 +71,13 @@ final class IndexRange: Sendable {
         }
     }
 
+    /// The objects of a range listed when it was made that holds one at most: in key order
+    /// already, so results read them with no sort and nothing to keep; `nil` for other ranges.
+    var listedInKeyOrder: [StorageKey]? {
+        guard let listed, listed.count < 2 else { return nil }
+        return listed
+    }
+
     /// The objects in the index's order: by value, equal values in key order.
     var keysInIndexOrder: [StorageKey] { get throws { try listed ?? index.objects(from: lower, to: upper) } }
 }

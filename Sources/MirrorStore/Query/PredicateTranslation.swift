@@ -76,14 +76,30 @@ enum Translations {
     }
 
     /// Keyed by type: a program has a bounded number of expression types, each compiled once.
-    private static let known = Lock<[ObjectIdentifier: Compiled]>([:])
+    /// The last one asked for is kept apart as well: a program runs the same shape many times
+    /// in a row, which is then found without hashing the type.
+    private static let known = Lock<Known>(Known())
+
+    private struct Known {
+        var last: (type: ObjectIdentifier, compiled: Compiled)?
+        var byType: [ObjectIdentifier: Compiled] = [:]
+    }
 
     /// The translation of a whole predicate's expression type, compiled on first use.
     static func compiled<Expression>(for type: Expression.Type) -> Translation {
         let key = ObjectIdentifier(type)
-        if let compiled = known.withLock({ $0[key] }) { return compiled.run }
+        let found = known.withLock { known -> Compiled? in
+            if let last = known.last, last.type == key { return last.compiled }
+            guard let compiled = known.byType[key] else { return nil }
+            known.last = (key, compiled)
+            return compiled
+        }
+        if let found { return found.run }
         let translation = translation(for: type)
-        known.withLock { $0[key] = Compiled(run: translation) }
+        known.withLock { known in
+            known.byType[key] = Compiled(run: translation)
+            known.last = (key, Compiled(run: translation))
+        }
         return translation
     }
 
@@ -148,20 +164,25 @@ final class MemberMemo: Sendable {
         let position: Int
     }
 
-    private struct Known: @unchecked Sendable {
+    /// A class, so that reading it under the lock copies one reference rather than its parts.
+    private final class Known: @unchecked Sendable {
         // @unchecked: key paths are immutable; this one is only compared by identity.
         let keyPath: AnyKeyPath
         let plan: TypePlan
         let member: Member
+
+        init(keyPath: AnyKeyPath, plan: TypePlan, member: Member) {
+            self.keyPath = keyPath
+            self.plan = plan
+            self.member = member
+        }
     }
 
     private let last = Lock<Known?>(nil)
 
     func member(keyPath: AnyKeyPath, plan: TypePlan) -> Member? {
-        last.withLock { known in
-            guard let known, known.keyPath === keyPath, known.plan === plan else { return nil }
-            return known.member
-        }
+        guard let known = last.withLock({ $0 }), known.keyPath === keyPath, known.plan === plan else { return nil }
+        return known.member
     }
 
     func remember(keyPath: AnyKeyPath, plan: TypePlan, name: String, position: Int) {

@@ -128,7 +128,7 @@ struct QueryExecution<Model: Persistable> {
 struct ConditionTester<Model: Persistable> {
     private let source: QuerySource
     /// Each condition's predicate, deciding what its translation leaves undecided.
-    private let predicates: [Predicate<Model>?]
+    private let predicates: [PredicateEvaluation<Model>?]
     private let onRecords: RecordConditions
     /// Decodes the models a condition needs, sharing linked records between them.
     private let reader: ModelReader

@@ -7,31 +7,57 @@ import MirrorStoreEngine
 /// Not generic over the model: results keep lists of these, and a list of a generic type made
 /// every filter look up type metadata at run time.
 struct QueryCondition: Sendable {
-    /// Decides what `node` leaves undecided: a `Predicate` of the queried model. Without one (a
-    /// condition built at run time, which only reads stored values) an undecided record does
-    /// not match.
-    private let predicate: (any Sendable)?
+    /// Decides what `node` leaves undecided: the expression of a `Predicate` of the queried model.
+    /// Without one (a condition built at run time, which only reads stored values) an undecided
+    /// record does not match.
+    private let expression: (any StandardPredicateExpression<Bool>)?
+    /// The predicate's `PredicateExpressions.Variable` of the model, which `expression` reads the
+    /// model through. The predicate is kept as these two parts, all it holds, rather than whole:
+    /// a `Predicate` does not fit an existential's inline buffer and its copy looks up its
+    /// variadic generic type's metadata, which cost a tenth of a lookup by an indexed value.
+    private let variable: (any Sendable)?
     let node: QueryNode
     /// The variable that stands for the model in `node`.
     let root: PredicateExpressions.VariableID
 
     /// A condition that `predicate`, a `Predicate` of the queried model, decides where `node` does not.
-    init(predicate: any Sendable, node: QueryNode, root: PredicateExpressions.VariableID) {
-        self.predicate = predicate
+    init<Model>(predicate: Predicate<Model>, node: QueryNode, root: PredicateExpressions.VariableID) {
+        self.init(expression: predicate.expression, variable: predicate.variable, node: node, root: root)
+    }
+
+    /// A condition that a predicate's `expression`, read through `variable` (its
+    /// `PredicateExpressions.Variable` of the queried model), decides where `node` does not.
+    init(expression: any StandardPredicateExpression<Bool>, variable: any Sendable, node: QueryNode, root: PredicateExpressions.VariableID) {
+        self.expression = expression
+        self.variable = variable
         self.node = node
         self.root = root
     }
 
     /// A condition built at run time, with no predicate.
     init(node: QueryNode, root: PredicateExpressions.VariableID) {
-        predicate = nil
+        expression = nil
+        variable = nil
         self.node = node
         self.root = root
     }
 
-    /// The predicate, for models of the type it was given for.
-    func predicate<Model>(of type: Model.Type) -> Predicate<Model>? {
-        predicate as? Predicate<Model>
+    /// The predicate, for models of the type it was given for: evaluated as `Predicate.evaluate`
+    /// evaluates it, its expression with its variable bound to the model.
+    func predicate<Model>(of type: Model.Type) -> PredicateEvaluation<Model>? {
+        guard let expression, let variable = variable as? PredicateExpressions.Variable<Model> else { return nil }
+        return PredicateEvaluation(expression: expression, variable: variable)
+    }
+}
+
+/// A predicate of `Model` as its expression and variable, evaluated as `Predicate.evaluate`
+/// does: the expression, with the variable bound to the model.
+struct PredicateEvaluation<Model> {
+    let expression: any StandardPredicateExpression<Bool>
+    let variable: PredicateExpressions.Variable<Model>
+
+    func evaluate(_ model: Model) throws -> Bool {
+        try expression.evaluate(PredicateBindings((variable, model)))
     }
 }
 
@@ -127,11 +153,15 @@ struct QueryPlanner {
         // gathering its conjuncts and constraints into lists, which cost more than planning it.
         if conditions.count == 1, !conditions[0].node.isConjunction {
             let (node, root) = (conditions[0].node, conditions[0].root)
-            if node.mayThrow { return .scan }
+            // A node that gives a constraint reads properties of the object and constants, in no
+            // range the wrong way round: it cannot throw, so `mayThrow` need not walk it.
             if let constraint = constraint(from: node, root: root) {
+                // A property with an index of its own: the constraint is handed to its access, not copied.
+                if let index = constraint.property.index { return Self.indexAccess(constraint, index, alone: true) }
                 if let access = access(using: constraint, alone: true) { return access }
                 if let compound = compoundAccess([constraint], everyConjunctConstrains: true) { return compound.access }
             }
+            if node.mayThrow { return .scan }
             return linkPresence(node, root, alone: true) ?? linkedAccess([(node, root)]) ?? .scan
         }
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
@@ -271,7 +301,12 @@ struct QueryPlanner {
                   let key = Self.storageKey(for: lower.key) else { return nil }
             return AccessPath(source: .primaryKeys([key]), isExact: alone && constraint.isExact, rangeText: nil, order: nil)
         }
-        return AccessPath(
+        return Self.indexAccess(constraint, index, alone: alone)
+    }
+
+    /// The range of `index`, the index of the constraint's property, that `constraint` offers.
+    private static func indexAccess(_ constraint: consuming Constraint, _ index: TypeIndexes.Index, alone: Bool) -> AccessPath {
+        AccessPath(
             source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
             isExact: alone && constraint.isExact, rangeText: constraint.text,
             order: index.order)
@@ -331,7 +366,8 @@ struct QueryPlanner {
     }
 
     /// The constraint a conjunct puts on an indexed property of the model, if it is one the
-    /// planner recognises: comparisons with a constant, ranges, prefixes, `contains`.
+    /// planner recognises: comparisons with a constant, ranges, prefixes, `contains`; never one
+    /// of a node that may throw.
     private func constraint(from node: QueryNode, root: PredicateExpressions.VariableID) -> Constraint? {
         switch node {
         case .equal(let lhs, let rhs):
@@ -345,7 +381,9 @@ struct QueryPlanner {
                 return bound(property, comparison.mirrored, value)
             }
         case .inRange(.range(.constant(let lowerValue), .constant(let upperValue), let isClosed), let element):
-            guard let property = indexedProperty(element, root), IndexKeys.ordersExactly(property.kind),
+            // A range the wrong way round throws in Swift (see `QueryNode.mayThrow`): every object must reach it.
+            guard !ConditionEvaluator.isBackwardsRange(lowerValue, upperValue, isClosed: isClosed),
+                  let property = indexedProperty(element, root), IndexKeys.ordersExactly(property.kind),
                   let lower = IndexKeys.key(for: lowerValue), let upper = IndexKeys.key(for: upperValue) else { return nil }
             let text = RangeText(.within(lower, upper, isClosed: isClosed))
             if case .string(let from) = lowerValue, case .string(let to) = upperValue {

@@ -41,7 +41,7 @@ final class QuerySource: Sendable {
         }
         everyObject = ResultsState(
             conditions: [], rows: .all,
-            plan: QueryPlan(access: .scan(typeName: entry.plan.typeName), filter: .none, order: .primaryKey), steps: [])
+            plan: QueryPlan(access: .scan(typeName: entry.plan.typeName), filter: .none, order: .primaryKey), sortingSteps: nil)
     }
 
     /// Throws when the snapshot was taken after its engine closed (``EngineSnapshot/checkOpen()``).

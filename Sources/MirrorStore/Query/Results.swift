@@ -159,10 +159,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// The keys of rows kept in key order, put in that order on first use.
     private var keysInKeyOrder: [StorageKey] {
         get throws {
-        try state.keysInKeyOrder {
+        // Most often one key, for an equality on a unique value: nothing to sort or keep.
+        if case .range(let range) = rows, let keys = range.listedInKeyOrder { return keys }
+        return try state.keysInKeyOrder {
             switch rows {
             case .range(let range):
-                // Most often one key, for an equality on a unique value: nothing to sort.
                 let keys = try range.keysInIndexOrder
                 return keys.count < 2 ? keys : keys.sorted(by: StorageKey.precedes)
             // Rows that keep their keys never ask.
@@ -183,27 +184,39 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// Every result, decoded now, in order. Links shared between results come back shared.
     ///
     /// - Throws: ``StoreError`` or ``MappingError`` when a stored record cannot become a model.
+    @inlinable
     public func all() throws -> [Model] {
+        // Inlined where `Model` is known, so that the array is made and grown where its type is
+        // known: out of line, its metadata was looked up and it grew through unspecialised
+        // code on every call.
+        var models: [Model] = []
+        if let every = try readAll(reserving: { models.reserveCapacity($0) }, { models.append($0) }) { return every }
+        return models
+    }
+
+    /// ``all()`` where `Model` is not known: the models of every object when the results are
+    /// every object of the type, read at once; otherwise `nil`, once `reserve` has been told how
+    /// many results there are and `append` has been given each, in order.
+    @usableFromInline
+    func readAll(reserving reserve: (Int) -> Void, _ append: (Model) -> Void) throws -> [Model]? {
         if case .all = rows { return try source.reader().allModels(Model.self) }
         let found = try foundKeys
         let keys = found.keys
-        var models: [Model] = []
-        models.reserveCapacity(keys.count)
-        // A loop, not `map`: results run unspecialised, where `map` costs more than one read.
+        reserve(keys.count)
         if source.entry.isStandalone {
             // No links, so nothing for the models to share: each is read on its own, with no reader made.
             for position in keys.indices {
-                models.append(try source.listedModel(Model.self, key: keys[position], at: found.location(at: position)))
+                append(try source.listedModel(Model.self, key: keys[position], at: found.location(at: position)))
             }
-            return models
+            return nil
         }
         // One reader for all: links shared between results come back shared.
         let reader = source.reader()
         for position in keys.indices {
             let key = keys[position]
-            models.append(try reader.model(Model.self, key: key, bytes: source.listedBytes(of: key, at: found.location(at: position))))
+            append(try reader.model(Model.self, key: key, bytes: source.listedBytes(of: key, at: found.location(at: position))))
         }
-        return models
+        return nil
     }
 
     /// The name and schema position of the stored property `property` reads, for the operations
@@ -253,35 +266,41 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     public func filter(_ predicate: Predicate<Model>) throws -> Results<Model> {
         // Inlined where `Model` is known, so that taking the predicate apart and keeping it look
         // up no `Predicate<Model>` metadata: out of line, that was three lookups per query.
-        try filter(expression: predicate.expression, root: predicate.variable.key, predicate: predicate)
+        try filter(expression: predicate.expression, root: predicate.variable.key, variable: predicate.variable)
     }
 
-    /// ``filter(_:)`` with its predicate taken apart: `predicate` is that `Predicate<Model>`.
+    /// ``filter(_:)`` with its predicate taken apart: `variable` is its
+    /// `PredicateExpressions.Variable<Model>`, whose key is `root`.
     @usableFromInline
     func filter(
-        expression: any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID, predicate: any Sendable
+        expression: any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID, variable: any Sendable
     ) throws -> Results<Model> {
         let node = try PredicateTranslator(registry: source.registry).translate(expression)
-        return try filter(QueryCondition(predicate: predicate, node: node, root: root))
+        return try filter(QueryCondition(expression: expression, variable: variable, node: node, root: root))
     }
 
     /// The results that also satisfy `condition`, planned and run as a predicate's translation is.
     func filter(_ condition: QueryCondition) throws -> Results<Model> {
-        recording(.filter(condition), in: try filtered(condition))
+        // Results made by filters alone: their conditions, which will end with this one, are their steps.
+        var steps = state.sortingSteps
+        steps?.append(.filter(condition))
+        return Results(source: source, state: try filtered(condition, sortingSteps: steps))
     }
 
     /// Results of what `step` found from these, remembering every step that made them.
     private func recording(_ step: ResultsStep, in found: Found) -> Results<Model> {
         var steps = state.steps
         steps.append(step)
-        return Results(source: source, state: ResultsState(conditions: found.conditions, rows: found.rows, plan: found.plan, steps: steps))
+        return Results(source: source, state: ResultsState(conditions: found.conditions, rows: found.rows, plan: found.plan, sortingSteps: steps))
     }
 
-    private func filtered(_ condition: QueryCondition) throws -> Found {
+    /// The state of these results filtered by `condition` as well, made by `sortingSteps`. Made
+    /// here from what the filter found, rather than passed on in a ``Found``: copying that into
+    /// the state and freeing it cost a twentieth of a lookup by an indexed value.
+    private func filtered(_ condition: QueryCondition, sortingSteps: [ResultsStep]?) throws -> ResultsState {
         var all = conditions
         all.append(condition)
         let access = QueryPlanner(source: source).accessPath(for: all)
-        let accessPlan = access.planAccess(typeName: source.plan.typeName)
         // Compiled once, here: the plan reports it, and the scan or the test of an index's
         // candidates runs it.
         let byteTests: ByteConditions? = access.isExact ? nil : ByteConditions(conditions: all.map { ($0.node, $0.root) }, schema: source.schema)
@@ -297,18 +316,19 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // An index range that is the whole answer stays in the index until a position is read.
         if access.isExact, plan.order == .primaryKey, case .index(let name, let index, let lower, let upper) = access.source,
            let order = access.order, order.allSatisfy({ IndexKeys.ordersExactly($0.kind) }) {
-            return Found(conditions: all, rows: .range(try IndexRange(index: index, named: name, order: order, lower: lower, upper: upper)),
-                         plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
+            return ResultsState(conditions: all, rows: .range(try IndexRange(index: index, named: name, order: order, lower: lower, upper: upper)),
+                                plan: QueryPlan(accessSource: access.planAccess(typeName: source.plan.typeName), filter: filter, order: .primaryKey), sortingSteps: sortingSteps)
         }
         let found = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)
         guard plan.order != .primaryKey else {
-            return Found(conditions: all, rows: .keys(found), plan: QueryPlan(accessSource: accessPlan, filter: filter, order: .primaryKey))
+            return ResultsState(conditions: all, rows: .keys(found), plan: QueryPlan(accessSource: access.planAccess(typeName: source.plan.typeName), filter: filter, order: .primaryKey),
+                                sortingSteps: sortingSteps)
         }
         // A filter keeps the order the results had: the matches, picked from these results in turn.
         var positions: [StorageKey: Int] = [:]
         for (position, key) in found.keys.enumerated() { positions[key] = position }
-        return Found(conditions: all, rows: .keys(found.picked(try allKeys.compactMap { positions[$0] })),
-                     plan: QueryPlan(accessSource: accessPlan, filter: filter, order: plan.order))
+        return ResultsState(conditions: all, rows: .keys(found.picked(try allKeys.compactMap { positions[$0] })),
+                            plan: QueryPlan(accessSource: access.planAccess(typeName: source.plan.typeName), filter: filter, order: plan.order), sortingSteps: sortingSteps)
     }
 
     // MARK: Sorting

@@ -66,7 +66,10 @@ final class ResultsState: Sendable {
     let rows: ResultsRows
     let plan: QueryPlan
     /// The filters and sorts that made these results from all objects of the type, in order.
-    let steps: [ResultsStep]
+    var steps: [ResultsStep] { sortingSteps ?? conditions.map { .filter($0) } }
+    /// The steps, when a sort is among them; `nil` for results made by filters alone, whose
+    /// steps are their conditions in order: most results, which then make no list of steps.
+    let sortingSteps: [ResultsStep]?
     /// A `Mutex`, not an `NSLock`, which is one more object to make and free per query.
     private let learned = Mutex<Learned>(Learned())
 
@@ -77,11 +80,12 @@ final class ResultsState: Sendable {
         var count: Int?
     }
 
-    init(conditions: [QueryCondition], rows: ResultsRows, plan: QueryPlan, steps: [ResultsStep]) {
+    /// `sortingSteps`: as the property says, `nil` when `conditions` are the steps.
+    init(conditions: [QueryCondition], rows: ResultsRows, plan: QueryPlan, sortingSteps: [ResultsStep]?) {
         self.conditions = conditions
         self.rows = rows
         self.plan = plan
-        self.steps = steps
+        self.sortingSteps = sortingSteps
     }
 
 

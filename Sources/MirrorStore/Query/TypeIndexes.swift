@@ -3,13 +3,21 @@ import MirrorStoreEngine
 /// The secondary indexes of one type as one snapshot holds them, by property position: found once
 /// per query source, so that planning a query looks no index up by name.
 struct TypeIndexes: Sendable {
-    struct Index: Sendable {
+    /// A class: the planner copies the index it chooses several times per query, and a copy of
+    /// a reference is one retain where a copy of the name, the snapshot and the order was four.
+    final class Index: Sendable {
         let name: String
         let snapshot: IndexSnapshot
         /// For the index of one property (or of its folded form): the order its entries follow,
         /// by ``RecordSortKey/orderName``, as an access path gives it; made once here rather
         /// than once per query.
-        var order: [(name: String, kind: PropertyKind)] = []
+        let order: [(name: String, kind: PropertyKind)]
+
+        init(name: String, snapshot: IndexSnapshot, order: [(name: String, kind: PropertyKind)] = []) {
+            self.name = name
+            self.snapshot = snapshot
+            self.order = order
+        }
     }
 
     /// A compound index: its keys are tuples of the keys of the properties at `positions`.
@@ -30,17 +38,16 @@ struct TypeIndexes: Sendable {
         var foldedByPosition = byPosition
         var compound: [Compound] = []
         for wanted in wanted {
-            guard var index = snapshot.index(named: wanted.name).map({ Index(name: wanted.name, snapshot: $0) }) else { continue }
+            guard let snapshot = snapshot.index(named: wanted.name) else { continue }
             if wanted.isFolded, let position = wanted.positions.first, foldedByPosition.indices.contains(position) {
                 let property = schema.properties[position]
-                index.order = [(RecordSortKey.foldedOrderName(of: property.name), property.kind)]
-                foldedByPosition[position] = index
+                foldedByPosition[position] = Index(name: wanted.name, snapshot: snapshot,
+                                                   order: [(RecordSortKey.foldedOrderName(of: property.name), property.kind)])
             } else if wanted.positions.count > 1 {
-                compound.append(Compound(index: index, positions: wanted.positions))
+                compound.append(Compound(index: Index(name: wanted.name, snapshot: snapshot), positions: wanted.positions))
             } else if let position = wanted.positions.first, byPosition.indices.contains(position) {
                 let property = schema.properties[position]
-                index.order = [(property.name, property.kind)]
-                byPosition[position] = index
+                byPosition[position] = Index(name: wanted.name, snapshot: snapshot, order: [(property.name, property.kind)])
             }
         }
         self.byPosition = byPosition
