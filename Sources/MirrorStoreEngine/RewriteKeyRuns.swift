@@ -13,16 +13,22 @@ struct RewriteKeyRuns {
     let bound: Int
     private let log: any LogStorage
     private let sequence: UInt64
+    /// Whether runs may be walked blocks, which read locations from the value lengths of the log
+    /// they lie in: only where the values are in that log too.
+    private let walksLocations: Bool
     /// Per type, the writer of its newest run, which keys following its last one extend, and
     /// the run it last gave: a type whose runs no longer start with it (a replay's `deleteAll`
     /// dropped them) is not extended.
     private var newest: [String: KeyRunWriter] = [:]
     private var newestRun: [String: KeyRun] = [:]
 
-    init(bound: Int, log: any LogStorage, sequence: UInt64) {
+    /// Writes runs into `log`; `valuesInLog` says whether the locations keyed lie in it (a
+    /// rewrite's) or in another file (a replay's runs in a scratch file locate the store's values).
+    init(bound: Int, log: any LogStorage, sequence: UInt64, valuesInLog: Bool = true) {
         self.bound = max(1, bound)
         self.log = log
         self.sequence = sequence
+        walksLocations = valuesInLog && !log.authenticatesReads
     }
 
     /// Writes at `offset` the keys of each type of `index` that holds `bound` or more in memory,
@@ -72,7 +78,7 @@ struct RewriteKeyRuns {
         _ name: String, _ objects: TypeIndex, memory: SortedMemoryEntries, runs: Int, into index: inout KeyIndex, at offset: UInt64
     ) throws -> UInt64 {
         // A rewrite's file is always of the current format.
-        var writer = KeyRunWriter(log: log, sequence: sequence, offset: offset, packsIntegers: true, walksLocations: !log.authenticatesReads)
+        var writer = KeyRunWriter(log: log, sequence: sequence, offset: offset, packsIntegers: true, walksLocations: walksLocations)
         index.types[name] = try Checkpoint.writeKeyRun(of: objects, memory: memory, merging: runs, with: &writer)
         // Only a writer that wrote the type's newest run may extend it.
         newest[name] = writer.lastKey == nil ? nil : writer

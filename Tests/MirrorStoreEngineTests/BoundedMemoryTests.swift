@@ -139,4 +139,26 @@ import TestSupport
             }
         }
     }
+
+    /// Keys put in order, many to a commit, make dense puts whose locations the store's key runs
+    /// walk (format 4); the replay's runs in the scratch file must not walk, as the values they
+    /// locate lie in the store, not in the scratch file.
+    @Test func verifyOfKeysPutInOrderReadsTheStoresValues() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("ordered.store")
+        let engine = try StorageEngine(path: path, configuration: CheckpointTests.checkpointing(64 << 10))
+        for chunk in stride(from: 0, to: 20_000, by: 5_000) {
+            var batch = WriteBatch()
+            for key in chunk..<chunk + 5_000 {
+                batch.put(type: "P", key: .integer(Int64(key)), value: [UInt8](repeating: UInt8(key % 251), count: 1 + key % 40))
+            }
+            try engine.commit(batch)
+        }
+        try engine.close()
+        let bounded = try verifyStoreFile(at: path, encryption: nil, replayKeysInMemory: 1_000)
+        var whole = try verifyStoreFile(at: path, encryption: nil, replayKeysInMemory: .max)
+        #expect(bounded.isIntact, "\(bounded)")
+        whole.replayKeysHeld = bounded.replayKeysHeld
+        #expect(bounded == whole)
+    }
 }
