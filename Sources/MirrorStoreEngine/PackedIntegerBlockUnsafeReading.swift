@@ -170,26 +170,12 @@ extension RunBlockReader {
             guard let packed = Self.packed(packedFields(Int(index), header), header) else { return .damaged }
             return .found(packed)
         }
-        var low = 0
-        var high = count
-        let guessed = guess()
-        var probed = !(0..<count).contains(guessed)
-        while low < high {
-            let middle: Int
-            if !probed {
-                probed = true
-                middle = guessed
-            } else {
-                middle = (low + high) / 2
-            }
-            let fields = packedFields(middle, header)
-            let found = header.first &+ Int64(bitPattern: fields.key)
-            if found == wanted {
-                guard let packed = Self.packed(fields, header) else { return .damaged }
-                return .found(packed)
-            }
-            if found < wanted { low = middle + 1 } else { high = middle }
+        let entry = Self.search(for: wanted, count: count, guess: guess) { index in
+            let fields = packedFields(index, header)
+            return (header.first &+ Int64(bitPattern: fields.key), fields)
         }
-        return .absent
+        guard let entry else { return .absent }
+        guard let packed = Self.packed(entry, header) else { return .damaged }
+        return .found(packed)
     }
 }

@@ -445,6 +445,35 @@ struct StableBytes: @unchecked Sendable {
 }
 
 extension RunBlockReader {
+    /// The search of a block's integer keys, in ascending order, for `wanted`: `probe` reads
+    /// entry `index`'s key and what the caller keeps of it, which is returned for the entry that
+    /// holds `wanted` (nil when none does). The first probe is entry `guess` when the block has
+    /// one there (worked out only when a search needs it), then halving: keys are often dense (an
+    /// auto-incremented key), the guess from the fences then lands on the entry, and the lookup
+    /// reads one line of the block, not a halving's worth; a wrong guess costs one probe.
+    @inline(__always)
+    static func search<Probe>(
+        for wanted: Int64, count: Int, guess: () -> Int, probe: (_ index: Int) -> (key: Int64, kept: Probe)
+    ) -> Probe? {
+        var low = 0
+        var high = count
+        let guessed = guess()
+        var probed = !(0..<count).contains(guessed)
+        while low < high {
+            let middle: Int
+            if !probed {
+                probed = true
+                middle = guessed
+            } else {
+                middle = (low + high) / 2
+            }
+            let (key, kept) = probe(middle)
+            if key == wanted { return kept }
+            if key < wanted { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
     /// The packed location of integer key `wanted`: a search over the entries in place, whose
     /// first probe is entry `guess` (where the caller expects it, worked out only when a search
     /// needs it), then halving.
@@ -456,32 +485,11 @@ extension RunBlockReader {
         if layout == Self.walkedLayout { return walkedLocation(ofInteger: wanted, guess: guess) }
         let count = count
         if layout == Self.integerLayout {
-            @inline(__always)
-            func key(_ index: Int) -> Int64 {
-                Int64(bitPattern: uint64(at: Self.prefixSize + Self.integerEntrySize * index))
+            let entry = Self.search(for: wanted, count: count, guess: guess) { index in
+                (Int64(bitPattern: uint64(at: Self.prefixSize + Self.integerEntrySize * index)), index)
             }
-            var low = 0
-            var high = count
-            // Keys are often dense (an auto-incremented key): the guess from the fences then
-            // lands on the entry, and the lookup reads one line of the block, not a halving's
-            // worth; a wrong guess costs one probe.
-            let guess = guess()
-            var guessed = !(0..<count).contains(guess)
-            while low < high {
-                let middle: Int
-                if !guessed {
-                    guessed = true
-                    middle = guess
-                } else {
-                    middle = (low + high) / 2
-                }
-                let found = key(middle)
-                if found == wanted {
-                    return .found(uint64(at: Self.prefixSize + Self.integerEntrySize * middle + 8))
-                }
-                if found < wanted { low = middle + 1 } else { high = middle }
-            }
-            return .absent
+            guard let entry else { return .absent }
+            return .found(uint64(at: Self.prefixSize + Self.integerEntrySize * entry + 8))
         }
         let tableEnd = Self.prefixSize + 2 * count
         let end = size - Self.checksumSize

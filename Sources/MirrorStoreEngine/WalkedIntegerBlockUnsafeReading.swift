@@ -126,31 +126,13 @@ extension RunBlockReader {
     func walkedLocation(ofInteger wanted: Int64, guess: () -> Int) -> IntegerSearch {
         let count = count
         let header = walkedHeader
-        var found: Int?
+        let found: Int?
         if header.widths.key == 0 {
             let (index, overflow) = wanted.subtractingReportingOverflow(header.first)
             guard !overflow, index >= 0, index < Int64(count) else { return .absent }
             found = Int(index)
         } else {
-            var low = 0
-            var high = count
-            let guessed = guess()
-            var probed = !(0..<count).contains(guessed)
-            while low < high {
-                let middle: Int
-                if !probed {
-                    probed = true
-                    middle = guessed
-                } else {
-                    middle = (low + high) / 2
-                }
-                let key = walkedKey(middle, header)
-                if key == wanted {
-                    found = middle
-                    break
-                }
-                if key < wanted { low = middle + 1 } else { high = middle }
-            }
+            found = Self.search(for: wanted, count: count, guess: guess) { index in (walkedKey(index, header), index) }
         }
         guard let found else { return .absent }
         guard let walk = walk(to: found, header) else { return .damaged }
