@@ -30,15 +30,17 @@ extension RunBlockReader {
             self.base = base
             self.widths = widths
             entryWidth = widths.key &+ widths.offset &+ widths.length
-            keyMask = Self.mask(widths.key)
-            offsetMask = Self.mask(widths.offset)
-            lengthMask = Self.mask(widths.length)
+            keyMask = RunBlockReader.byteMask(widths.key)
+            offsetMask = RunBlockReader.byteMask(widths.offset)
+            lengthMask = RunBlockReader.byteMask(widths.length)
         }
+    }
 
-        /// The low `width` bytes.
-        private static func mask(_ width: Int) -> UInt64 {
-            width >= 8 ? .max : width <= 0 ? 0 : (1 &<< UInt64(8 &* width)) &- 1
-        }
+    /// The low `width` bytes of an eight-byte load: the mask that cuts a field of the packed and
+    /// walked layouts out of it.
+    @inline(__always)
+    static func byteMask(_ width: Int) -> UInt64 {
+        width >= 8 ? .max : width <= 0 ? 0 : (1 &<< UInt64(8 &* width)) &- 1
     }
 
     /// The header, read once per lookup or pass over the block: straight from the mapping when
@@ -68,7 +70,7 @@ extension RunBlockReader {
 
     /// `width` bytes at `position`, little-endian, byte by byte: for an entry near the end of
     /// the block's first piece.
-    private func unsigned(at position: Int, width: Int) -> UInt64 {
+    func unsigned(at position: Int, width: Int) -> UInt64 {
         var value: UInt64 = 0
         for index in 0..<width { value |= UInt64(self[position + index]) << UInt64(8 * index) }
         return value

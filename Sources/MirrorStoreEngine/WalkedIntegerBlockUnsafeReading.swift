@@ -24,7 +24,6 @@ extension RunBlockReader {
         let widths: PackedIntegerBlock.Widths
         let skip: Int
         let restarts: Int
-        let keyMask: UInt64
     }
 
     /// The header of a walked block.
@@ -35,8 +34,7 @@ extension RunBlockReader {
         let widths = PackedIntegerBlock.Widths(key: Int(self[at + 24]), offset: Int(self[at + 25]), length: Int(self[at + 26]))
         return WalkedHeader(
             first: Int64(bitPattern: uint64(at: at)), base: base, end: overflow ? nil : end, widths: widths, skip: Int(self[at + 27]),
-            restarts: WalkedIntegerBlock.restarts(count),
-            keyMask: widths.key >= 8 ? .max : widths.key <= 0 ? 0 : (1 &<< UInt64(8 &* widths.key)) &- 1)
+            restarts: WalkedIntegerBlock.restarts(count))
     }
 
     /// Whether a walked block's widths, skip and count fit its length: part of `isWellFormed`.
@@ -54,12 +52,9 @@ extension RunBlockReader {
     @inline(__always)
     private func walkedUnsigned(at position: Int, width: Int) -> UInt64 {
         if position &+ 8 <= head.count {
-            let mask: UInt64 = width >= 8 ? .max : (1 &<< UInt64(8 &* width)) &- 1
-            return UInt64(littleEndian: head.loadUnaligned(fromByteOffset: position, as: UInt64.self)) & mask
+            return UInt64(littleEndian: head.loadUnaligned(fromByteOffset: position, as: UInt64.self)) & Self.byteMask(width)
         }
-        var value: UInt64 = 0
-        for index in 0..<width { value |= UInt64(self[position + index]) << UInt64(8 * index) }
-        return value
+        return unsigned(at: position, width: width)
     }
 
     /// The key of entry `index` (below the count of a well-formed block).
