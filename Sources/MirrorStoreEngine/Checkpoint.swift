@@ -95,14 +95,49 @@ enum Checkpoint {
     ) throws -> TypeIndex {
         // Deletion marks are kept while an older run may hold what they hide.
         let keepsMarks = merged < objects.runs.count
+        let runs = Array(objects.runs.prefix(merged))
+        if let reused = try reusable(runs, before: memory, keepingMarks: keepsMarks, in: writer.log) {
+            writer.reuse(reused.runs, lastKey: reused.lastKey)
+            for (key, packed) in memory where packed != 0 || keepsMarks {
+                try writer.append(key, packed: packed)
+            }
+            return objects.replacingRuns(merged, with: try writer.finish())
+        }
         try RunMerge.forEachNewest(
-            [RunMerge.Cursor(entries: memory)] + objects.runs.prefix(merged).map(RunMerge.Cursor.init)
+            [RunMerge.Cursor(entries: memory)] + runs.map(RunMerge.Cursor.init)
         ) { key, packed in
             if packed != 0 || keepsMarks { try writer.append(key, packed: packed) }
         }
         let replaced = objects.replacingRuns(merged, with: try writer.finish())
-        for run in objects.runs.prefix(merged) { run.blocks.release() }
+        for run in runs { run.blocks.release() }
         return replaced
+    }
+
+    /// `runs` (newest first) oldest first, with the last key of the last, when a merge of them
+    /// with `memory` can list their blocks as they lie instead of writing them again (LevelDB's
+    /// trivial move): all lie in `log`, no two overlap, each one's keys and blocks come after the
+    /// older one's, and every key of `memory` after them all, as when keys count up (an
+    /// auto-incremented key, a bulk load in key order). A merge that drops the deletion marks
+    /// (`keepingMarks` false) takes only runs that hold none. Nil when any of that fails: the
+    /// merge then writes every entry.
+    static func reusable(
+        _ runs: [KeyRun], before memory: SortedMemoryEntries, keepingMarks: Bool, in log: any LogStorage
+    ) throws -> (runs: [KeyRun], lastKey: StorageKey)? {
+        var iterator = memory.makeIterator()
+        guard !runs.isEmpty, let firstNew = iterator.next()?.key else { return nil }
+        let ordered = Array(runs.reversed())
+        var lastKey: StorageKey?
+        var lastOffset: UInt64?
+        for run in ordered {
+            guard run.log === log, let first = run.blockOffsets.first, let last = run.blockOffsets.last, first <= last else { return nil }
+            if let lastOffset, first <= lastOffset { return nil }
+            if let lastKey, !StorageKey.precedes(lastKey, run.fences.key(0)) { return nil }
+            if !keepingMarks, try run.holdsDeletions() { return nil }
+            lastKey = try run.lastKey()
+            lastOffset = last
+        }
+        guard let lastKey, StorageKey.precedes(lastKey, firstNew) else { return nil }
+        return (ordered, lastKey)
     }
 
     /// Writes `index`'s changes and as many of its newest runs as `runsToMerge` says (all of

@@ -148,6 +148,36 @@ final class KeyRun: Sendable {
         }
     }
 
+    /// The run's last key, read from its last block.
+    func lastKey() throws -> StorageKey {
+        let block = blockOffsets.count - 1
+        let key = try withBlock(block) { reader -> StorageKey? in
+            guard reader.count > 0 else { return nil }
+            if reader.layout == RunBlockReader.walkedLayout { return reader.walkedKey(reader.count - 1).map(StorageKey.integer) }
+            return reader.entry(reader.count - 1)?.key
+        }
+        guard let key else { throw undecodable(block) }
+        return key
+    }
+
+    /// Whether the run records a deleted key (location 0). The packed and walked layouts cannot
+    /// hold one, so only the entries of other blocks are read.
+    func holdsDeletions() throws -> Bool {
+        for block in blockOffsets.indices {
+            let holds = try withBlock(block) { reader -> Bool? in
+                if reader.layout == RunBlockReader.packedLayout || reader.layout == RunBlockReader.walkedLayout { return false }
+                for index in 0..<reader.count {
+                    guard let entry = reader.entry(index) else { return nil }
+                    if entry.packed == 0 { return true }
+                }
+                return false
+            }
+            guard let holds else { throw undecodable(block) }
+            if holds { return true }
+        }
+        return false
+    }
+
     /// Calls `body` with every entry in key order, deleted keys (location 0) included.
     func forEachEntry(_ body: (StorageKey, UInt64) throws -> Void) throws {
         for block in blockOffsets.indices {
@@ -173,6 +203,8 @@ struct KeyRunWriter {
     private var keyFences: [StorageKey] = []
     private var onlyIntegers = true
     private var previous: StorageKey?
+    /// Bytes of the runs whose blocks this one lists as they lie (``reuse(_:lastKey:)``).
+    private var reusedBytes = 0
 
     /// Whether blocks of integer keys take the packed layout (format 3 on) or the integer one.
     private let packsIntegers: Bool
@@ -209,6 +241,8 @@ struct KeyRunWriter {
 
     /// Where the next unit goes: past what is written.
     var offset: UInt64 { units.offset }
+    /// The log the run goes into.
+    var log: any LogStorage { units.log }
     /// The last key appended: the next must follow it. Nil while the run is empty.
     var lastKey: StorageKey? { previous }
 
@@ -216,6 +250,28 @@ struct KeyRunWriter {
     /// with the entries appended since: a rewrite extends a type's run as its keys arrive.
     mutating func resume(at offset: UInt64) throws {
         try units.resume(at: offset)
+    }
+
+    /// Starts the run with the blocks of `runs` where they lie in the log, without writing them
+    /// again: `runs` in key order and in log order, none overlapping the next, `lastKey` the last
+    /// key of the last one. Only before the first `append`; the entries appended next must follow
+    /// `lastKey`, and their blocks follow these in the log.
+    mutating func reuse(_ runs: [KeyRun], lastKey: StorageKey) {
+        for run in runs {
+            blockOffsets += run.blockOffsets
+            blockCounts += run.blockCounts
+            switch run.fences {
+            case .integers(let firsts):
+                integerFences += firsts
+                keyFences += firsts.map(StorageKey.integer)
+            case .keys(let firsts):
+                keyFences += firsts
+                onlyIntegers = false
+            }
+            entries += run.entryCount
+            reusedBytes += run.byteCount
+        }
+        previous = lastKey
     }
 
     /// Adds the next entry; keys must come in strictly increasing order.
@@ -386,7 +442,7 @@ struct KeyRunWriter {
         guard entries > 0 else { return nil }
         let fences: KeyRun.Fences = onlyIntegers ? .integers(integerFences) : .keys(keyFences)
         return KeyRun(
-            blockOffsets: blockOffsets, blockCounts: blockCounts, fences: fences, entryCount: entries, byteCount: units.bytesWritten,
+            blockOffsets: blockOffsets, blockCounts: blockCounts, fences: fences, entryCount: entries, byteCount: reusedBytes + units.bytesWritten,
             log: units.log, end: units.offset, regions: regions)
     }
 }

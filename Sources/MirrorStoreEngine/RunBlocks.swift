@@ -40,25 +40,47 @@ struct RunBlocks: Sendable {
     /// that a pass over a whole run (a merge, a scan) does not keep all of it mapped.
     func prefetch(forPassAt block: Int) {
         guard block % Self.prefetchedBlocks == 0, offsets.indices.contains(block) else { return }
+        // A run may list blocks of several checkpoints (`KeyRunWriter.reuse`), with the log's
+        // other units between them: each range stops at such a gap.
         if block >= Self.prefetchedBlocks {
-            let passed = offsets[block - Self.prefetchedBlocks]
-            log.release(at: passed, count: Int(offsets[block] - passed))
+            let passed = block - Self.prefetchedBlocks
+            let reached = lastContiguous(from: passed, through: block)
+            let end = reached == block ? offsets[block] : offsets[reached] + UInt64(2 * KeyRun.blockTarget)
+            log.release(at: offsets[passed], count: Int(end - offsets[passed]))
         }
         let last = min(block + Self.prefetchedBlocks, offsets.count) - 1
-        let end = offsets[last] + UInt64(2 * KeyRun.blockTarget)
+        let end = offsets[lastContiguous(from: block, through: last)] + UInt64(2 * KeyRun.blockTarget)
         log.prefetch(at: offsets[block], count: Int(end - offsets[block]))
     }
 
+    /// The last block from `first` up to `last` that the blocks before it reach back to back, as
+    /// far as the offsets tell: each starts at most `contiguousStep` after the one before.
+    private func lastContiguous(from first: Int, through last: Int) -> Int {
+        var index = first
+        while index < last, offsets[index + 1] > offsets[index], offsets[index + 1] - offsets[index] <= Self.contiguousStep {
+            index += 1
+        }
+        return index
+    }
+
     static let prefetchedBlocks = 64
+    /// More than a block takes with an index unit's frame before it (a block's entries take at
+    /// most 64 KiB and their offsets): a larger step is a gap between stretches of a run, and a
+    /// smaller gap costs a pass at most this many bytes read or released beside the run's.
+    static let contiguousStep: UInt64 = 128 * 1024
 
     /// Takes the run's pages out of the process's resident set (`LogStorage.release`), once a
     /// merge has replaced it.
     func release() {
-        guard let first = offsets.first, let last = offsets.last else { return }
-        // `end` may lie well past the run (a checkpoint's runs end, at the latest, at its unit).
-        let runEnd = min(end, last + UInt64(2 * KeyRun.blockTarget))
-        guard runEnd > first else { return }
-        log.release(at: first, count: Int(runEnd - first))
+        // Each stretch of blocks back to back on its own: what lies between is not the run's.
+        var first = 0
+        while first < offsets.count {
+            let last = lastContiguous(from: first, through: offsets.count - 1)
+            // `end` may lie well past the run (a checkpoint's runs end, at the latest, at its unit).
+            let stretchEnd = min(end, offsets[last] + UInt64(2 * KeyRun.blockTarget))
+            if stretchEnd > offsets[first] { log.release(at: offsets[first], count: Int(stretchEnd - offsets[first])) }
+            first = last + 1
+        }
     }
 
     /// Calls `body` with block `index` once its checksum has matched. A bad block throws

@@ -55,8 +55,10 @@ struct PersistedIndex: Sendable {
     /// Entries in the index.
     var count: Int
     var runs: [IndexRun]
-    /// The first block of each of the type's key runs when these were written: while the type
-    /// keeps those key runs, its objects changed since are exactly its in-memory entries.
+    /// The first and last block of each of the type's key runs when these were written: while
+    /// the type keeps those key runs, its objects changed since are exactly its in-memory entries.
+    /// The last block too, since a run that lists an older one's blocks first (`KeyRunWriter.reuse`)
+    /// starts where that one did.
     var basis: [UInt64]
 
     static func schemaCheck(_ schema: [UInt8]?) -> UInt32 {
@@ -64,7 +66,7 @@ struct PersistedIndex: Sendable {
     }
 
     static func basis(of objects: TypeIndex?) -> [UInt64] {
-        objects?.runs.compactMap(\.blockOffsets.first) ?? []
+        objects?.runs.flatMap { [$0.blockOffsets.first, $0.blockOffsets.last].compactMap { $0 } } ?? []
     }
 }
 
