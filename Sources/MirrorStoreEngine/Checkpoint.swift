@@ -132,11 +132,14 @@ enum Checkpoint {
             guard run.log === log, let first = run.blockOffsets.first, let last = run.blockOffsets.last, first <= last else { return nil }
             if let lastOffset, first <= lastOffset { return nil }
             if let lastKey, !StorageKey.precedes(lastKey, run.fences.key(0)) { return nil }
-            if !keepingMarks, try run.holdsDeletions() { return nil }
             lastKey = try run.lastKey()
             lastOffset = last
         }
         guard let lastKey, StorageKey.precedes(lastKey, firstNew) else { return nil }
+        // Last, as it may read every block: only once nothing else stands in the way.
+        if !keepingMarks {
+            for run in ordered where try run.holdsDeletions() { return nil }
+        }
         return (ordered, lastKey)
     }
 
