@@ -53,6 +53,66 @@ import TestSupport
         try reopened.close()
     }
 
+    /// Bit flips in a store whose runs list blocks of several checkpoints, half of them in those
+    /// blocks: each reopening gives a state some commit made (the last one, or one that ends
+    /// before the flip) or a typed error, never another state.
+    @Test func bitFlipsInReusedBlocksGiveACommittedStateOrATypedError() throws {
+        let directory = TemporaryDirectory()
+        let source = directory.file("source.store")
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0x5EED))
+        let engine = try StorageEngine(path: source, configuration: CheckpointTests.checkpointing(150))
+        var commitEnds = [Int(LogHeader().unitsStart)]
+        var states = [try StoreState(engine.snapshot())]
+        var key: Int64 = 0
+        for _ in 0..<30 {
+            var batch = WriteBatch()
+            let step: Int64 = generator.chance(30) ? 3 : 1
+            for _ in 0..<Int.random(in: 1...40, using: &generator) {
+                key += step
+                batch.put(type: "P", key: .integer(key), value: CheckpointTests.value(&generator))
+            }
+            let before = Int(engine.statistics.fileSize)
+            try engine.commit(batch)
+            let frame = try readFile(source)[before..<(before + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            commitEnds.append(before + LogFrame.headerSize + frame)
+            states.append(try StoreState(engine.snapshot()))
+        }
+        let runs = try #require(engine.snapshot().index.types["P"]?.runs)
+        let blocks = runs.flatMap(\.blockOffsets)
+        let live = runs.reduce(0) { $0 + $1.byteCount }
+        try engine.close()
+        #expect(try Self.keyRunUnitBytes(at: source) == live, "the runs reuse the blocks of earlier checkpoints")
+        let recorded = CheckpointTests.Recorded(bytes: try readFile(source), commitEnds: commitEnds, states: states)
+        let path = directory.file("flipped.store")
+        var outcomes: [String: Int] = [:]
+        for round in 0..<400 {
+            var damaged = recorded.bytes
+            let at = round.isMultiple(of: 2)
+                ? Int(generator.pick(blocks)) + Int.random(in: 0..<64, using: &generator)
+                : Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
+            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
+                try writeFile(path, damaged)
+                for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
+                let state: StoreState
+                do {
+                    state = try openState(path, CheckpointTests.checkpointing(150, mode))
+                } catch is StorageError {
+                    outcomes["typed error", default: 0] += 1
+                    continue
+                }
+                let last = recorded.states.count - 1
+                guard let index = recorded.states.lastIndex(of: state) else {
+                    Issue.record("round \(round), flip at \(at), \(mode): a state no commit made: \(state)")
+                    continue
+                }
+                #expect(index == last || recorded.commitEnds[index] <= at, "round \(round), flip at \(at), \(mode): commit \(index) applied")
+                outcomes[index == last ? "whole state" : "prefix", default: 0] += 1
+            }
+        }
+        #expect((outcomes["typed error"] ?? 0) > 0 && (outcomes["prefix"] ?? 0) > 0, "\(outcomes)")
+    }
+
     /// Mostly keys counting up (integers, dense or stepped, and strings), with updates, deletes
     /// and deletes of a whole type between them, checkpoints after every few hundred bytes,
     /// reopening and compaction: every read agrees with a reference, and the file verifies.
