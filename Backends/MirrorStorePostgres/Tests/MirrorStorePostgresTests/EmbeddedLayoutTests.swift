@@ -1,0 +1,94 @@
+import Foundation
+import MirrorStore
+import MirrorStoreBehaviorSuite
+@testable import MirrorStorePostgres
+import PostgresNIO
+import Testing
+
+/// The embedded layouts `mirrorstore_metadata` keeps for `typeName`, or `nil` for `NULL`.
+private func storedLayouts(of typeName: String) async throws -> String? {
+    let store = try await PostgresStore.open(try #require(serverSettings), models: [Item.self])
+    let text = try await store.withConnection { connection in
+        var found: String?
+        let rows = try await connection.query("SELECT embedded_schemas FROM mirrorstore_metadata WHERE type_name = \(typeName)", logger: PostgresStore.logger)
+        for try await value in rows.decode(String?.self) { found = value }
+        return found
+    }
+    await store.close()
+    return text
+}
+
+/// Sets the embedded layouts of `typeName` to `NULL`, as a row written before they were kept.
+private func forgetLayouts(of typeName: String) async throws {
+    let store = try await PostgresStore.open(try #require(serverSettings), models: [Item.self])
+    try await store.withConnection { connection in
+        _ = try await connection.query("UPDATE mirrorstore_metadata SET embedded_schemas = NULL WHERE type_name = \(typeName)", logger: PostgresStore.logger)
+    }
+    await store.close()
+}
+
+extension ServerTests {
+@Suite("Embedded layouts")
+struct EmbeddedLayoutTests {
+    private let shipment = BehaviorShipmentOne(
+        id: 1, main: BehaviorParcelOne(label: "a", weight: 5, note: "n", size: 3), extra: [BehaviorParcelOne(label: "b", weight: 300)])
+
+    @Test func theMetadataKeepsTheLayoutsOfTheEmbeddedModels() async throws {
+        try await dropTables(["BehaviorShipment"])
+        let store = try await PostgresStore.open(try #require(serverSettings), models: [BehaviorShipmentOne.self], schemaVersion: 1)
+        await store.close()
+        #expect(try await storedLayouts(of: "BehaviorShipment") == "BehaviorParcel(label: String, weight: Int32, note: String, size: Int?)")
+        #expect(EmbeddedLayouts(text: "BehaviorParcel(label: String, weight: Int32, note: String, size: Int?)")?.schemas["BehaviorParcel"]?.properties.map(\.kind)
+            == [.string, .int32, .string, .optional(.int)])
+        #expect(EmbeddedLayouts(text: "no layout") == nil)
+    }
+
+    /// A row written before layouts were kept does not know them: the table is taken to hold
+    /// the models' layouts, which the open records, so a later change is seen.
+    @Test func metadataWrittenBeforeLayoutsOpensAndLearnsThem() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["BehaviorShipment"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorShipmentOne.self], schemaVersion: 1)
+        try await one.write { transaction in try await transaction.add(shipment) }
+        await one.close()
+        try await forgetLayouts(of: "BehaviorShipment")
+        let again = try await PostgresStore.open(settings, models: [BehaviorShipmentOne.self], schemaVersion: 1)
+        #expect(try await again.objects(BehaviorShipmentOne.self).all() == [shipment])
+        await again.close()
+        #expect(try await storedLayouts(of: "BehaviorShipment") == "BehaviorParcel(label: String, weight: Int32, note: String, size: Int?)")
+        await #expect(throws: StoreError.self) { _ = try await PostgresStore.open(settings, models: [BehaviorShipmentTwo.self], schemaVersion: 1) }
+
+        // Unknown layouts and a change made meanwhile: not seen, and rows then fail to read.
+        try await forgetLayouts(of: "BehaviorShipment")
+        let changed = try await PostgresStore.open(settings, models: [BehaviorShipmentTwo.self], schemaVersion: 1)
+        await #expect(throws: PostgresStoreError.self) { _ = try await changed.objects(BehaviorShipmentTwo.self).all() }
+        await changed.close()
+    }
+
+    @Test func aValueThatDoesNotFitIsNamedWithItsPathAndKey() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["BehaviorShipment"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorShipmentOne.self], schemaVersion: 1)
+        try await one.write { transaction in try await transaction.add(shipment) }
+        await one.close()
+        do {
+            _ = try await PostgresStore.open(settings, models: [BehaviorShipmentTwo.self], schemaVersion: 2) { migration, _ in
+                try migration.renameProperty(onType: "BehaviorParcel", from: "label", to: "title")
+            }
+            Issue.record("the migration did not refuse 300 in an Int8")
+        } catch let error as PostgresStoreError {
+            #expect(error.kind == .migrationFailed(
+                typeName: "BehaviorShipment", reason: "extra[].weight holds 300 in the object with key 1, which the model's kind there cannot hold"))
+        }
+        // A rename of a property the stored layout lacks is refused too.
+        await #expect(throws: PostgresStoreError.self) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorShipmentTwo.self], schemaVersion: 2) { migration, _ in
+                try migration.renameProperty(onType: "BehaviorParcel", from: "name", to: "title")
+            }
+        }
+        let unchanged = try await PostgresStore.open(settings, models: [BehaviorShipmentOne.self], schemaVersion: 1)
+        #expect(try await unchanged.objects(BehaviorShipmentOne.self).all() == [shipment])
+        await unchanged.close()
+    }
+}
+}
