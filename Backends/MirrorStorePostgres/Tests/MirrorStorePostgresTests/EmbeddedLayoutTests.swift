@@ -90,5 +90,63 @@ struct EmbeddedLayoutTests {
         #expect(try await unchanged.objects(BehaviorShipmentOne.self).all() == [shipment])
         await unchanged.close()
     }
+
+    /// A file store at `path` holding `shipments`: the file store's own synchronous write.
+    private static func write(_ shipments: [BehaviorShipmentOne], toFile path: String, configuration: Store.Configuration) throws {
+        let file = try Store(path: path, models: [BehaviorShipmentOne.self], configuration: configuration)
+        try file.write { try $0.add(contentsOf: shipments) }
+        try file.close()
+    }
+
+    /// Random parcels in every container, migrated by PostgreSQL and by the file store with the
+    /// same block: the same shipments, or (a weight past `Int8`) a refusal by both.
+    @Test(arguments: Array(41...50)) func randomEmbeddedChangesMigrateAsInTheFileStore(seed: Int) async throws {
+        let settings = try #require(serverSettings)
+        var random = SeededRandom(seed: UInt64(seed))
+        func parcel() -> BehaviorParcelOne {
+            // One weight in twenty-five does not fit Int8: of these seeds, six migrate and four are refused.
+            let weight: Int32 = random.chance(4) ? random.pick([128, -129, 300, Int32.max]) : Int32(Int8.random(in: .min ... .max, using: &random))
+            return BehaviorParcelOne(label: random.string(), weight: weight, note: random.string(),
+                                     size: random.chance(40) ? nil : Int.random(in: -5...5, using: &random))
+        }
+        let shipments = (1...Int.random(in: 1...6, using: &random)).map { id in
+            BehaviorShipmentOne(
+                id: id, main: parcel(), extra: (0..<Int.random(in: 0...3, using: &random)).map { _ in parcel() },
+                spare: random.chance(50) ? parcel() : nil,
+                byName: Dictionary((0..<Int.random(in: 0...2, using: &random)).map { ("k\($0)", parcel()) }, uniquingKeysWith: { a, _ in a }))
+        }
+        let rename: @Sendable (any ModelMigration, Int) throws -> Void = { migration, _ in
+            try migration.renameProperty(onType: "BehaviorParcel", from: "label", to: "title")
+        }
+        try await dropTables(["BehaviorShipment"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorShipmentOne.self], schemaVersion: 1)
+        try await one.write { try await $0.add(contentsOf: shipments) }
+        await one.close()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parcels-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("parcels.store").path
+        var configuration = Store.Configuration()
+        configuration.schemaVersion = 1
+        try Self.write(shipments, toFile: path, configuration: configuration)
+
+        var inFile: [BehaviorShipmentTwo]?
+        configuration.schemaVersion = 2
+        configuration.migration = { try rename($0, $1) }
+        do {
+            let migrated = try Store(path: path, models: [BehaviorShipmentTwo.self], configuration: configuration)
+            inFile = try migrated.objects(BehaviorShipmentTwo.self).sorted(byProperty: "id").all()
+            try migrated.close()
+        } catch is MigrationError {}
+        var onServer: [BehaviorShipmentTwo]?
+        do {
+            let migrated = try await PostgresStore.open(settings, models: [BehaviorShipmentTwo.self], schemaVersion: 2) { try rename($0, $1) }
+            onServer = try await migrated.objects(BehaviorShipmentTwo.self).sorted(byProperty: "id").all()
+            await migrated.close()
+        } catch let error as PostgresStoreError {
+            guard case .migrationFailed = error.kind else { throw error }
+        }
+        #expect(onServer == inFile, "seed \(seed): \(shipments.count) shipments")
+    }
 }
 }
