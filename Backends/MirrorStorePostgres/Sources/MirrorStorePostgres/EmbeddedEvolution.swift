@@ -92,10 +92,12 @@ struct EmbeddedEvolution {
         return false
     }
 
-    /// A value that does not fit its new kind: its text, and where it is.
+    /// A value that does not fit its new kind, or (`isDamage`) is not a value of its stored
+    /// kind: its text, and where it is.
     struct Misfit: Error {
         let value: String
         let path: String
+        var isDamage = false
     }
 
     /// `json`, a value of kind `old` with the stored layouts, as a value of kind `new` with the
@@ -109,7 +111,8 @@ struct EmbeddedEvolution {
             return .null
         }
         switch (Self.unwrapped(old), Self.unwrapped(new), json) {
-        case (.object(let oldType), .object(let newType), .object(let entries)) where changed[newType] != nil && oldType == newType:
+        case (.object(let oldType), .object(let newType), _) where changed[newType] != nil && oldType == newType:
+            guard case .object(let entries) = json else { throw Misfit(value: "\(json), not an embedded \(newType)", path: path, isDamage: true) }
             return try evolve(entries, of: newType, path: path, depth: depth)
         case (.object(let oldType), .object(let newType), .object(let entries)) where oldType == newType && layouts[newType] != nil:
             // An unchanged embedded model may hold a changed one.
@@ -150,10 +153,12 @@ struct EmbeddedEvolution {
         var evolved: [String: JSONValue] = [:]
         for property in new.properties {
             let initial = defaults[typeName]?[property.name] ?? .null
-            guard let source = sources[typeName]?[property.name], let stored = old.property(named: source), let value = entries[source] else {
+            guard let source = sources[typeName]?[property.name], let stored = old.property(named: source) else {
                 evolved[property.name] = initial
                 continue
             }
+            // Every stored property was written: one that is missing is damage, not a default.
+            guard let value = entries[source] else { throw Misfit(value: "no \(source)", path: path, isDamage: true) }
             // `nil` in a property that is no longer optional takes the model's `init()` value.
             if case .null = value, !Self.isOptional(property.kind) {
                 evolved[property.name] = initial
@@ -211,6 +216,8 @@ extension EmbeddedEvolution {
                 let evolved: JSONValue
                 do {
                     evolved = try evolve(json, from: old, to: column.kind, path: column.property)
+                } catch where error.isDamage {
+                    throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText, reason: "\(error.path) holds \(error.value)"))
                 } catch {
                     throw PostgresStoreError(.migrationFailed(
                         typeName: table.typeName, reason: "\(error.path) holds \(error.value) in the object with key \(keyText), which the model's kind there cannot hold"))

@@ -91,6 +91,27 @@ struct EmbeddedLayoutTests {
         await unchanged.close()
     }
 
+    /// Damaged `jsonb` (a stored property missing, a parcel that is no object) refuses the
+    /// migration as a damaged row, naming it, rather than taking a default; nothing changes.
+    @Test(arguments: [
+        (#"UPDATE "BehaviorShipment" SET main = main - 'weight'"#, "main holds no weight"),
+        (#"UPDATE "BehaviorShipment" SET extra = '["x"]'::jsonb"#, #"extra[] holds string("x"), not an embedded BehaviorParcel"#),
+    ])
+    func damagedEmbeddedValuesRefuseTheMigration(damage: String, reason: String) async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["BehaviorShipment"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorShipmentOne.self], schemaVersion: 1)
+        try await one.write { transaction in try await transaction.add(shipment) }
+        try await one.withConnection { connection in _ = try await connection.query(PostgresQuery(unsafeSQL: damage), logger: PostgresStore.logger) }
+        await one.close()
+        await #expect(throws: PostgresStoreError(.corruptedRow(typeName: "BehaviorShipment", key: "1", reason: reason))) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorShipmentTwo.self], schemaVersion: 2) { migration, _ in
+                try migration.renameProperty(onType: "BehaviorParcel", from: "label", to: "title")
+            }
+        }
+        #expect(try await storedLayouts(of: "BehaviorShipment") == "BehaviorParcel(label: String, weight: Int32, note: String, size: Int?)")
+    }
+
     /// A file store at `path` holding `shipments`: the file store's own synchronous write.
     private static func write(_ shipments: [BehaviorShipmentOne], toFile path: String, configuration: Store.Configuration) throws {
         let file = try Store(path: path, models: [BehaviorShipmentOne.self], configuration: configuration)
