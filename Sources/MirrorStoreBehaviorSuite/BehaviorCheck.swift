@@ -10,14 +10,16 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case queries
     /// Seeded random data and queries, compared with `Array.filter` on the same models.
     case modelBasedQueries
-    /// A raised schema version with a rename, an added and a removed property; refusals of a
-    /// changed model without a raised version, of a lower version, and of a migration that throws.
+    /// A raised schema version with a rename, an added and a removed property, in a model and
+    /// in an embedded one (whose parent is unchanged); refusals of a changed model without a
+    /// raised version, of a lower version, and of a migration that throws.
     case migrations
     /// A commit reaches an observer of a query and an observer of an object.
     case observation
     /// An observer of a query that watches key paths, one through a link, sees a change of the
     /// linked object's watched property as a modification, and no element for changes of
-    /// properties it does not watch, on the objects or on the linked one.
+    /// properties it does not watch, on the objects or on the linked one; a key path that ends
+    /// at a link watches the link (which object), not the linked object's values.
     case watchedObservation
     /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
     case uniqueViolations
@@ -35,7 +37,8 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     /// `StoreError.uniqueViolation`; repeats within an object and `nil` elements are not.
     case uniqueArrays
     /// Delete rules: `.cascade` deletes the linked objects with their source, `.deny` refuses
-    /// a delete and deletes nothing.
+    /// a delete and deletes nothing, naming the same denied object and source on every store
+    /// when several links deny at once.
     case deleteRules
     /// Inverse relationships: `LinkingObjects` list the objects linking to a model, to-one and
     /// to-many, each once, in primary-key order, and follow writes and deletes.

@@ -41,6 +41,44 @@ extension ModelStoreBehavior {
             }
             try expect(sponsorsDeleted, [true, true], "deleting sponsors no team links to", in: check)
             try expect(try await store.fetchCount(ModelQuery(BehaviorPublisher.self)), 0, "sponsors after they were deleted", in: check)
+
+            // Several denied at once: every store names the first by type, key, then the first
+            // source by type, property, key (`StoreError.deleteDenied`'s documented order).
+            let sponsors = [13, 11, 12].map { BehaviorPublisher(id: $0, name: "Sponsor \($0)") }
+            try await store.write { transaction in
+                try await transaction.add(BehaviorTeam(id: 9, name: "Nine", sponsors: [sponsors[2]]))
+                try await transaction.add(BehaviorTeam(id: 7, name: "Seven", sponsors: [sponsors[1], sponsors[0]]))
+                try await transaction.add(BehaviorTeam(id: 5, name: "Five", sponsors: [sponsors[0], sponsors[1]]))
+                try await transaction.add(BehaviorTeam(id: 3, name: "Three", sponsors: [sponsors[0]]))
+            }
+            func named(_ key: String, _ sourceKey: String) -> (any Error) -> Bool {
+                { error in
+                    (error as? StoreError)?.kind == .deleteDenied(
+                        typeName: "BehaviorPublisher", key: key, linkedFrom: "BehaviorTeam", sourceKey: sourceKey, property: "sponsors")
+                }
+            }
+            try await expectError("deleting every sponsor of four teams", in: check, matches: named("11", "5")) {
+                try await store.write { transaction in try await transaction.deleteAll(BehaviorPublisher.self) }
+            }
+            try await expectError("deleting a team and every sponsor", in: check, matches: named("11", "5")) {
+                try await store.write { transaction in
+                    _ = try await transaction.delete(BehaviorTeam.self, primaryKey: 9)
+                    try await transaction.deleteAll(BehaviorPublisher.self)
+                }
+            }
+            try await expectError("deleting sponsors once the team linking the first by key is gone", in: check, matches: named("11", "7")) {
+                try await store.write { transaction in
+                    _ = try await transaction.delete(BehaviorTeam.self, primaryKey: 5)
+                    try await transaction.deleteAll(BehaviorPublisher.self)
+                }
+            }
+            try await expectError("deleting the sponsors the third team links to", in: check, matches: named("12", "9")) {
+                try await store.write { transaction in
+                    _ = try await transaction.delete(BehaviorTeam.self, primaryKey: 5)
+                    _ = try await transaction.delete(BehaviorTeam.self, primaryKey: 7)
+                    try await transaction.deleteAll(BehaviorPublisher.self)
+                }
+            }
         }
     }
 }

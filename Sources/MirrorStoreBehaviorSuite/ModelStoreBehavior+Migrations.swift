@@ -58,6 +58,7 @@ extension ModelStoreBehavior {
 
         try await checkMigrationSteps()
         try await checkMigrationDeletes()
+        try await checkEmbeddedMigrations()
     }
 }
 

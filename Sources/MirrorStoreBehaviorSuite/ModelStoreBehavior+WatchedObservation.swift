@@ -59,5 +59,55 @@ extension ModelStoreBehavior {
                 _ = try store.changes(query, keyPaths: [\.name.count])
             }
         }
+        try await checkWatchedLink()
+    }
+
+    /// A key path that ends at a link watches the link, the object it points to, not what that
+    /// object holds: a change of the linked publisher is no modification, linking another is.
+    private func checkWatchedLink() async throws {
+        let check = BehaviorCheck.watchedObservation
+        try await withStore(check) { store in
+            try await store.write { transaction in
+                try await transaction.add(BehaviorHero(id: 1, name: "Hulk", age: 49, publisher: BehaviorPublisher(id: 1, name: "Marvel", country: "US")))
+                try await transaction.add(BehaviorPublisher(id: 2, name: "DC", country: "US"))
+            }
+            let changes = try store.changes(ModelQuery(BehaviorHero.self).sorted(using: SortDescriptor(\.id)), keyPaths: [\.publisher])
+            let (started, start) = AsyncStream<Void>.makeStream()
+            let observer = Task {
+                defer { start.finish() }
+                var count = 0
+                for try await change in changes {
+                    count += 1
+                    if count == 1 {
+                        start.yield()
+                        continue
+                    }
+                    let hulk = change.models.first
+                    return WatchedElement(modifications: Array(change.modifications), age: hulk?.age, publisherName: hulk?.publisher?.name,
+                                          publisherCountry: hulk?.publisher?.country)
+                }
+                return WatchedElement(modifications: [], age: nil, publisherName: nil, publisherCountry: nil)
+            }
+            defer { observer.cancel() }
+            let first = Task { () async throws in
+                for await _ in started { break }
+            }
+            try await value(of: first, within: 10, waitingFor: "the observer's first element", in: check)
+
+            // Not watched: the linked publisher's values, the hero's age. Then watched: the link.
+            try await store.write { transaction in
+                try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.name = "Marvel Comics" }
+            }
+            try await store.write { transaction in
+                try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.age = 50 }
+            }
+            try await store.write { transaction in
+                try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.publisher = BehaviorPublisher(id: 2, name: "DC", country: "US") }
+            }
+            let seen = try await value(of: observer, within: 10, waitingFor: "the changed link to reach the observer", in: check)
+            // Had a change of the linked publisher made an element, it would name Marvel.
+            try expect(seen, WatchedElement(modifications: [0], age: 50, publisherName: "DC", publisherCountry: "US"),
+                       "the element after the hero's link changed", in: check)
+        }
     }
 }

@@ -45,7 +45,10 @@ struct DeleteRules: Sendable {
             }
         }
         self.cascades = cascades
-        self.denials = denials
+        // In the order a refused delete names them by: source type name, then property.
+        self.denials = denials.mapValues { links in
+            links.sorted { ($0.sourceType, $0.property) < ($1.sourceType, $1.property) }
+        }
     }
 
     private static func linkedType(_ kind: PropertyKind) -> String? {
@@ -65,20 +68,23 @@ struct DeleteRules: Sendable {
     /// depth, each once, among those `view` holds.
     ///
     /// - Throws: ``StoreError/Kind-swift.enum/deleteDenied(typeName:key:linkedFrom:sourceKey:property:)``
-    ///   when a denying link from an object that stays points at one of them; ``StoreError`` for a
-    ///   record that does not decode.
+    ///   when a denying link from an object that stays points at one of them, naming the first
+    ///   such pair in the error's documented order; ``StoreError`` for a record that does not decode.
     func objects(
         deleting roots: [(type: String, key: StorageKey)], view: StoredView, snapshot: EngineSnapshot, pending: PendingWrites,
         schemas: any SchemaSource
     ) throws -> [(type: String, key: StorageKey)] {
         var seen = Set<DeletedObject>()
         let deleted = try cascade(from: roots, seen: &seen, view: view, schemas: schemas)
-        for object in deleted {
+        let denied = deleted.filter { denials[$0.type] != nil }.sorted { a, b in
+            a.type != b.type ? a.type < b.type : StorageKey.precedes(a.key, b.key)
+        }
+        for object in denied {
             for link in denials[object.type] ?? [] {
                 let sources = try LinkingKeys.keys(
                     of: link.sourceType, property: link.property, linkingTo: object.key,
                     snapshot: snapshot, pending: pending, schemas: schemas)
-                if let source = sources.first(where: { !seen.contains(DeletedObject(type: link.sourceType, key: $0)) }) {
+                if let source = sources.filter({ !seen.contains(DeletedObject(type: link.sourceType, key: $0)) }).min(by: StorageKey.precedes) {
                     throw StoreError(.deleteDenied(
                         typeName: object.type, key: object.key.description, linkedFrom: link.sourceType,
                         sourceKey: source.description, property: link.property))
@@ -135,7 +141,7 @@ struct DeleteRules: Sendable {
     /// reach from them in `snapshot`, at any depth, each once.
     ///
     /// A denying link is checked with one pass over its source type, whatever the number of
-    /// objects deleted; the first source found in key order is named.
+    /// objects deleted; the first pair in the error's documented order is named.
     ///
     /// - Returns: The objects of `snapshot` to delete, in the order reached.
     /// - Throws: ``StoreError/Kind-swift.enum/deleteDenied(typeName:key:linkedFrom:sourceKey:property:)``
@@ -150,6 +156,8 @@ struct DeleteRules: Sendable {
         for object in dropped { gone[object.type, default: []].insert(object.key) }
         for object in removed { gone[object.type, default: []].insert(object.key) }
         for (targetType, keys) in gone.sorted(by: { $0.key < $1.key }) {
+            // The first denied object by key, then by its links' order, then the source's key.
+            var first: (target: StorageKey, link: Link, source: StorageKey)?
             for link in denials[targetType] ?? [] {
                 guard let schema = schemas.schema(named: link.sourceType) else { continue }
                 let projection = RecordProjection(schema: schema, properties: [link.property], schemas: schemas)
@@ -161,16 +169,17 @@ struct DeleteRules: Sendable {
                     } catch let failure as RecordCodingFailure {
                         throw StoreError(failure, typeName: link.sourceType, key: sourceKey.description)
                     }
-                    var denied: StorageKey?
                     Self.forEachLink(in: values[link.position]) { typeName, key in
-                        if denied == nil, typeName == targetType, keys.contains(key) { denied = key }
-                    }
-                    if let denied {
-                        throw StoreError(.deleteDenied(
-                            typeName: targetType, key: denied.description, linkedFrom: link.sourceType,
-                            sourceKey: sourceKey.description, property: link.property))
+                        guard typeName == targetType, keys.contains(key) else { return }
+                        // Sources come in key order, links in their order: only a smaller target wins.
+                        if first.map({ StorageKey.precedes(key, $0.target) }) ?? true { first = (key, link, sourceKey) }
                     }
                 }
+            }
+            if let first {
+                throw StoreError(.deleteDenied(
+                    typeName: targetType, key: first.target.description, linkedFrom: first.link.sourceType,
+                    sourceKey: first.source.description, property: first.link.property))
             }
         }
         return removed

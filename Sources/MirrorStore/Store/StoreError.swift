@@ -64,6 +64,12 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case invalidDeleteRule(typeName: String, property: String, reason: String)
         /// The `typeName` object under `key` cannot be deleted: the `linkedFrom` object under `sourceKey`
         /// still links to it through `property`, whose rule is ``DeleteRule/deny``. Nothing was deleted.
+        ///
+        /// When a delete breaks several such links at once, every store names the same one: the
+        /// denied object first by type name, then by primary key; then, of the objects still
+        /// linking to it, the first by type name, then property name, then primary key. Keys
+        /// order as unsorted results do: integers numerically, strings by the code points of
+        /// their NFC form, UUIDs by their bytes.
         case deleteDenied(typeName: String, key: String, linkedFrom: String, sourceKey: String, property: String)
     }
 

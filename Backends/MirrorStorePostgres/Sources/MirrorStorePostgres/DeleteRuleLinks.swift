@@ -34,7 +34,10 @@ struct DeleteRuleLinks: Sendable {
             }
         }
         self.cascades = cascades
-        self.denials = denials
+        // In the order `StoreError.deleteDenied` names them by: source type name, then property.
+        self.denials = denials.mapValues { links in
+            links.sorted { ($0.source.typeName, $0.column.property) < ($1.source.typeName, $1.column.property) }
+        }
     }
 
     /// Whether deleting objects of `typeName` may do more than remove them.

@@ -14,9 +14,9 @@ indirect enum Fingerprint: Equatable {
     /// A record already reached on the way here.
     case seen
 
-    /// The fingerprint of `record`, or only of the values its `watching` paths read (and of
-    /// everything those reach) when given; `inverses` gives the records each inverse of a record
-    /// lists, which count too when every property does.
+    /// The fingerprint of `record`, or only of the values its `watching` paths read when given
+    /// (links among them by their keys, see ``reference(_:)``); `inverses` gives the records
+    /// each inverse of a record lists, which count too when every property does.
     init(_ record: ManagedObject, watching: WatchedPaths? = nil, inverses: (ManagedObject) -> [[ManagedObject]] = { _ in [] }) {
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(record)]
         guard let watching else {
@@ -24,7 +24,21 @@ indirect enum Fingerprint: Equatable {
             self = .record(parts + Self.walkInverses(of: record, visited: &visited, inverses: inverses))
             return
         }
-        self = .record(watching.values(in: record).map { Self.walk($0, visited: &visited, inverses: inverses) })
+        self = .record(watching.values(in: record).map(Self.reference))
+    }
+
+    /// A watched value as the file store's observation compares it: a linked model by its key,
+    /// the stored reference, not by what it holds (nor by the models it reaches); an embedded
+    /// model by its values, its own links by their keys.
+    private static func reference(_ value: RecordValue) -> Fingerprint {
+        switch value {
+        case .object(let record):
+            if let key = record.objectSchema.primaryKey { return .value(record[key] ?? .null) }
+            return .record(record.objectSchema.properties.indices.map { reference(record[propertyAt: $0]) })
+        case .list(let elements): return .list(elements.map(reference))
+        case .dictionary(let entries): return .dictionary(entries.mapValues(reference))
+        default: return .value(value)
+        }
     }
 
     private static func walk(

@@ -42,6 +42,9 @@ struct JSONCoding {
     let models: BackendModels
     let typeName: String
     let property: String
+    /// Schemas of embedded models to decode by instead of their models' (a migration's `old`
+    /// reads a table as its embedded models were when it was written), by type name.
+    var embeddedSchemas: [String: ObjectSchema] = [:]
 
     private func unstorable(_ reason: String) -> PostgresStoreError {
         PostgresStoreError(.unstorableValue(typeName: typeName, property: property, reason: reason))
@@ -146,7 +149,7 @@ struct JSONCoding {
             }
             return .dictionary(values)
         case .object(let target):
-            guard let schema = models.type(named: target)?.schema else { throw corrupted("\(target) is not a model type") }
+            guard let schema = embeddedSchemas[target] ?? models.type(named: target)?.schema else { throw corrupted("\(target) is not a model type") }
             if let key = schema.primaryKey {
                 guard let keyKind = schema.property(named: key)?.kind else { throw corrupted("\(target) has no key \(key)") }
                 return try link(target, try decode(json, kind: keyKind))

@@ -117,15 +117,21 @@ public final class PostgresMigration {
     }
 
     /// Gives the model's property `newName` the stored values of `oldName`
-    /// (`ALTER TABLE … RENAME COLUMN`).
+    /// (`ALTER TABLE … RENAME COLUMN`). On an embedded model (one without a primary key), the
+    /// `jsonb` values of every table that holds it are rewritten (``EmbeddedEvolution``), as
+    /// for its other changes.
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when `typeName` is not one of the
-    ///   store's types, the model has no property `newName`, or it is renamed twice.
+    ///   store's types, the model has no property `newName`, or it is renamed twice; for an
+    ///   embedded model, when opening finds no table whose stored layout of it differs (a table
+    ///   whose metadata predates embedded layouts is taken to hold the models').
     public func renameProperty(onType typeName: String, from oldName: String, to newName: String) throws {
-        guard let table = mapping.tables[typeName] else {
+        // An embedded model's properties live in its parents' `jsonb`, renamed there.
+        let embedded = mapping.models.type(named: typeName).map(\.schema).flatMap { $0.primaryKey == nil ? $0 : nil }
+        guard let properties = mapping.tables[typeName]?.columns.map(\.property) ?? embedded?.properties.map(\.name) else {
             throw failed(typeName, "it is not one of the store's types")
         }
-        guard table.columns.contains(where: { $0.property == newName }) else {
+        guard properties.contains(newName) else {
             throw failed(typeName, "the model has no property \(newName) to rename \(oldName) to")
         }
         guard oldName != newName, renames[typeName]?[newName] == nil, renames[typeName]?.values.contains(oldName) != true else {

@@ -133,7 +133,9 @@ extension PostgresResults {
     /// A key path may go through to-one links and embedded models (`\.publisher?.name`), as in
     /// a predicate: a change of the linked object's watched property counts as a modification of
     /// each result that links to it, a change of its other properties does not. A key path that
-    /// ends at a link (`\.publisher`) watches the whole linked model.
+    /// ends at a link (`\.publisher`) watches the link, as the file store does: a result is
+    /// modified when it links to another object (or to none), not when the linked object
+    /// changes; one that ends at an embedded model watches its values and its links alike.
     ///
     /// - Throws: `QueryError` (`.unknownProperty`) naming a key path that is not a stored
     ///   property, or that goes on from a property that is not a to-one link or embedded model.

@@ -288,6 +288,20 @@ enum PrimaryKeys {
         }
     }
 
+    /// Whether key `a` comes before key `b` in the file store's key order, which
+    /// `StoreError.deleteDenied` names objects by: integers numerically (unsigned ones by their
+    /// bits as a signed integer, as the file store keeps them), strings by the code points of
+    /// their NFC form, UUIDs by their bytes (the order of their hexadecimal text).
+    static func precedes(_ a: RecordValue, _ b: RecordValue) -> Bool {
+        switch (a, b) {
+        case (.int(let a), .int(let b)): a < b
+        case (.uint(let a), .uint(let b)): Int64(bitPattern: a) < Int64(bitPattern: b)
+        case (.string(let a), .string(let b)):
+            a.precomposedStringWithCanonicalMapping.utf8.lexicographicallyPrecedes(b.precomposedStringWithCanonicalMapping.utf8)
+        case (.uuid(let a), .uuid(let b)): a.uuidString < b.uuidString
+        default: false
+        }
+    }
 
     static func check(_ value: RecordValue, table: TableMapping) throws -> RecordValue {
         let kind = table.primaryKey.kind

@@ -69,9 +69,22 @@ extension RuledDeletes {
             isRoot = false
             level = next.keys.sorted().compactMap { next[$0] }
         }
-        for (table, keys) in deleted {
-            for link in mapping.deleteRules.denials[table.typeName] ?? [] {
-                try await checkNoSource(through: link, linksTo: keys, of: table, deleting: seen)
+        // A type may be reached at several depths: its keys are checked together, so that the
+        // object named is the first in `StoreError.deleteDenied`'s documented order.
+        var deletedByType: [String: (table: TableMapping, keys: [RecordValue])] = [:]
+        for (table, keys) in deleted { deletedByType[table.typeName, default: (table, [])].keys += keys }
+        for typeName in deletedByType.keys.sorted() {
+            guard let entry = deletedByType[typeName], let links = mapping.deleteRules.denials[typeName] else { continue }
+            var first: (target: RecordValue, link: DeleteRuleLinks.Link, source: RecordValue)?
+            for link in links {
+                guard let found = try await firstSource(through: link, linksTo: entry.keys, of: entry.table, deleting: seen) else { continue }
+                // Links come in their order: only a smaller target wins.
+                if first.map({ PrimaryKeys.precedes(found.target, $0.target) }) ?? true { first = (found.target, link, found.source) }
+            }
+            if let first {
+                throw StoreError(.deleteDenied(
+                    typeName: typeName, key: PrimaryKeys.text(first.target), linkedFrom: first.link.source.typeName,
+                    sourceKey: PrimaryKeys.text(first.source), property: first.link.column.property))
             }
         }
         for (table, keys) in deleted {
@@ -107,12 +120,12 @@ extension RuledDeletes {
         }
     }
 
-    /// Throws `StoreError.deleteDenied` when an object outside `deleting` links to one of
-    /// `keys` of `table` through `link`.
-    private func checkNoSource(
+    /// The first of `keys` of `table` that an object outside `deleting` links to through
+    /// `link`, by key, with the first such object by key; `nil` when none does.
+    private func firstSource(
         through link: DeleteRuleLinks.Link, linksTo keys: [RecordValue], of table: TableMapping, deleting: Set<Identity>,
         isolation: isolated (any Actor)? = #isolation
-    ) async throws {
+    ) async throws -> (target: RecordValue, source: RecordValue)? {
         let source = link.source
         var parameters = SQLParameters()
         let placeholder = try parameters.addKeys(keys, of: table)
@@ -120,21 +133,25 @@ extension RuledDeletes {
         // `&&` (overlap) for an array of keys, which the column's GIN index answers.
         let test = if case .linkArray = link.column.storage { "\(column) && \(placeholder)" } else { "\(column) = ANY(\(placeholder))" }
         let selected = [source.primaryKey, link.column].map { $0.selectExpression(table: source.table) }.joined(separator: ", ")
-        let orderBy = source.primaryKey.quotedName
-        let rows = try await run("SELECT \(selected) FROM \(source.table) WHERE \(test) ORDER BY \(orderBy)", parameters, isolation: isolation)
+        let rows = try await run("SELECT \(selected) FROM \(source.table) WHERE \(test)", parameters, isolation: isolation)
         let coding = ColumnCoding(models: mapping.models, typeName: source.typeName)
         let deleted = Set(keys)
+        var first: (target: RecordValue, source: RecordValue)?
         for row in rows {
             var cells = row.makeIterator()
             guard let keyCell = cells.next(), let linkCell = cells.next() else { continue }
             let sourceKey = try coding.read(keyCell, column: source.primaryKey, key: { "?" })
             guard !deleting.contains(Identity(typeName: source.typeName, key: sourceKey)) else { continue }
             let linked = Self.keys(in: try coding.read(linkCell, column: link.column, key: { PrimaryKeys.text(sourceKey) }))
-            guard let target = linked.first(where: deleted.contains) else { continue }
-            throw StoreError(.deleteDenied(
-                typeName: table.typeName, key: PrimaryKeys.text(target), linkedFrom: source.typeName,
-                sourceKey: PrimaryKeys.text(sourceKey), property: link.column.property))
+            for target in linked where deleted.contains(target) {
+                if let current = first,
+                   PrimaryKeys.precedes(current.target, target) || (current.target == target && !PrimaryKeys.precedes(sourceKey, current.source)) {
+                    continue
+                }
+                first = (target, sourceKey)
+            }
         }
+        return first
     }
 
     /// The keys a link column's value holds: one for a link, those of an array of links.

@@ -5,7 +5,8 @@ import PostgresNIO
 /// advisory lock, so that processes opening the same database at once do not race.
 ///
 /// `mirrorstore_metadata` keeps, per type, the description of the schema its table was made
-/// from and the schema version of the app that made it.
+/// from, the schema version of the app that made it, and the layouts of the embedded models its
+/// `jsonb` values hold (``EmbeddedLayouts``; `NULL` in a row written before they were kept).
 struct SchemaSetup {
     let mapping: DatabaseMapping
     let schemaVersion: Int
@@ -32,6 +33,11 @@ struct SchemaSetup {
                     CREATE TABLE IF NOT EXISTS \(SQL.identifier(Self.metadataTable)) (
                         type_name text PRIMARY KEY, schema_description text NOT NULL, schema_version bigint NOT NULL)
                     """), logger: logger)
+                // Nullable, so that a row written before, or by an older version of this
+                // backend, reads as "layout not known".
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    ALTER TABLE \(SQL.identifier(Self.metadataTable)) ADD COLUMN IF NOT EXISTS embedded_schemas text
+                    """), logger: logger)
             }
             let encoding = try await Failures.translating(mapping) {
                 try await connection.query("SELECT current_setting('server_encoding'), current_database()", logger: logger).collect()
@@ -43,13 +49,17 @@ struct SchemaSetup {
                 }
             }
             var stored: [String: (description: String, version: Int64)] = [:]
+            // The embedded layouts the rows know, by stored type name.
+            var storedLayouts: [String: EmbeddedLayouts] = [:]
             let rows = try await Failures.translating(mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: "SELECT type_name, schema_description, schema_version FROM \(SQL.identifier(Self.metadataTable))"), logger: logger).collect()
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT type_name, schema_description, schema_version, embedded_schemas FROM \(SQL.identifier(Self.metadataTable))"), logger: logger).collect()
             }
             for row in rows {
-                let (name, description, version) = try row.decode((String, String, Int64).self)
+                let (name, description, version, layouts) = try row.decode((String, String, Int64, String?).self)
                 stored[name] = (description, version)
+                storedLayouts[name] = EmbeddedLayouts(text: layouts)
             }
+            let layouts = mapping.tables.mapValues { EmbeddedLayouts(of: $0, models: mapping.models) }
             var differences: [String] = []
             var newer: Int64?
             var created: [TableMapping] = []
@@ -57,10 +67,17 @@ struct SchemaSetup {
             for table in mapping.tables.values.sorted(by: { $0.typeName < $1.typeName }) {
                 if let existing = stored[table.typeName] {
                     if existing.version > Int64(schemaVersion) { newer = max(newer ?? existing.version, existing.version) }
-                    if existing.description != table.schemaDescription, existing.version < Int64(schemaVersion) {
+                    // A row that does not know its embedded layouts is taken to hold the models'.
+                    let storedLayout = storedLayouts[table.typeName], layout = layouts[table.typeName]
+                    let layoutChanged = storedLayout != nil && layout != nil && storedLayout != layout
+                    let changed = existing.description != table.schemaDescription || layoutChanged
+                    if changed, existing.version < Int64(schemaVersion) {
                         migrated.append(table)
                     } else if existing.description != table.schemaDescription {
                         differences.append("\(table.typeName) is stored as \(existing.description), and the model is \(table.schemaDescription)")
+                    } else if layoutChanged, let storedLayout, let layout {
+                        let embedded = storedLayout.differences(to: layout, in: table.typeName)
+                        differences += embedded.isEmpty ? ["\(table.typeName) embeds \(storedLayout.text), and the model embeds \(layout.text)"] : embedded
                     }
                 } else {
                     created.append(table)
@@ -75,7 +92,7 @@ struct SchemaSetup {
             // Versions are kept per type: stores with other models may share the database.
             var renamed: Set<String> = []
             if let oldVersion = mapping.tables.keys.compactMap({ stored[$0]?.version }).min(), oldVersion < Int64(schemaVersion) {
-                renamed = try await migrate(migrated, stored: stored, from: [Int(oldVersion)], on: connection)
+                renamed = try await migrate(migrated, stored: stored, layouts: storedLayouts, from: [Int(oldVersion)], on: connection)
             } else if migration != nil, !created.isEmpty {
                 // No model's type is stored at a lower version, and some are new: the block may
                 // rename a stored type no model names, written at a lower version, to one of
@@ -87,7 +104,8 @@ struct SchemaSetup {
                 // for this one's.
                 let candidates = Set(stored.filter { mapping.tables[$0.key] == nil && $0.value.version < Int64(schemaVersion) }.map(\.value.version))
                 if !candidates.isEmpty {
-                    renamed = try await migrate(migrated, stored: stored, from: candidates.sorted(by: >).map { Int($0) }, decidedByRename: true, on: connection)
+                    renamed = try await migrate(
+                        migrated, stored: stored, layouts: storedLayouts, from: candidates.sorted(by: >).map { Int($0) }, decidedByRename: true, on: connection)
                 }
             }
             created.removeAll { renamed.contains($0.typeName) }
@@ -98,8 +116,27 @@ struct SchemaSetup {
                     let name = parameters.add(table.typeName)
                     let description = parameters.add(table.schemaDescription)
                     let version = parameters.add(Int64(schemaVersion))
+                    let embedded = parameters.add(layouts[table.typeName]?.text ?? "")
                     try await connection.query(PostgresQuery(
-                        unsafeSQL: "INSERT INTO \(SQL.identifier(Self.metadataTable)) (type_name, schema_description, schema_version) VALUES (\(name), \(description), \(version))",
+                        unsafeSQL: """
+                            INSERT INTO \(SQL.identifier(Self.metadataTable)) (type_name, schema_description, schema_version, embedded_schemas)
+                            VALUES (\(name), \(description), \(version), \(embedded))
+                            """,
+                        binds: parameters.bindings), logger: logger)
+                }
+                // The layouts of the tables carried over, migrated or not: a row written before
+                // they were kept learns them now (the models' layouts are taken as the stored
+                // ones then), and a migrated one the new ones.
+                for table in mapping.tables.values.sorted(by: { $0.typeName < $1.typeName }) where !created.contains(where: { $0 === table }) {
+                    guard let text = layouts[table.typeName]?.text else { continue }
+                    var parameters = SQLParameters()
+                    let embedded = parameters.add(text)
+                    let name = parameters.add(table.typeName)
+                    try await connection.query(PostgresQuery(
+                        unsafeSQL: """
+                            UPDATE \(SQL.identifier(Self.metadataTable)) SET embedded_schemas = \(embedded)
+                            WHERE type_name = \(name) AND embedded_schemas IS DISTINCT FROM \(embedded)
+                            """,
                         binds: parameters.bindings), logger: logger)
                 }
                 for table in created {
@@ -207,11 +244,11 @@ struct SchemaSetup {
     /// `decidedByRename`, the first whose block renames stored types whose lowest version is that
     /// candidate (the others' steps are dropped unrun; when none is taken, nothing migrates).
     private func migrate(
-        _ tables: [TableMapping], stored: [String: (description: String, version: Int64)], from candidates: [Int],
+        _ tables: [TableMapping], stored: [String: (description: String, version: Int64)], layouts storedLayouts: [String: EmbeddedLayouts], from candidates: [Int],
         decidedByRename: Bool = false, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Set<String> {
         let logger = PostgresStore.logger
-        let storedTables = try await StoredTable.all(descriptions: stored.mapValues(\.description), mapping: mapping, on: connection)
+        let storedTables = try await StoredTable.all(descriptions: stored.mapValues(\.description), layouts: storedLayouts, mapping: mapping, on: connection)
         var defaults: [String: ManagedObject] = [:]
         defer { for record in defaults.values { record.releaseGraph() } }
         for model in models {
@@ -249,7 +286,8 @@ struct SchemaSetup {
         // their side tables the old type: the open makes them again once it is done.
         for table in tables { try await dropUniqueElements(of: table, keeping: [], on: connection) }
         let migratedNames = Set(tables.map(\.typeName))
-        if let unchanged = migration.renames.keys.sorted().first(where: { !migratedNames.contains($0) }) {
+        // Renames on embedded models are carried out in the tables that hold them.
+        if let unchanged = migration.renames.keys.sorted().first(where: { !migratedNames.contains($0) && mapping.tables[$0] != nil }) {
             throw PostgresStoreError(.migrationFailed(typeName: unchanged, reason: "its stored schema already matches the model, so it has no property to rename"))
         }
         // A type without a table yet has nothing to delete.
@@ -268,12 +306,19 @@ struct SchemaSetup {
             try await enumeration.copyTable(on: connection)
             enumerations.append(enumeration)
         }
+        // The embedded models whose values were brought to a new layout in some table.
+        var evolvedEmbedded: Set<String> = []
         for table in tables {
             var tableMigration = TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
             tableMigration.convertsKinds = migration.enumerations[table.typeName] != nil
             tableMigration.storedSchema = migration.storedName(of: table.typeName).flatMap { storedTables[$0]?.schema }
             tableMigration.renamedTypes = Dictionary(migration.typeRenames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
             try await tableMigration.run(on: connection)
+            if let storedName = migration.storedName(of: table.typeName) {
+                evolvedEmbedded.formUnion(try await evolveEmbedded(
+                    table, stored: storedTables[storedName]?.schema, layout: storedLayouts[storedName], renames: migration.renames,
+                    renamedTypes: tableMigration.renamedTypes, on: connection))
+            }
             var parameters = SQLParameters()
             let description = parameters.add(table.schemaDescription)
             let name = parameters.add(table.typeName)
@@ -282,6 +327,10 @@ struct SchemaSetup {
                     unsafeSQL: "UPDATE \(SQL.identifier(Self.metadataTable)) SET schema_description = \(description) WHERE type_name = \(name)",
                     binds: parameters.bindings), logger: logger)
             }
+        }
+        if let unapplied = migration.renames.keys.sorted().first(where: { mapping.tables[$0] == nil && !evolvedEmbedded.contains($0) }) {
+            throw PostgresStoreError(.migrationFailed(
+                typeName: unapplied, reason: "no table holds it with a stored layout that differs from the model's, so it has no property to rename"))
         }
         // What the blocks deleted goes once every enumeration has run, as one delete under the
         // models' delete rules (StoreError.deleteDenied refuses the migration), before the
@@ -321,6 +370,28 @@ struct SchemaSetup {
                 binds: parameters.bindings), logger: logger)
         }
         return Set(migration.typeRenames.keys)
+    }
+
+    /// Brings the embedded models in `table`'s `jsonb` columns from the layouts the table was
+    /// stored with (`layout`, `nil` when the metadata does not know them: nothing changes) to the
+    /// models' (``EmbeddedEvolution``), after its columns were brought to the model. A column
+    /// whose own kind changed beyond the automatic rules was made anew and holds new values.
+    /// Returns the embedded types that changed.
+    private func evolveEmbedded(
+        _ table: TableMapping, stored schema: ObjectSchema?, layout: EmbeddedLayouts?, renames: [String: [String: String]],
+        renamedTypes: [String: String], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Set<String> {
+        guard let schema, let layout,
+              let evolution = try EmbeddedEvolution(stored: layout, model: EmbeddedLayouts(of: table, models: mapping.models), renames: renames, models: mapping.models)
+        else { return [] }
+        let tableRenames = renames[table.typeName] ?? [:]
+        for column in table.columns {
+            guard case .json = column.storage, evolution.reaches(column.kind),
+                  let old = schema.property(named: tableRenames[column.property] ?? column.property)?.kind,
+                  JSONKindChange(from: old, to: column.kind, renamedTypes: renamedTypes) != nil else { continue }
+            try await evolution.rewrite(column, storedKind: old, of: table, mapping: mapping, on: connection)
+        }
+        return evolution.changedTypes
     }
 
     /// Renames the table of `oldName` and its metadata to `newName`, and the constraints named

@@ -19,11 +19,14 @@ struct StoredTable {
     let schema: ObjectSchema
     /// Per stored type, a schema of its primary key alone: what old links are records of.
     let keySchemas: [String: ObjectSchema]
+    /// The embedded models' schemas as the table was written with them (its metadata's
+    /// ``EmbeddedLayouts``), which its `jsonb` values are read by; empty when not known.
+    let embeddedSchemas: [String: ObjectSchema]
 
     /// Every table the metadata table names, by type name: one query, before the block runs,
     /// so that `oldSchema(ofType:)` can answer without the server.
     static func all(
-        descriptions: [String: String], mapping: DatabaseMapping, on connection: PostgresConnection,
+        descriptions: [String: String], layouts: [String: EmbeddedLayouts], mapping: DatabaseMapping, on connection: PostgresConnection,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [String: StoredTable] {
         let rows = try await Failures.translating(mapping) {
@@ -51,16 +54,17 @@ struct StoredTable {
         return columns.reduce(into: [:]) { tables, entry in
             tables[entry.key] = StoredTable(
                 typeName: entry.key, columns: entry.value, description: descriptions[entry.key] ?? "", mapping: mapping, candidates: candidates,
-                keySchemas: keySchemas)
+                keySchemas: keySchemas, embeddedSchemas: layouts[entry.key]?.schemas ?? [:])
         }
     }
 
     private init(
         typeName: String, columns stored: [(name: String, type: String, notNull: Bool)], description: String, mapping: DatabaseMapping,
-        candidates: [String: PropertyKind], keySchemas: [String: ObjectSchema]
+        candidates: [String: PropertyKind], keySchemas: [String: ObjectSchema], embeddedSchemas: [String: ObjectSchema]
     ) {
         self.typeName = typeName
         self.keySchemas = keySchemas
+        self.embeddedSchemas = embeddedSchemas
         let (described, primaryKey) = Self.parse(description, typeName: typeName)
         var columns: [Column] = []
         var properties: [ObjectSchema.Property] = []
@@ -161,9 +165,16 @@ struct StoredTable {
         let coding = ColumnCoding(models: mapping.models, typeName: typeName)
         let record = ManagedObject(objectSchema: schema)
         for (index, column) in columns.enumerated() {
-            let value = try KeyRecords.replacingKeys(
-                in: try coding.read(row[offset + index], column: column.reading, key: key), column: column.reading,
-                schemaOf: { keySchemas[$0] ?? mapping.tables[$0]?.schema })
+            let value: RecordValue
+            if case .json = column.reading.storage, !embeddedSchemas.isEmpty {
+                // Embedded models as they were stored, which their models may no longer be.
+                let decoding = JSONCoding(models: mapping.models, typeName: typeName, property: column.name, embeddedSchemas: embeddedSchemas)
+                value = try coding.json(row[offset + index], column: column.reading, key: key).map { try decoding.decode($0, kind: column.reading.kind) } ?? .null
+            } else {
+                value = try KeyRecords.replacingKeys(
+                    in: try coding.read(row[offset + index], column: column.reading, key: key), column: column.reading,
+                    schemaOf: { keySchemas[$0] ?? mapping.tables[$0]?.schema })
+            }
             // Properties start as `nil`.
             if value != .null { try record.setValue(value, forPropertyAt: index) }
         }

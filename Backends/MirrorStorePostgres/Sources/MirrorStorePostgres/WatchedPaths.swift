@@ -3,7 +3,8 @@ import MirrorStore
 /// The properties an observation watches (`changes(keyPaths:)`): each a path of property names
 /// from the observed type through to-one links and embedded models (`["publisher", "name"]` for
 /// `\.publisher?.name`), read from each result's record and the records it links to, as the
-/// file store's observation reads them.
+/// file store's observation reads them. A path's last value is compared with its links as keys
+/// (`Fingerprint`): a path that ends at a link watches the link, not the linked model.
 struct WatchedPaths: Sendable {
     let paths: [[String]]
 

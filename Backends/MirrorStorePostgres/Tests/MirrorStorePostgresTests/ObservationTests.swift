@@ -107,8 +107,10 @@ struct ObservationTests {
             // Not watched by the results: no element for it; watched by the object.
             try await writer.write { try await $0.update(Watched.self, primaryKey: 1) { $0.label = "changed" } }
             labels.append(try #require(try await objectIterator.next())?.label)
-            // Watched by the results, through the link; not by the object.
-            try await writer.write { try await $0.add(WatchOwner(id: 10, name: "Jack")) }
+            // Not watched by the results, which watch the link, not the linked owner's values.
+            try await writer.write { try await $0.add(WatchOwner(id: 10, name: "Stan Lee")) }
+            // Watched by the results: the link, to another owner; not by the object.
+            try await writer.write { try await $0.update(Watched.self, primaryKey: 1) { $0.owner = WatchOwner(id: 11, name: "Jack") } }
             let change = try #require(try await resultsIterator.next())
             modifications.append(change.modifications)
             try await writer.write { try await $0.update(Watched.self, primaryKey: 1) { $0.label = "again" } }
