@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A secondary index as one snapshot saw it: read-only, and unchanged by later commits.
 ///
 /// Reads may touch the index's persisted runs, whose blocks are checked as they are read, so
@@ -74,6 +76,10 @@ public final class IndexPositions: Sendable {
     /// The number of positions.
     public let count: Int
     private let read: Lock<Read>
+    /// The objects a read ahead read (`FirstObjects`), published once and read without the lock:
+    /// a prefix's positions are each read on their own, and the lock taken for each cost more
+    /// than the read. 0 until published (IndexPositionsUnsafePublishing.swift).
+    let firstObjectsWord = Atomic<UInt>(0)
 
     /// The entries read so far, their keys and objects apart: two arrays of 24-byte values stay
     /// under the kilobyte past which glibc gathers every freed small block on the next
@@ -92,6 +98,10 @@ public final class IndexPositions: Sendable {
         read = Lock(Read(isComplete: index.count == 0))
     }
 
+    deinit {
+        releaseFirstObjects()
+    }
+
     /// The entry at `position`, or nil when `position` is not in `0..<count`.
     public func entry(at position: Int) throws -> IndexEntry? {
         try read(at: position) { IndexEntry(key: $0.keys[position], object: $0.objects[position]) }
@@ -99,15 +109,18 @@ public final class IndexPositions: Sendable {
 
     /// The object of the entry at `position`, or nil when `position` is not in `0..<count`.
     public func object(at position: Int) throws -> StorageKey? {
-        try read(at: position) { $0.objects[position] }
+        if let object = firstObject(at: position) { return object }
+        return try read(at: position) { $0.objects[position] }
     }
 
     /// Reads the first `count` entries now (and the rest of the group of equal keys reached), no
     /// more: for a reader that knows how many positions it will ask for, such as a prefix, where
-    /// reading on one position at a time reads ahead by a guess.
+    /// reading on one position at a time reads ahead by a guess. The objects read so far are then
+    /// read without the lock (those of the first read ahead only: later ones take it).
     public func readAhead(_ count: Int) throws {
         guard count > 0 else { return }
-        _ = try read(at: min(count, self.count) - 1, reading: count) { _ in () }
+        let objects = try read(at: min(count, self.count) - 1, reading: count) { $0.objects }
+        if let objects, !hasFirstObjects { publishFirstObjects(FirstObjects(objects)) }
     }
 
     /// What `take` reads of the entries once the one at `position` is read; nil when there is none.

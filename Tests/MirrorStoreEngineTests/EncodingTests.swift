@@ -1,5 +1,6 @@
 import Testing
 @testable import MirrorStoreEngine
+import TestSupport
 
 @Suite struct EncodingTests {
     @Test func varintsRoundTrip() throws {
@@ -70,5 +71,26 @@ import Testing
         let objects = try #require(index.types["T"])
         #expect(objects.integers.capacity >= 100 && objects.integers.capacity < 1_000)
         #expect(objects.strings.capacity == 0)
+    }
+    /// `UTF8Text` makes ASCII without the standard library's second check: on random bytes
+    /// (ASCII, other valid UTF-8, and damaged sequences), it gives what the validating
+    /// initializer gives, nil included, and the text's bytes are the bytes read.
+    @Test func storedTextMatchesTheValidatingInitializer() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x7E47))
+        let pieces: [[UInt8]] = [Array("a".utf8), Array("é".utf8), Array("€".utf8), Array("𝄞".utf8), [0x80], [0xC3], [0xFF], [0xED, 0xA0, 0x80], [0]]
+        for round in 0..<2_000 {
+            var bytes: [UInt8] = []
+            let length = Int.random(in: 0...40, using: &random)
+            for _ in 0..<length {
+                if round % 2 == 0 || random.chance(80) {
+                    bytes.append(UInt8.random(in: 0...0x7F, using: &random))
+                } else {
+                    bytes += random.pick(pieces)
+                }
+            }
+            let text = bytes.withUnsafeBufferPointer { UTF8Text.string($0) }
+            #expect(text == String(validating: bytes, as: UTF8.self), "bytes \(bytes)")
+            if let text { #expect(Array(text.utf8) == bytes) }
+        }
     }
 }

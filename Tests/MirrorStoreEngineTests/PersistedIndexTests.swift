@@ -115,6 +115,16 @@ import TestSupport
             }
             #expect(try stepping.entry(at: inOrder.count) == nil, "\(context): past the positions of \(name)")
             #expect(try stepping.objects() == inOrder.map(\.object), "\(context): positions of \(name) after reading some")
+            // After a read ahead, the positions it read are read without the lock, the others
+            // with it: every position gives the same object either way.
+            let ahead = index.positions(ascending: ascending)
+            try ahead.readAhead(Int.random(in: 1...60, using: &generator))
+            if generator.chance(50) { try ahead.readAhead(Int.random(in: 1...80, using: &generator)) }
+            for position in -1...inOrder.count {
+                let object = inOrder.indices.contains(position) ? inOrder[position].object : nil
+                #expect(try ahead.object(at: position) == object, "\(context): object at \(position) of \(name) after a read ahead")
+            }
+            #expect(try ahead.objects() == inOrder.map(\.object), "\(context): positions of \(name) after a read ahead")
             for _ in 0..<12 {
                 let (lower, upper) = (bound(expected, &generator), bound(expected, &generator))
                 let inside = expected.filter { isInside($0, lower, upper) }
@@ -306,6 +316,11 @@ import TestSupport
             #expect(backward == found.reversed(), "\(context): \(name) reversed agrees with its entries")
             #expect(try index.positions(ascending: true).objects() == found.map(\.object), "\(context): \(name) positions")
             #expect(try index.positions(ascending: false).objects() == groupsReversed(found).map(\.object), "\(context): \(name) descending positions")
+            // Positions a read ahead read are read without the lock: the same objects.
+            let ahead = index.positions(ascending: false)
+            try ahead.readAhead(found.count / 2 + 1)
+            let read = try (0..<found.count).map { try ahead.object(at: $0) }
+            #expect(read == groupsReversed(found).map { Optional($0.object) }, "\(context): \(name) descending positions after a read ahead")
         }
         return state
     }
