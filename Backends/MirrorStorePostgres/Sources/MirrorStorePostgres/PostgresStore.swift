@@ -143,7 +143,7 @@ public final class PostgresStore: Sendable {
         _ body: (PostgresWriteTransaction) async throws -> sending Result
     ) async throws -> sending Result {
         try await withConnection(isolation: isolation) { connection in
-            try await Failures.translating(self.mapping) { try await connection.query("BEGIN", logger: Self.logger) }
+            // `BEGIN` goes with the block's first statement (see `beginIfNeeded()`).
             let transaction = PostgresWriteTransaction(connection: connection, mapping: self.mapping, channel: self.listener.channel)
             let result: Result
             do {
@@ -154,6 +154,7 @@ public final class PostgresStore: Sendable {
                 // The changes whose statements did not announce them; delivered to listeners
                 // only if the transaction commits.
                 if !transaction.notice.isEmpty {
+                    transaction.beginIfNeeded()
                     var parameters = SQLParameters()
                     let channel = parameters.add(self.listener.channel)
                     let payload = parameters.add(transaction.notice.payload)
@@ -162,11 +163,14 @@ public final class PostgresStore: Sendable {
                         try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify(\(channel), \(payload))", binds: parameters.bindings), logger: Self.logger).collect()
                     }
                 }
+                try transaction.checkBegun()
             } catch {
                 transaction.end()
-                _ = try? await connection.query("ROLLBACK", logger: Self.logger)
+                if transaction.hasBegun { _ = try? await connection.query("ROLLBACK", logger: Self.logger) }
                 throw error
             }
+            // A block that ran no statement has nothing to commit.
+            guard transaction.hasBegun else { return result }
             try await Failures.translating(self.mapping) { try await connection.query("COMMIT", logger: Self.logger) }
             return result
         }

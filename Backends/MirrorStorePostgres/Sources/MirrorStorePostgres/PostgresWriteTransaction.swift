@@ -1,6 +1,7 @@
 import Foundation
 import MirrorStore
 import PostgresNIO
+import Synchronization
 
 /// The writes of one ``PostgresStore/write(isolation:_:)`` block, all in one SQL transaction.
 ///
@@ -34,6 +35,18 @@ public final class PostgresWriteTransaction {
     /// transaction sends a bounded number of notices, the rest together before `COMMIT`.
     static let inlineNoticeLimit = 32
 
+    /// Whether `BEGIN` was sent: with the transaction's first statement, not before, and without
+    /// waiting for its answer (see ``beginIfNeeded()``). A block that runs no statement sends
+    /// nothing, and has nothing to commit.
+    private(set) var hasBegun = false
+    /// The error `BEGIN` failed with, set as its answer arrives on the connection's event loop:
+    /// before the answer to any statement sent after it.
+    private let beginFailure = BeginFailure()
+
+    private final class BeginFailure: Sendable {
+        let error = Mutex<(any Error)?>(nil)
+    }
+
     init(connection: PostgresConnection, mapping: DatabaseMapping, channel: String) {
         self.connection = connection
         self.mapping = mapping
@@ -41,6 +54,27 @@ public final class PostgresWriteTransaction {
     }
 
     func end() { isOpen = false }
+
+    /// Sends `BEGIN` before the transaction's first statement, without waiting for its answer: a
+    /// connection runs its queries one after the other in the order they were sent, so the
+    /// statement sent next starts as soon as `BEGIN` is done, with no turn through this task in
+    /// between. Called right before a statement is sent.
+    func beginIfNeeded() {
+        guard !hasBegun else { return }
+        hasBegun = true
+        let failure = beginFailure
+        connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: PostgresStore.logger) { _ in }
+            .whenFailure { error in failure.error.withLock { $0 = error } }
+    }
+
+    /// Throws what `BEGIN` failed with, once a statement sent after it has its answer. `BEGIN`
+    /// fails only on a connection that fails every statement, so the statement after it fails
+    /// too; should it not, the write fails all the same, before its next statement and `COMMIT`.
+    func checkBegun() throws {
+        guard let error = beginFailure.error.withLock({ $0 }) else { return }
+        if let error = error as? PSQLError, error.code == .server { throw Failures.translate(error, mapping: mapping) }
+        throw error
+    }
 
     private func checkOpen() throws {
         guard isOpen else { throw StoreError(.transactionEnded) }
@@ -55,6 +89,7 @@ public final class PostgresWriteTransaction {
 
     /// A reader on the transaction's connection, whose failed statements fail the transaction.
     private func reading<T>(isolation: isolated (any Actor)? = #isolation, _ body: (RowReader) async throws -> T) async throws -> T {
+        beginIfNeeded()
         let reader = RowReader(connection: connection, mapping: mapping)
         defer { if failure == nil, let failed = reader.statementFailure { failure = failed } }
         return try await body(reader)
@@ -392,9 +427,12 @@ public final class PostgresWriteTransaction {
         _ sql: String, _ bindings: PostgresBindings, collecting: Bool, isolation: isolated (any Actor)? = #isolation
     ) async throws -> [PostgresRow] {
         do {
+            beginIfNeeded()
             return try await Failures.translating(mapping) {
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
-                return collecting ? try await rows.collect() : []
+                let collected = collecting ? try await rows.collect() : []
+                try checkBegun()
+                return collected
             }
         } catch {
             if failure == nil { failure = error }
