@@ -38,14 +38,17 @@ final class IndexRange: Sendable {
         self.lower = lower
         self.upper = upper
         var keys: [StorageKey] = []
-        let isEquality = Self.isEquality(lower, upper)
-        if isEquality {
+        let equality = Self.equality(lower, upper)
+        if let equality {
+            // A unique index holds at most one object under a key it constrains: the walk stops
+            // at it rather than reading the next entry to find the range's end.
+            let most = equality == .oneConstrainedKey && index.isUnique ? 1 : Self.listedAtOnce + 1
             try index.forEachObject(from: lower, to: upper) { object in
                 keys.append(object)
-                return keys.count <= Self.listedAtOnce
+                return keys.count < most
             }
         }
-        if isEquality, keys.count <= Self.listedAtOnce {
+        if equality != nil, keys.count <= Self.listedAtOnce {
             listed = keys
             count = keys.count
         } else {
@@ -54,13 +57,22 @@ final class IndexRange: Sendable {
         }
     }
 
-    /// Whether the range holds one key's entries: a value, or the tuples of a compound index
-    /// that start with the values its equalities fix (`(prefix)` up to `(prefix, greatest)`).
-    private static func isEquality(_ lower: IndexBound?, _ upper: IndexBound?) -> Bool {
-        guard let lower, let upper, lower.isInclusive else { return false }
-        if lower == upper { return true }
-        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return false }
-        return upper.key == .tuple(prefix.appending(.greatest))
+    /// How a range holds one key's entries.
+    private enum Equality {
+        /// One key that a unique index allows one object at most (not `nil`, nor a tuple with a
+        /// `nil` in it: see `IndexKey.isUniquelyConstrained`).
+        case oneConstrainedKey
+        /// One key that several objects may hold, or the tuples of a compound index that start
+        /// with the values its equalities fix (`(prefix)` up to `(prefix, greatest)`).
+        case entries
+    }
+
+    /// How the range holds one key's entries; nil for other ranges.
+    private static func equality(_ lower: IndexBound?, _ upper: IndexBound?) -> Equality? {
+        guard let lower, let upper, lower.isInclusive else { return nil }
+        if lower == upper { return lower.key.isUniquelyConstrained ? .oneConstrainedKey : .entries }
+        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return nil }
+        return upper.key == .tuple(prefix.appending(.greatest)) ? .entries : nil
     }
 
     /// Calls `body` with each entry of the range, in the index's order.
