@@ -14,6 +14,11 @@ final class IndexRun: Sendable {
 
     /// Each block's first entry.
     let fences: [IndexEntry]
+    /// For a run whose fences all hold strings, each fence's first eight bytes of UTF-8 as one
+    /// big-endian number, zero-padded: a search for a string compares most fences as numbers,
+    /// and only those with the wanted string's first eight bytes byte by byte
+    /// (`stringFencesBelow`). Nil for other runs.
+    let stringFencePrefixes: [UInt64]?
     /// Each block's entries that add, and marks.
     let liveCounts: [UInt16]
     let markCounts: [UInt16]
@@ -30,6 +35,7 @@ final class IndexRun: Sendable {
     /// A run whose blocks all lie before `end` in `log`.
     init(blockOffsets: [UInt64], fences: [IndexEntry], liveCounts: [UInt16], markCounts: [UInt16], byteCount: Int, log: any LogStorage, end: UInt64) {
         self.fences = fences
+        stringFencePrefixes = Self.stringPrefixes(of: fences)
         self.liveCounts = liveCounts
         self.markCounts = markCounts
         self.byteCount = byteCount
@@ -49,6 +55,32 @@ final class IndexRun: Sendable {
     }
 
     var log: any LogStorage { blocks.log }
+
+    /// The fences' string prefixes (see ``stringFencePrefixes``), or nil when a fence holds
+    /// another kind of key.
+    private static func stringPrefixes(of fences: [IndexEntry]) -> [UInt64]? {
+        var prefixes: [UInt64] = []
+        prefixes.reserveCapacity(fences.count)
+        for fence in fences {
+            guard case .string(let text) = fence.key else { return nil }
+            prefixes.append(stringPrefix(text.utf8))
+        }
+        return prefixes
+    }
+
+    /// The first eight of `bytes` as one big-endian number, zero-padded: two strings whose
+    /// numbers differ order as the numbers do (a string shorter than eight bytes pads with
+    /// zeros, which order at or below any byte); equal numbers say nothing.
+    static func stringPrefix<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        var prefix: UInt64 = 0
+        var shift: UInt64 = 56
+        for byte in bytes {
+            prefix |= UInt64(byte) << shift
+            if shift == 0 { break }
+            shift -= 8
+        }
+        return prefix
+    }
 
     /// Entries and marks in block `block`.
     func count(inBlock block: Int) -> Int {

@@ -402,12 +402,18 @@ extension IndexRun {
     func stringFencesBelow(_ below: KeysBelow, _ wanted: String) -> Int? {
         wanted.utf8.withContiguousStorageIfAvailable { wanted -> Int in
             let wantedBytes = UnsafeRawBufferPointer(wanted)
+            let wantedPrefix = IndexRun.stringPrefix(wantedBytes)
+            let prefixes = stringFencePrefixes ?? []
+            let comparesPrefixes = prefixes.count == fences.count
             var low = 0
             var high = fences.count
             while low < high {
                 let middle = (low + high) / 2
                 let order: Int
-                if case .string(let fence) = fences[middle].key,
+                // Most fences differ from the wanted string in its first eight bytes.
+                if comparesPrefixes, prefixes[middle] != wantedPrefix {
+                    order = prefixes[middle] < wantedPrefix ? -1 : 1
+                } else if case .string(let fence) = fences[middle].key,
                    let found = fence.utf8.withContiguousStorageIfAvailable({ RunBlockReader.order(UnsafeRawBufferPointer($0), wantedBytes) }) {
                     order = found
                 } else {

@@ -5,20 +5,20 @@ import MirrorStoreEngine
 /// count may read a persisted run, which can fail, and `Results.count` cannot throw), and
 /// collected only when a position is read (the results keep both, see ``ResultsState``).
 /// Counting the matches of an indexed condition then costs two searches of the index, and
-/// reading them all one walk of the range: neither pays for the other. A class: results copy their rows on every read, and one reference is cheaper to
-/// copy than the index, the names and both bounds.
+/// reading them all one walk of the range: neither pays for the other. A class: results copy
+/// their rows on every read, and one reference is cheaper to copy than the index, the names and
+/// both bounds.
 final class IndexRange: Sendable {
-    /// The index's engine name, and the orders its entries follow in the range, by
-    /// ``RecordSortKey/orderName``: its property's (or folded property's), or a compound index's
-    /// properties after those its equalities fix (none when they fix them all).
-    let indexName: String
-    /// The properties with their kinds, as the plan gave them: kept whole, since a list of
-    /// names made from them would be one more array per query.
+    /// The index and the bounds, as the planner chose them: kept whole, not copied out of it.
+    private let range: IndexAccess
+    /// The index's engine name.
+    var indexName: String { range.name }
+    /// The properties with their kinds, as the plan gave them, by ``RecordSortKey/orderName``:
+    /// the orders its entries follow in the range, its property's (or folded property's), or a
+    /// compound index's properties after those its equalities fix (none when they fix them all).
+    /// Kept whole, since a list of names made from them would be one more array per query.
     private let order: [(name: String, kind: PropertyKind)]
     var properties: [String] { order.map(\.name) }
-    private let index: IndexSnapshot
-    private let lower: IndexBound?
-    private let upper: IndexBound?
 
     /// The number of objects in the range.
     let count: Int
@@ -31,21 +31,22 @@ final class IndexRange: Sendable {
     /// An equality range holding at most this many objects is listed when it is made.
     static let listedAtOnce = 64
 
-    init(index: IndexSnapshot, named indexName: String, order: [(name: String, kind: PropertyKind)], lower: IndexBound?, upper: IndexBound?) throws {
-        self.indexName = indexName
+    init(_ range: IndexAccess, order: [(name: String, kind: PropertyKind)]) throws {
+        self.range = range
         self.order = order
-        self.index = index
-        self.lower = lower
-        self.upper = upper
+        let (index, lower, upper) = (range.index, range.lower, range.upper)
         var keys: [StorageKey] = []
-        let isEquality = Self.isEquality(lower, upper)
-        if isEquality {
+        let equality = Self.equality(lower, upper)
+        if let equality {
+            // A unique index holds at most one object under a key it constrains: the walk stops
+            // at it rather than reading the next entry to find the range's end.
+            let most = equality == .oneConstrainedKey && index.isUnique ? 1 : Self.listedAtOnce + 1
             try index.forEachObject(from: lower, to: upper) { object in
                 keys.append(object)
-                return keys.count <= Self.listedAtOnce
+                return keys.count < most
             }
         }
-        if isEquality, keys.count <= Self.listedAtOnce {
+        if equality != nil, keys.count <= Self.listedAtOnce {
             listed = keys
             count = keys.count
         } else {
@@ -54,18 +55,27 @@ final class IndexRange: Sendable {
         }
     }
 
-    /// Whether the range holds one key's entries: a value, or the tuples of a compound index
-    /// that start with the values its equalities fix (`(prefix)` up to `(prefix, greatest)`).
-    private static func isEquality(_ lower: IndexBound?, _ upper: IndexBound?) -> Bool {
-        guard let lower, let upper, lower.isInclusive else { return false }
-        if lower == upper { return true }
-        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return false }
-        return upper.key == .tuple(prefix.appending(.greatest))
+    /// How a range holds one key's entries.
+    private enum Equality {
+        /// One key that a unique index allows one object at most (not `nil`, nor a tuple with a
+        /// `nil` in it: see `IndexKey.isUniquelyConstrained`).
+        case oneConstrainedKey
+        /// One key that several objects may hold, or the tuples of a compound index that start
+        /// with the values its equalities fix (`(prefix)` up to `(prefix, greatest)`).
+        case entries
+    }
+
+    /// How the range holds one key's entries; nil for other ranges.
+    private static func equality(_ lower: IndexBound?, _ upper: IndexBound?) -> Equality? {
+        guard let lower, let upper, lower.isInclusive else { return nil }
+        if lower == upper { return lower.key.isUniquelyConstrained ? .oneConstrainedKey : .entries }
+        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return nil }
+        return upper.key == .tuple(prefix.appending(.greatest)) ? .entries : nil
     }
 
     /// Calls `body` with each entry of the range, in the index's order.
     func forEachEntry(_ body: (IndexEntry) -> Void) throws {
-        try index.forEach(from: lower, to: upper) { entry in
+        try range.index.forEach(from: range.lower, to: range.upper) { entry in
             body(entry)
             return true
         }
@@ -79,5 +89,5 @@ final class IndexRange: Sendable {
     }
 
     /// The objects in the index's order: by value, equal values in key order.
-    var keysInIndexOrder: [StorageKey] { get throws { try listed ?? index.objects(from: lower, to: upper) } }
+    var keysInIndexOrder: [StorageKey] { get throws { try listed ?? range.objects() } }
 }

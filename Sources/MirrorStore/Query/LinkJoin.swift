@@ -131,8 +131,8 @@ struct LinkJoin: Sendable {
         switch target.source {
         case .primaryKeys(let keys):
             return try keys.filter { try source.snapshot.contains(type: targetType, key: $0) }
-        case .index(_, let index, let lower, let upper):
-            return try index.objects(from: lower, to: upper)
+        case .index(let range):
+            return try range.objects()
         case .linked(let inner):
             return try inner.candidateKeys(source: source)
         case .linkPresence(let presence):

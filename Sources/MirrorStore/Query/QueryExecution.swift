@@ -51,8 +51,8 @@ struct QueryExecution<Model: Persistable> {
             return try filteredScan()
         case .primaryKeys(let keys):
             candidates = try keys.filter { try source.snapshot.contains(type: typeName, key: $0) }
-        case .index(_, let index, let lower, let upper):
-            candidates = try index.objects(from: lower, to: upper)
+        case .index(let range):
+            candidates = try range.objects()
         case .linked(let join):
             candidates = try join.candidateKeys(source: source)
         case .linkPresence(let presence):

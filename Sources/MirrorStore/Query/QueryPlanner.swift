@@ -64,15 +64,16 @@ struct PredicateEvaluation<Model> {
 /// Where a query's candidates come from, chosen from the conditions' conjuncts: a primary-key
 /// lookup, a range of a secondary index, or every object.
 struct AccessPath: Sendable {
-    indirect enum Source: Sendable {
+    /// Each case's payload is one word at most, so that matching a case copies no more.
+    enum Source: Sendable {
         case scan
         case primaryKeys([StorageKey])
-        /// A range of `index`, the snapshot's index named `name`.
-        case index(name: String, index: IndexSnapshot, lower: IndexBound?, upper: IndexBound?)
+        /// A range of an index.
+        case index(IndexAccess)
         /// The objects linking to those a condition on the linked type selects.
-        case linked(LinkJoin)
+        indirect case linked(LinkJoin)
         /// The objects whose to-one link reads `nil`, or reads an object.
-        case linkPresence(LinkPresence)
+        indirect case linkPresence(LinkPresence)
     }
 
     let source: Source
@@ -92,10 +93,33 @@ struct AccessPath: Sendable {
         switch source {
         case .scan: .described(.scan(typeName: typeName))
         case .primaryKeys(let keys): .described(.primaryKey(typeName: typeName, keys: keys.count))
-        case .index(let name, _, _, _): .index(name: name, range: rangeText)
+        case .index(let access): .index(name: access.name, range: rangeText)
         case .linked(let join): .described(.linked(index: join.linkIndex, target: join.target.planAccess(typeName: join.targetType).access.description))
         case .linkPresence(let presence): .index(name: presence.indexName, range: RangeText(.linkIsNil(!presence.isPresent)))
         }
+    }
+}
+
+/// A range of one index as the planner chose it: `index`, the snapshot's index named `name`,
+/// between the bounds (`nil`: unbounded). A class: a range that answers a filter keeps it whole
+/// (``IndexRange``), rather than copying the index and both bounds out of the access path and
+/// freeing them with it.
+final class IndexAccess: Sendable {
+    let name: String
+    let index: IndexSnapshot
+    let lower: IndexBound?
+    let upper: IndexBound?
+
+    init(name: String, index: IndexSnapshot, lower: IndexBound?, upper: IndexBound?) {
+        self.name = name
+        self.index = index
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// The keys of the objects with an entry in the range, in index order.
+    func objects() throws -> [StorageKey] {
+        try index.objects(from: lower, to: upper)
     }
 }
 
@@ -109,24 +133,37 @@ struct QueryPlanner {
     private var snapshot: EngineSnapshot { source.snapshot }
     private var indexes: TypeIndexes { source.indexes }
 
-    /// What one conjunct says about one stored property of the model.
-    private struct Constraint {
+    /// What one conjunct says about one stored property of the model. A class: as a struct of
+    /// this size, each copy and each release of it went through its value witnesses, which
+    /// cost more than planning an equality.
+    private final class Constraint {
         let property: IndexedProperty
-        var lower: IndexBound?
-        var upper: IndexBound?
-        var isExact: Bool
-        var text: RangeText
+        let lower: IndexBound?
+        let upper: IndexBound?
+        let isExact: Bool
+        let text: RangeText
         /// Whether the bounds are one key, both inclusive: an equality. Kept, as comparing the
         /// bounds' keys again where it is asked costs a string comparison.
-        var isOneKey: Bool
+        let isOneKey: Bool
 
-        /// Adds what another conjunct says about the same property.
-        mutating func narrow(by other: Constraint) {
-            lower = QueryPlanner.tighter(lower, other.lower, lower: true)
-            upper = QueryPlanner.tighter(upper, other.upper, lower: false)
-            isExact = isExact && other.isExact
+        init(property: IndexedProperty, lower: IndexBound?, upper: IndexBound?, isExact: Bool, text: RangeText, isOneKey: Bool) {
+            self.property = property
+            self.lower = lower
+            self.upper = upper
+            self.isExact = isExact
+            self.text = text
+            self.isOneKey = isOneKey
+        }
+
+        /// With what another conjunct says about the same property added. Constants, not
+        /// variables: each read of a class's variable is checked for exclusive access.
+        func narrowed(by other: Constraint) -> Constraint {
+            let lower = QueryPlanner.tighter(lower, other.lower, lower: true)
+            let upper = QueryPlanner.tighter(upper, other.upper, lower: false)
+            var text = text
             text.append(other.text)
-            isOneKey = if let lower, let upper { lower.isInclusive && lower == upper } else { false }
+            let isOneKey = if let lower, let upper { lower.isInclusive && lower == upper } else { false }
+            return Constraint(property: property, lower: lower, upper: upper, isExact: isExact && other.isExact, text: text, isOneKey: isOneKey)
         }
     }
 
@@ -152,23 +189,28 @@ struct QueryPlanner {
         // The common query, one condition that is not a chain of `&&`, is planned without
         // gathering its conjuncts and constraints into lists, which cost more than planning it.
         if conditions.count == 1, !conditions[0].node.isConjunction {
-            let (node, root) = (conditions[0].node, conditions[0].root)
-            // A node that gives a constraint reads properties of the object and constants, in no
-            // range the wrong way round: it cannot throw, so `mayThrow` need not walk it.
-            if let constraint = constraint(from: node, root: root) {
-                // A property with an index of its own: the constraint is handed to its access, not copied.
-                if let index = constraint.property.index { return Self.indexAccess(constraint, index, alone: true) }
-                if let access = access(using: constraint, alone: true) { return access }
-                if let compound = compoundAccess([constraint], everyConjunctConstrains: true) { return compound.access }
-            }
-            if node.mayThrow { return .scan }
-            return linkPresence(node, root, alone: true) ?? linkedAccess([(node, root)]) ?? .scan
+            return accessPath(soleConjunct: conditions[0].node, root: conditions[0].root)
         }
         var conjuncts: [(QueryNode, PredicateExpressions.VariableID)] = []
         for condition in conditions {
             condition.node.forEachConjunct { conjuncts.append(($0, condition.root)) }
         }
         return accessPath(conjuncts: conjuncts)
+    }
+
+    /// The access path for a query whose one condition is `node`, not a chain of `&&`. Taking
+    /// the node rather than its condition copies none of the condition's predicate parts.
+    func accessPath(soleConjunct node: QueryNode, root: PredicateExpressions.VariableID) -> AccessPath {
+        // A node that gives a constraint reads properties of the object and constants, in no
+        // range the wrong way round: it cannot throw, so `mayThrow` need not walk it.
+        if let constraint = constraint(from: node, root: root) {
+            // A property with an index of its own: the constraint is handed to its access, not copied.
+            if let index = constraint.property.index { return Self.indexAccess(constraint, index, alone: true) }
+            if let access = access(using: constraint, alone: true) { return access }
+            if let compound = compoundAccess([constraint], everyConjunctConstrains: true) { return compound.access }
+        }
+        if node.mayThrow { return .scan }
+        return linkPresence(node, root, alone: true) ?? linkedAccess([(node, root)]) ?? .scan
     }
 
     /// The access path for conjuncts that must all hold, each with the variable that stands for
@@ -185,7 +227,7 @@ struct QueryPlanner {
             guard let constraint = constraint(from: conjunct, root: root) else { continue }
             constrained += 1
             if let position = constraints.firstIndex(where: { $0.property.sameProperty(as: constraint.property) }) {
-                constraints[position].narrow(by: constraint)
+                constraints[position] = constraints[position].narrowed(by: constraint)
             } else {
                 constraints.append(constraint)
             }
@@ -268,7 +310,7 @@ struct QueryPlanner {
         } ?? IndexBound(.tuple(prefix.appending(.greatest)), inclusive: false)
         let isExact = everyConjunctConstrains && bestProperties == constraints.count && allExact
         let ordering = compound.positions.dropFirst(best.equalities).map { (schema.properties[$0].name, schema.properties[$0].kind) }
-        return (AccessPath(source: .index(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper),
+        return (AccessPath(source: .index(IndexAccess(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper)),
                            isExact: isExact, rangeText: text, order: ordering), bestProperties)
     }
 
@@ -305,9 +347,9 @@ struct QueryPlanner {
     }
 
     /// The range of `index`, the index of the constraint's property, that `constraint` offers.
-    private static func indexAccess(_ constraint: consuming Constraint, _ index: TypeIndexes.Index, alone: Bool) -> AccessPath {
+    private static func indexAccess(_ constraint: Constraint, _ index: TypeIndexes.Index, alone: Bool) -> AccessPath {
         AccessPath(
-            source: .index(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper),
+            source: .index(IndexAccess(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper)),
             isExact: alone && constraint.isExact, rangeText: constraint.text,
             order: index.order)
     }

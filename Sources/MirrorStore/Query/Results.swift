@@ -280,10 +280,10 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     /// The results that also satisfy `condition`, planned and run as a predicate's translation is.
-    func filter(_ condition: QueryCondition) throws -> Results<Model> {
+    func filter(_ condition: consuming QueryCondition) throws -> Results<Model> {
         // Results made by filters alone: their conditions, which will end with this one, are their steps.
         var steps = state.sortingSteps
-        steps?.append(.filter(condition))
+        steps?.append(.filter(copy condition))
         return Results(source: source, state: try filtered(condition, sortingSteps: steps))
     }
 
@@ -297,10 +297,18 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// The state of these results filtered by `condition` as well, made by `sortingSteps`. Made
     /// here from what the filter found, rather than passed on in a ``Found``: copying that into
     /// the state and freeing it cost a twentieth of a lookup by an indexed value.
-    private func filtered(_ condition: QueryCondition, sortingSteps: [ResultsStep]?) throws -> ResultsState {
+    private func filtered(_ condition: consuming QueryCondition, sortingSteps: [ResultsStep]?) throws -> ResultsState {
+        // The first filter's condition is planned from its node, with no copy of it out of the
+        // list; the condition then moves into the list, not copied.
         var all = conditions
-        all.append(condition)
-        let access = QueryPlanner(source: source).accessPath(for: all)
+        let access: AccessPath
+        if conditions.isEmpty, !condition.node.isConjunction {
+            access = QueryPlanner(source: source).accessPath(soleConjunct: condition.node, root: condition.root)
+            all.append(condition)
+        } else {
+            all.append(condition)
+            access = QueryPlanner(source: source).accessPath(for: all)
+        }
         // Compiled once, here: the plan reports it, and the scan or the test of an index's
         // candidates runs it.
         let byteTests: ByteConditions? = access.isExact ? nil : ByteConditions(conditions: all.map { ($0.node, $0.root) }, schema: source.schema)
@@ -314,9 +322,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
             .records
         }
         // An index range that is the whole answer stays in the index until a position is read.
-        if access.isExact, plan.order == .primaryKey, case .index(let name, let index, let lower, let upper) = access.source,
+        if access.isExact, plan.order == .primaryKey, case .index(let range) = access.source,
            let order = access.order, order.allSatisfy({ IndexKeys.ordersExactly($0.kind) }) {
-            return ResultsState(conditions: all, rows: .range(try IndexRange(index: index, named: name, order: order, lower: lower, upper: upper)),
+            return ResultsState(conditions: all, rows: .range(try IndexRange(range, order: order)),
                                 plan: QueryPlan(accessSource: access.planAccess(typeName: source.plan.typeName), filter: filter, order: .primaryKey), sortingSteps: sortingSteps)
         }
         let found = try QueryExecution<Model>(source: source, conditions: all, byteTests: byteTests).matchingKeys(access)

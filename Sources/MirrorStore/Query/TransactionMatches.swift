@@ -19,7 +19,7 @@ struct TransactionMatches<Model: Persistable> {
         // transaction changed could make an untouched object match, so every object is a candidate.
         case .scan, .linked, .linkPresence: try snapshot.keys(type: typeName)
         case .primaryKeys(let keys): keys
-        case .index(_, let index, let lower, let upper): try index.objects(from: lower, to: upper)
+        case .index(let range): try range.objects()
         }
         var candidates = proposed.filter { pending.isWritten(type: typeName, key: $0) == nil }
         candidates += pending.writtenKeys(type: typeName)
