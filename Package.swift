@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "MirrorStoreExample", dependencies: ["MirrorStore"]),
         // One behaviour suite for every `ModelStore`, as checks that throw on a mismatch: a test
         // target of another package cannot depend on this package's test targets, so it is a library.
-        .target(name: "MirrorStoreBehaviorSuite", dependencies: ["MirrorStore", "TestSupport"]),
+        .target(name: "MirrorStoreBehaviorSuite", dependencies: ["MirrorStore", "MirrorStoreEngine", "TestSupport"]),
         // The `mirrorstore` inspector: inspect, verify, compact, dump.
         .executableTarget(name: "MirrorStoreCLI", dependencies: ["MirrorStore", "MirrorStoreEngine"]),
         // A child process for the kill -9 crash tests: commits and prints each acknowledged sequence.

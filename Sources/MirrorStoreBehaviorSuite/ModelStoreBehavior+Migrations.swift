@@ -1,6 +1,6 @@
 import Foundation
 import MirrorStore
-import Synchronization
+import MirrorStoreEngine
 
 /// An error a migration block throws, which opening must rethrow as it was thrown.
 struct MigrationRefused: Error, Equatable {}
@@ -64,7 +64,7 @@ extension ModelStoreBehavior {
 
 /// The versions a migration block was called with, from whatever thread the store runs it on.
 private final class VersionsSeen: Sendable {
-    private let versions = Mutex<[[Int]]>([])
+    private let versions = Lock<[[Int]]>([])
     var seen: [[Int]] { versions.withLock { $0 } }
     func record(old: Int, new: Int) { versions.withLock { $0.append([old, new]) } }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import MirrorStoreEngine
 
 /// The objects of one model type in a consistent snapshot of the store: all of them, or those a

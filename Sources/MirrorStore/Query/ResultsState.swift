@@ -1,4 +1,3 @@
-import Synchronization
 import MirrorStoreEngine
 
 /// The keys of a ``Results``, in order, found in one of four ways.
@@ -70,10 +69,11 @@ final class ResultsState: Sendable {
     /// The steps, when a sort is among them; `nil` for results made by filters alone, whose
     /// steps are their conditions in order: most results, which then make no list of steps.
     let sortingSteps: [ResultsStep]?
-    /// A `Mutex`, not an `NSLock`, which is one more object to make and free per query.
-    private let learned = Mutex<Learned>(Learned())
+    /// The project's one lock type, which ThreadSanitizer can see (Synchronization's `Mutex`
+    /// cannot be seen by it on Linux: see `Lock`).
+    private let learned = Lock<Learned>(Learned())
 
-    private struct Learned {
+    private struct Learned: Sendable {
         /// The rows' keys in key order, for rows that are not kept in that order.
         var keysInKeyOrder: [StorageKey]?
         /// The number of rows, for rows that are counted rather than kept.
@@ -87,7 +87,6 @@ final class ResultsState: Sendable {
         self.plan = plan
         self.sortingSteps = sortingSteps
     }
-
 
     /// The rows' keys in key order: `sorted()` once, then kept.
     func keysInKeyOrder(_ sorted: () throws -> [StorageKey]) rethrows -> [StorageKey] {
