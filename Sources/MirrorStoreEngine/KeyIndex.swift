@@ -210,6 +210,13 @@ struct TypeIndex: Sendable {
         return old
     }
 
+    /// Stores `packed` for `key` in memory without reading what it replaces, for a table that
+    /// keeps no count (`StreamKeyTable`): a lookup still finds the newest value first, and a
+    /// set reads no run block.
+    mutating func overwrite(_ key: StorageKey, _ packed: UInt64) {
+        setMemory(key, packed)
+    }
+
     mutating func reserveCapacity(integers: Int, strings: Int, byteStrings: Int) {
         if integers > 0 { self.integers.reserveCapacity(integers) }
         if strings > 0 { self.strings.reserveCapacity(strings) }

@@ -6,13 +6,14 @@
 ///
 /// ```swift
 /// var table = StreamKeyTable(keysInMemory: 1 << 18)
-/// try table.set(.integer(7), 42)
+/// table.set(.integer(7), 42)
 /// try table.value(for: .integer(7))   // 42
 /// ```
 public struct StreamKeyTable {
     /// One type, unnamed: a key index reads and merges runs and memory as a store's table does.
     private var index = KeyIndex()
     private var runs: RewriteKeyRuns?
+    private var scratch: FileLog?
     /// Where the scratch file's next run goes.
     private var end: UInt64 = 0
     /// Whether keys past the bound may go to a scratch file: not once making or writing one failed.
@@ -33,18 +34,20 @@ public struct StreamKeyTable {
         try index.types[""]?.location(for: key)
     }
 
-    /// Gives `key` the value `value`, which must not be 0 (a run's mark of a deleted key).
-    ///
-    /// - Throws: `StorageError` when a block of the scratch file fails its check.
-    public mutating func set(_ key: StorageKey, _ value: UInt64) throws {
+    /// Gives `key` the value `value`, which must not be 0 (a run's mark of a deleted key). Reads
+    /// nothing: a failure to write the scratch file keeps the keys in memory from then on.
+    public mutating func set(_ key: StorageKey, _ value: UInt64) {
         precondition(value != 0, "a stream key table's values are never 0")
-        _ = try index.types["", default: TypeIndex()].set(key, value, adding: 0)
+        index.types["", default: TypeIndex()].overwrite(key, value)
         guard spills, (index.types[""]?.memoryCount ?? 0) >= keysInMemory else { return }
-        if runs == nil {
-            runs = ScratchFile.make().map { RewriteKeyRuns(bound: keysInMemory, log: $0, sequence: 1, valuesInLog: false) }
+        if runs == nil, let file = ScratchFile.make() {
+            scratch = file
+            runs = RewriteKeyRuns(bound: keysInMemory, log: file, sequence: 1, valuesInLog: false)
         }
         do {
             if let written = try runs?.spill(&index, at: end) { end = written }
+            // What the merges read may be read again from the page cache, not held.
+            scratch?.release(at: 0, count: Int(end))
         } catch {
             // A full disk under the scratch file: the keys stay in memory, and no run is written
             // again, as one could overwrite those written.

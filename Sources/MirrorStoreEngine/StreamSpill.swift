@@ -9,6 +9,7 @@
 /// no one names.
 struct StreamSpill {
     private var runs: RewriteKeyRuns
+    private let scratch: FileLog
     /// Where the scratch file's next run goes.
     private var end: UInt64 = 0
 
@@ -17,6 +18,7 @@ struct StreamSpill {
     /// hold in the clear) or no scratch file to be had.
     init?(bound: Int, log: any LogStorage) {
         guard !log.authenticatesReads, let scratch = ScratchFile.make() else { return nil }
+        self.scratch = scratch
         runs = RewriteKeyRuns(bound: bound, log: scratch, sequence: 1, valuesInLog: false)
     }
 
@@ -25,5 +27,8 @@ struct StreamSpill {
     /// in runs already written: the caller stops spilling, as a next run could overwrite those.
     mutating func spill(_ index: inout KeyIndex) throws {
         end = try runs.spill(&index, at: end)
+        // The pages the merge and the lookups read come back from the page cache if read again:
+        // not held in the resident set until the checkpoint.
+        scratch.release(at: 0, count: Int(end))
     }
 }

@@ -98,7 +98,7 @@ import TestSupport
         for step in 0..<600 {
             let key = CheckpointTests.key(&generator)
             let value = UInt64.random(in: 1...UInt64(1 << 40), using: &generator)
-            try table.set(key, value)
+            table.set(key, value)
             reference[key] = value
             if step % 50 == 0 {
                 var listed: [StorageKey: UInt64] = [:]

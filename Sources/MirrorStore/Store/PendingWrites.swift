@@ -58,7 +58,7 @@ final class PendingWrites {
             return .some(WriteStream.Location(offset: packed >> 24, length: Int(packed & UInt64(Self.lengthLimit))))
         }
 
-        mutating func set(_ key: StorageKey, _ location: WriteStream.Location?) throws {
+        mutating func set(_ key: StorageKey, _ location: WriteStream.Location?) {
             var packed = Self.deleted
             if let location, location.length < Self.lengthLimit {
                 packed = location.offset << 24 | UInt64(location.length)
@@ -66,7 +66,7 @@ final class PendingWrites {
             } else {
                 long[key] = location
             }
-            try table.set(key, packed)
+            table.set(key, packed)
         }
 
         /// Every key, with whether it holds a record.
@@ -335,9 +335,9 @@ final class PendingWrites {
             case .held:
                 // The batch listed the puts in this order, and the stream returns one location per put.
                 guard let location = next.next() else { throw StorageError(.closed) }
-                try types[entry.slot].streamed.set(entry.key, location)
+                types[entry.slot].streamed.set(entry.key, location)
             case .deleted:
-                try types[entry.slot].streamed.set(entry.key, nil)
+                types[entry.slot].streamed.set(entry.key, nil)
             case nil:
                 continue
             }
