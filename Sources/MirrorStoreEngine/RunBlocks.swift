@@ -39,16 +39,16 @@ struct RunBlocks: Sendable {
 
     var count: Int { offsets.count }
 
-    /// For a pass reading blocks in order: takes the block before `block` out of the resident
-    /// set (`LogStorage.release`) as the pass leaves it, so that a pass over a whole run holds
-    /// about one block of it mapped (a rewrite's merge reads up to 128 runs at once, and holding
-    /// the `prefetchedBlocks` passed of each kept tens of mebibytes of the new file resident);
-    /// and at every `prefetchedBlocks`-th block asks the system to read the blocks up to the
-    /// next such one at once, rather than a page per block.
+    /// For a pass reading blocks in order: at every `prefetchedBlocks`-th block, asks the system to
+    /// read the blocks up to the next such one at once, rather than a page per block, and takes
+    /// those before the previous such one out of the resident set (`LogStorage.release`), so
+    /// that a pass over a whole run (a merge, a scan) does not keep all of it mapped.
     func prefetch(forPassAt block: Int) {
-        guard offsets.indices.contains(block) else { return }
-        if block > 0 { log.release(at: offsets[block - 1], count: Int(offsets[block] - offsets[block - 1])) }
-        guard block % Self.prefetchedBlocks == 0 else { return }
+        guard block % Self.prefetchedBlocks == 0, offsets.indices.contains(block) else { return }
+        if block >= Self.prefetchedBlocks {
+            let passed = offsets[block - Self.prefetchedBlocks]
+            log.release(at: passed, count: Int(offsets[block] - passed))
+        }
         let last = min(block + Self.prefetchedBlocks, offsets.count) - 1
         let end = offsets[last] + UInt64(2 * KeyRun.blockTarget)
         log.prefetch(at: offsets[block], count: Int(end - offsets[block]))
