@@ -43,11 +43,17 @@ enum Checkpoint {
         // Everything before `offset` is covered from now on: reads check it against these.
         next.regions = try CoveredRegions.extending(index.regions, start: LogHeader().unitsStart, end: offset, log: log)
         var position = offset
-        for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) where objects.memoryCount > 0 {
+        for (name, objects) in index.types.sorted(by: { $0.key < $1.key }) {
+            // The runs a streamed commit wrote to a scratch file (`StreamSpill`) lead the type's
+            // runs; the checkpoint can name no run outside the log, so they are always merged.
+            let elsewhere = objects.runs.prefix { $0.blocks.log !== log }
+            guard objects.memoryCount > 0 || !elsewhere.isEmpty else { continue }
             var writer = KeyRunWriter(
                 log: log, sequence: sequence, offset: position, packsIntegers: LogHeader.packsEncodings(format),
                 walksLocations: LogHeader.walksLocations(format) && !log.authenticatesReads, regions: next.regions)
-            let merged = runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
+            let merged = elsewhere.count + runsToMerge(
+                newEntries: elsewhere.reduce(objects.memoryCount) { $0 + $1.entryCount },
+                runSizes: objects.runs.dropFirst(elsewhere.count).map(\.entryCount))
             next.types[name] = try writeKeyRun(of: objects, memory: objects.sortedMemoryEntries(), merging: merged, with: &writer)
             position = writer.offset
         }

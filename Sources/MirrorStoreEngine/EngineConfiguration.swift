@@ -94,6 +94,11 @@ public struct EngineConfiguration: Sendable {
     /// file as a key run (`RewriteKeyRuns`), so that its memory does not grow with the store.
     /// Tests set it low to write many runs from few objects.
     @_spi(Testing) public var rewriteKeysInMemory = 1 << 16
+    /// Keys per type the publication of a streamed commit (`WriteStream`) holds in memory before
+    /// it writes them as a key run to an unnamed scratch file (`StreamSpill`), which the next
+    /// checkpoint merges into the log, so that a commit's memory does not grow with its size.
+    /// Tests set it low to write many runs from few objects.
+    @_spi(Testing) public var streamKeysInMemory = 1 << 17
     /// How long opening waits while another process holds the store's lock (a writer, or for a
     /// writer any opener) before it throws `lockedElsewhere`; zero, the default, throws at once.
     public var lockTimeout: Duration = .zero

@@ -32,8 +32,11 @@ final class IndexRun: Sendable {
     let byteCount: Int
     let blocks: RunBlocks
 
-    /// A run whose blocks all lie before `end` in `log`.
-    init(blockOffsets: [UInt64], fences: [IndexEntry], liveCounts: [UInt16], markCounts: [UInt16], byteCount: Int, log: any LogStorage, end: UInt64) {
+    /// A run whose blocks all lie before `end` in `log`, read through its mapping unless `readsOnce`.
+    init(
+        blockOffsets: [UInt64], fences: [IndexEntry], liveCounts: [UInt16], markCounts: [UInt16], byteCount: Int, log: any LogStorage,
+        end: UInt64, readsOnce: Bool = false
+    ) {
         self.fences = fences
         stringFencePrefixes = Self.stringPrefixes(of: fences)
         self.liveCounts = liveCounts
@@ -51,7 +54,15 @@ final class IndexRun: Sendable {
         entryCount = entries
         self.net = net
         self.netBefore = netBefore
-        blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "index run")
+        blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "index run", readsOnce: readsOnce)
+    }
+
+    /// The same run, its blocks read with `pread` rather than through the mapping
+    /// (`RunBlocks.readsOnce`), for a merge that reads each once.
+    func readingOnce() -> IndexRun {
+        IndexRun(
+            blockOffsets: blocks.offsets, fences: fences, liveCounts: liveCounts, markCounts: markCounts, byteCount: byteCount, log: log,
+            end: blocks.end, readsOnce: true)
     }
 
     var log: any LogStorage { blocks.log }

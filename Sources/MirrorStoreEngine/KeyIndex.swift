@@ -210,6 +210,13 @@ struct TypeIndex: Sendable {
         return old
     }
 
+    /// Stores `packed` for `key` in memory without reading what it replaces, for a table that
+    /// keeps no count (`StreamKeyTable`): a lookup still finds the newest value first, and a
+    /// set reads no run block.
+    mutating func overwrite(_ key: StorageKey, _ packed: UInt64) {
+        setMemory(key, packed)
+    }
+
     mutating func reserveCapacity(integers: Int, strings: Int, byteStrings: Int) {
         if integers > 0 { self.integers.reserveCapacity(integers) }
         if strings > 0 { self.strings.reserveCapacity(strings) }
@@ -300,6 +307,9 @@ struct KeyIndex: Sendable {
     /// True lengths of values too long for `ValueLocation`, by value offset.
     var largeValueLengths: [UInt64: UInt64] = [:]
     var metadataBytes: Int = 0
+    /// The log writes integer puts in runs (``LogHeader/packsEncodings(_:)``), as every file of
+    /// the current format does: `liveBytes` counts such a put as its writer encodes it.
+    var packsPuts = true
     /// The secondary indexes the newest checkpoint persisted, by name, for the layer above to
     /// reuse when it defines them (`SecondaryIndexes`); the engine's indexes in force are kept
     /// apart from the objects, in `SecondaryIndexes`.
@@ -346,8 +356,15 @@ struct KeyIndex: Sendable {
         return (location.offset, location.shortLength)
     }
 
-    private static func entrySize(_ key: StorageKey, valueLength: Int) -> Int {
-        (2 + OperationCodec.encodedSize(of: key) + ByteWriter.varintSize(UInt64(valueLength)) + valueLength)
+    /// The bytes a put of `key` takes in the log, as its writer encodes it: a plain put is an
+    /// opcode, a type id (one byte for the first 128 types), the key, the value's length and the
+    /// value; in a file that packs integer puts (``packsPuts``) such a put is only its length and
+    /// value, since a run of consecutive keys names none and the run's own header and a sparse
+    /// run's steps are a byte or two shared or per key, counted as overhead like unit frames.
+    private func entrySize(_ key: StorageKey, valueLength: Int) -> Int {
+        let value = ByteWriter.varintSize(UInt64(valueLength)) + valueLength
+        if packsPuts, case .integer = key { return value }
+        return 2 + OperationCodec.encodedSize(of: key) + value
     }
 
     private static func blobSize(_ name: String, _ bytes: [UInt8]) -> Int {
@@ -357,7 +374,7 @@ struct KeyIndex: Sendable {
     mutating func put(type: String, key: StorageKey, offset: UInt64, length: Int) throws {
         let location = ValueLocation(offset: offset, length: length)
         if location.isLarge { largeValueLengths[offset] = UInt64(length) }
-        let added = Self.entrySize(key, valueLength: length)
+        let added = entrySize(key, valueLength: length)
         let old = try types[type, default: TypeIndex()].set(key, location.packed, adding: added)
         if let old { forget(type: type, key: key, packed: old) }
     }
@@ -413,7 +430,7 @@ struct KeyIndex: Sendable {
     private mutating func forget(type: String, key: StorageKey, packed: UInt64) {
         let (offset, length) = resolve(packed)
         if ValueLocation(packed: packed).isLarge { largeValueLengths[offset] = nil }
-        types[type, default: TypeIndex()].liveBytes -= Self.entrySize(key, valueLength: length)
+        types[type, default: TypeIndex()].liveBytes -= entrySize(key, valueLength: length)
     }
 
     private mutating func dropIfVacant(_ type: String) {

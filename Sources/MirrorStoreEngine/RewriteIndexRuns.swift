@@ -76,7 +76,9 @@ struct RewriteIndexRuns {
     private func merge(_ runs: [IndexRun], at position: inout UInt64, held: inout Compaction.Held) throws -> IndexRun? {
         guard runs.count > 1 else { return runs.first }
         held.mergedRuns = max(held.mergedRuns, runs.count)
-        var merge = try IndexRunTournament(runs)
+        // Read with `pread`: through the mapping, the pages of every run merged stayed in the
+        // resident set until the runs were released (a fifth of the file at 1,000,000 objects).
+        var merge = try IndexRunTournament(runs.map { $0.readingOnce() })
         var writer = IndexRunWriter(log: log, sequence: sequence, offset: position)
         while let entry = try merge.next() { try writer.append(entry, isLive: true) }
         let run = try writer.finish()

@@ -61,7 +61,10 @@ struct RewriteKeyRuns {
         var first = memory.makeIterator()
         guard var writer = newest.removeValue(forKey: name), let run = newestRun.removeValue(forKey: name), objects.runs.first === run,
               let last = writer.lastKey, let next = first.next(), StorageKey.precedes(last, next.key) else {
-            let merged = Checkpoint.runsToMerge(newEntries: objects.memoryCount, runSizes: objects.runs.map(\.entryCount))
+            // Only runs of this log are merged: a streamed commit's spill (`StreamSpill`) leaves the
+            // store's own runs below its scratch runs to the next checkpoint.
+            let own = objects.runs.prefix { $0.blocks.log === log }.map(\.entryCount)
+            let merged = Checkpoint.runsToMerge(newEntries: objects.memoryCount, runSizes: Array(own))
             return try merge(name, objects, memory: memory, runs: merged, into: &index, at: offset)
         }
         // Every key in memory follows the newest run's: they extend it, and nothing is rewritten.

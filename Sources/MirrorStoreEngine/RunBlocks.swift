@@ -20,16 +20,21 @@ struct RunBlocks: Sendable {
     /// the log (a walked block's, `LocationWalk`) checks what it reads against; nil when the
     /// log was replayed, and so checked, before the run was written.
     let regions: CoveredRegions?
+    /// Whether each block is read with `LogStorage.readOnce` (`pread`) rather than through the
+    /// mapping: for a pass that reads each block once, whose pages the mapping would keep in the
+    /// resident set (a rewrite's merge of many runs of its new file).
+    let readsOnce: Bool
 
-    /// The blocks at `offsets`, all before `end` in `log`.
-    init(offsets: [UInt64], log: any LogStorage, end: UInt64, what: String, regions: CoveredRegions? = nil) {
+    /// The blocks at `offsets`, all before `end` in `log`, read through its mapping unless `readsOnce`.
+    init(offsets: [UInt64], log: any LogStorage, end: UInt64, what: String, regions: CoveredRegions? = nil, readsOnce: Bool = false) {
         self.offsets = offsets
         self.log = log
         self.end = end
         self.what = what
         self.regions = regions
+        self.readsOnce = readsOnce
         checked = CheckedBlocks(count: offsets.count)
-        mapped = log.stableBytes(upTo: end)
+        mapped = readsOnce ? nil : log.stableBytes(upTo: end)
     }
 
     var count: Int { offsets.count }
@@ -88,6 +93,18 @@ struct RunBlocks: Sendable {
     /// error, never a wrong answer.
     func withBlock<Result>(_ index: Int, _ body: (RunBlockReader) throws -> Result) throws -> Result {
         let offset = offsets[index]
+        if readsOnce {
+            // As much as a block takes, up to where the next one starts; read again whole when
+            // its declared length is longer.
+            let limit = index + 1 < offsets.count ? offsets[index + 1] : end
+            guard limit > offset else { throw damage(at: offset, "the block lies past the end of the run") }
+            var bytes = try log.readOnce(at: offset, count: Int(min(limit - offset, UInt64(2 * KeyRun.blockTarget))))
+            if bytes.count >= RunBlockReader.prefixSize {
+                let total = 4 + (Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24) + RunBlockReader.checksumSize
+                if total > bytes.count, UInt64(total) <= limit - offset { bytes = try log.readOnce(at: offset, count: total) }
+            }
+            return try bytes.withUnsafeBytes { try withBlock(index, at: offset, in: $0, from: offset, body) }
+        }
         if let file = mapped?.bytes {
             return try withBlock(index, at: offset, in: file, body)
         }
@@ -124,14 +141,15 @@ struct RunBlocks: Sendable {
         }
     }
 
-    /// Block `index`, at `offset` of the mapped `file`.
+    /// Block `index`, at `offset` of the log, whose bytes from `base` on are `file` (the mapped
+    /// file from its start, or the bytes read at the block).
     private func withBlock<Result>(
-        _ index: Int, at offset: UInt64, in file: UnsafeRawBufferPointer, _ body: (RunBlockReader) throws -> Result
+        _ index: Int, at offset: UInt64, in file: UnsafeRawBufferPointer, from base: UInt64 = 0, _ body: (RunBlockReader) throws -> Result
     ) throws -> Result {
-        guard offset <= UInt64(file.count), UInt64(file.count) - offset >= UInt64(RunBlockReader.prefixSize) else {
+        guard offset >= base, offset - base <= UInt64(file.count), UInt64(file.count) - (offset - base) >= UInt64(RunBlockReader.prefixSize) else {
             throw damage(at: offset, "the block lies past the end of the file")
         }
-        let start = Int(offset)
+        let start = Int(offset - base)
         let length = Int(file[start]) | Int(file[start + 1]) << 8 | Int(file[start + 2]) << 16 | Int(file[start + 3]) << 24
         let total = 4 + length + RunBlockReader.checksumSize
         guard length >= 3, total <= file.count - start else {

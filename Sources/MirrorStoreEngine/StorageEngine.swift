@@ -649,6 +649,10 @@ public final class StorageEngine: Sendable {
         writer.lastSequence = sequence
         let end = writer.appendOffset
         var applyFailure: (any Error)?
+        // Past `streamKeysInMemory` keys of a type, a stream's keys go to a scratch file's runs
+        // until the checkpoint that follows.
+        let spillBound = streamKeysInMemory
+        let spills = spillBound < Int.max && writer.formatVersion >= 2
         publish { state in
             do {
                 for apply in applies {
@@ -656,8 +660,24 @@ public final class StorageEngine: Sendable {
                     case .operations(let operations):
                         try state.index.apply(operations)
                     case .pieces(let pieces):
-                        // Read back one piece at a time: the stream's operations are never all in memory.
-                        for piece in pieces { try state.index.apply(StreamPiece.read(piece, from: log)) }
+                        // Read back one piece at a time: the stream's operations are never all in
+                        // memory, and past the bound neither are its keys.
+                        var spilling = spills
+                        var spill: StreamSpill?
+                        for piece in pieces {
+                            try state.index.apply(
+                                StreamPiece.read(piece, from: log), capacityLimit: spilling ? spillBound : Int(Int32.max))
+                            guard spilling, state.index.types.values.contains(where: { $0.memoryCount >= spillBound }) else { continue }
+                            if spill == nil { spill = StreamSpill(bound: spillBound, log: log) }
+                            do {
+                                try spill?.spill(&state.index)
+                            } catch {
+                                // A failed write to the scratch file: the keys stay in memory.
+                                spill = nil
+                            }
+                            // No scratch file: likewise.
+                            spilling = spill != nil
+                        }
                     }
                 }
             } catch {
@@ -1071,6 +1091,17 @@ public final class StorageEngine: Sendable {
 
     /// Bytes of commits after the last checkpoint past which closing writes one.
     static let closingCheckpointTail: UInt64 = 64 << 10
+
+    /// Keys per type a streamed commit's publication, and the write transaction making it, hold
+    /// in memory before they go to key runs in an unnamed scratch file (`StreamSpill`,
+    /// ``StreamKeyTable``; ``EngineConfiguration/streamKeysInMemory``), or `Int.max` where they
+    /// may not: in memory, encrypted (the scratch file would hold keys in the clear), or with no
+    /// checkpoints to merge them into the log.
+    public var streamKeysInMemory: Int {
+        guard filePath != nil, configuration.encryption == nil, configuration.checkpointInterval > 0, !configuration.refusesWrites
+        else { return Int.max }
+        return max(1, configuration.streamKeysInMemory)
+    }
 
     /// Sizes, counts and the last sequence number.
     public var statistics: EngineStatistics {

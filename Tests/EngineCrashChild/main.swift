@@ -8,6 +8,8 @@
 //   stream <store>    the checkpoint mode's transactions, two in three as streamed commits (a
 //                     piece that the transaction later overwrites, then the transaction), with a
 //                     stream abandoned before every fifth one; printing "ack <sequence> <n>"
+//   stream-spill <store>  the stream mode, each commit publishing its stream's keys past the
+//                     first of a type into a scratch file's runs (`streamKeysInMemory` 1)
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 //   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
 //   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
@@ -26,7 +28,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import MirrorStoreEngine
+@_spi(Testing) import MirrorStoreEngine
 import TestSupport
 
 func run() -> Int32 {
@@ -44,9 +46,10 @@ func run() -> Int32 {
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)
         }
-        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" {
+        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || mode == "stream-spill" {
             configuration.checkpointInterval = 400
         }
+        if mode == "stream-spill" { configuration.streamKeysInMemory = 1 }
         let encrypted = mode == "encrypted" || mode == "rekey"
         let engine: StorageEngine
         var key = 0
@@ -62,7 +65,9 @@ func run() -> Int32 {
         } else {
             engine = try StorageEngine(path: path, configuration: configuration)
         }
-        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" { try engine.defineIndexes(CrashWorkload.indexes) }
+        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || mode == "stream-spill" {
+            try engine.defineIndexes(CrashWorkload.indexes)
+        }
         say("ready \(getpid())")
         switch mode {
         case "commit", "compact", "checkpoint", "encrypted", "rekey", "convert":
@@ -88,7 +93,7 @@ func run() -> Int32 {
                     say("converted")
                 }
             }
-        case "stream":
+        case "stream", "stream-spill":
             var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
             while true {
                 n += 1

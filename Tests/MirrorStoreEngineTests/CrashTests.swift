@@ -64,7 +64,7 @@ import TestSupport
             }
             #expect(state.objects == model, "\(context): state is not the first \(committed) transactions")
             #expect(!FileManager.default.fileExists(atPath: path + ".compact-tmp"), "\(context): stale compaction file survived an open")
-            if mode == "checkpoint" || mode == "encrypted" || mode == "stream" {
+            if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || mode == "stream-spill" {
                 let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(CrashWorkload.encryptionKeys[0]) : nil)
                 #expect(report.isIntact && report.checkpointDisagreement == nil, "\(context): \(report)")
                 #expect(round < 3 || report.checkpointSequence != nil, "\(context): no checkpoint was written")
@@ -88,6 +88,12 @@ import TestSupport
     /// abandoned, and the indexes agree with the objects after every reopen.
     @Test func killedStreamerLosesNoAcknowledgedCommit() throws {
         try Self.killRepeatedly(mode: "stream", rounds: 60, seed: SeededRandom.seed(default: 0x5EED_0057))
+    }
+
+    /// The same with each commit's stream keys going to scratch runs as they are published
+    /// (`StreamSpill`): the file holds what it holds without them, and a kill loses the scratch file.
+    @Test func killedSpillingStreamerLosesNoAcknowledgedCommit() throws {
+        try Self.killRepeatedly(mode: "stream-spill", rounds: 50, seed: SeededRandom.seed(default: 0x5EED_0058))
     }
 
     @Test func killedCommitterLosesNoAcknowledgedCommit() throws {

@@ -5,7 +5,8 @@ import TestSupport
 /// The tournament merge of a rewrite's index runs (`IndexRunTournament`) gives what the general
 /// merge (`IndexMerge`) gives, each entry once, on seeded random entries of every kind of key
 /// spread over one to forty runs; on a damaged block both throw; runs that hold a mark or an
-/// entry twice, which a rewrite never writes, make it throw rather than give another index.
+/// entry twice, which a rewrite never writes, make it throw rather than give another index. The
+/// same with the blocks read with `pread` (`IndexRun.readingOnce`), as a rewrite merges.
 @Suite struct IndexRunTournamentTests {
     static let seed = SeededRandom.seed(default: 0x70_0A_0026)
 
@@ -59,6 +60,8 @@ import TestSupport
             let merged = try Self.tournament(runs)
             #expect(merged == (try Self.general(runs)), "round \(round)")
             #expect(merged == entries, "round \(round)")
+            // As a rewrite merges: each block read with `pread`, not through the mapping.
+            #expect(try Self.tournament(runs.map { $0.readingOnce() }) == entries, "round \(round): read once")
         }
         #expect(try Self.tournament([]).isEmpty)
     }
@@ -79,6 +82,7 @@ import TestSupport
             // A block that failed its checksum stays unchecked, so each merge meets it.
             #expect(throws: StorageError.self, "round \(round)") { try Self.tournament(runs) }
             #expect(throws: StorageError.self, "round \(round)") { try Self.general(runs) }
+            #expect(throws: StorageError.self, "round \(round)") { try Self.tournament(runs.map { $0.readingOnce() }) }
         }
     }
 

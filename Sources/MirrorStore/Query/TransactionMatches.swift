@@ -21,8 +21,8 @@ struct TransactionMatches<Model: Persistable> {
         case .primaryKeys(let keys): keys
         case .index(let range): try range.objects()
         }
-        var candidates = proposed.filter { pending.isWritten(type: typeName, key: $0) == nil }
-        candidates += pending.writtenKeys(type: typeName)
+        var candidates = try proposed.filter { try pending.isWritten(type: typeName, key: $0) == nil }
+        candidates += try pending.writtenKeys(type: typeName)
         candidates.sort(by: StorageKey.precedes)
         let tester = try ConditionTester<Model>(source: source, conditions: conditions, pending: pending)
         let view = StoredView(snapshot: snapshot, pending: pending)

@@ -5,8 +5,9 @@ import MirrorStoreEngine
 ///
 /// A transaction whose records pass `Streaming.threshold` bytes writes them to the log as a
 /// streamed commit (`WriteStream`) instead of holding them: it then keeps, per key, only where the
-/// record lies in the log, and reads it back from there when asked. The stream becomes visible
-/// with the transaction's commit, or never.
+/// record lies in the log (past `Streaming.keysInMemory` keys of a type, in a scratch file's key
+/// runs), and reads it back from there when asked. The stream becomes visible with the
+/// transaction's commit, or never.
 final class PendingWrites {
     enum State {
         case written([UInt8])
@@ -18,6 +19,8 @@ final class PendingWrites {
         let engine: StorageEngine
         /// Bytes of held records past which they are written to the log.
         let threshold: Int
+        /// Keys of a type whose records are in the log held in memory before they go to a scratch file.
+        let keysInMemory: Int
     }
 
     private enum Change {
@@ -28,44 +31,47 @@ final class PendingWrites {
     }
 
     /// The keys of one type whose latest change is written to the stream: where the record lies
-    /// (offset in the high 40 bits, length in the low 24), or 0 for a deletion (offset 0 is the
-    /// log's header, never a record). Integer keys take about 16 bytes each in sorted arrays
-    /// (``IntegerKeyMap``): a transaction of a million records keeps about 16 MiB here, and none
-    /// of the records.
+    /// (offset in the high 40 bits, length in the low 24), or `deleted`. At most `keysInMemory`
+    /// keys are in memory, about 16 bytes each for integer keys; past that they go to a scratch
+    /// file as sorted runs (`StreamKeyTable`), so a transaction of a million records holds
+    /// neither its records nor a key per record.
     private struct StreamedKeys {
-        var integers = IntegerKeyMap()
-        var others: [StorageKey: UInt64] = [:]
+        var table: StreamKeyTable
         /// Records too long for 24 bits of length, rare enough to keep whole locations.
         var long: [StorageKey: WriteStream.Location] = [:]
 
         static let lengthLimit = (1 << 24) - 1
+        /// A deletion's value: offset 0 is the log's header, never a record's.
+        static let deleted: UInt64 = 1
+
+        init(keysInMemory: Int) {
+            table = StreamKeyTable(keysInMemory: keysInMemory)
+        }
 
         /// Whether the key holds a record (its location) or was deleted (nil), or nil when the
         /// stream did not touch it.
-        func entry(_ key: StorageKey) -> WriteStream.Location?? {
+        func entry(_ key: StorageKey) throws -> WriteStream.Location?? {
             // `long` is nearly always empty: not hashing the key for it is most of a lookup.
             if !long.isEmpty, let location = long[key] { return .some(location) }
-            let packed: UInt64? = if case .integer(let value) = key { integers[value] } else { others[key] }
-            guard let packed else { return nil }
-            if packed == 0 { return .some(nil) }
+            guard let packed = try table.value(for: key) else { return nil }
+            if packed == Self.deleted { return .some(nil) }
             return .some(WriteStream.Location(offset: packed >> 24, length: Int(packed & UInt64(Self.lengthLimit))))
         }
 
         mutating func set(_ key: StorageKey, _ location: WriteStream.Location?) {
-            var packed: UInt64 = 0
+            var packed = Self.deleted
             if let location, location.length < Self.lengthLimit {
                 packed = location.offset << 24 | UInt64(location.length)
                 if !long.isEmpty { long[key] = nil }
             } else {
                 long[key] = location
             }
-            if case .integer(let value) = key { integers[value] = packed } else { others[key] = packed }
+            table.set(key, packed)
         }
 
         /// Every key, with whether it holds a record.
-        func forEach(_ body: (StorageKey, Bool) -> Void) {
-            for (key, packed) in integers { body(.integer(key), packed != 0 || (!long.isEmpty && long[.integer(key)] != nil)) }
-            for (key, packed) in others { body(key, packed != 0 || (!long.isEmpty && long[key] != nil)) }
+        func forEach(_ body: (StorageKey, Bool) -> Void) throws {
+            try table.forEach { key, packed in body(key, packed != Self.deleted || (!long.isEmpty && long[key] != nil)) }
         }
     }
 
@@ -106,7 +112,7 @@ final class PendingWrites {
         /// The keys whose latest change is not written yet.
         var unwritten = Positions()
         /// The keys whose latest change is written to the stream.
-        var streamed = StreamedKeys()
+        var streamed: StreamedKeys
         /// Whether every stored object of the type was deleted; later writes are above.
         var cleared = false
         /// Whether that clearing is not yet written to the stream.
@@ -126,6 +132,7 @@ final class PendingWrites {
     /// Bytes of the records held in `entries`.
     private var heldBytes = 0
     private var streaming: Streaming?
+    private var keysInMemory: Int { streaming?.keysInMemory ?? Int.max }
     /// The streamed commit the records went to, once they passed the threshold.
     private(set) var stream: WriteStream?
     /// The types whose objects the stream put or deleted.
@@ -153,7 +160,7 @@ final class PendingWrites {
             return slot
         }
         let slot = types.count
-        types.append(TypeChanges(name: type))
+        types.append(TypeChanges(name: type, streamed: StreamedKeys(keysInMemory: keysInMemory)))
         slots[type] = slot
         lastSlot = slot
         return slot
@@ -175,7 +182,7 @@ final class PendingWrites {
 
     /// Whether the key holds an object (true) or was deleted (false) as this transaction and
     /// those beneath it left it, nil when none of them touched it; reads no record.
-    func isWritten(type: String, key: StorageKey) -> Bool? {
+    func isWritten(type: String, key: StorageKey) throws -> Bool? {
         for layer in [self] + beneath.reversed() {
             guard let slot = layer.slot(of: type) else { continue }
             switch layer.unwrittenChange(slot: slot, key: key) {
@@ -183,7 +190,7 @@ final class PendingWrites {
             case .deleted: return false
             case nil: break
             }
-            switch layer.types[slot].streamed.entry(key) {
+            switch try layer.types[slot].streamed.entry(key) {
             case .some(let location): return location != nil
             case nil: if layer.types[slot].cleared { return false }
             }
@@ -199,7 +206,7 @@ final class PendingWrites {
         case .deleted: return .deleted
         case nil: break
         }
-        switch types[slot].streamed.entry(key) {
+        switch try types[slot].streamed.entry(key) {
         case .some(.some(let location)): return .written(try readBack(location))
         case .some(nil): return .deleted
         case nil: return types[slot].cleared ? .deleted : nil
@@ -213,19 +220,19 @@ final class PendingWrites {
     }
 
     /// The keys of `type` written (by this transaction or those beneath it) and not deleted since.
-    func writtenKeys(type: String) -> [StorageKey] {
-        changedKeys(type: type).keys.compactMap { key, written in written ? key : nil }
+    func writtenKeys(type: String) throws -> [StorageKey] {
+        try changedKeys(type: type).keys.compactMap { key, written in written ? key : nil }
     }
 
     /// Whether every stored object of `type` was deleted (by this transaction or those beneath
     /// it), and the keys of `type` written (true) or deleted (false) since.
-    func changedKeys(type: String) -> (cleared: Bool, keys: [StorageKey: Bool]) {
+    func changedKeys(type: String) throws -> (cleared: Bool, keys: [StorageKey: Bool]) {
         var keys: [StorageKey: Bool] = [:]
         var cleared = false
         for layer in [self] + beneath.reversed() {
             guard let slot = layer.slot(of: type) else { continue }
             var layerKeys: [StorageKey: Bool] = [:]
-            layer.types[slot].streamed.forEach { key, written in layerKeys[key] = written }
+            try layer.types[slot].streamed.forEach { key, written in layerKeys[key] = written }
             for entry in layer.entries where entry.slot == slot {
                 switch entry.change {
                 case .held: layerKeys[entry.key] = true
@@ -246,7 +253,7 @@ final class PendingWrites {
     /// Whether every stored object of `type` was deleted (by this transaction or those beneath
     /// it), and the keys of `type` written (new bytes) or deleted (`nil`) since.
     func changes(type: String) throws -> (cleared: Bool, keys: [StorageKey: [UInt8]?]) {
-        let changed = changedKeys(type: type)
+        let changed = try changedKeys(type: type)
         var keys: [StorageKey: [UInt8]?] = [:]
         for (key, written) in changed.keys {
             if written, case .written(let bytes)? = try state(type: type, key: key) { keys[key] = .some(bytes) } else { keys[key] = .some(nil) }
@@ -271,7 +278,7 @@ final class PendingWrites {
             entries[position].change = nil
         }
         types[slot].unwritten = Positions()
-        types[slot].streamed = StreamedKeys()
+        types[slot].streamed = StreamedKeys(keysInMemory: keysInMemory)
         types[slot].cleared = true
         types[slot].clearUnwritten = true
     }

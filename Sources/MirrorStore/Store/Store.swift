@@ -33,6 +33,8 @@ public final class Store: Sendable {
     private let isReader: Bool
     /// Bytes of records a transaction holds before it streams them to the log.
     private let streamingThreshold: Int
+    /// Keys per type a streamed transaction holds in memory before it writes them to a scratch file.
+    private let streamKeysInMemory: Int
     /// The raw values the file holds for each enum property, checked when it is opened.
     private let enumValues: StoredEnumValues
     /// The observers of results and objects, woken after the commits that concern them.
@@ -74,6 +76,7 @@ public final class Store: Sendable {
         self.sources = sources
         isReader = configuration.access == .readOnly
         streamingThreshold = configuration.transactionStreamingThreshold
+        streamKeysInMemory = engine.streamKeysInMemory
         observation = StoreObservation(
             engine: engine, registry: registry, refreshInterval: isReader ? configuration.refreshInterval : nil,
             beforeRefresh: { [weak sources] in sources?.removeAll() })
@@ -216,7 +219,8 @@ public final class Store: Sendable {
         try snapshot.checkOpen()
         let transaction = WriteTransaction(
             snapshot: snapshot, registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
-            beneath: earlier.writes, streaming: PendingWrites.Streaming(engine: engine, threshold: streamingThreshold))
+            beneath: earlier.writes, streaming: PendingWrites.Streaming(
+                engine: engine, threshold: streamingThreshold, keysInMemory: streamKeysInMemory))
         let result: Result
         do {
             result = try ActiveWrites.run(inside: self) { try body(transaction) }

@@ -146,6 +146,11 @@ extension Store {
         /// file as a run (`EngineConfiguration.rewriteKeysInMemory`); tests lower it to write many.
         var rewriteKeysInMemory: Int?
 
+        /// Keys per type a streamed transaction, and then its commit, holds in memory before it
+        /// writes them to a scratch file as runs (`EngineConfiguration.streamKeysInMemory`); tests
+        /// lower it to write many.
+        var streamKeysInMemory: Int?
+
         /// The default configuration.
         public init() {}
 
@@ -157,6 +162,7 @@ extension Store {
             configuration.readsBesideWriter = access == .readOnly
             configuration.encryption = encryption?.engineEncryption
             if let rewriteKeysInMemory { configuration.rewriteKeysInMemory = rewriteKeysInMemory }
+            if let streamKeysInMemory { configuration.streamKeysInMemory = streamKeysInMemory }
             switch compaction {
             case .manual:
                 configuration.autoCompaction = .disabled

@@ -19,14 +19,14 @@ struct StoredView {
 
     /// Whether an object is stored under `key` of `type`, without reading it.
     func contains(type: String, key: StorageKey) throws -> Bool {
-        if let written = pending?.isWritten(type: type, key: key) { return written }
+        if let written = try pending?.isWritten(type: type, key: key) { return written }
         return try snapshot.contains(type: type, key: key)
     }
 
     /// The keys of `type`'s objects, in key order.
     func keys(type: String) throws -> [StorageKey] {
         guard let pending else { return try snapshot.keys(type: type).sorted(by: StorageKey.precedes) }
-        let changes = pending.changedKeys(type: type)
+        let changes = try pending.changedKeys(type: type)
         var keys = changes.cleared ? Set<StorageKey>() : Set(try snapshot.keys(type: type))
         for (key, written) in changes.keys {
             if written { keys.insert(key) } else { keys.remove(key) }

@@ -9,10 +9,11 @@ import MirrorStoreEngine
 /// transaction holding its records shows.
 @Suite("Streamed transactions")
 struct StreamedTransactionTests {
-    static func store(_ directory: TemporaryDirectory, _ name: String, threshold: Int?) throws -> Store {
+    static func store(_ directory: TemporaryDirectory, _ name: String, threshold: Int?, keysInMemory: Int? = nil) throws -> Store {
         var configuration = Store.Configuration()
         configuration.durability = .none
         if let threshold { configuration.transactionStreamingThreshold = threshold }
+        configuration.streamKeysInMemory = keysInMemory
         return try Store(path: directory.file(name), models: [QueryHero.self], configuration: configuration)
     }
 
@@ -43,8 +44,10 @@ struct StreamedTransactionTests {
     }
 
     /// Seeded transactions of adds, updates, deletes (by key, by predicate, all), reads and
-    /// queries inside, some throwing, run on a store that streams every record and on one that
-    /// holds them: inside and after every transaction, both show the same.
+    /// queries inside, some throwing, run on a store that streams every record, on one that
+    /// holds them, and on one that streams them and keeps at most 2 keys of a type in memory
+    /// (the transaction's and its commit's, the rest in scratch files' runs): inside and after
+    /// every transaction, all three show the same.
     @Test("a streamed transaction shows exactly what a held one does", arguments: [1, 400])
     func sameAsHeld(threshold: Int) throws {
         let seed = SeededRandom.seed(default: 0x5EED_57E0)
@@ -52,6 +55,7 @@ struct StreamedTransactionTests {
         let directory = TemporaryDirectory()
         let held = try Self.store(directory, "held.store", threshold: nil)
         let streamed = try Self.store(directory, "streamed.store", threshold: threshold)
+        let spilled = try Self.store(directory, "spilled.store", threshold: threshold, keysInMemory: 2)
         struct Refused: Error {}
         var streamedTransactions = 0
         for step in 0..<60 {
@@ -60,7 +64,7 @@ struct StreamedTransactionTests {
             for _ in 0..<Int.random(in: 1...40, using: &random) { actions.append(Int.random(in: 0..<1_000_000, using: &random)) }
             let throwsAtEnd = Int.random(in: 0..<6, using: &random) == 0
             var observed: [[String]] = []
-            for store in [held, streamed] {
+            for store in [held, streamed, spilled] {
                 var inside: [String] = []
                 do {
                     try store.write { transaction in
@@ -102,23 +106,34 @@ struct StreamedTransactionTests {
                 observed.append(inside + (try Self.contents(store)))
             }
             #expect(observed[0] == observed[1], "\(context)")
+            #expect(observed[0] == observed[2], "\(context): spilled")
         }
         #expect(streamedTransactions > (threshold == 1 ? 40 : 3), "seed \(seed): \(streamedTransactions) transactions streamed")
         try held.close()
         try streamed.close()
-        // Reopened, the streamed store still holds what the held one does.
+        try spilled.close()
+        // Reopened, the streamed stores still hold what the held one does.
         let reopenedHeld = try Self.store(directory, "held.store", threshold: nil)
         let reopenedStreamed = try Self.store(directory, "streamed.store", threshold: threshold)
+        let reopenedSpilled = try Self.store(directory, "spilled.store", threshold: threshold)
         #expect(try Self.contents(reopenedHeld) == Self.contents(reopenedStreamed), "seed \(seed): reopened")
+        #expect(try Self.contents(reopenedHeld) == Self.contents(reopenedSpilled), "seed \(seed): reopened, spilled")
         try reopenedHeld.close()
         try reopenedStreamed.close()
+        try reopenedSpilled.close()
     }
 
-    @Test("a unique value repeated in a streamed transaction refuses all of it")
-    func uniqueViolation() throws {
+    /// With its keys past 4 in scratch runs too (`keysInMemory`), in a file store whose commit
+    /// writes them likewise, the refusal is the same, and nothing of the transaction is seen.
+    @Test("a unique value repeated in a streamed transaction refuses all of it", arguments: [nil, 4])
+    func uniqueViolation(keysInMemory: Int?) throws {
+        let directory = TemporaryDirectory()
         var configuration = Store.Configuration()
         configuration.transactionStreamingThreshold = 1
-        let store = try Store.inMemory(models: [UniqueMember.self], configuration: configuration)
+        configuration.streamKeysInMemory = keysInMemory
+        let store = keysInMemory == nil
+            ? try Store.inMemory(models: [UniqueMember.self], configuration: configuration)
+            : try Store(path: directory.file("unique.store"), models: [UniqueMember.self], configuration: configuration)
         try store.write { try $0.add(UniqueMember(identifier: 1, email: "a@x", city: "Paris")) }
         let refused = #expect(throws: StoreError.self) {
             try store.write { transaction in
@@ -133,6 +148,7 @@ struct StreamedTransactionTests {
         #expect(try store.object(UniqueMember.self, primaryKey: 2) == nil)
         try store.write { try $0.add(UniqueMember(identifier: 2, email: "b@x", city: "Lyon")) }
         #expect(try store.objects(UniqueMember.self).count == 2)
+        try store.close()
     }
 
     @Test("a thrown streamed transaction leaves nothing visible, now or after reopening")

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TestSupport
+@_spi(Testing) @testable import MirrorStoreEngine
+
+/// A streamed commit whose keys pass `streamKeysInMemory` for a type goes on publishing them
+/// into key runs of a scratch file (`StreamSpill`) rather than memory: every read must give what
+/// the same commits give with the keys held in memory (and a plain reference), overwrites and
+/// deletions inside the stream and of keys in persisted runs included, until and after the
+/// checkpoint that merges those runs into the log, and after a reopen.
+@Suite struct StreamSpillTests {
+    static func configuration(interval: Int, keysInMemory: Int) -> EngineConfiguration {
+        var configuration = CheckpointTests.checkpointing(interval)
+        configuration.streamKeysInMemory = keysInMemory
+        return configuration
+    }
+
+    /// One stream of a script: its pieces, its tail, a plain commit after it, and what the
+    /// reference holds after each.
+    struct Round {
+        var pieces: [WriteBatch] = []
+        var tail = WriteBatch()
+        var after = WriteBatch()
+        var afterStream = CheckpointTests.Reference()
+        var afterCommit = CheckpointTests.Reference()
+    }
+
+    /// The same commits, made once: the batches choose keys to delete from the reference's
+    /// dictionaries, whose order differs between two that hold the same keys.
+    static func script(seed: UInt64) -> (base: [WriteBatch], baseReference: CheckpointTests.Reference, rounds: [Round]) {
+        var generator = SeededRandom(seed: seed)
+        var reference = CheckpointTests.Reference()
+        let base = (0..<20).map { _ in CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90) }
+        let baseReference = reference
+        var rounds: [Round] = []
+        for _ in 0..<6 {
+            var round = Round()
+            // Each write is a piece of its own; deletes of whole types are rare (3 in 100).
+            for _ in 0..<Int.random(in: 4...40, using: &generator) {
+                round.pieces.append(CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 97))
+            }
+            round.tail = CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90)
+            round.afterStream = reference
+            round.after = CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90)
+            round.afterCommit = reference
+            rounds.append(round)
+        }
+        return (base, baseReference, rounds)
+    }
+
+    @Test(arguments: 0..<6) func spilledStreamsReadAsHeldOnes(seed: UInt64) throws {
+        let seed = SeededRandom.seed(default: 0x5911_0000 + seed)
+        let (base, baseReference, rounds) = Self.script(seed: seed)
+        let directory = TemporaryDirectory()
+        var states: [StoreState] = []
+        var runs: [Int] = []
+        for keysInMemory in [1 << 30, 3] {
+            let context = "seed \(seed), \(keysInMemory) keys in memory"
+            let path = directory.file("spill-\(keysInMemory).store")
+            // Persisted runs first, below what the streams write.
+            var engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 300, keysInMemory: keysInMemory))
+            for batch in base { try engine.commit(batch) }
+            try CheckpointTests.check(engine, baseReference, "\(context), base")
+            try engine.close()
+            // No checkpoint but at closing: the scratch runs stay in use between commits.
+            engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: keysInMemory))
+            var mostRuns = 0
+            for (number, round) in rounds.enumerated() {
+                let stream = try #require(try engine.beginStream())
+                for piece in round.pieces { _ = try stream.write(piece) }
+                try engine.wait(for: engine.submit(round.tail, completing: stream))
+                try CheckpointTests.check(engine, round.afterStream, "\(context), stream \(number)")
+                mostRuns = max(mostRuns, engine.statistics.persistedRuns)
+                try engine.commit(round.after)
+                try CheckpointTests.check(engine, round.afterCommit, "\(context), commit \(number)")
+            }
+            #expect(engine.statistics.checkpoints == 0, "\(context)")
+            states.append(try StoreState(engine.snapshot()))
+            runs.append(mostRuns)
+            try engine.close()
+            let reopened = try StorageEngine(path: path, configuration: fastConfiguration())
+            try CheckpointTests.check(reopened, rounds.last?.afterCommit ?? baseReference, "\(context), reopened")
+            try reopened.close()
+            #expect(try openState(path, fastConfiguration(.recoverValidPrefix)) == states.last, "\(context): replayed")
+            let report = try verifyStoreFile(at: path)
+            #expect(report.isIntact && report.checkpointDisagreement == nil, "\(context): \(report)")
+        }
+        #expect(states[0] == states[1], "seed \(seed)")
+        #expect(runs[1] > runs[0], "seed \(seed): the streams' keys went to scratch runs (\(runs))")
+    }
+
+    /// A transaction's table of where its streamed records lie, with at most 4 keys in memory:
+    /// random keys of every kind set and set again read as a dictionary holding them does.
+    @Test(arguments: 0..<4) func aKeyTableReadsAsADictionary(seed: UInt64) throws {
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0x5911_0100 + seed))
+        var table = StreamKeyTable(keysInMemory: 4)
+        var reference: [StorageKey: UInt64] = [:]
+        for step in 0..<600 {
+            let key = CheckpointTests.key(&generator)
+            let value = UInt64.random(in: 1...UInt64(1 << 40), using: &generator)
+            table.set(key, value)
+            reference[key] = value
+            if step % 50 == 0 {
+                var listed: [StorageKey: UInt64] = [:]
+                try table.forEach { key, value in
+                    #expect(listed.updateValue(value, forKey: key) == nil, "seed \(seed): \(key) listed twice")
+                }
+                #expect(listed == reference, "seed \(seed), step \(step)")
+            }
+        }
+        for (key, value) in reference { #expect(try table.value(for: key) == value, "seed \(seed): \(key)") }
+        #expect(try table.value(for: .integer(1_000_000)) == nil)
+        #expect(table.runCount > 0, "seed \(seed): the keys went to scratch runs")
+        #expect(StreamKeyTable(keysInMemory: .max).runCount == 0)
+    }
+}
