@@ -19,7 +19,8 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     /// An observer of a query that watches key paths, one through a link, sees a change of the
     /// linked object's watched property as a modification, and no element for changes of
     /// properties it does not watch, on the objects or on the linked one; a key path that ends
-    /// at a link watches the link (which object), not the linked object's values.
+    /// at a link watches the link (which object), not the linked object's values, and deleting
+    /// its target (to-one, or in an array of links) is a modification.
     case watchedObservation
     /// A second object with a unique value is `StoreError.uniqueViolation` and is not written.
     case uniqueViolations
@@ -38,7 +39,7 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case uniqueArrays
     /// Delete rules: `.cascade` deletes the linked objects with their source, `.deny` refuses
     /// a delete and deletes nothing, naming the same denied object and source on every store
-    /// when several links deny at once.
+    /// when several links deny at once, with string and UUID keys spelled alike.
     case deleteRules
     /// Inverse relationships: `LinkingObjects` list the objects linking to a model, to-one and
     /// to-many, each once, in primary-key order, and follow writes and deletes.

@@ -424,3 +424,50 @@ public struct BehaviorScore: Persistable, Equatable, Sendable {
         self.bonus = bonus
     }
 }
+
+/// A label keyed by a string, which pins link to and keep (`.deny`).
+public struct BehaviorLabel: Persistable, Hashable, Sendable {
+    /// The primary key.
+    public var id = ""
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with this key.
+    public init(id: String) { self.id = id }
+}
+
+/// A device keyed by a UUID, which pins link to and keep (`.deny`).
+public struct BehaviorDevice: Persistable, Hashable, Sendable {
+    /// The primary key.
+    public var id = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with this key.
+    public init(id: UUID) { self.id = id }
+}
+
+/// A pin keyed by a string, linking to a label and a device that cannot be deleted while it
+/// does: the errors name string and UUID keys.
+public struct BehaviorPin: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = ""
+    /// A label, kept while linked (`.deny`).
+    public var label: BehaviorLabel?
+    /// A device, kept while linked (`.deny`).
+    public var device: BehaviorDevice?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `label` and `device` deny.
+    public static var deleteRules: [String: DeleteRule] { ["label": .deny, "device": .deny] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: String, label: BehaviorLabel? = nil, device: BehaviorDevice? = nil) {
+        self.id = id
+        self.label = label
+        self.device = device
+    }
+}

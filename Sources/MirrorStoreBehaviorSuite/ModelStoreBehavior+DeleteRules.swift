@@ -80,5 +80,34 @@ extension ModelStoreBehavior {
                 }
             }
         }
+        try await checkDeniedKeyText()
+    }
+
+    /// Every store spells keys alike in its errors: a string as a Swift literal, a UUID as its
+    /// standard string.
+    private func checkDeniedKeyText() async throws {
+        let check = BehaviorCheck.deleteRules
+        let label = BehaviorLabel(id: "l5")
+        let device = BehaviorDevice(id: UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)))
+        try await withStore(check, models: [BehaviorPin.self, BehaviorLabel.self, BehaviorDevice.self]) { store in
+            try await store.write { transaction in
+                try await transaction.add(BehaviorPin(id: "p1", label: label, device: device))
+            }
+            func reads(_ text: String) -> (any Error) -> Bool {
+                { error in error is StoreError && "\(error)" == text }
+            }
+            let labelText = "The BehaviorLabel with key \"l5\" cannot be deleted: the BehaviorPin with key \"p1\" still links to it "
+                + "through label, whose delete rule is .deny; nothing was deleted. Remove the link first, or delete that BehaviorPin in the "
+                + "same transaction."
+            try await expectError("deleting a label keyed by a string", in: check, matches: reads(labelText)) {
+                try await store.write { transaction in _ = try await transaction.delete(BehaviorLabel.self, primaryKey: "l5") }
+            }
+            let deviceText = "The BehaviorDevice with key E621E1F8-C36C-495A-93FC-0C247A3E6E5F cannot be deleted: the BehaviorPin with key "
+                + "\"p1\" still links to it through device, whose delete rule is .deny; nothing was deleted. Remove the link first, or "
+                + "delete that BehaviorPin in the same transaction."
+            try await expectError("deleting a device keyed by a UUID", in: check, matches: reads(deviceText)) {
+                try await store.write { transaction in _ = try await transaction.delete(BehaviorDevice.self, primaryKey: device.id) }
+            }
+        }
     }
 }

@@ -60,6 +60,7 @@ extension ModelStoreBehavior {
             }
         }
         try await checkWatchedLink()
+        try await checkWatchedDeletedTargets()
     }
 
     /// A key path that ends at a link watches the link, the object it points to, not what that

@@ -14,16 +14,31 @@ public enum StorageKey: Hashable, Sendable {
 }
 
 extension StorageKey: CustomStringConvertible {
-    /// A short readable form, used in error messages.
+    /// A short readable form, used in error messages: an integer's digits, a string as a Swift
+    /// literal (`"l5"`, so `"1455"` reads apart from `1455`), 16 bytes as a UUID's standard
+    /// string (`E621E1F8-C36C-495A-93FC-0C247A3E6E5F`, the keys MirrorStore stores UUIDs under),
+    /// other bytes in hexadecimal (`0x5aff`). The PostgreSQL backend spells keys the same way.
     public var description: String {
         switch self {
         case .integer(let value): return String(value)
-        case .string(let value): return "\"\(value)\""
-        case .bytes(let value): return "0x" + value.map { byte in
+        case .string(let value): return value.debugDescription
+        case .bytes(let value) where value.count == 16:
+            let hex = Self.hexadecimal(value).uppercased()
+            var text = ""
+            for (offset, character) in hex.enumerated() {
+                if offset == 8 || offset == 12 || offset == 16 || offset == 20 { text.append("-") }
+                text.append(character)
+            }
+            return text
+        case .bytes(let value): return "0x" + Self.hexadecimal(value)
+        }
+    }
+
+    private static func hexadecimal(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
             let digits = String(byte, radix: 16)
             return byte < 16 ? "0" + digits : digits
         }.joined()
-        }
     }
 }
 

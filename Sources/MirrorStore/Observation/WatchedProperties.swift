@@ -26,8 +26,20 @@ struct WatchedProperties: Sendable {
 
     /// A hash of the watched values of each of `keys` in `source`'s snapshot, linked records
     /// read once per call.
+    ///
+    /// A link whose target is gone hashes as `nil`, as the app reads it (in an array of links
+    /// too, where `[T]` leaves it out): deleting the target of a watched link is a modification,
+    /// as on PostgreSQL, whose foreign keys set such a link to `NULL`. Only values holding links
+    /// look their targets up, each target once per call.
     func fingerprints(of keys: [StorageKey], in source: QuerySource) throws -> [Int] {
         let reader = RecordConditions(schema: source.schema, conditions: paths, snapshot: source.snapshot, schemas: source.registry)
+        var stored: [String: [StorageKey: Bool]] = [:]
+        func exists(_ typeName: String, _ key: StorageKey) throws -> Bool {
+            if let known = stored[typeName]?[key] { return known }
+            let found = try source.snapshot.contains(type: typeName, key: key)
+            stored[typeName, default: [:]][key] = found
+            return found
+        }
         return try keys.map { key in
             let bytes = try source.listedBytes(of: key)
             let record = try reader.record(bytes, key: key)
@@ -35,7 +47,7 @@ struct WatchedProperties: Sendable {
             for index in paths.indices {
                 if let value = try reader.value(index, for: record, key: key) {
                     hasher.combine(1 as UInt8)
-                    value.fingerprint(into: &hasher)
+                    try value.fingerprint(into: &hasher, linkExists: exists)
                 } else {
                     // A link on the way is nil or dangling: the path reads nil.
                     hasher.combine(0 as UInt8)
@@ -48,8 +60,8 @@ struct WatchedProperties: Sendable {
 
 extension QueryValue {
     /// Feeds the value to `hasher`: equal stored values hash alike, and values a model tells
-    /// apart almost always differ.
-    func fingerprint(into hasher: inout Hasher) {
+    /// apart almost always differ; a link `linkExists` denies hashes as `.null`.
+    func fingerprint(into hasher: inout Hasher, linkExists: (String, StorageKey) throws -> Bool) throws {
         var pending = [self]
         while let value = pending.popLast() {
             switch value {
@@ -66,6 +78,10 @@ extension QueryValue {
             case .decimal(let value): hasher.combine(value.description)
             case .url(let value): hasher.combine(value)
             case .link(let typeName, let key):
+                guard try linkExists(typeName, key) else {
+                    hasher.combine(0 as UInt8)
+                    continue
+                }
                 hasher.combine(typeName)
                 hasher.combine(key)
             case .embedded(let schema, let values):

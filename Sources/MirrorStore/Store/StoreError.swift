@@ -4,6 +4,9 @@
 /// `StoreError` covers what lies between: schemas, model registration, keys, records that do not
 /// decode, and calls that cannot run where they were made.
 ///
+/// Keys in messages read alike in every store: an integer's digits, a string as a Swift
+/// literal (`"l5"`, apart from `5`), a UUID as its standard string.
+///
 /// ```swift
 /// do {
 ///     let store = try Store(path: path, models: [Hero.self])

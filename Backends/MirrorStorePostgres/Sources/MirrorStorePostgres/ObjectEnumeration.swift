@@ -57,7 +57,7 @@ struct ObjectEnumeration {
                 let cells = PostgresRandomAccessRow(row)
                 let offset = stored.columns.count
                 var keyValue = RecordValue.null
-                func keyText() -> String { PrimaryKeys.text(keyValue) }
+                func keyText() -> String { PrimaryKeys.messageText(keyValue) }
                 let new = ManagedObject(objectSchema: table.schema)
                 for column in table.columns {
                     let value = try KeyRecords.replacingKeys(
@@ -125,7 +125,7 @@ struct ObjectEnumeration {
             }
         } catch let error as PostgresStoreError {
             guard case .server("23505", _) = error.kind else { throw error }
-            let key = PrimaryKeys.text(object[propertyAt: table.primaryKey.position])
+            let key = PrimaryKeys.messageText(object[propertyAt: table.primaryKey.position])
             throw PostgresStoreError(.migrationFailed(typeName: table.typeName, reason: "a created object has the primary key \(key), which a stored one has"))
         }
     }

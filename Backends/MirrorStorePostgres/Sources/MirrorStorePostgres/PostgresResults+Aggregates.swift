@@ -268,7 +268,7 @@ extension PostgresResults {
                 guard let keyCell = cells.next(), let cell = cells.next() else {
                     throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: "?", reason: "the row has \(row.count) columns, not 2"))
                 }
-                func key() -> String { (try? coding.read(keyCell, column: table.primaryKey, key: { "?" })).map(PrimaryKeys.text) ?? "?" }
+                func key() -> String { (try? coding.read(keyCell, column: table.primaryKey, key: { "?" })).map(PrimaryKeys.messageText) ?? "?" }
                 let stored = try coding.read(cell, column: column, key: key)
                 guard let value = Value(recordValue: stored) else {
                     throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: key(), reason: "\(column.property) holds \(stored), not a \(Value.self)"))

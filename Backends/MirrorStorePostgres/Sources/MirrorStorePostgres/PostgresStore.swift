@@ -281,7 +281,15 @@ enum Failures {
 
 /// Checks keys given to lookups and deletes against the model's primary key.
 enum PrimaryKeys {
-    /// A key as messages show it: `1455`, `Hulk`.
+    /// A key as messages show it, spelled as the file store spells it (`StorageKey`'s
+    /// description): `1455`, `"Hulk"` (a Swift literal, so `"1455"` reads apart from `1455`),
+    /// `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`.
+    static func messageText(_ key: RecordValue) -> String {
+        if case .string(let value) = key { return value.debugDescription }
+        return text(key)
+    }
+
+    /// A key as change notices name it: `1455`, `Hulk`.
     static func text(_ key: RecordValue) -> String {
         switch key {
         case .int(let value): "\(value)"

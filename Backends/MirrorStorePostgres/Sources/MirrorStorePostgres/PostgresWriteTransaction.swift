@@ -378,7 +378,7 @@ public final class PostgresWriteTransaction {
         let placeholder = try parameters.add(reference.key, type: keyType)
         let rows = try await run("SELECT 1 FROM \(reference.table.table) WHERE \(reference.table.primaryKey.quotedName) = \(placeholder)", parameters)
         guard rows.isEmpty else { return }
-        throw StoreError(.missingLinkTarget(typeName: reference.table.typeName, key: PrimaryKeys.text(reference.key), linkedFrom: reference.linkedFrom))
+        throw StoreError(.missingLinkTarget(typeName: reference.table.typeName, key: PrimaryKeys.messageText(reference.key), linkedFrom: reference.linkedFrom))
     }
 
     /// Runs the write `statement` (its `parameterCount` parameters in `bindings`) and announces

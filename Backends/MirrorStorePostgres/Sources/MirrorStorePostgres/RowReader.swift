@@ -234,7 +234,7 @@ final class RowReader {
             }
             var codings: [String: ColumnCoding] = [:]
             for link in pending {
-                func keyText() -> String { link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.text) ?? "?" }
+                func keyText() -> String { link.record.objectSchema.primaryKey.flatMap { link.record[$0] }.map(PrimaryKeys.messageText) ?? "?" }
                 let typeName = link.record.objectSchema.typeName
                 let coding = codings[typeName] ?? ColumnCoding(models: mapping.models, typeName: typeName)
                 codings[typeName] = coding
@@ -289,7 +289,7 @@ final class RowReader {
     private static func keyText(of row: PostgresRow, table: TableMapping, coding: ColumnCoding) -> String {
         guard let cell = row.first(where: { $0.columnIndex == table.primaryKey.position }),
               let key = try? coding.read(cell, column: table.primaryKey, key: { "?" }) else { return "?" }
-        return PrimaryKeys.text(key)
+        return PrimaryKeys.messageText(key)
     }
 
     /// The model of one row of a table without links, made from its cells' values by

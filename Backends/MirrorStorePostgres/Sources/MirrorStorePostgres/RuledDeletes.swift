@@ -83,8 +83,8 @@ extension RuledDeletes {
             }
             if let first {
                 throw StoreError(.deleteDenied(
-                    typeName: typeName, key: PrimaryKeys.text(first.target), linkedFrom: first.link.source.typeName,
-                    sourceKey: PrimaryKeys.text(first.source), property: first.link.column.property))
+                    typeName: typeName, key: PrimaryKeys.messageText(first.target), linkedFrom: first.link.source.typeName,
+                    sourceKey: PrimaryKeys.messageText(first.source), property: first.link.column.property))
             }
         }
         for (table, keys) in deleted {
@@ -142,7 +142,7 @@ extension RuledDeletes {
             guard let keyCell = cells.next(), let linkCell = cells.next() else { continue }
             let sourceKey = try coding.read(keyCell, column: source.primaryKey, key: { "?" })
             guard !deleting.contains(Identity(typeName: source.typeName, key: sourceKey)) else { continue }
-            let linked = Self.keys(in: try coding.read(linkCell, column: link.column, key: { PrimaryKeys.text(sourceKey) }))
+            let linked = Self.keys(in: try coding.read(linkCell, column: link.column, key: { PrimaryKeys.messageText(sourceKey) }))
             for target in linked where deleted.contains(target) {
                 if let current = first,
                    PrimaryKeys.precedes(current.target, target) || (current.target == target && !PrimaryKeys.precedes(sourceKey, current.source)) {

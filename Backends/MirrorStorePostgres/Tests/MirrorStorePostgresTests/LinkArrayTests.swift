@@ -106,7 +106,7 @@ struct LinkArrayTests {
 
     @Test func aMissingTargetInAnArrayIsRefusedWhenLinkedByKey() async throws {
         let store = try await emptyStore(models: [Board.self], clearing: [Board.self, Label.self, Badge.self])
-        await #expect(throws: StoreError(.missingLinkTarget(typeName: "Label", key: "blue", linkedFrom: "Board"))) {
+        await #expect(throws: StoreError(.missingLinkTarget(typeName: "Label", key: "\"blue\"", linkedFrom: "Board"))) {
             try await store.write { try await $0.add(Board(id: 1, labels: [Label(name: "blue")]), linkedObjects: .referenceOnly) }
         }
         #expect(try await store.object(Board.self, primaryKey: 1) == nil)
@@ -137,7 +137,7 @@ struct LinkArrayTests {
         let red = Label(name: "red", color: 1)
         try await store.write { try await $0.add(contentsOf: [Pin(id: 1, label: red), Pin(id: 2)]) }
         try await store.write { try await $0.add(Label(name: "blue")) }
-        await #expect(throws: StoreError(.deleteDenied(typeName: "Label", key: "red", linkedFrom: "Pin", sourceKey: "1", property: "label"))) {
+        await #expect(throws: StoreError(.deleteDenied(typeName: "Label", key: "\"red\"", linkedFrom: "Pin", sourceKey: "1", property: "label"))) {
             try await store.write { try await $0.deleteAll(Label.self) }
         }
         #expect(try await store.objects(Label.self).count() == 2, "nothing was deleted")
