@@ -69,9 +69,10 @@ final class ResultsState: Sendable {
     /// The steps, when a sort is among them; `nil` for results made by filters alone, whose
     /// steps are their conditions in order: most results, which then make no list of steps.
     let sortingSteps: [ResultsStep]?
-    /// The project's one lock type, which ThreadSanitizer can see (Synchronization's `Mutex`
-    /// cannot be seen by it on Linux: see `Lock`).
-    private let learned = Lock<Learned>(Learned())
+    /// What reading learned, for rows that learn something: every object of the type, or a range
+    /// that has not listed its one key or none (an equality on a unique value has, and is counted
+    /// already); nil for the others, which then make no lock: one fewer object per query.
+    private let learned: Lock<Learned>?
 
     private struct Learned: Sendable {
         /// The rows' keys in key order, for rows that are not kept in that order.
@@ -86,11 +87,18 @@ final class ResultsState: Sendable {
         self.rows = rows
         self.plan = plan
         self.sortingSteps = sortingSteps
+        switch rows {
+        case .all: learned = Lock(Learned())
+        case .range(let range): learned = range.listedInKeyOrder == nil ? Lock(Learned()) : nil
+        case .keys, .index: learned = nil
+        }
     }
 
-    /// The rows' keys in key order: `sorted()` once, then kept.
+    /// The rows' keys in key order: `sorted()` once, then kept (rows without a lock are asked
+    /// only when their keys are in key order already).
     func keysInKeyOrder(_ sorted: () throws -> [StorageKey]) rethrows -> [StorageKey] {
-        try learned.withLock { learned in
+        guard let learned else { return try sorted() }
+        return try learned.withLock { learned in
             if let keys = learned.keysInKeyOrder { return keys }
             let keys = try sorted()
             learned.keysInKeyOrder = keys
@@ -98,9 +106,11 @@ final class ResultsState: Sendable {
         }
     }
 
-    /// The number of rows: the keys' count once they are collected, else `counted()` once.
+    /// The number of rows: the keys' count once they are collected, else `counted()` once
+    /// (each time for rows without a lock, whose count is a stored one).
     func count(_ counted: () -> Int) -> Int {
-        learned.withLock { learned in
+        guard let learned else { return counted() }
+        return learned.withLock { learned in
             if let count = learned.count ?? learned.keysInKeyOrder?.count { return count }
             let count = counted()
             learned.count = count
