@@ -41,52 +41,6 @@ struct SQLConditionCacheTests {
         #expect(mapping.conditions.shapeCount > 100)
     }
 
-    /// Every column with every pair of edge constants of its kind (and of another kind), each
-    /// learnt first then the other, in each kind of node: the second tree is answered from the
-    /// shape the first one left, and must read as its own translation.
-    @Test func everyPairOfConstantsOfAShapeReadsAsItsOwnTranslation() throws {
-        let probe = try DatabaseMapping(models: [Sample.self, Publisher.self])
-        let table = try probe.table(named: "Sample")
-        var generator = TreeGenerator(table: table, random: SeededRandom(seed: 3_033))
-        var compared = 0
-        for column in table.columns {
-            let path = QueryExpression.property([column.property])
-            let constants = generator.edgeConstants(for: column)
-            let shapes: [(QueryExpression) -> QueryExpression] = [
-                { .equal(path, $0) }, { .notEqual($0, path) }, { .compare(path, .greaterThanOrEqual, $0) },
-                { .compare($0, .lessThan, path) }, { .inRange(path, lower: $0, upper: $0, isClosed: true) },
-                { .inRange(path, lower: .constant(.int(0)), upper: $0, isClosed: false) }, { .contains(path, $0) },
-                { .startsWith(path, $0) }, { .compare(.nilCoalesce(path, $0), .lessThanOrEqual, $0) }, { .and(path, .not(.equal(path, $0))) },
-            ]
-            for shape in shapes {
-                for first in constants {
-                    for second in constants {
-                        // A mapping of its own, so the first tree is the one the shape is learnt from.
-                        let mapping = try DatabaseMapping(models: [Sample.self, Publisher.self])
-                        let translator = SQLConditionTranslator(table: try mapping.table(named: "Sample"), mapping: mapping)
-                        for tree in [shape(.constant(first)), shape(.constant(second))] {
-                            var parameters = SQLParameters()
-                            let expected = Result { try translator.condition(tree, &parameters) }
-                            let cached = Result { try mapping.conditions.condition(tree, translator: translator) }
-                            switch (expected, cached) {
-                            case (.success(let condition), .success(let (cachedCondition, cachedParameters))):
-                                #expect(condition?.text == cachedCondition?.text, "\(tree) after \(first)")
-                                #expect(condition?.isExact == cachedCondition?.isExact, "\(tree) after \(first)")
-                                #expect(parameters.bound == cachedParameters.bound, "\(tree) after \(first)")
-                            case (.failure(let error), .failure(let cachedError)):
-                                #expect("\(error)" == "\(cachedError)", "\(tree) after \(first)")
-                            default:
-                                Issue.record("one route threw and the other did not: \(tree) after \(first)")
-                            }
-                            compared += 1
-                        }
-                    }
-                }
-            }
-        }
-        #expect(compared > 10_000)
-    }
-
     /// A mapping made again (a store opened again, or after a migration) keeps no shape of
     /// another.
     @Test func eachMappingHasItsOwnShapes() throws {
@@ -158,31 +112,6 @@ private struct TreeGenerator {
         case .inRange(let value, let lower, let upper, let isClosed):
             return .inRange(refill(value), lower: refill(lower), upper: refill(upper), isClosed: isClosed)
         }
-    }
-
-    /// The edge constants of the column's kind (NaN, infinities, NUL, URLs that do not parse,
-    /// `true` and `false`), with `nil` and one constant of another kind.
-    mutating func edgeConstants(for column: ColumnMapping) -> [QueryConstant] {
-        var type: ScalarType = .bigint
-        switch column.storage {
-        case .scalar(let scalar), .array(let scalar): type = scalar
-        case .link(_, let key): type = key
-        default: break
-        }
-        let edges: [QueryConstant] = switch type {
-        case .boolean: [.bool(true), .bool(false)]
-        case .bigint: [.int(0), .int(7), .int(Int64.min)]
-        case .unsigned: [.uint(0), .uint(UInt64.max)]
-        case .real: [.float(1.5), .float(.nan), .float(.infinity)]
-        case .double: [.double(1.5), .double(.nan), .double(-.infinity)]
-        case .text: [.string("a"), .string("x\u{0}y"), .string("")]
-        case .bytea: [.data(Data([1])), .data(Data())]
-        case .date: [.date(Date(timeIntervalSinceReferenceDate: 1)), .date(Date(timeIntervalSinceReferenceDate: .nan))]
-        case .uuid: [.uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)))]
-        case .decimal: [.decimal(Decimal(1)), .decimal(.nan)]
-        case .url: [.url("https://example.com/a"), .url("http://[")]
-        }
-        return edges + [.null, type == .text ? .int(1) : .string("b")]
     }
 
     /// A constant of the column's kind mostly, of another kind sometimes.
