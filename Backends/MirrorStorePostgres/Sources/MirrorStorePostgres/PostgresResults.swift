@@ -59,8 +59,8 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     public func filter(_ predicate: Predicate<Model>) throws -> PostgresResults<Model> {
         guard limit == nil else { throw PostgresStoreError(.unsupportedQuery(reason: "filter(_:) after prefix(_:) is not supported yet; filter first")) }
         let tree = try store.mapping.models.queryTree(for: predicate)
-        let (condition, parameters) = try store.mapping.conditions.condition(
-            tree.condition, translator: SQLConditionTranslator(table: table, mapping: store.mapping))
+        var parameters = SQLParameters()
+        let condition = try SQLConditionTranslator(table: table, mapping: store.mapping).condition(tree.condition, &parameters)
         var copy = self
         let isExact = condition?.isExact ?? false
         copy.filters.append(Filter(predicate: predicate, tree: tree, isExact: isExact, sqlText: condition?.text, parameters: parameters))

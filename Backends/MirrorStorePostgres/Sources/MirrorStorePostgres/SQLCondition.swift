@@ -6,23 +6,12 @@ import PostgresNIO
 struct SQLParameters: Sendable {
     private(set) var bindings = PostgresBindings()
     private(set) var count = 0
-    /// The values ``add(_:type:)`` bound, in order: what ``SQLConditionCache`` learns a shape's
-    /// parameters from.
-    private(set) var bound: [BoundValue] = []
-
-    /// A value bound as a type. `@unchecked`: it holds a single value made from a query
-    /// constant or a key, never a record (`.object`) nor a list, so nothing in it is shared.
-    struct BoundValue: @unchecked Sendable, Equatable {
-        let value: RecordValue
-        let type: ScalarType
-    }
 
     /// Binds `value` as a `type` and returns its placeholder, cast where it is bound as text.
     mutating func add(_ value: RecordValue, type: ScalarType) throws -> String {
         try ColumnCoding.bindScalar(value, type: type, into: &bindings) { reason in
             PostgresStoreError(.unstorableValue(typeName: "query", property: "constant", reason: reason))
         }
-        bound.append(BoundValue(value: value, type: type))
         count += 1
         return type.isTextEncoded ? "$\(count)::\(type.sqlType)" : "$" + String(count)
     }

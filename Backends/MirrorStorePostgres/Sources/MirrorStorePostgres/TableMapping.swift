@@ -317,8 +317,6 @@ struct DatabaseMapping: Sendable {
     let hasInverses: Bool
     /// The tables looked up by Swift type so far.
     private let tablesByType = TablesByType()
-    /// The SQL of the query trees translated for these tables, by shape.
-    let conditions = SQLConditionCache()
 
     /// Tables by Swift type, filled as types are asked for.
     private final class TablesByType: Sendable {
