@@ -17,7 +17,7 @@ extension ModelStoreBehavior {
             }
             let heroes = try await secondElement(
                 of: try store.changes(ModelQuery(BehaviorHero.self), keyPaths: [\.publisher]), in: check,
-                after: {
+                waitingFor: "the deleted target to reach the observer", after: {
                     try await store.write { transaction in _ = try await transaction.delete(BehaviorPublisher.self, primaryKey: 3) }
                     try await store.write { transaction in _ = try await transaction.delete(BehaviorPublisher.self, primaryKey: 1) }
                 })
@@ -26,39 +26,12 @@ extension ModelStoreBehavior {
 
             let teams = try await secondElement(
                 of: try store.changes(ModelQuery(BehaviorTeam.self), keyPaths: [\.members]), in: check,
-                after: {
+                waitingFor: "the deleted target to reach the observer", after: {
                     try await store.write { transaction in _ = try await transaction.delete(BehaviorMember.self, primaryKey: 3) }
                     try await store.write { transaction in _ = try await transaction.delete(BehaviorMember.self, primaryKey: 2) }
                 })
             try expect(teams.modifications, [0], "the modifications after a target in a watched array of links was deleted", in: check)
             try expect(teams.models.map { $0.members.map(\.id) }, [[1]], "the array after one of its targets was deleted", in: check)
         }
-    }
-
-    /// The element `changes` yields after its first, once `writes` ran after the first.
-    private func secondElement<Model: Persistable & Sendable>(
-        of changes: sending any AsyncSequence<QueryChange<Model>, any Error>, in check: BehaviorCheck, after writes: () async throws -> Void
-    ) async throws -> (modifications: [Int], models: [Model]) {
-        let (started, start) = AsyncStream<Void>.makeStream()
-        let observer = Task { () async throws -> (modifications: [Int], models: [Model]) in
-            defer { start.finish() }
-            var isFirst = true
-            for try await change in changes {
-                if isFirst {
-                    isFirst = false
-                    start.yield()
-                    continue
-                }
-                return (Array(change.modifications), change.models)
-            }
-            return ([], [])
-        }
-        defer { observer.cancel() }
-        let first = Task { () async throws in
-            for await _ in started { break }
-        }
-        try await value(of: first, within: 10, waitingFor: "the observer's first element", in: check)
-        try await writes()
-        return try await value(of: observer, within: 10, waitingFor: "the deleted target to reach the observer", in: check)
     }
 }

@@ -9,6 +9,15 @@ private struct WatchedElement: Sendable, Equatable {
     var publisherCountry: String?
 }
 
+extension WatchedElement {
+    /// What an element of watched heroes says of its first hero.
+    init(_ element: (modifications: [Int], models: [BehaviorHero])) {
+        let hulk = element.models.first
+        self.init(modifications: element.modifications, age: hulk?.age, publisherName: hulk?.publisher?.name,
+                  publisherCountry: hulk?.publisher?.country)
+    }
+}
+
 extension ModelStoreBehavior {
     func checkWatchedObservation() async throws {
         let check = BehaviorCheck.watchedObservation
@@ -19,39 +28,18 @@ extension ModelStoreBehavior {
             }
             let query = ModelQuery(BehaviorHero.self).sorted(using: SortDescriptor(\.id))
             let changes = try store.changes(query, keyPaths: [\.name, \.publisher?.name])
-            let (started, start) = AsyncStream<Void>.makeStream()
-            let observer = Task {
-                defer { start.finish() }
-                var count = 0
-                for try await change in changes {
-                    count += 1
-                    if count == 1 {
-                        start.yield()
-                        continue
-                    }
-                    let hulk = change.models.first
-                    return WatchedElement(modifications: Array(change.modifications), age: hulk?.age, publisherName: hulk?.publisher?.name,
-                                          publisherCountry: hulk?.publisher?.country)
-                }
-                return WatchedElement(modifications: [], age: nil, publisherName: nil, publisherCountry: nil)
-            }
-            defer { observer.cancel() }
-            let first = Task { () async throws in
-                for await _ in started { break }
-            }
-            try await value(of: first, within: 10, waitingFor: "the observer's first element", in: check)
-
             // Not watched: the hero's age, the publisher's country. Then watched, through the link: its name.
-            try await store.write { transaction in
-                try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.age = 50 }
-            }
-            try await store.write { transaction in
-                try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.country = "USA" }
-            }
-            try await store.write { transaction in
-                try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.name = "Marvel Comics" }
-            }
-            let seen = try await value(of: observer, within: 10, waitingFor: "the watched change to reach the observer", in: check)
+            let seen = WatchedElement(try await secondElement(of: changes, in: check, waitingFor: "the watched change to reach the observer") {
+                try await store.write { transaction in
+                    try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.age = 50 }
+                }
+                try await store.write { transaction in
+                    try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.country = "USA" }
+                }
+                try await store.write { transaction in
+                    try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.name = "Marvel Comics" }
+                }
+            })
             // Had an unwatched commit made an element, it would hold the old name.
             try expect(seen, WatchedElement(modifications: [0], age: 50, publisherName: "Marvel Comics", publisherCountry: "USA"),
                        "the element after the publisher's name changed", in: check)
@@ -73,39 +61,18 @@ extension ModelStoreBehavior {
                 try await transaction.add(BehaviorPublisher(id: 2, name: "DC", country: "US"))
             }
             let changes = try store.changes(ModelQuery(BehaviorHero.self).sorted(using: SortDescriptor(\.id)), keyPaths: [\.publisher])
-            let (started, start) = AsyncStream<Void>.makeStream()
-            let observer = Task {
-                defer { start.finish() }
-                var count = 0
-                for try await change in changes {
-                    count += 1
-                    if count == 1 {
-                        start.yield()
-                        continue
-                    }
-                    let hulk = change.models.first
-                    return WatchedElement(modifications: Array(change.modifications), age: hulk?.age, publisherName: hulk?.publisher?.name,
-                                          publisherCountry: hulk?.publisher?.country)
-                }
-                return WatchedElement(modifications: [], age: nil, publisherName: nil, publisherCountry: nil)
-            }
-            defer { observer.cancel() }
-            let first = Task { () async throws in
-                for await _ in started { break }
-            }
-            try await value(of: first, within: 10, waitingFor: "the observer's first element", in: check)
-
             // Not watched: the linked publisher's values, the hero's age. Then watched: the link.
-            try await store.write { transaction in
-                try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.name = "Marvel Comics" }
-            }
-            try await store.write { transaction in
-                try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.age = 50 }
-            }
-            try await store.write { transaction in
-                try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.publisher = BehaviorPublisher(id: 2, name: "DC", country: "US") }
-            }
-            let seen = try await value(of: observer, within: 10, waitingFor: "the changed link to reach the observer", in: check)
+            let seen = WatchedElement(try await secondElement(of: changes, in: check, waitingFor: "the changed link to reach the observer") {
+                try await store.write { transaction in
+                    try await transaction.update(BehaviorPublisher.self, primaryKey: 1) { $0.name = "Marvel Comics" }
+                }
+                try await store.write { transaction in
+                    try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.age = 50 }
+                }
+                try await store.write { transaction in
+                    try await transaction.update(BehaviorHero.self, primaryKey: 1) { $0.publisher = BehaviorPublisher(id: 2, name: "DC", country: "US") }
+                }
+            })
             // Had a change of the linked publisher made an element, it would name Marvel.
             try expect(seen, WatchedElement(modifications: [0], age: 50, publisherName: "DC", publisherCountry: "US"),
                        "the element after the hero's link changed", in: check)
