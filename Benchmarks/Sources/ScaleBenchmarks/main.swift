@@ -72,7 +72,31 @@ func value(after flag: String) -> String? {
     return CommandLine.arguments[index + 1]
 }
 
-let objects = value(after: "--objects").flatMap(Int.init) ?? 10_000_000
+let usage = "usage: scale-benchmarks [--objects N] [--directory DIR]\n"
+// A mistyped or unknown option must not start a run of several minutes and gigabytes.
+let knownFlags: Set = ["--objects", "--directory", "--step", "--path"]
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage, terminator: "")
+    exit(0)
+}
+for (offset, argument) in arguments.enumerated() where offset % 2 == 0 && !knownFlags.contains(argument) {
+    FileHandle.standardError.write(Data("scale-benchmarks: unknown option '\(argument)'\n\(usage)".utf8))
+    exit(2)
+}
+if arguments.count % 2 != 0 {
+    FileHandle.standardError.write(Data("scale-benchmarks: '\(arguments.last ?? "")' needs a value\n\(usage)".utf8))
+    exit(2)
+}
+
+let objects: Int = {
+    guard let text = value(after: "--objects") else { return 10_000_000 }
+    guard let count = Int(text), count > 0 else {
+        FileHandle.standardError.write(Data("scale-benchmarks: --objects needs a positive whole number, not '\(text)'\n\(usage)".utf8))
+        exit(2)
+    }
+    return count
+}()
 let clock = ContinuousClock()
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
