@@ -144,18 +144,17 @@ func parent(objects: Int, runs: Int) throws {
           String(format: "%.2f", memory.median / Double(max(1, fileSize)))]]))
 }
 
-func value(after flag: String) -> String? {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
+let options = FlagOptions(
+    program: "migration-benchmarks",
+    usage: "migration-benchmarks [--objects N] [--runs R] | --keep PATH [--objects N] | --open-only PATH",
+    flags: ["--objects", "--runs", "--keep", "--open-only", "--child"])
 
 do {
-    let objects = value(after: "--objects").flatMap(Int.init) ?? 1_000_000
-    if let path = value(after: "--keep") {
+    let objects = options.positive("--objects", default: 1_000_000)
+    if let path = options.text("--keep") {
         // Writes the version-1 store at `path` and leaves it, for profiling a migration of it.
         try populate(path, objects: objects)
-    } else if let path = value(after: "--open-only") {
+    } else if let path = options.text("--open-only") {
         // The baseline: opening the same version-1 store with its own models, migrating nothing.
         ResidentSet.resetPeak()
         let before = ResidentSet.current().current
@@ -164,10 +163,10 @@ do {
         try Store(path: path, models: [ContactV1.self], configuration: configuration(version: 1)).close()
         let elapsed = start.duration(to: clock.now).components
         print(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18, before, max(ResidentSet.current().peak, before))
-    } else if let path = value(after: "--child") {
+    } else if let path = options.text("--child") {
         try child(path: path, objects: objects)
     } else {
-        try parent(objects: objects, runs: value(after: "--runs").flatMap(Int.init) ?? 5)
+        try parent(objects: objects, runs: options.positive("--runs", default: 5))
     }
 } catch {
     print("error: \(error)")

@@ -36,14 +36,11 @@ struct Failure: Error, CustomStringConvertible {
     let description: String
 }
 
-func value(after flag: String) -> String? {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
-
-let runs = value(after: "--runs").flatMap(Int.init) ?? 5
-let commits = value(after: "--commits").flatMap(Int.init) ?? 1_000
+let options = FlagOptions(
+    program: "observation-benchmarks", usage: "observation-benchmarks [--runs R] [--commits N]",
+    flags: ["--runs", "--commits"])
+let runs = options.positive("--runs", default: 5)
+let commits = options.positive("--commits", default: 1_000)
 let directory = NSTemporaryDirectory() + "mirrorstore-observation-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }

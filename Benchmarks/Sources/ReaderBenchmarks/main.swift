@@ -43,12 +43,6 @@ struct Failure: Error, CustomStringConvertible {
     let description: String
 }
 
-func value(after flag: String) -> String? {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
-
 /// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the machine.
 func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
@@ -261,8 +255,11 @@ func percentile(_ samples: [Double], _ q: Double) -> Double {
 func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 
 func orchestrate() throws {
-    let commits = value(after: "--commits").flatMap(Int.init) ?? 200
-    let seconds = value(after: "--seconds").flatMap(Double.init) ?? 3
+    let options = FlagOptions(
+        program: "reader-benchmarks", usage: "reader-benchmarks [--commits N] [--seconds S]",
+        flags: ["--commits", "--seconds"])
+    let commits = options.positive("--commits", default: 200)
+    let seconds = options.positive("--seconds", default: 3.0)
     let directory = NSTemporaryDirectory() + "mirrorstore-reader-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -67,36 +67,10 @@ struct Failure: Error, CustomStringConvertible {
     let description: String
 }
 
-func value(after flag: String) -> String? {
-    guard let index = CommandLine.arguments.firstIndex(of: flag), index + 1 < CommandLine.arguments.count else { return nil }
-    return CommandLine.arguments[index + 1]
-}
-
-let usage = "usage: scale-benchmarks [--objects N] [--directory DIR]\n"
-// A mistyped or unknown option must not start a run of several minutes and gigabytes.
-let knownFlags: Set = ["--objects", "--directory", "--step", "--path"]
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(usage, terminator: "")
-    exit(0)
-}
-for (offset, argument) in arguments.enumerated() where offset % 2 == 0 && !knownFlags.contains(argument) {
-    FileHandle.standardError.write(Data("scale-benchmarks: unknown option '\(argument)'\n\(usage)".utf8))
-    exit(2)
-}
-if arguments.count % 2 != 0 {
-    FileHandle.standardError.write(Data("scale-benchmarks: '\(arguments.last ?? "")' needs a value\n\(usage)".utf8))
-    exit(2)
-}
-
-let objects: Int = {
-    guard let text = value(after: "--objects") else { return 10_000_000 }
-    guard let count = Int(text), count > 0 else {
-        FileHandle.standardError.write(Data("scale-benchmarks: --objects needs a positive whole number, not '\(text)'\n\(usage)".utf8))
-        exit(2)
-    }
-    return count
-}()
+let options = FlagOptions(
+    program: "scale-benchmarks", usage: "scale-benchmarks [--objects N] [--directory DIR]",
+    flags: ["--objects", "--directory", "--step", "--path"])
+let objects = options.positive("--objects", default: 10_000_000)
 let clock = ContinuousClock()
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
@@ -256,12 +230,12 @@ func loadAverage() -> String {
 }
 
 do {
-    if let name = value(after: "--step"), let path = value(after: "--path") {
+    if let name = options.text("--step"), let path = options.text("--path") {
         try step(name, path: path)
     } else {
-        let directory = value(after: "--directory") ?? NSTemporaryDirectory() + "mirrorstore-scale-\(getpid())"
+        let directory = options.text("--directory") ?? NSTemporaryDirectory() + "mirrorstore-scale-\(getpid())"
         try parent(directory: directory)
-        if value(after: "--directory") == nil { try? FileManager.default.removeItem(atPath: directory) }
+        if options.text("--directory") == nil { try? FileManager.default.removeItem(atPath: directory) }
     }
 } catch {
     FileHandle.standardError.write(Data("scale-benchmarks: \(error)\n".utf8))
