@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 @testable import MirrorStoreEngine
@@ -11,7 +10,7 @@ import TestSupport
 @Suite struct PersistedIndexTests {
     /// Counts the values each index's `keys` read: a reused index reads only what changed.
     final class Reads: Sendable {
-        private let counts = Mutex<[String: Int]>([:])
+        private let counts = Lock<[String: Int]>([:])
         func count(_ name: String) { counts.withLock { $0[name, default: 0] += 1 } }
         func take() -> [String: Int] { counts.withLock { counts in defer { counts = [:] }; return counts } }
     }
