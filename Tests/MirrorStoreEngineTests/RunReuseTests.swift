@@ -9,16 +9,9 @@ import TestSupport
 @Suite struct RunReuseTests {
     /// The bytes of the file's key-run units (index units of kind 1), frames included.
     static func keyRunUnitBytes(at path: String) throws -> Int {
-        let bytes = try #require(FileManager.default.contents(atPath: path))
-        var position = Int(LogHeader().unitsStart)
-        var total = 0
-        while position + LogFrame.headerSize < bytes.count {
-            let field = UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2]) << 16 | UInt32(bytes[position + 3]) << 24
-            let length = Int(field & 0x7FFF_FFFF)
-            if field & 0x8000_0000 != 0, bytes[position + LogFrame.headerSize] == 1 { total += LogFrame.headerSize + length }
-            position += LogFrame.headerSize + length
-        }
-        return total
+        PlainLogUnits.units(of: try readFile(path))
+            .filter { $0.indexKind == IndexUnit.Kind.keyRun.rawValue }
+            .reduce(0) { $0 + $1.size }
     }
 
     /// Batches of keys counting up, each followed by a checkpoint: every key-run unit the file
