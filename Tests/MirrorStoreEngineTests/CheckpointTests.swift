@@ -111,16 +111,26 @@ import TestSupport
         }
         try engine.close()
         #expect(checkpoints > 0 && mostRuns > 2, "checkpoints and delta runs were exercised: \(checkpoints), \(mostRuns)")
-        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
-        #expect(report.isIntact, "\(report)")
+        let report = try Self.checkClosed(at: path, configuration, encrypted: encrypted, reference, "seed \(seed)")
         #expect(report.checkpointSequence != nil)
-        engine = try StorageEngine(path: path, configuration: configuration)
-        try Self.check(engine, reference, "seed \(seed), final")
+    }
+
+    /// Checks the closed store at `path` against `reference`: it verifies intact, and reads the
+    /// same reopened with `configuration` and replayed from the whole log.
+    @discardableResult
+    static func checkClosed(
+        at path: String, _ configuration: EngineConfiguration, encrypted: Bool, _ reference: Reference, _ context: String
+    ) throws -> VerificationReport {
+        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
+        #expect(report.isIntact, "\(context): \(report)")
+        var engine = try StorageEngine(path: path, configuration: configuration)
+        try check(engine, reference, "\(context), final")
         try engine.close()
         // A replay of the whole log gives the same state.
-        engine = try StorageEngine(path: path, configuration: encrypting(Self.checkpointing(0, .recoverValidPrefix), encrypted))
-        try Self.check(engine, reference, "seed \(seed), replayed")
+        engine = try StorageEngine(path: path, configuration: encrypting(checkpointing(0, .recoverValidPrefix), encrypted))
+        try check(engine, reference, "\(context), replayed")
         try engine.close()
+        return report
     }
 
     /// A store with checkpoints and runs, recorded commit by commit.

@@ -151,13 +151,6 @@ import TestSupport
         }
         try engine.close()
         #expect(mostRuns > 2, "several runs were kept: \(mostRuns)")
-        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
-        #expect(report.isIntact, "\(report)")
-        engine = try StorageEngine(path: path, configuration: configuration)
-        try CheckpointTests.check(engine, reference, "seed \(seed), final")
-        try engine.close()
-        engine = try StorageEngine(path: path, configuration: encrypting(CheckpointTests.checkpointing(0, .recoverValidPrefix), encrypted))
-        try CheckpointTests.check(engine, reference, "seed \(seed), replayed")
-        try engine.close()
+        try CheckpointTests.checkClosed(at: path, configuration, encrypted: encrypted, reference, "seed \(seed)")
     }
 }
