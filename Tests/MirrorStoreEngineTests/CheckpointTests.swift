@@ -111,56 +111,49 @@ import TestSupport
         }
         try engine.close()
         #expect(checkpoints > 0 && mostRuns > 2, "checkpoints and delta runs were exercised: \(checkpoints), \(mostRuns)")
-        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
-        #expect(report.isIntact, "\(report)")
+        let report = try Self.checkClosed(at: path, configuration, encrypted: encrypted, reference, "seed \(seed)")
         #expect(report.checkpointSequence != nil)
-        engine = try StorageEngine(path: path, configuration: configuration)
-        try Self.check(engine, reference, "seed \(seed), final")
+    }
+
+    /// Checks the closed store at `path` against `reference`: it verifies intact, and reads the
+    /// same reopened with `configuration` and replayed from the whole log.
+    @discardableResult
+    static func checkClosed(
+        at path: String, _ configuration: EngineConfiguration, encrypted: Bool, _ reference: Reference, _ context: String
+    ) throws -> VerificationReport {
+        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
+        #expect(report.isIntact, "\(context): \(report)")
+        var engine = try StorageEngine(path: path, configuration: configuration)
+        try check(engine, reference, "\(context), final")
         try engine.close()
         // A replay of the whole log gives the same state.
-        engine = try StorageEngine(path: path, configuration: encrypting(Self.checkpointing(0, .recoverValidPrefix), encrypted))
-        try Self.check(engine, reference, "seed \(seed), replayed")
+        engine = try StorageEngine(path: path, configuration: encrypting(checkpointing(0, .recoverValidPrefix), encrypted))
+        try check(engine, reference, "\(context), replayed")
         try engine.close()
+        return report
     }
 
-    /// A store with checkpoints and runs: its bytes, and after each commit the state and where the
-    /// commit's own unit ends (index units after it belong to no commit).
-    struct Recorded {
-        var bytes: [UInt8]
-        var commitEnds: [Int]
-        var states: [StoreState]
-
-        /// The state of the commits that end at or before `length`.
-        func state(upTo length: Int) -> (index: Int, state: StoreState) {
-            let index = commitEnds.lastIndex(where: { $0 <= length }) ?? 0
-            return (index, states[index])
-        }
-    }
-
-    static func record(at path: String, commits: Int, seed: UInt64) throws -> Recorded {
+    /// A store with checkpoints and runs, recorded commit by commit.
+    static func record(at path: String, commits: Int, seed: UInt64) throws -> RecordedCommits {
         var generator = SeededRandom(seed: seed)
         let engine = try StorageEngine(path: path, configuration: checkpointing(150))
-        var commitEnds = [Int(LogHeader().unitsStart)]
-        var states = [try StoreState(engine.snapshot())]
+        var recorded = try RecordedCommits(startingFrom: engine)
         for number in 1...commits {
             var batch = WriteBatch()
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                if generator.chance(25), let key = states.last?.objects["P"]?.keys.randomElement(using: &generator) {
+                if generator.chance(25), let key = recorded.states.last?.objects["P"]?.keys.randomElement(using: &generator) {
                     batch.delete(type: "P", key: key)
                 } else {
                     batch.put(type: "P", key: .integer(Int64.random(in: 0..<12, using: &generator)), value: value(&generator))
                 }
             }
             if number % 7 == 0 { batch.setMetadata(key: "n", value: [UInt8(number)]) }
-            let before = Int(engine.statistics.fileSize)
-            try engine.commit(batch)
-            let frame = try readFile(path)[before..<(before + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            commitEnds.append(before + LogFrame.headerSize + frame)
-            states.append(try StoreState(engine.snapshot()))
+            try recorded.commit(batch, to: engine, at: path)
         }
         #expect(engine.statistics.checkpoints > 3)
         try engine.close()
-        return Recorded(bytes: try readFile(path), commitEnds: commitEnds, states: states)
+        try recorded.finish(readingFrom: path)
+        return recorded
     }
 
     @Test func truncationAtEveryOffsetGivesACommittedPrefix() throws {
@@ -205,26 +198,9 @@ import TestSupport
             let at = round < 200 ? Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
                 : Int.random(in: 0..<damaged.count, using: &generator)
             damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
-            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
-                try writeFile(path, damaged)
-                for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
-                let state: StoreState
-                do {
-                    state = try openState(path, Self.checkpointing(150, mode))
-                } catch is StorageError {
-                    outcomes["typed error", default: 0] += 1
-                    continue
-                }
-                let last = recorded.states.count - 1
-                guard let index = recorded.states.lastIndex(of: state) else {
-                    Issue.record("round \(round), flip at \(at), \(mode): a state no commit made: \(state)")
-                    continue
-                }
-                // A prefix ends before the damage; the whole state is right when the flip hit
-                // bytes nothing reads (a superseded run or checkpoint, the header's spare bytes).
-                #expect(index == last || recorded.commitEnds[index] <= at, "round \(round), flip at \(at), \(mode): commit \(index) applied")
-                outcomes[index == last ? "whole state" : "prefix", default: 0] += 1
-            }
+            try recorded.expectCommittedStateOrTypedError(
+                opening: damaged, flippedAt: at, as: path, configuration: { Self.checkpointing(150, $0) },
+                "round \(round)", outcomes: &outcomes)
         }
         #expect((outcomes["typed error"] ?? 0) > 0 && (outcomes["prefix"] ?? 0) > 0)
     }

@@ -218,17 +218,17 @@ import TestSupport
     /// Runs `body` while a watchdog unblocks, from three seconds on, every open that blocked on
     /// the FIFO at `path` (by opening its other end), so that a regression fails instead of hanging.
     static func withWatchdog(on path: String, _ body: () throws -> Void) throws {
-        let done = SharedFlag()
+        let done = Lock(false)
         let watchdog = Thread {
-            for _ in 0..<300 where !done.value { usleep(10_000) }
-            while !done.value {
+            for _ in 0..<300 where !done.withLock({ $0 }) { usleep(10_000) }
+            while !done.withLock({ $0 }) {
                 let descriptor = open(path, O_RDWR | O_NONBLOCK)
                 usleep(100_000)
                 if descriptor >= 0 { close(descriptor) }
             }
         }
         watchdog.start()
-        defer { done.value = true }
+        defer { done.withLock { $0 = true } }
         try body()
     }
 
@@ -272,15 +272,5 @@ import TestSupport
                 try StorageEngine(path: path, configuration: EngineConfiguration(readOnly: true))
             }
         }
-    }
-}
-
-/// A flag two threads share (the watchdog reads it, the test sets it).
-private final class SharedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = false
-    var value: Bool {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

@@ -33,23 +33,32 @@ import TestSupport
         }
     }
 
-    @Test func mutatedStoreFilesGiveACommittedStateOrATypedError() throws {
-        let seed = SeededRandom.seed(default: 0xE4C0_0002)
-        var generator = SeededRandom(seed: seed)
-        let directory = TemporaryDirectory()
-        let source = directory.file("source.store")
-        var configuration = encrypting(fastConfiguration())
-        configuration.checkpointInterval = 500
-        let engine = try StorageEngine(path: source, configuration: configuration)
+    /// A store at `path` given `commits` commits of one put each (commit `number` puts
+    /// `length(number)` bytes of `number` under key `number % keys`): its bytes, and its state
+    /// before the first commit and after each.
+    static func source(
+        at path: String, _ configuration: EngineConfiguration, commits: Int, keys: Int, length: (Int) -> Int
+    ) throws -> (bytes: [UInt8], states: [StoreState]) {
+        let engine = try StorageEngine(path: path, configuration: configuration)
         var states = [try StoreState(engine.snapshot())]
-        for number in 0..<60 {
+        for number in 0..<commits {
             var batch = WriteBatch()
-            batch.put(type: "F", key: .integer(Int64(number % 17)), value: Array(repeating: UInt8(number), count: number * 13 % 300))
+            batch.put(type: "F", key: .integer(Int64(number % keys)), value: Array(repeating: UInt8(number), count: length(number)))
             try engine.commit(batch)
             states.append(try StoreState(engine.snapshot()))
         }
         try engine.close()
-        let original = try readFile(source)
+        return (try readFile(path), states)
+    }
+
+    @Test func mutatedStoreFilesGiveACommittedStateOrATypedError() throws {
+        let seed = SeededRandom.seed(default: 0xE4C0_0002)
+        var generator = SeededRandom(seed: seed)
+        let directory = TemporaryDirectory()
+        var configuration = encrypting(fastConfiguration())
+        configuration.checkpointInterval = 500
+        let (original, states) = try Self.source(
+            at: directory.file("source.store"), configuration, commits: 60, keys: 17, length: { $0 * 13 % 300 })
         let path = directory.file("fuzzed.store")
         for round in 0..<400 {
             var bytes = original
@@ -71,19 +80,10 @@ import TestSupport
         let seed = SeededRandom.seed(default: 0xE4C0_0003)
         var generator = SeededRandom(seed: seed)
         let directory = TemporaryDirectory()
-        let source = directory.file("source.store")
         var configuration = encrypting(fastConfiguration())
         configuration.checkpointInterval = 1 << 30
-        let engine = try StorageEngine(path: source, configuration: configuration)
-        var states = [try StoreState(engine.snapshot())]
-        for number in 0..<40 {
-            var batch = WriteBatch()
-            batch.put(type: "F", key: .integer(Int64(number % 11)), value: Array(repeating: UInt8(number), count: number * 97 % 900))
-            try engine.commit(batch)
-            states.append(try StoreState(engine.snapshot()))
-        }
-        try engine.close()
-        let original = try readFile(source)
+        let (original, states) = try Self.source(
+            at: directory.file("source.store"), configuration, commits: 40, keys: 11, length: { $0 * 97 % 900 })
         let slots = (0..<2).map { Int(EncryptedLog.tailSlotOffset($0)) }
         let slotBytes = EncryptedLog.tailSlotPages * EncryptedFileHeader.pageSize
         let path = directory.file("damaged.store")

@@ -154,9 +154,7 @@ import TestSupport
     }
 
     static func configuration(_ mode: EngineConfiguration.RecoveryMode = .strict) -> EngineConfiguration {
-        var configuration = fastConfiguration(mode)
-        configuration.checkpointInterval = 600
-        return configuration
+        CheckpointTests.checkpointing(600, mode)
     }
 
     /// The same random commits to a store of format 2 and one of format 3, reopened and read
@@ -273,24 +271,8 @@ import TestSupport
     /// Whether any unit of the plain log `bytes` holds a `putIntegers` operation or a packed block:
     /// a decode of every commit unit and a look at every block of every key run.
     static func holdsPackedEncodings(_ bytes: [UInt8]) -> Bool {
-        var offset = LogHeader.regionSize
-        while offset + LogFrame.headerSize <= bytes.count {
-            let field = bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            let length = field & 0x7FFF_FFFF
-            let payload = (offset + LogFrame.headerSize)..<(offset + LogFrame.headerSize + length)
-            if field & 0x8000_0000 == 0 {
-                if Self.holdsPutRun(bytes, payload) { return true }
-            } else if bytes[payload.lowerBound] == IndexUnit.Kind.keyRun.rawValue {
-                var block = payload.lowerBound + 1
-                while block + 5 <= payload.upperBound {
-                    let declared = bytes[block..<(block + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-                    if [RunBlockReader.packedLayout, RunBlockReader.walkedLayout].contains(bytes[block + 4]) { return true }
-                    block += 4 + declared + RunBlockReader.checksumSize
-                }
-            }
-            offset = payload.upperBound
-        }
-        return false
+        PlainLogUnits.units(of: bytes).contains { $0.indexKind == nil && holdsPutRun(bytes, $0.payload) }
+            || PlainLogUnits.keyRunBlockLayouts(of: bytes).contains { [RunBlockReader.packedLayout, RunBlockReader.walkedLayout].contains($0) }
     }
 
     /// Whether the commit payload `bytes[payload]` holds a `putIntegers` operation, found by

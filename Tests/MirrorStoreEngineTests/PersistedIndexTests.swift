@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 @testable import MirrorStoreEngine
@@ -11,7 +10,7 @@ import TestSupport
 @Suite struct PersistedIndexTests {
     /// Counts the values each index's `keys` read: a reused index reads only what changed.
     final class Reads: Sendable {
-        private let counts = Mutex<[String: Int]>([:])
+        private let counts = Lock<[String: Int]>([:])
         func count(_ name: String) { counts.withLock { $0[name, default: 0] += 1 } }
         func take() -> [String: Int] { counts.withLock { counts in defer { counts = [:] }; return counts } }
     }
@@ -268,31 +267,27 @@ import TestSupport
         try engine.close()
     }
 
-    /// A store with a persisted index, recorded commit by commit (`CheckpointTests.Recorded`).
-    static func recordWithIndex(at path: String, commits: Int, seed: UInt64) throws -> CheckpointTests.Recorded {
+    /// A store with a persisted index, recorded commit by commit.
+    static func recordWithIndex(at path: String, commits: Int, seed: UInt64) throws -> RecordedCommits {
         var generator = SeededRandom(seed: seed)
         let engine = try StorageEngine(path: path, configuration: CheckpointTests.checkpointing(150))
         try engine.defineIndexes(Self.definitions(Reads()))
-        var commitEnds = [Int(LogHeader().unitsStart)]
-        var states = [try StoreState(engine.snapshot())]
+        var recorded = try RecordedCommits(startingFrom: engine)
         for _ in 1...commits {
             var batch = WriteBatch()
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                if generator.chance(25), let key = states.last?.objects["P"]?.keys.randomElement(using: &generator) {
+                if generator.chance(25), let key = recorded.states.last?.objects["P"]?.keys.randomElement(using: &generator) {
                     batch.delete(type: "P", key: key)
                 } else {
                     batch.put(type: "P", key: .integer(Int64.random(in: 0..<12, using: &generator)), value: CheckpointTests.value(&generator))
                 }
             }
-            let before = Int(engine.statistics.fileSize)
-            try engine.commit(batch)
-            let frame = try readFile(path)[before..<(before + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            commitEnds.append(before + LogFrame.headerSize + frame)
-            states.append(try StoreState(engine.snapshot()))
+            try recorded.commit(batch, to: engine, at: path)
         }
         #expect(engine.statistics.persistedIndexRuns > 0)
         try engine.close()
-        return CheckpointTests.Recorded(bytes: try readFile(path), commitEnds: commitEnds, states: states)
+        try recorded.finish(readingFrom: path)
+        return recorded
     }
 
     /// Opens `path`, defines the indexes and checks each against the objects the store holds;

@@ -9,16 +9,9 @@ import TestSupport
 @Suite struct RunReuseTests {
     /// The bytes of the file's key-run units (index units of kind 1), frames included.
     static func keyRunUnitBytes(at path: String) throws -> Int {
-        let bytes = try #require(FileManager.default.contents(atPath: path))
-        var position = Int(LogHeader().unitsStart)
-        var total = 0
-        while position + LogFrame.headerSize < bytes.count {
-            let field = UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2]) << 16 | UInt32(bytes[position + 3]) << 24
-            let length = Int(field & 0x7FFF_FFFF)
-            if field & 0x8000_0000 != 0, bytes[position + LogFrame.headerSize] == 1 { total += LogFrame.headerSize + length }
-            position += LogFrame.headerSize + length
-        }
-        return total
+        PlainLogUnits.units(of: try readFile(path))
+            .filter { $0.indexKind == IndexUnit.Kind.keyRun.rawValue }
+            .reduce(0) { $0 + $1.size }
     }
 
     /// Batches of keys counting up, each followed by a checkpoint: every key-run unit the file
@@ -61,8 +54,7 @@ import TestSupport
         let source = directory.file("source.store")
         var generator = SeededRandom(seed: SeededRandom.seed(default: 0x5EED))
         let engine = try StorageEngine(path: source, configuration: CheckpointTests.checkpointing(150))
-        var commitEnds = [Int(LogHeader().unitsStart)]
-        var states = [try StoreState(engine.snapshot())]
+        var recorded = try RecordedCommits(startingFrom: engine)
         var key: Int64 = 0
         for _ in 0..<30 {
             var batch = WriteBatch()
@@ -71,18 +63,14 @@ import TestSupport
                 key += step
                 batch.put(type: "P", key: .integer(key), value: CheckpointTests.value(&generator))
             }
-            let before = Int(engine.statistics.fileSize)
-            try engine.commit(batch)
-            let frame = try readFile(source)[before..<(before + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            commitEnds.append(before + LogFrame.headerSize + frame)
-            states.append(try StoreState(engine.snapshot()))
+            try recorded.commit(batch, to: engine, at: source)
         }
         let runs = try #require(engine.snapshot().index.types["P"]?.runs)
         let blocks = runs.flatMap(\.blockOffsets)
         let live = runs.reduce(0) { $0 + $1.byteCount }
         try engine.close()
         #expect(try Self.keyRunUnitBytes(at: source) == live, "the runs reuse the blocks of earlier checkpoints")
-        let recorded = CheckpointTests.Recorded(bytes: try readFile(source), commitEnds: commitEnds, states: states)
+        try recorded.finish(readingFrom: source)
         let path = directory.file("flipped.store")
         var outcomes: [String: Int] = [:]
         for round in 0..<400 {
@@ -91,24 +79,9 @@ import TestSupport
                 ? Int(generator.pick(blocks)) + Int.random(in: 0..<64, using: &generator)
                 : Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
             damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
-            for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
-                try writeFile(path, damaged)
-                for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
-                let state: StoreState
-                do {
-                    state = try openState(path, CheckpointTests.checkpointing(150, mode))
-                } catch is StorageError {
-                    outcomes["typed error", default: 0] += 1
-                    continue
-                }
-                let last = recorded.states.count - 1
-                guard let index = recorded.states.lastIndex(of: state) else {
-                    Issue.record("round \(round), flip at \(at), \(mode): a state no commit made: \(state)")
-                    continue
-                }
-                #expect(index == last || recorded.commitEnds[index] <= at, "round \(round), flip at \(at), \(mode): commit \(index) applied")
-                outcomes[index == last ? "whole state" : "prefix", default: 0] += 1
-            }
+            try recorded.expectCommittedStateOrTypedError(
+                opening: damaged, flippedAt: at, as: path, configuration: { CheckpointTests.checkpointing(150, $0) },
+                "round \(round)", outcomes: &outcomes)
         }
         #expect((outcomes["typed error"] ?? 0) > 0 && (outcomes["prefix"] ?? 0) > 0, "\(outcomes)")
     }
@@ -178,13 +151,6 @@ import TestSupport
         }
         try engine.close()
         #expect(mostRuns > 2, "several runs were kept: \(mostRuns)")
-        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
-        #expect(report.isIntact, "\(report)")
-        engine = try StorageEngine(path: path, configuration: configuration)
-        try CheckpointTests.check(engine, reference, "seed \(seed), final")
-        try engine.close()
-        engine = try StorageEngine(path: path, configuration: encrypting(CheckpointTests.checkpointing(0, .recoverValidPrefix), encrypted))
-        try CheckpointTests.check(engine, reference, "seed \(seed), replayed")
-        try engine.close()
+        try CheckpointTests.checkClosed(at: path, configuration, encrypted: encrypted, reference, "seed \(seed)")
     }
 }

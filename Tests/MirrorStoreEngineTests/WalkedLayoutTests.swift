@@ -9,9 +9,7 @@ import TestSupport
 /// and in passes; a damaged file reads each value as written or throws.
 @Suite struct WalkedLayoutTests {
     static func configuration(_ mode: EngineConfiguration.RecoveryMode = .strict) -> EngineConfiguration {
-        var configuration = fastConfiguration(mode)
-        configuration.checkpointInterval = 24 << 10
-        return configuration
+        CheckpointTests.checkpointing(24 << 10, mode)
     }
 
     /// A commit of runs of new keys counting up, keys with gaps, updates and deletions of keys
@@ -70,22 +68,7 @@ import TestSupport
 
     /// Whether any key-run block of the plain log `bytes` takes the walked layout.
     static func holdsWalkedBlocks(_ bytes: [UInt8]) -> Bool {
-        var offset = LogHeader.regionSize
-        while offset + LogFrame.headerSize <= bytes.count {
-            let field = bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            let length = field & 0x7FFF_FFFF
-            let payload = (offset + LogFrame.headerSize)..<(offset + LogFrame.headerSize + length)
-            if field & 0x8000_0000 != 0, bytes[payload.lowerBound] == IndexUnit.Kind.keyRun.rawValue {
-                var block = payload.lowerBound + 1
-                while block + 5 <= payload.upperBound {
-                    let declared = bytes[block..<(block + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-                    if bytes[block + 4] == RunBlockReader.walkedLayout { return true }
-                    block += 4 + declared + RunBlockReader.checksumSize
-                }
-            }
-            offset = payload.upperBound
-        }
-        return false
+        PlainLogUnits.keyRunBlockLayouts(of: bytes).contains(RunBlockReader.walkedLayout)
     }
 
     /// The same random commits to a store of format 3 and one of format 4: the same objects after

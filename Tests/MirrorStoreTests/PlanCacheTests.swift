@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @_spi(Reflection) import Swift
 @testable import MirrorStore
+import MirrorStoreEngine
 
 /// Used by no other test, so the concurrent test below really is its first use.
 private final class FirstUseModel: Persistable {
@@ -30,8 +30,8 @@ private final class ProbeClass {
 struct PlanCacheTests {
     @Test("first use from many threads at once builds one plan per type")
     func concurrentFirstUse() throws {
-        let schemas = Mutex<Set<ObjectIdentifier>>([])
-        let failures = Mutex<[String]>([])
+        let schemas = Lock<Set<ObjectIdentifier>>([])
+        let failures = Lock<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 32) { index in
             do {
                 let model = FirstUseModel()

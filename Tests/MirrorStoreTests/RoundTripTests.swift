@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import MirrorStore
+import MirrorStoreEngine
 
 @Suite("Round trips")
 struct RoundTripTests {
@@ -220,7 +220,7 @@ struct RoundTripTests {
     }
 
     private func onThread<Result: Sendable>(stackSize: Int, _ body: @escaping @Sendable () throws -> Result) throws -> Result {
-        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        let outcome = Lock<Swift.Result<Result, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             let result = Swift.Result { try body() }

@@ -9,21 +9,22 @@ import MirrorStoreEngine
 /// snapshot taken on waking may hold commits whose signals are still to come, and only the
 /// snapshot can say what it holds. Waiting ends early, returning `false`, when the waiting task
 /// is cancelled.
-final class ChangeSignal: @unchecked Sendable {
-    // `NSLock`: ThreadSanitizer on Linux reports false races inside `Synchronization.Mutex`.
-    private let lock = NSLock()
-    private var pending = false
-    private var waiter: CheckedContinuation<Bool, Never>?
+final class ChangeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+
+    private let state = Lock(State())
+
     func signal() {
-        lock.lock()
-        if let waiter {
-            self.waiter = nil
-            lock.unlock()
-            waiter.resume(returning: true)
-        } else {
-            pending = true
-            lock.unlock()
+        // Resumed outside the lock: resuming may run the waiting task at once.
+        let waiter = state.withLock { state in
+            defer { state.waiter = nil }
+            if state.waiter == nil { state.pending = true }
+            return state.waiter
         }
+        waiter?.resume(returning: true)
     }
 
     /// Returns `true` once signalled (at once if a signal came since the last wait), or `false`
@@ -31,24 +32,22 @@ final class ChangeSignal: @unchecked Sendable {
     func wait() async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                lock.lock()
-                if pending {
-                    pending = false
-                    lock.unlock()
-                    continuation.resume(returning: true)
-                } else if Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(returning: false)
-                } else {
-                    waiter = continuation
-                    lock.unlock()
+                let answer: Bool? = state.withLock { state in
+                    if state.pending {
+                        state.pending = false
+                        return true
+                    }
+                    if Task.isCancelled { return false }
+                    state.waiter = continuation
+                    return nil
                 }
+                if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
-            lock.lock()
-            let waiter = self.waiter
-            self.waiter = nil
-            lock.unlock()
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
             waiter?.resume(returning: false)
         }
     }

@@ -1,23 +1,14 @@
 import Foundation
 import MirrorStoreEngine
 
-/// A flag set once, read from any thread.
-final class ClosedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    var isSet: Bool { lock.withLock { value } }
-
-    func set() { lock.withLock { value = true } }
-}
-
 /// What observing needs from a store: its newest snapshot, its models and its observers. Held by
 /// the results and sequences that observe, so none of them keeps the `Store` itself alive.
 final class StoreObservation: Sendable {
     let engine: StorageEngine
     let registry: ModelRegistry
     let observers = CommitObservers()
-    private let closed = ClosedFlag()
+    /// Set once, when the store closes.
+    private let closed = Lock(false)
     /// For a store that reads beside a writer in another process: how often observers look for
     /// the writer's commits; nil for a writer, whose own commits signal its observers.
     private let refreshInterval: Duration?
@@ -87,11 +78,11 @@ final class StoreObservation: Sendable {
     }
 
     /// Whether the store was closed; observers then end.
-    var isClosed: Bool { closed.isSet }
+    var isClosed: Bool { closed.withLock { $0 } }
 
     /// Ends every observation: they wake and find the store closed.
     func close() {
-        closed.set()
+        closed.withLock { $0 = true }
         observers.notifyAll()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorStoreEngine
 
 // How a struct value comes into being without an `init()` of its own: every stored property is
 // initialised, one by one, in memory no value has used yet, then the whole is moved out as one
@@ -30,15 +31,13 @@ struct NoEmptyValue: Error {
 }
 
 enum EmptyInstance {
-    // `NSLock`, like `PlanCache`: ThreadSanitizer on Linux reports false races in `Mutex`.
-    private static let lock = NSLock()
-    private nonisolated(unsafe) static var recipes: [ObjectIdentifier: EmptyRecipe] = [:]
+    private static let recipes = Lock<[ObjectIdentifier: EmptyRecipe]>([:])
 
     /// The recipe for a struct type, or the first property that has no empty value. Classes have
     /// none: their instances come from their own `init()`.
     static func recipe(for type: Any.Type) -> Result<EmptyRecipe, NoEmptyValue> {
         let identifier = ObjectIdentifier(type)
-        if let recipe = lock.withLock({ recipes[identifier] }) { return .success(recipe) }
+        if let recipe = recipes.withLock({ $0[identifier] }) { return .success(recipe) }
         guard !(type is AnyClass), let stored = FieldLayout.storedFields(of: type) else {
             return .failure(NoEmptyValue(property: "", typeName: "\(type)"))
         }
@@ -51,7 +50,7 @@ enum EmptyInstance {
         }
         // Built outside the lock: making a recipe may run user code (`allCases`, `init(rawValue:)`).
         let recipe = EmptyRecipe(fields: fields)
-        lock.withLock { recipes[identifier] = recipe }
+        recipes.withLock { $0[identifier] = recipe }
         return .success(recipe)
     }
 

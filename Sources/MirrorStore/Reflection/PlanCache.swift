@@ -1,4 +1,5 @@
 import Foundation
+import MirrorStoreEngine
 
 /// The process-wide cache of type plans, keyed by model type. Plans are kept for the life of the
 /// process.
@@ -6,13 +7,13 @@ import Foundation
 /// A lookup first checks the most recently used plan without a lock (conversions usually repeat
 /// one type), then the table under a short lock. Building takes a second, recursive lock, so each
 /// type is built once even when many threads meet it at the same moment, and a model whose
-/// `primaryKey` (user code) itself converts a model does not deadlock. The locks are `NSLock`s:
-/// ThreadSanitizer on Linux reports false races inside `Synchronization.Mutex`.
+/// `primaryKey` (user code) itself converts a model does not deadlock. The table lock is the
+/// engine's `Lock`; the building lock is an `NSRecursiveLock`, the one lock here that a thread
+/// takes again while holding it, which `Lock` (a plain `pthread_mutex`) would deadlock on.
 final class PlanCache: Sendable {
     static let shared = PlanCache()
 
-    private let tableLock = NSLock()
-    private nonisolated(unsafe) var plans: [ObjectIdentifier: TypePlan] = [:]
+    private let plans = Lock<[ObjectIdentifier: TypePlan]>([:])
     private let building = NSRecursiveLock()
     private let lastUsed = LastPlanSlot()
 
@@ -26,12 +27,12 @@ final class PlanCache: Sendable {
         building.lock()
         defer { building.unlock() }
         if let plan = published(identifier) { return plan }
-        var factory = CodecFactory(plans: tableLock.withLock { plans })
+        var factory = CodecFactory(plans: plans.withLock { $0 })
         do {
             let plan = try factory.plan(for: type)
             // Inverses name properties of other plans, which are all complete only now.
             for plan in factory.newPlans { try plan.checkInverses() }
-            tableLock.withLock {
+            plans.withLock { plans in
                 for plan in factory.newPlans { plans[plan.typeIdentifier] = plan }
             }
             return plan
@@ -44,6 +45,6 @@ final class PlanCache: Sendable {
     }
 
     private func published(_ identifier: ObjectIdentifier) -> TypePlan? {
-        tableLock.withLock { plans[identifier] }
+        plans.withLock { $0[identifier] }
     }
 }

@@ -24,9 +24,8 @@ import MirrorStoreEngine
 public final class Store: Sendable {
     private let engine: StorageEngine
     private let registry: ModelRegistry
-    /// Serializes write blocks; guards `nextIdentities`.
-    private let writeLock = NSLock()
-    private nonisolated(unsafe) var nextIdentities: [String: Int64] = [:]
+    /// Serializes write blocks; guards the next identity of each type with generated keys.
+    private let writeLock = Lock<[String: Int64]>([:])
     /// Committed transactions not yet durable, which the next one reads through.
     private let inFlight = InFlightWrites()
     /// Whether the store reads beside a writer (``Configuration/Access/readOnly``).
@@ -209,49 +208,49 @@ public final class Store: Sendable {
         try refuseInsideWrite("write(_:)")
         // Before `body` runs: nothing it does could be kept.
         if isReader { throw StorageError(.readOnly) }
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        // The commits in flight before the snapshot: one that finishes in between is published
-        // before the snapshot is taken, or still listed here; the other order could miss it.
-        let earlier = inFlight.current()
-        let snapshot = engine.snapshot()
-        // A closed store keeps nothing: refused before the block runs, as a read-only one is.
-        try snapshot.checkOpen()
-        let transaction = WriteTransaction(
-            snapshot: snapshot, registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
-            beneath: earlier.writes, streaming: PendingWrites.Streaming(
-                engine: engine, threshold: streamingThreshold, keysInMemory: streamKeysInMemory))
-        let result: Result
-        do {
-            result = try ActiveWrites.run(inside: self) { try body(transaction) }
-        } catch {
-            _ = transaction.finish()
-            // Whatever the transaction streamed stays dead bytes in the log.
-            transaction.pending.abandon()
-            throw error
+        return try writeLock.withLock { nextIdentities in
+            // The commits in flight before the snapshot: one that finishes in between is published
+            // before the snapshot is taken, or still listed here; the other order could miss it.
+            let earlier = inFlight.current()
+            let snapshot = engine.snapshot()
+            // A closed store keeps nothing: refused before the block runs, as a read-only one is.
+            try snapshot.checkOpen()
+            let transaction = WriteTransaction(
+                snapshot: snapshot, registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
+                beneath: earlier.writes, streaming: PendingWrites.Streaming(
+                    engine: engine, threshold: streamingThreshold, keysInMemory: streamKeysInMemory))
+            let result: Result
+            do {
+                result = try ActiveWrites.run(inside: self) { try body(transaction) }
+            } catch {
+                _ = transaction.finish()
+                // Whatever the transaction streamed stays dead bytes in the log.
+                transaction.pending.abandon()
+                throw error
+            }
+            nextIdentities = transaction.finish()
+            let batch = transaction.makeBatch()
+            let stream = transaction.pending.stream
+            guard !batch.isEmpty || stream != nil else {
+                return StagedWrite(result: result, commit: earlier.newest.map(PendingCommit.readFrom))
+            }
+            let written = batch.writtenTypes.union(transaction.pending.streamedTypes)
+            let observers = observation.observers
+            let enumValues = enumValues
+            let newEnumValues = transaction.newEnumValues
+            sources.removeAll()
+            let onPublish: @Sendable () -> Void = {
+                if !newEnumValues.isEmpty { enumValues.published(newEnumValues) }
+                observers.notify(written: written)
+            }
+            let ticket = if let stream {
+                engine.submit(batch, completing: stream, after: earlier.newest, onPublish: onPublish)
+            } else {
+                engine.submit(batch, after: earlier.newest, onPublish: onPublish)
+            }
+            inFlight.add(ticket, writes: transaction.pending)
+            return StagedWrite(result: result, commit: .own(ticket))
         }
-        nextIdentities = transaction.finish()
-        let batch = transaction.makeBatch()
-        let stream = transaction.pending.stream
-        guard !batch.isEmpty || stream != nil else {
-            return StagedWrite(result: result, commit: earlier.newest.map(PendingCommit.readFrom))
-        }
-        let written = batch.writtenTypes.union(transaction.pending.streamedTypes)
-        let observers = observation.observers
-        let enumValues = enumValues
-        let newEnumValues = transaction.newEnumValues
-        sources.removeAll()
-        let onPublish: @Sendable () -> Void = {
-            if !newEnumValues.isEmpty { enumValues.published(newEnumValues) }
-            observers.notify(written: written)
-        }
-        let ticket = if let stream {
-            engine.submit(batch, completing: stream, after: earlier.newest, onPublish: onPublish)
-        } else {
-            engine.submit(batch, after: earlier.newest, onPublish: onPublish)
-        }
-        inFlight.add(ticket, writes: transaction.pending)
-        return StagedWrite(result: result, commit: .own(ticket))
     }
 
     /// Waits until a staged write's commit is durable, or throws why it failed.
@@ -303,10 +302,10 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError`` when called inside a write block of this store.
     public func compact() throws {
         try refuseInsideWrite("compact()")
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        sources.removeAll()
-        try engine.compact()
+        try writeLock.withLock { _ in
+            sources.removeAll()
+            try engine.compact()
+        }
     }
 
     /// Encrypts the file, changes its passphrase or key, or decrypts it (`nil`), crash-safely.
@@ -322,10 +321,10 @@ public final class Store: Sendable {
     ///   which leaves the store as it was); ``StoreError`` when called inside a write block.
     public func changeEncryption(to encryption: Configuration.Encryption?) throws {
         try refuseInsideWrite("changeEncryption(to:)")
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        sources.removeAll()
-        try engine.changeEncryption(to: encryption?.engineEncryption)
+        try writeLock.withLock { _ in
+            sources.removeAll()
+            try engine.changeEncryption(to: encryption?.engineEncryption)
+        }
     }
 
     /// Rewrites an encrypted file under a new random data key (as ``compact()`` does, which
@@ -348,11 +347,11 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError`` when called inside a write block of this store.
     public func close() throws {
         try refuseInsideWrite("close()")
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        defer { observation.close() }
-        sources.removeAll()
-        try engine.close()
+        try writeLock.withLock { _ in
+            defer { observation.close() }
+            sources.removeAll()
+            try engine.close()
+        }
     }
 
     /// Shows the commits a writer in another process made since this store was opened or last

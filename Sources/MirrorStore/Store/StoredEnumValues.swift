@@ -44,9 +44,8 @@ final class StoredEnumValues: Sendable {
     private let fieldsByType: [String: [Int]]
     private let fields: [Field]
     private let positions: [String: Int]
-    private let lock = NSLock()
     /// The values the file holds a record of.
-    private nonisolated(unsafe) var recorded = Set<Value>()
+    private let recorded = Lock(Set<Value>())
 
     init(registry: ModelRegistry) {
         var candidates: [String: [Field]] = [:]
@@ -120,7 +119,7 @@ final class StoredEnumValues: Sendable {
             }
         }
         try check(found)
-        lock.withLock { recorded = found }
+        recorded.withLock { $0 = found }
     }
 
     /// The enum values of every stored object of a type with enum fields.
@@ -149,7 +148,7 @@ final class StoredEnumValues: Sendable {
         var found: [Value] = []
         forEachValue(in: record) { found.append($0) }
         guard !found.isEmpty else { return }
-        lock.withLock {
+        recorded.withLock { recorded in
             for value in found where !recorded.contains(value) { values.insert(value) }
         }
     }
@@ -164,7 +163,7 @@ final class StoredEnumValues: Sendable {
 
     /// Notes values a commit has made visible, so later transactions need not record them again.
     func published(_ values: Set<Value>) {
-        lock.withLock { recorded.formUnion(values) }
+        recorded.withLock { $0.formUnion(values) }
     }
 
     /// Throws for the first of `values` (in field order) whose enum has no case for it.

@@ -80,7 +80,7 @@ struct MigrationDeleteRulesTests {
     /// A version-1 store of random owners, pets, toys, vets and clinics linking at random.
     static func populate(_ path: String, seed: UInt64, encrypted: Bool) throws {
         var random = SeededRandom(seed: seed)
-        let store = try Store(path: path, models: RuledModels.models, configuration: configuration(version: 1, encrypted: encrypted))
+        let store = try Self.store(at: path, Self.configuration(version: 1, encrypted: encrypted))
         defer { try? store.close() }
         let vets = (1...6).map { id in
             var vet = RuledModels.Vet()
@@ -146,6 +146,32 @@ struct MigrationDeleteRulesTests {
         return configuration
     }
 
+    /// The store at `path`, opened with the rule models.
+    static func store(at path: String, _ configuration: Store.Configuration) throws -> Store {
+        try Store(path: path, models: RuledModels.models, configuration: configuration)
+    }
+
+    /// Writes a version-1 store at `path` holding `objects`; its bytes, which a refused migration
+    /// must leave as they are.
+    static func versionOne(at path: String, holding objects: [any Persistable]) throws -> Data {
+        let store = try Self.store(at: path, Self.configuration(version: 1, encrypted: false))
+        try store.write { transaction in
+            for object in objects { try transaction.add(object) }
+        }
+        try store.close()
+        return try bytes(at: path)
+    }
+
+    static func bytes(at path: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    /// Deletes every object of `typeName` in `migration`, one by one, so that the delete rules
+    /// apply (`deleteAllObjects(ofType:)` skips them).
+    static func deleteEach(_ typeName: String, in migration: Migration) throws {
+        try migration.enumerateObjects(ofType: typeName) { _, new in try migration.delete(new) }
+    }
+
     /// The denial's names without the keys: which of several denials each route names first
     /// depends on the order it looks in.
     static func denial(_ error: any Error) -> [String]? {
@@ -166,7 +192,7 @@ struct MigrationDeleteRulesTests {
                 try FileManager.default.copyItem(atPath: pristine, toPath: referencePath)
                 let reference: Result<RuledState, any Error>
                 do {
-                    let store = try Store(path: referencePath, models: RuledModels.models, configuration: Self.configuration(version: 1, encrypted: encrypted))
+                    let store = try Self.store(at: referencePath, Self.configuration(version: 1, encrypted: encrypted))
                     defer { try? store.close() }
                     reference = Result {
                         try store.write { transaction in _ = try transaction.delete(RuledModels.Owner.self, where: #Predicate { $0.doomed }) }
@@ -176,14 +202,14 @@ struct MigrationDeleteRulesTests {
                 // The migration's: the same owners dropped while the pass goes.
                 let path = directory + "/migrated-\(round).store"
                 try FileManager.default.copyItem(atPath: pristine, toPath: path)
-                let before = try Data(contentsOf: URL(fileURLWithPath: path))
+                let before = try Self.bytes(at: path)
                 let configuration = Self.configuration(version: 2, encrypted: encrypted, keysInMemory: keysInMemory) { migration, _ in
                     try migration.enumerateObjects(ofType: "RuledOwner") { old, new in
                         if try old.value(forProperty: "doomed", as: Bool.self) { try migration.delete(new) }
                     }
                 }
                 let migrated = Result { () throws -> RuledState in
-                    let store = try Store(path: path, models: RuledModels.models, configuration: configuration)
+                    let store = try Self.store(at: path, configuration)
                     defer { try? store.close() }
                     return try RuledState(store)
                 }
@@ -193,13 +219,13 @@ struct MigrationDeleteRulesTests {
                     let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(Self.key) : nil)
                     #expect(report.isIntact, "\(report)")
                     // Opened again, the migrated state is what was read right after the migration.
-                    let store = try Store(path: path, models: RuledModels.models, configuration: configuration)
+                    let store = try Self.store(at: path, configuration)
                     #expect(try RuledState(store) == expected)
                     try store.close()
                     seen.migrated += 1
                 case (.failure(let expected), .failure(let found)):
                     #expect(Self.denial(found) != nil && Self.denial(found) == Self.denial(expected), "\(found) against \(expected)")
-                    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "a refused migration leaves the file")
+                    #expect(try Self.bytes(at: path) == before, "a refused migration leaves the file")
                     seen.refused += 1
                 default:
                     Issue.record("seed \(seed) round \(round): the transaction gave \(reference), the migration \(migrated)")
@@ -214,32 +240,27 @@ struct MigrationDeleteRulesTests {
     func denialNamesTheSource() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/denied.store"
-            do {
-                let store = try Store(path: path, models: RuledModels.models, configuration: Self.configuration(version: 1, encrypted: false))
-                var vet = RuledModels.Vet()
-                vet.id = 7
-                var clinic = RuledModels.Clinic()
-                clinic.id = 3
-                clinic.vets = [vet]
-                try store.write { try $0.add(clinic) }
-                try store.close()
-            }
-            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            var vet = RuledModels.Vet()
+            vet.id = 7
+            var clinic = RuledModels.Clinic()
+            clinic.id = 3
+            clinic.vets = [vet]
+            let before = try Self.versionOne(at: path, holding: [clinic])
             let configuration = Self.configuration(version: 2, encrypted: false) { migration, _ in
-                try migration.enumerateObjects(ofType: "RuledVet") { _, new in try migration.delete(new) }
+                try Self.deleteEach("RuledVet", in: migration)
             }
             #expect {
-                try Store(path: path, models: RuledModels.models, configuration: configuration).close()
+                try Self.store(at: path, configuration).close()
             } throws: { error in
                 (error as? StoreError)?.kind == .deleteDenied(typeName: "RuledVet", key: "7", linkedFrom: "RuledClinic", sourceKey: "3", property: "vets")
             }
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try Self.bytes(at: path) == before)
             // Dropping the clinic as well lets the vet go: the rules look at what stays.
             let both = Self.configuration(version: 2, encrypted: false) { migration, _ in
-                try migration.enumerateObjects(ofType: "RuledVet") { _, new in try migration.delete(new) }
-                try migration.enumerateObjects(ofType: "RuledClinic") { _, new in try migration.delete(new) }
+                try Self.deleteEach("RuledVet", in: migration)
+                try Self.deleteEach("RuledClinic", in: migration)
             }
-            let store = try Store(path: path, models: RuledModels.models, configuration: both)
+            let store = try Self.store(at: path, both)
             #expect(try store.objects(RuledModels.Vet.self).count == 0)
             #expect(try store.objects(RuledModels.Clinic.self).count == 0)
             try store.close()
@@ -250,20 +271,15 @@ struct MigrationDeleteRulesTests {
     func createdAfterDeletes() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/created.store"
-            do {
-                let store = try Store(path: path, models: RuledModels.models, configuration: Self.configuration(version: 1, encrypted: false))
-                var pet = RuledModels.Pet()
-                pet.id = 1
-                var owner = RuledModels.Owner()
-                owner.id = 1
-                owner.pets = [pet]
-                try store.write { try $0.add(owner) }
-                try store.close()
-            }
-            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            var pet = RuledModels.Pet()
+            pet.id = 1
+            var owner = RuledModels.Owner()
+            owner.id = 1
+            owner.pets = [pet]
+            let before = try Self.versionOne(at: path, holding: [owner])
             // A created owner linking to the pet its deleted owner's cascade took is refused.
             let linking = Self.configuration(version: 2, encrypted: false) { migration, _ in
-                try migration.enumerateObjects(ofType: "RuledOwner") { _, new in try migration.delete(new) }
+                try Self.deleteEach("RuledOwner", in: migration)
                 let owner = try migration.create(ofType: "RuledOwner")
                 try owner.setValue(2, forProperty: "id")
                 guard let schema = migration.newSchema(ofType: "RuledPet") else { throw MigrationError(.unknownType(typeName: "RuledPet")) }
@@ -272,17 +288,17 @@ struct MigrationDeleteRulesTests {
                 try owner.setValue(.object(pet), forProperty: "favourite")
             }
             #expect {
-                try Store(path: path, models: RuledModels.models, configuration: linking).close()
+                try Self.store(at: path, linking).close()
             } throws: { error in
                 (error as? MigrationError)?.kind == .missingLinkTarget(typeName: "RuledPet", key: "1", linkedFrom: "RuledOwner")
             }
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try Self.bytes(at: path) == before)
             // A pet created under the key the cascade freed is stored.
             let recreating = Self.configuration(version: 2, encrypted: false) { migration, _ in
-                try migration.enumerateObjects(ofType: "RuledOwner") { _, new in try migration.delete(new) }
+                try Self.deleteEach("RuledOwner", in: migration)
                 try migration.create(ofType: "RuledPet").setValue(1, forProperty: "id")
             }
-            let store = try Store(path: path, models: RuledModels.models, configuration: recreating)
+            let store = try Self.store(at: path, recreating)
             defer { try? store.close() }
             #expect(try store.objects(RuledModels.Owner.self).count == 0)
             #expect(try store.objects(RuledModels.Pet.self).map(\.id) == [1])

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @_spi(Testing) @testable import MirrorStore
+import MirrorStoreEngine
 
 /// A predicate's expression type is compiled into a translation once and reused for every
 /// predicate of that shape: these check that what the shape's translation remembers never leaks
@@ -65,7 +65,7 @@ struct PredicateTranslationTests {
         let (store, heroes) = try QueryPlanTests.world()
         let byAge = Dictionary(grouping: heroes, by: \.age).mapValues { $0.map(\.identifier) }
         let keyed = heroes.map { (age: $0.age, identifier: $0.identifier) }
-        let wrong = Mutex<[String]>([])
+        let wrong = Lock<[String]>([])
         // Each worker alternates two properties of one shape, so the shape's remembered member
         // changes under the others' feet all the time.
         DispatchQueue.concurrentPerform(iterations: 4) { worker in

@@ -59,7 +59,7 @@ struct QuerySourceReuseTests {
     func readersRacingAWriter() throws {
         let store = try Store.inMemory(models: [QueryHero.self])
         let total = 120
-        let problems = Mutex<[String]>([])
+        let problems = Lock<[String]>([])
         let written = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 3) { worker in
             if worker == 0 {

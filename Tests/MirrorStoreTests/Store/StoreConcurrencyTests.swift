@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import MirrorStore
+import MirrorStoreEngine
 
 /// Readers on many threads while writers commit: every read sees whole transactions only.
 @Suite("Store concurrency")
@@ -21,7 +22,7 @@ struct StoreConcurrencyTests {
         configuration.durability = .none
         let store = try Store(path: directory + "/concurrent.store", models: [model], configuration: configuration)
         try store.write(seed)
-        let problems = Mutex<[String]>([])
+        let problems = Lock<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 10) { worker in
             do {
                 if worker < 2 {

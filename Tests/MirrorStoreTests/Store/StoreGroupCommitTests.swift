@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 @testable import MirrorStore
+import MirrorStoreEngine
 
 /// A member whose email no two members share, for commits the engine refuses.
 private struct Subscriber: Persistable, Sendable {
@@ -97,7 +97,7 @@ struct StoreGroupCommitTests {
     func threadsLoseNoIncrement() throws {
         try withTemporaryDirectory { directory in
             let store = try Store(path: directory + "/threads.store", models: [Counter.self])
-            let failures = Mutex<[String]>([])
+            let failures = Lock<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 16) { _ in
                 for _ in 0..<25 {
                     do { try store.write(Self.increment) } catch { failures.withLock { $0.append("\(error)") } }

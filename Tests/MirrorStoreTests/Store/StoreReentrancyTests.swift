@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 @testable import MirrorStore
+import MirrorStoreEngine
 
 /// A write block that calls back into its own store must fail at once, never hang; a write from
 /// another thread must still wait its turn.
@@ -15,31 +15,23 @@ struct StoreReentrancyTests {
         case timedOut
     }
 
-    /// A value threads share; a class, because escaping closures cannot capture a `Mutex` itself.
-    final class Shared<Value: Sendable>: Sendable {
-        private let mutex: Mutex<Value>
-        init(_ value: Value) { mutex = Mutex(value) }
-        var value: Value { mutex.withLock { $0 } }
-        func update(_ change: (inout Value) -> Void) { mutex.withLock { change(&$0) } }
-    }
-
     /// Runs `body` on a thread of its own and waits for it at most `seconds`, so a deadlock fails
     /// the test instead of hanging the suite (a stuck thread is abandoned).
     private func run(within seconds: Double = 10, _ body: @escaping @Sendable () throws -> Void) -> Outcome {
-        let outcome = Shared<Outcome>(.timedOut)
+        let outcome = Lock<Outcome>(.timedOut)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             do {
                 try body()
-                outcome.update { $0 = .returned }
+                outcome.withLock { $0 = .returned }
             } catch {
-                outcome.update { $0 = .threw("\(error)") }
+                outcome.withLock { $0 = .threw("\(error)") }
             }
             done.signal()
         }
         thread.start()
         guard done.wait(timeout: .now() + seconds) == .success else { return .timedOut }
-        return outcome.value
+        return outcome.withLock { $0 }
     }
 
     private static func message(_ operation: String) -> String {
@@ -49,20 +41,20 @@ struct StoreReentrancyTests {
     @Test("a write inside a write of the same store throws at once; the outer block goes on")
     func nestedWrite() throws {
         let store = try Store.inMemory(models: [Hero.self])
-        let nested = Shared<String?>(nil)
+        let nested = Lock<String?>(nil)
         let outcome = run {
             try store.write { transaction in
                 try transaction.add(Hero.ironMan())
                 do {
                     try store.write { try $0.delete(Hero.self, primaryKey: 1455) }
                 } catch let error as StoreError {
-                    nested.update { $0 = error.description }
+                    nested.withLock { $0 = error.description }
                     #expect(error == StoreError(.calledInsideWrite(operation: "write(_:)")))
                 }
             }
         }
         #expect(outcome == .returned)
-        #expect(nested.value == Self.message("write(_:)"))
+        #expect(nested.withLock { $0 } == Self.message("write(_:)"))
         #expect(try store.object(Hero.self, primaryKey: 1455)?.name == "Iron Man", "the outer transaction committed")
     }
 
@@ -110,41 +102,41 @@ struct StoreReentrancyTests {
     func otherThreadWaits() async throws {
         let store = try Store.inMemory(models: [Hero.self])
         let innerDone = DispatchSemaphore(value: 0)
-        let innerErrors = Shared<[String]>([])
-        let ranBeforeOuterEnded = Shared(false)
-        let outerEnded = Shared(false)
+        let innerErrors = Lock<[String]>([])
+        let ranBeforeOuterEnded = Lock(false)
+        let outerEnded = Lock(false)
         @Sendable func innerWrite(_ identifier: Int) {
             do {
                 try store.write { transaction in
-                    if !outerEnded.value { ranBeforeOuterEnded.update { $0 = true } }
+                    if !outerEnded.withLock({ $0 }) { ranBeforeOuterEnded.withLock { $0 = true } }
                     let hero = Hero.ironMan()
                     hero.identifier = identifier
                     try transaction.add(hero)
                 }
             } catch {
-                innerErrors.update { $0.append("\(error)") }
+                innerErrors.withLock { $0.append("\(error)") }
             }
             innerDone.signal()
         }
-        let task = Shared<Task<Void, Never>?>(nil)
+        let task = Lock<Task<Void, Never>?>(nil)
         let outcome = run {
             try store.write { transaction in
                 try transaction.add(Hero.ironMan())
                 Thread { innerWrite(1) }.start()
                 // A task created here would inherit task-local values; it must still just wait.
-                task.update { $0 = Task { innerWrite(2) } }
+                task.withLock { $0 = Task { innerWrite(2) } }
                 // Give both a chance to reach the lock while this block still holds it.
                 Thread.sleep(forTimeInterval: 0.2)
-                outerEnded.update { $0 = true }
+                outerEnded.withLock { $0 = true }
             }
         }
         #expect(outcome == .returned)
         // Awaited, not waited for: blocking here could hold the pool thread the task needs.
-        await task.value?.value
+        await task.withLock { $0 }?.value
         #expect(innerDone.wait(timeout: .now() + 10) == .success)
         #expect(innerDone.wait(timeout: .now() + 10) == .success)
-        #expect(innerErrors.value == [])
-        #expect(!ranBeforeOuterEnded.value, "inner writes ran only after the outer block")
+        #expect(innerErrors.withLock { $0 } == [])
+        #expect(!ranBeforeOuterEnded.withLock { $0 }, "inner writes ran only after the outer block")
         #expect(try store.objects(Hero.self).count == 3)
     }
 }
