@@ -46,7 +46,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case positionOutOfRange(typeName: String, position: Int, count: Int)
         /// A transaction would give two objects the same value of a unique property, or the same
         /// values of a unique compound index's properties (`property` is then `team+number`);
-        /// nothing was written.
+        /// nothing was written. Every store spells `value` alike: a string as a Swift literal of
+        /// its NFC form (`"Hulk"`), a link as its target's key, a compound's values as a tuple
+        /// (`("Avengers", 7)`); see ``BackendModels/uniqueValueText(_:)``.
         case uniqueViolation(typeName: String, property: String, value: String)
         /// A model added with ``LinkedObjects/referenceOnly`` links to an object that is not stored.
         case missingLinkTarget(typeName: String, key: String, linkedFrom: String)
