@@ -484,6 +484,38 @@ public struct BehaviorDevice: Persistable, Hashable, Sendable {
     public init(id: UUID) { self.id = id }
 }
 
+/// A locker keyed by an unsigned integer, which leases link to and keep (`.deny`): keys past
+/// `Int64.max` are named as their value.
+public struct BehaviorLocker: Persistable, Hashable, Sendable {
+    /// The primary key.
+    public var id: UInt64 = 0
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with this key.
+    public init(id: UInt64) { self.id = id }
+}
+
+/// A lease keyed by an unsigned integer, linking to a locker that cannot be deleted while it does.
+public struct BehaviorLease: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id: UInt64 = 0
+    /// The locker, kept while linked (`.deny`).
+    public var locker: BehaviorLocker?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `locker` denies.
+    public static var deleteRules: [String: DeleteRule] { ["locker": .deny] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: UInt64, locker: BehaviorLocker?) {
+        self.id = id
+        self.locker = locker
+    }
+}
+
 /// A pin keyed by a string, linking to a label and a device that cannot be deleted while it
 /// does: the errors name string and UUID keys.
 public struct BehaviorPin: Persistable, Equatable, Sendable {

@@ -4,8 +4,9 @@
 /// `StoreError` covers what lies between: schemas, model registration, keys, records that do not
 /// decode, and calls that cannot run where they were made.
 ///
-/// Keys in messages read alike in every store: an integer's digits, a string as a Swift
-/// literal (`"l5"`, apart from `5`), a UUID as its standard string.
+/// Keys in messages read alike in every store: an integer's digits (a `UInt64` key's as its
+/// value, past `Int64.max` too), a string as a Swift literal (`"l5"`, apart from `5`), a UUID as
+/// its standard string.
 ///
 /// ```swift
 /// do {
