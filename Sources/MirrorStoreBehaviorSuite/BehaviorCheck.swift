@@ -39,7 +39,8 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     case uniqueArrays
     /// Delete rules: `.cascade` deletes the linked objects with their source, `.deny` refuses
     /// a delete and deletes nothing, naming the same denied object and source on every store
-    /// when several links deny at once, with string and UUID keys spelled alike.
+    /// when several links deny at once, with string, UUID and unsigned keys
+    /// (past `Int64.max`) spelled alike.
     case deleteRules
     /// Inverse relationships: `LinkingObjects` list the objects linking to a model, to-one and
     /// to-many, each once, in primary-key order, and follow writes and deletes.

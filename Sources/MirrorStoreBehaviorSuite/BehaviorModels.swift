@@ -78,6 +78,41 @@ public struct BehaviorAccount: Persistable, Equatable, Sendable {
     }
 }
 
+/// A seat: its row and number together are unique, and so are its code, its price and its
+/// holder (a link to a label, keyed by a string), so unique violations name values of several
+/// kinds, which every store spells alike.
+public struct BehaviorSeat: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id = 0
+    /// The row.
+    public var row = ""
+    /// The number within its row.
+    public var number = 0
+    /// A code, unique; wide enough to pass `Int64.max`.
+    public var code: UInt64 = 0
+    /// A price, unique.
+    public var price = 0.0
+    /// Who holds the seat, unique.
+    public var holder: BehaviorLabel?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `code`, `price` and `holder`.
+    public static var uniqueProperties: [String] { ["code", "price", "holder"] }
+    /// `row` and `number` together.
+    public static var compoundIndexes: [CompoundIndex] { [.unique("row", "number")] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: Int, row: String, number: Int, code: UInt64, price: Double, holder: BehaviorLabel? = nil) {
+        self.id = id
+        self.row = row
+        self.number = number
+        self.code = code
+        self.price = price
+        self.holder = holder
+    }
+}
+
 /// A type the suite never opens a store with.
 public struct BehaviorUnregistered: Persistable, Equatable, Sendable {
     /// The primary key.
@@ -447,6 +482,38 @@ public struct BehaviorDevice: Persistable, Hashable, Sendable {
     public init() {}
     /// An instance with this key.
     public init(id: UUID) { self.id = id }
+}
+
+/// A locker keyed by an unsigned integer, which leases link to and keep (`.deny`): keys past
+/// `Int64.max` are named as their value.
+public struct BehaviorLocker: Persistable, Hashable, Sendable {
+    /// The primary key.
+    public var id: UInt64 = 0
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with this key.
+    public init(id: UInt64) { self.id = id }
+}
+
+/// A lease keyed by an unsigned integer, linking to a locker that cannot be deleted while it does.
+public struct BehaviorLease: Persistable, Equatable, Sendable {
+    /// The primary key.
+    public var id: UInt64 = 0
+    /// The locker, kept while linked (`.deny`).
+    public var locker: BehaviorLocker?
+    /// `id`.
+    public static var primaryKey: String? { "id" }
+    /// `locker` denies.
+    public static var deleteRules: [String: DeleteRule] { ["locker": .deny] }
+    /// An empty instance, as reflection makes them.
+    public init() {}
+    /// An instance with these values.
+    public init(id: UInt64, locker: BehaviorLocker?) {
+        self.id = id
+        self.locker = locker
+    }
 }
 
 /// A pin keyed by a string, linking to a label and a device that cannot be deleted while it

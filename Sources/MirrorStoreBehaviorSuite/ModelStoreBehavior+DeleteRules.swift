@@ -84,7 +84,7 @@ extension ModelStoreBehavior {
     }
 
     /// Every store spells keys alike in its errors: a string as a Swift literal, a UUID as its
-    /// standard string.
+    /// standard string, an unsigned integer past `Int64.max` as its value.
     private func checkDeniedKeyText() async throws {
         let check = BehaviorCheck.deleteRules
         let label = BehaviorLabel(id: "l5")
@@ -107,6 +107,16 @@ extension ModelStoreBehavior {
                 + "delete that BehaviorPin in the same transaction."
             try await expectError("deleting a device keyed by a UUID", in: check, matches: reads(deviceText)) {
                 try await store.write { transaction in _ = try await transaction.delete(BehaviorDevice.self, primaryKey: device.id) }
+            }
+        }
+        try await withStore(check, models: [BehaviorLease.self, BehaviorLocker.self]) { store in
+            try await store.write { transaction in
+                try await transaction.add(BehaviorLease(id: .max - 1, locker: BehaviorLocker(id: .max)))
+            }
+            try await expectStoreError("deleting a locker keyed by an unsigned integer past Int64.max", in: check, .deleteDenied(
+                typeName: "BehaviorLocker", key: "18446744073709551615", linkedFrom: "BehaviorLease", sourceKey: "18446744073709551614",
+                property: "locker")) {
+                try await store.write { transaction in _ = try await transaction.delete(BehaviorLocker.self, primaryKey: UInt64.max) }
             }
         }
     }

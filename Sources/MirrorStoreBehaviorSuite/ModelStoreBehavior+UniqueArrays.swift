@@ -4,11 +4,8 @@ import MirrorStore
 extension ModelStoreBehavior {
     func checkUniqueArrays() async throws {
         let check = BehaviorCheck.uniqueArrays
-        func isViolation(of property: String) -> (any Error) -> Bool {
-            { error in
-                guard let error = error as? StoreError, case .uniqueViolation(let typeName, let name, _) = error.kind else { return false }
-                return typeName == "BehaviorBadge" && name == property
-            }
+        func violation(of property: String, _ value: String) -> StoreError.Kind {
+            .uniqueViolation(typeName: "BehaviorBadge", property: property, value: value)
         }
         let oslo = BehaviorCity(id: 1, name: "Oslo"), rome = BehaviorCity(id: 2, name: "Rome")
         try await withStore(check, models: [BehaviorBadge.self]) { store in
@@ -17,17 +14,18 @@ extension ModelStoreBehavior {
                 try await transaction.add(BehaviorBadge(id: 1, codes: [1, 2, 2], names: ["caf\u{E9}"], slots: [nil, 1], cities: [oslo, oslo]))
                 try await transaction.add(BehaviorBadge(id: 2, codes: [3], names: ["tea"], slots: [nil, 2], cities: [rome]))
             }
-            for (what, property, badge) in [
-                ("a code another badge holds", "codes", BehaviorBadge(id: 3, codes: [4, 2])),
-                ("a name another badge holds, canonically equivalent", "names", BehaviorBadge(id: 3, names: ["cafe\u{301}"])),
-                ("a slot another badge holds", "slots", BehaviorBadge(id: 3, slots: [2])),
-                ("a city another badge links to", "cities", BehaviorBadge(id: 3, cities: [rome])),
+            for (what, kind, badge) in [
+                ("a code another badge holds", violation(of: "codes", "2"), BehaviorBadge(id: 3, codes: [4, 2])),
+                ("a name another badge holds, canonically equivalent", violation(of: "names", "\"caf\u{E9}\""),
+                 BehaviorBadge(id: 3, names: ["cafe\u{301}"])),
+                ("a slot another badge holds", violation(of: "slots", "2"), BehaviorBadge(id: 3, slots: [nil, 2])),
+                ("a city another badge links to", violation(of: "cities", "2"), BehaviorBadge(id: 3, cities: [rome])),
             ] {
-                try await expectError(what, in: check, matches: isViolation(of: property)) {
+                try await expectStoreError(what, in: check, kind) {
                     try await store.write { try await $0.add(badge) }
                 }
             }
-            try await expectError("two new badges with one code in a block", in: check, matches: isViolation(of: "codes")) {
+            try await expectStoreError("two new badges with one code in a block", in: check, violation(of: "codes", "7")) {
                 try await store.write { transaction in
                     try await transaction.add(BehaviorBadge(id: 4, codes: [7]))
                     try await transaction.add(BehaviorBadge(id: 5, codes: [8, 7]))

@@ -104,4 +104,10 @@ public struct ModelStoreBehavior<Store: ModelStore>: Sendable {
         }
         throw BehaviorMismatch(check: check, detail: "\(what): threw nothing")
     }
+
+    /// Runs `body`, expecting it to throw exactly the `StoreError` of `kind`, as every store
+    /// spells it.
+    func expectStoreError(_ what: String, in check: BehaviorCheck, _ kind: StoreError.Kind, _ body: () async throws -> Void) async throws {
+        try await expectError(what + ", expected \(StoreError(kind))", in: check, matches: { ($0 as? StoreError)?.kind == kind }, body)
+    }
 }

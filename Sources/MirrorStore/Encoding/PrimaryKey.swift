@@ -43,6 +43,19 @@ enum PrimaryKey {
         }
     }
 
+    /// A key as errors name it: `StorageKey`'s description, but the key of a `UInt` or `UInt64`
+    /// primary key as the value it was made from (`18446744073709551615`, not the `-1` its bits
+    /// read as signed), as the PostgreSQL backend, which keeps the value itself, names it.
+    /// `schema` is the keyed type's; without it the key reads as stored.
+    static func text(_ key: StorageKey, of schema: ObjectSchema?) -> String {
+        guard case .integer(let bits) = key, bits < 0, let position = schema?.primaryKeyPosition,
+              let kind = schema?.properties[position].kind else { return key.description }
+        switch kind {
+        case .uint, .uint64: return String(UInt64(bitPattern: bits))
+        default: return key.description
+        }
+    }
+
     /// The record value a key was made from, as far as the key tells: integers as `.int` (an
     /// unsigned key has the same bits), 16 bytes as a UUID.
     static func recordValue(of key: StorageKey) -> RecordValue {
@@ -141,7 +154,7 @@ extension PrimaryKey {
             return
         }
         throw StoreError(.corruptedRecord(
-            typeName: schema.typeName, key: key.description,
+            typeName: schema.typeName, key: text(key, of: schema),
             reason: "its primary key \(schema.properties[position].name) holds \(found), not the key it is stored under"))
     }
 }

@@ -176,7 +176,7 @@ final class MigrationRun {
             let typeName = object.objectSchema.typeName
             let key = try PrimaryKey.storageKey(of: object) ?? .integer((highestKeys[typeName] ?? 0) + 1)
             guard try !target.contains(type: typeName, key: key) else {
-                throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: key.description))
+                throw MigrationError(.duplicatePrimaryKey(typeName: typeName, key: PrimaryKey.text(key, of: object.objectSchema)))
             }
             try put(object, key: key, into: &target, references: &createdReferences, existedBefore: existedBefore)
         }

@@ -89,6 +89,6 @@ final class QuerySource: Sendable {
     }
 
     func missing(_ key: StorageKey) -> StoreError {
-        StoreError(.corruptedRecord(typeName: plan.typeName, key: key.description, reason: "the index lists a record the snapshot does not hold"))
+        StoreError(.corruptedRecord(typeName: plan.typeName, key: PrimaryKey.text(key, of: plan.schema), reason: "the index lists a record the snapshot does not hold"))
     }
 }

@@ -86,8 +86,9 @@ struct DeleteRules: Sendable {
                     snapshot: snapshot, pending: pending, schemas: schemas)
                 if let source = sources.filter({ !seen.contains(DeletedObject(type: link.sourceType, key: $0)) }).min(by: StorageKey.precedes) {
                     throw StoreError(.deleteDenied(
-                        typeName: object.type, key: object.key.description, linkedFrom: link.sourceType,
-                        sourceKey: source.description, property: link.property))
+                        typeName: object.type, key: PrimaryKey.text(object.key, of: schemas.schema(named: object.type)),
+                        linkedFrom: link.sourceType, sourceKey: PrimaryKey.text(source, of: schemas.schema(named: link.sourceType)),
+                        property: link.property))
                 }
             }
         }
@@ -178,8 +179,9 @@ struct DeleteRules: Sendable {
             }
             if let first {
                 throw StoreError(.deleteDenied(
-                    typeName: targetType, key: first.target.description, linkedFrom: first.link.sourceType,
-                    sourceKey: first.source.description, property: first.link.property))
+                    typeName: targetType, key: PrimaryKey.text(first.target, of: schemas.schema(named: targetType)),
+                    linkedFrom: first.link.sourceType, sourceKey: PrimaryKey.text(first.source, of: schemas.schema(named: first.link.sourceType)),
+                    property: first.link.property))
             }
         }
         return removed

@@ -114,7 +114,7 @@ struct ModelReader {
                     sink = projecting.fields
                 }
             } catch let failure as RecordCodingFailure {
-                throw StoreError(failure, typeName: schema.typeName, key: key.description)
+                throw StoreError(failure, typeName: schema.typeName, key: PrimaryKey.text(key, of: schema))
             }
         }
         switch route {
@@ -190,7 +190,7 @@ struct ModelReader {
                 try decoder.decode(bytes, schema: plan.schema, into: &sink)
             }
         } catch let failure as RecordCodingFailure {
-            throw StoreError(failure, typeName: plan.typeName, key: key.description)
+            throw StoreError(failure, typeName: plan.typeName, key: PrimaryKey.text(key, of: plan.schema))
         }
     }
 }

@@ -88,7 +88,7 @@ final class RecordReader {
         do {
             try decoder.decode(bytes, into: record)
         } catch let failure as RecordCodingFailure {
-            throw StoreError(failure, typeName: facts.typeName, key: key.description)
+            throw StoreError(failure, typeName: facts.typeName, key: PrimaryKey.text(key, of: facts.schema))
         }
     }
 

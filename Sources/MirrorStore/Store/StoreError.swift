@@ -4,8 +4,9 @@
 /// `StoreError` covers what lies between: schemas, model registration, keys, records that do not
 /// decode, and calls that cannot run where they were made.
 ///
-/// Keys in messages read alike in every store: an integer's digits, a string as a Swift
-/// literal (`"l5"`, apart from `5`), a UUID as its standard string.
+/// Keys in messages read alike in every store: an integer's digits (a `UInt64` key's as its
+/// value, past `Int64.max` too), a string as a Swift literal (`"l5"`, apart from `5`), a UUID as
+/// its standard string.
 ///
 /// ```swift
 /// do {
@@ -46,7 +47,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case positionOutOfRange(typeName: String, position: Int, count: Int)
         /// A transaction would give two objects the same value of a unique property, or the same
         /// values of a unique compound index's properties (`property` is then `team+number`);
-        /// nothing was written.
+        /// nothing was written. Every store spells `value` alike: a string as a Swift literal of
+        /// its NFC form (`"Hulk"`), a link as its target's key, a compound's values as a tuple
+        /// (`("Avengers", 7)`); see ``BackendModels/uniqueValueText(_:)``.
         case uniqueViolation(typeName: String, property: String, value: String)
         /// A model added with ``LinkedObjects/referenceOnly`` links to an object that is not stored.
         case missingLinkTarget(typeName: String, key: String, linkedFrom: String)

@@ -103,7 +103,7 @@ public final class WriteTransaction {
                     let targetType = target.objectSchema.typeName
                     let isItself = targetType == typeName && targetKey == key
                     guard try isItself || isStored(type: targetType, key: targetKey) else {
-                        throw StoreError(.missingLinkTarget(typeName: targetType, key: targetKey.description, linkedFrom: typeName))
+                        throw StoreError(.missingLinkTarget(typeName: targetType, key: PrimaryKey.text(targetKey, of: target.objectSchema), linkedFrom: typeName))
                     }
                 }
             } else {

@@ -191,30 +191,12 @@ extension EmbeddedEvolution {
         _ column: ColumnMapping, storedKind old: PropertyKind, of table: TableMapping, mapping: DatabaseMapping,
         on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
     ) async throws {
-        let logger = PostgresStore.logger
-        let cursor = "mirrorstore_embedded_rewrite"
         let key = table.primaryKey.quotedName, value = column.quotedName
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(key)::text, \(value)::text FROM \(table.table) WHERE \(value) IS NOT NULL ORDER BY \(table.keyOrder)
-                """), logger: logger)
-        }
-        while true {
-            let rows = try await Failures.translating(mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(ObjectEnumeration.batchSize) FROM \(cursor)"), logger: logger).collect()
-            }
-            if rows.isEmpty { break }
+        try await JSONColumnWalk(table: table, key: key, value: value, property: column.property).forEachBatch(mapping: mapping, on: connection) { batch in
             var keys: [String] = [], values: [String] = []
-            for row in rows {
-                let (keyText, text) = try row.decode((String, String).self)
-                let json: JSONValue
-                do {
-                    json = try JSONCoding.json(from: text)
-                } catch {
-                    throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText, reason: "\(column.property): its jsonb does not read as JSON"))
-                }
+            for (keyText, json) in batch {
                 let evolved: JSONValue
-                do {
+                do throws(Misfit) {
                     evolved = try evolve(json, from: old, to: column.kind, path: column.property)
                 } catch where error.isDamage {
                     throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText, reason: "\(error.path) holds \(error.value)"))
@@ -226,18 +208,16 @@ extension EmbeddedEvolution {
                 keys.append(keyText)
                 values.append(try JSONCoding.text(of: evolved))
             }
-            guard !keys.isEmpty else { continue }
+            guard !keys.isEmpty else { return true }
             var parameters = SQLParameters()
             let keyList = parameters.add(keys), valueList = parameters.add(values)
             try await Failures.translating(mapping) {
                 try await connection.query(PostgresQuery(unsafeSQL: """
                     UPDATE \(table.table) SET \(value) = v.value::jsonb FROM unnest(\(keyList)::text[], \(valueList)::text[]) AS v(key, value)
                     WHERE \(table.table).\(key) = v.key::\(table.primaryKey.sqlType)
-                    """, binds: parameters.bindings), logger: logger)
+                    """, binds: parameters.bindings), logger: PostgresStore.logger)
             }
-        }
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"), logger: logger)
+            return true
         }
     }
 }

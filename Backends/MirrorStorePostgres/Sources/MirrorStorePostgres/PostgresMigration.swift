@@ -104,8 +104,16 @@ public final class PostgresMigration {
     /// ```
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when the database has no table
-    ///   `oldName`, no model is called `newName`, or the database has a table `newName` already.
+    ///   `oldName`, no model is called `newName`, or the database has a table `newName` already;
+    ///   when `newName` is an embedded model (one without a primary key): its values live in
+    ///   its parents' `jsonb`, and renaming its type is not supported here yet.
     public func renameType(from oldName: String, to newName: String) throws {
+        if mapping.tables[newName] == nil, let model = mapping.models.type(named: newName), model.schema.primaryKey == nil {
+            throw failed(newName, """
+                it is an embedded model, kept in its parents' jsonb, and renaming an embedded model's type (from \(oldName)) is not \
+                supported on PostgreSQL; keep \(oldName) as its persistedTypeName
+                """)
+        }
         guard let source = storedName(of: oldName) else { throw failed(oldName, "the database has no such type to rename to \(newName)") }
         guard mapping.tables[newName] != nil else { throw failed(newName, "no model has that name, so \(oldName) cannot be renamed to it") }
         guard storedName(of: newName) == nil else { throw failed(newName, "the database has that type already, so \(oldName) cannot take its name") }

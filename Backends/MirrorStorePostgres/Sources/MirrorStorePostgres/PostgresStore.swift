@@ -164,6 +164,12 @@ public final class PostgresStore: Sendable {
                     }
                 }
                 try transaction.checkBegun()
+                // Deferred to `COMMIT`, where a violation would take the values with it.
+                if transaction.writesUniqueValues {
+                    try await Failures.translating(self.mapping) {
+                        try await UniqueClash.checking("SET CONSTRAINTS ALL IMMEDIATE", on: connection, mapping: self.mapping)
+                    }
+                }
             } catch {
                 transaction.end()
                 if transaction.hasBegun { _ = try? await connection.query("ROLLBACK", logger: Self.logger) }
@@ -247,25 +253,17 @@ enum Failures {
         }
     }
 
+    /// The error `error` stands for. A unique violation whose value ``UniqueClash`` could not
+    /// read again (a writer that committed it has let it go since) carries the server's detail
+    /// as it is, since the server spells values its own way.
     static func translate(_ error: PSQLError, mapping: DatabaseMapping) -> any Error {
         let state = error.serverInfo?[.sqlState] ?? ""
         let message = error.serverInfo?[.message] ?? "\(error)"
         // 23P01: the exclusion constraints that keep unique properties.
         if state == "23505" || state == "23P01", let constraint = error.serverInfo?[.constraintName], let index = mapping.uniqueIndexes[constraint] {
-            return StoreError(.uniqueViolation(typeName: index.typeName, property: index.property, value: value(fromDetail: error.serverInfo?[.detail])))
+            return StoreError(.uniqueViolation(typeName: index.typeName, property: index.property, value: error.serverInfo?[.detail] ?? message))
         }
         return PostgresStoreError(.server(sqlState: state, message: message))
-    }
-
-    /// The value in the server's detail `Key (name)=(Hulk) already exists.` or `Key (name)=(Hulk)
-    /// conflicts with [existing] key (name)=(Hulk).`: `Hulk`.
-    static func value(fromDetail detail: String?) -> String {
-        guard let detail, let equals = detail.range(of: ")=(") else { return detail ?? "?" }
-        var rest = detail[equals.upperBound...]
-        if let end = rest.range(of: ") already exists", options: .backwards) ?? rest.range(of: ") conflicts with ") {
-            rest = rest[..<end.lowerBound]
-        }
-        return String(rest)
     }
 
     /// A short reason for a connection failure.

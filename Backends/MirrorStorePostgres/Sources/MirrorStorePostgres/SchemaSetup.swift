@@ -174,11 +174,14 @@ struct SchemaSetup {
                     for statement in table.indexStatements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
+                    // Checked at once against the rows stored: a violation names their value.
                     for index in table.indexes where index.isUnique && !constraints.contains(index.name) {
-                        try await connection.query(PostgresQuery(unsafeSQL: table.uniqueConstraintStatement(index)), logger: logger)
+                        try await UniqueClash.checking(table.uniqueConstraintStatement(index), on: connection, mapping: mapping)
                     }
                     try await setUpUniqueElements(of: table, isNew: created.contains { $0 === table }, on: connection)
                 }
+                // What the migration and the new side tables left, before `COMMIT` would take it.
+                try await UniqueClash.checking("SET CONSTRAINTS ALL IMMEDIATE", on: connection, mapping: mapping)
                 try await connection.query("COMMIT", logger: logger)
             }
         } catch {
@@ -350,9 +353,12 @@ struct SchemaSetup {
         }
         if !enumerations.isEmpty || !migration.created.isEmpty {
             // The rows written leave deferred foreign-key checks pending, and a table with
-            // pending checks takes no index: run them now.
+            // pending checks takes no index: run them now (a unique violation names its value),
+            // then defer the constraints again, so that the side tables of unique arrays made
+            // next are checked with the rest before `COMMIT`, where their rows can be read.
             do {
-                try await connection.query("SET CONSTRAINTS ALL IMMEDIATE", logger: logger)
+                try await UniqueClash.checking("SET CONSTRAINTS ALL IMMEDIATE", on: connection, mapping: mapping)
+                try await connection.query("SET CONSTRAINTS ALL DEFERRED", logger: logger)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
                 let detail = error.serverInfo?[.detail] ?? error.serverInfo?[.message] ?? "\(error)"
                 throw PostgresStoreError(.migrationFailed(

@@ -196,6 +196,8 @@ final class TableMapping: Sendable {
     let hasLinks: Bool
     /// The model's `LinkingObjects` properties, which a read fills from the rows linking to it.
     let inverses: [BackendModels.Inverse]
+    /// Whether the model has unique properties or arrays, kept by constraints checked at `COMMIT`.
+    let keepsUniqueValues: Bool
     /// Whether a read makes its models from records, whose links and inverses are read first,
     /// rather than straight from each row's values.
     var readsThroughRecords: Bool { hasLinks || !inverses.isEmpty }
@@ -230,6 +232,7 @@ final class TableMapping: Sendable {
         }
         columnIndexes = columns.indices.reduce(into: [:]) { indexes, index in indexes[columns[index].property] = indexes[columns[index].property] ?? index }
         hasLinks = columns.contains { !$0.linkTargets.isEmpty }
+        keepsUniqueValues = !uniqueElements.isEmpty || indexes.contains(where: \.isUnique)
     }
 
     var typeName: String { schema.typeName }

@@ -145,7 +145,7 @@ struct TableMigration {
                 unconverted[column.property] = old
                 continue
             }
-            if let (key, value) = try await firstMisfit(of: change, column: SQL.identifier(storedName), key: storedKey, on: connection) {
+            if let (key, value) = try await firstMisfit(of: change, column: SQL.identifier(storedName), key: storedKey, property: column.property, on: connection) {
                 throw failed("\(column.property) holds \(value) in the object with key \(key), which \(column.kind) cannot hold; convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
             }
         }
@@ -183,7 +183,7 @@ struct TableMigration {
             default:
                 continue
             }
-            if let (key, value) = try await firstMisfit(of: change, column: asJSON, key: storedKey, on: connection) {
+            if let (key, value) = try await firstMisfit(of: change, column: asJSON, key: storedKey, property: column.property, on: connection) {
                 throw failed("\(column.property) holds \(value) in the object with key \(key), which \(column.kind) cannot hold; convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
             }
             moves[column.property] = using
@@ -200,40 +200,20 @@ struct TableMigration {
     }
 
     /// The key and the text of the first value of `column` (an SQL expression of `jsonb`, over
-    /// the table as stored) that `change`'s new kind cannot hold, in key order, read through a
-    /// cursor a batch at a time.
+    /// the table as stored) of `property` that `change`'s new kind cannot hold, in key order.
     private func firstMisfit(
-        of change: JSONKindChange, column: String, key: String, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+        of change: JSONKindChange, column: String, key: String, property: String, on connection: PostgresConnection,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> (key: String, value: String)? {
-        let logger = PostgresStore.logger
-        let cursor = "mirrorstore_kind_check"
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(key)::text, (\(column))::text FROM \(table.table) WHERE \(column) IS NOT NULL ORDER BY \(key)
-                """), logger: logger)
-        }
         var found: (key: String, value: String)?
-        while found == nil {
-            let rows = try await Failures.translating(mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(ObjectEnumeration.batchSize) FROM \(cursor)"), logger: logger).collect()
-            }
-            if rows.isEmpty { break }
-            for row in rows {
-                let (keyText, text) = try row.decode((String, String).self)
-                let json: JSONValue
-                do {
-                    json = try JSONCoding.json(from: text)
-                } catch {
-                    throw PostgresStoreError(.corruptedRow(typeName: table.typeName, key: keyText, reason: "its jsonb does not read as JSON"))
-                }
+        try await JSONColumnWalk(table: table, key: key, value: column, property: property).forEachBatch(mapping: mapping, on: connection) { batch in
+            for (key, json) in batch {
                 if let misfit = change.firstMisfit(in: json) {
-                    found = (keyText, misfit)
-                    break
+                    found = (key, misfit)
+                    return false
                 }
             }
-        }
-        try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"), logger: logger)
+            return true
         }
         return found
     }

@@ -106,6 +106,23 @@ struct UniqueElements: Sendable {
         }
     }
 
+    /// The element that two owners share and sorts first, as a subquery.
+    private var firstSharedElement: String {
+        "(SELECT element FROM \(sideTable) GROUP BY element HAVING count(*) > 1 ORDER BY element LIMIT 1)"
+    }
+
+    /// The condition on the owners' table that selects the first owner of the first element
+    /// two owners share, once a transaction has given one element to two.
+    var firstSharerCondition: String {
+        "\(key) = (SELECT owner FROM \(sideTable) WHERE element = \(firstSharedElement) ORDER BY owner LIMIT 1)"
+    }
+
+    /// The query of the position (from 1) of that element in that owner's column, which is
+    /// where it is in the owner's record too: a row of one `bigint`.
+    var firstSharedPositionQuery: String {
+        "SELECT e.ord FROM \(table) AS r, \(elementsFunction)(r.\(column)) WITH ORDINALITY AS e(x, ord) WHERE r.\(firstSharerCondition) AND \(elementExpression) = \(firstSharedElement) ORDER BY e.ord LIMIT 1"
+    }
+
     /// The statements that make the side table, fill it from the rows stored, and keep it: run
     /// when it does not exist (or its owner's table was just made).
     var createStatements: [String] {

@@ -98,7 +98,7 @@ struct EmbeddedLinkTests {
                     }
                     return true
                 } catch let error as StoreError {
-                    guard case .uniqueViolation("UniqueTags", "tags", "shared") = error.kind else { throw error }
+                    guard case .uniqueViolation("UniqueTags", "tags", "\"shared\"") = error.kind else { throw error }
                     return false
                 }
             }
@@ -180,7 +180,7 @@ struct EmbeddedLinkTests {
         await #expect {
             _ = try await PostgresStore.open(settings, models: [UniqueTags.self])
         } throws: { error in
-            guard let error = error as? StoreError, case .uniqueViolation("UniqueTags", "tags", "x") = error.kind else { return false }
+            guard let error = error as? StoreError, case .uniqueViolation("UniqueTags", "tags", "\"x\"") = error.kind else { return false }
             return true
         }
         let cleared = try await emptyStore(models: [PlainTags.self], clearing: [PlainTags.self])

@@ -60,7 +60,7 @@ struct MoreWriteTests {
         await plain.close()
         // A unique property added to a stored type: built at open, then enforced.
         let unique = try await PostgresStore.open(settings, models: [ReindexedUnique.self])
-        await #expect(throws: StoreError(.uniqueViolation(typeName: "Reindexed", property: "name", value: "same"))) {
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "Reindexed", property: "name", value: "\"same\""))) {
             try await unique.write { try await $0.add(ReindexedUnique(id: 2, name: "same")) }
         }
         await unique.close()

@@ -65,7 +65,7 @@ struct UniqueElementMigrationTests {
         #expect(try await tableExists(SQL.shortName("mirrorstore_ue", "MigratedBadge", "codes")))
 
         // Uppercased codes that collide are refused by the rebuilt side table, and rolled back.
-        await #expect(throws: StoreError(.uniqueViolation(typeName: "MigratedPass", property: "tags", value: "X"))) {
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "MigratedPass", property: "tags", value: "\"X\""))) {
             _ = try await PostgresStore.open(settings, models: [PassAfter.self], schemaVersion: 2) { migration, _ in
                 try migration.renameType(from: "MigratedBadge", to: "MigratedPass")
                 try migration.renameProperty(onType: "MigratedPass", from: "codes", to: "tags")
@@ -87,7 +87,7 @@ struct UniqueElementMigrationTests {
             }
         }
         #expect(try await two.objects(PassAfter.self).all() == [PassAfter(id: 1, tags: ["A", "B"]), PassAfter(id: 2, tags: ["C"])])
-        await #expect(throws: StoreError(.uniqueViolation(typeName: "MigratedPass", property: "tags", value: "B"))) {
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "MigratedPass", property: "tags", value: "\"B\""))) {
             try await two.write { try await $0.add(PassAfter(id: 3, tags: ["B"])) }
         }
         // The trigger names the renamed column: a tag freed by an update may be taken.

@@ -53,7 +53,7 @@ struct WriteTests {
         first.identifier = "a"; first.email = "hulk@example.com"; first.team = 1; first.number = 1
         second.identifier = "b"; second.email = "hulk@example.com"; second.team = 1; second.number = 2
         try await store.write { try await $0.add(first) }
-        await #expect(throws: StoreError(.uniqueViolation(typeName: "Account", property: "email", value: "hulk@example.com"))) {
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "Account", property: "email", value: "\"hulk@example.com\""))) {
             try await store.write { transaction in
                 let other = Account()
                 other.identifier = "c"
@@ -72,7 +72,7 @@ struct WriteTests {
         // A unique compound index names both properties.
         let fifth = Account()
         fifth.identifier = "f"; fifth.email = "f@example.com"; fifth.team = 1; fifth.number = 1
-        await #expect(throws: StoreError(.uniqueViolation(typeName: "Account", property: "team+number", value: "1, 1"))) {
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "Account", property: "team+number", value: "(1, 1)"))) {
             try await store.write { try await $0.add(fifth) }
         }
         #expect(try await store.objects(Account.self).all().map(\.identifier) == ["a", "d"])
@@ -86,7 +86,7 @@ struct WriteTests {
         duplicate.identifier = "b"; duplicate.email = "same@example.com"; duplicate.team = 1
         other.identifier = "c"; other.email = "c@example.com"; other.team = 2
         try await store.write { try await $0.add(first) }
-        await #expect(throws: StoreError(.uniqueViolation(typeName: "Account", property: "email", value: "same@example.com"))) {
+        await #expect(throws: StoreError(.uniqueViolation(typeName: "Account", property: "email", value: "\"same@example.com\""))) {
             try await store.write { transaction in
                 try await transaction.add(other)
                 do { try await transaction.add(duplicate) } catch {}
