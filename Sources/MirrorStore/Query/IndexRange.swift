@@ -34,14 +34,13 @@ final class IndexRange: Sendable {
     init(_ range: IndexAccess, order: [(name: String, kind: PropertyKind)]) throws {
         self.range = range
         self.order = order
-        let (index, lower, upper) = (range.index, range.lower, range.upper)
         var keys: [StorageKey] = []
-        let equality = Self.equality(lower, upper)
+        let equality = Self.equality(range.lower, range.upper)
         if let equality {
             // A unique index holds at most one object under a key it constrains: the walk stops
             // at it rather than reading the next entry to find the range's end.
-            let most = equality == .oneConstrainedKey && index.isUnique ? 1 : Self.listedAtOnce + 1
-            try index.forEachObject(from: lower, to: upper) { object in
+            let most = equality == .oneConstrainedKey && range.isUnique ? 1 : Self.listedAtOnce + 1
+            try range.forEachObject { object in
                 keys.append(object)
                 return keys.count < most
             }
@@ -51,7 +50,7 @@ final class IndexRange: Sendable {
             count = keys.count
         } else {
             listed = nil
-            count = try index.count(from: lower, to: upper)
+            count = try range.count()
         }
     }
 

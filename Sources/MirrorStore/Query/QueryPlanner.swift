@@ -121,6 +121,21 @@ final class IndexAccess: Sendable {
     func objects() throws -> [StorageKey] {
         try index.objects(from: lower, to: upper)
     }
+
+    /// Calls `body` with the object of each entry in the range, in index order, until it
+    /// returns `false`. Read here, where the index and bounds lie: read through the access from
+    /// outside, each was copied and released on the way.
+    func forEachObject(_ body: (StorageKey) -> Bool) throws {
+        try index.forEachObject(from: lower, to: upper, body)
+    }
+
+    /// The number of entries in the range, counted from the index.
+    func count() throws -> Int {
+        try index.count(from: lower, to: upper)
+    }
+
+    /// Whether the index is unique.
+    var isUnique: Bool { index.isUnique }
 }
 
 /// Chooses an ``AccessPath`` for a query's conditions.

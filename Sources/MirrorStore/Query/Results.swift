@@ -299,13 +299,16 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     private func filtered(_ condition: consuming QueryCondition, sortingSteps: [ResultsStep]?) throws -> ResultsState {
         // The first filter's condition is planned from its node, with no copy of it out of the
         // list; the condition then moves into the list, not copied.
-        var all = conditions
+        let all: [QueryCondition]
         let access: AccessPath
         if conditions.isEmpty, !condition.node.isConjunction {
             access = QueryPlanner(source: source).accessPath(soleConjunct: condition.node, root: condition.root)
-            all.append(condition)
+            // A list made at its size: appending to an empty one grows it through the general path.
+            all = [condition]
         } else {
-            all.append(condition)
+            var more = conditions
+            more.append(condition)
+            all = more
             access = QueryPlanner(source: source).accessPath(for: all)
         }
         // Compiled once, here: the plan reports it, and the scan or the test of an index's
