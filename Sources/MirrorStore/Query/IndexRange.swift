@@ -35,7 +35,7 @@ final class IndexRange: Sendable {
         self.range = range
         self.order = order
         var keys: [StorageKey] = []
-        let equality = Self.equality(range.lower, range.upper)
+        let equality = range.equality
         if let equality {
             // A unique index holds at most one object under a key it constrains: the walk stops
             // at it rather than reading the next entry to find the range's end.
@@ -55,21 +55,13 @@ final class IndexRange: Sendable {
     }
 
     /// How a range holds one key's entries.
-    private enum Equality {
+    enum Equality {
         /// One key that a unique index allows one object at most (not `nil`, nor a tuple with a
         /// `nil` in it: see `IndexKey.isUniquelyConstrained`).
         case oneConstrainedKey
         /// One key that several objects may hold, or the tuples of a compound index that start
         /// with the values its equalities fix (`(prefix)` up to `(prefix, greatest)`).
         case entries
-    }
-
-    /// How the range holds one key's entries; nil for other ranges.
-    private static func equality(_ lower: IndexBound?, _ upper: IndexBound?) -> Equality? {
-        guard let lower, let upper, lower.isInclusive else { return nil }
-        if lower == upper { return lower.key.isUniquelyConstrained ? .oneConstrainedKey : .entries }
-        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return nil }
-        return upper.key == .tuple(prefix.appending(.greatest)) ? .entries : nil
     }
 
     /// Calls `body` with each entry of the range, in the index's order.

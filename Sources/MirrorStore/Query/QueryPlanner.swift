@@ -136,6 +136,15 @@ final class IndexAccess: Sendable {
 
     /// Whether the index is unique.
     var isUnique: Bool { index.isUnique }
+
+    /// How the range holds one key's entries; nil for other ranges. Asked here, where the bounds
+    /// lie: handed out to be compared, each was copied and released.
+    var equality: IndexRange.Equality? {
+        guard let lower, let upper, lower.isInclusive else { return nil }
+        if lower == upper { return lower.key.isUniquelyConstrained ? .oneConstrainedKey : .entries }
+        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return nil }
+        return upper.key == .tuple(prefix.appending(.greatest)) ? .entries : nil
+    }
 }
 
 /// Chooses an ``AccessPath`` for a query's conditions.

@@ -269,10 +269,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     /// ``filter(_:)`` with its predicate taken apart: `variable` is its
-    /// `PredicateExpressions.Variable<Model>`, whose key is `root`.
+    /// `PredicateExpressions.Variable<Model>`, whose key is `root`. The parts are handed over,
+    /// as the caller's copies of them, to the condition that keeps them: lent, each was copied again.
     @usableFromInline
     func filter(
-        expression: any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID, variable: any Sendable
+        expression: consuming any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID, variable: consuming any Sendable
     ) throws -> Results<Model> {
         let node = try PredicateTranslator(registry: source.registry).translate(expression)
         return try filter(QueryCondition(expression: expression, variable: variable, node: node, root: root))
