@@ -66,7 +66,7 @@ final class IndexRange: Sendable {
 
     /// Calls `body` with each entry of the range, in the index's order.
     func forEachEntry(_ body: (IndexEntry) -> Void) throws {
-        try range.index.forEach(from: range.lower, to: range.upper) { entry in
+        try range.forEach { entry in
             body(entry)
             return true
         }
