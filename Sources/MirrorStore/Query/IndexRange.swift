@@ -34,14 +34,13 @@ final class IndexRange: Sendable {
     init(_ range: IndexAccess, order: [(name: String, kind: PropertyKind)]) throws {
         self.range = range
         self.order = order
-        let (index, lower, upper) = (range.index, range.lower, range.upper)
         var keys: [StorageKey] = []
-        let equality = Self.equality(lower, upper)
+        let equality = range.equality
         if let equality {
             // A unique index holds at most one object under a key it constrains: the walk stops
             // at it rather than reading the next entry to find the range's end.
-            let most = equality == .oneConstrainedKey && index.isUnique ? 1 : Self.listedAtOnce + 1
-            try index.forEachObject(from: lower, to: upper) { object in
+            let most = equality == .oneConstrainedKey && range.isUnique ? 1 : Self.listedAtOnce + 1
+            try range.forEachObject { object in
                 keys.append(object)
                 return keys.count < most
             }
@@ -51,12 +50,12 @@ final class IndexRange: Sendable {
             count = keys.count
         } else {
             listed = nil
-            count = try index.count(from: lower, to: upper)
+            count = try range.count()
         }
     }
 
     /// How a range holds one key's entries.
-    private enum Equality {
+    enum Equality {
         /// One key that a unique index allows one object at most (not `nil`, nor a tuple with a
         /// `nil` in it: see `IndexKey.isUniquelyConstrained`).
         case oneConstrainedKey
@@ -65,17 +64,9 @@ final class IndexRange: Sendable {
         case entries
     }
 
-    /// How the range holds one key's entries; nil for other ranges.
-    private static func equality(_ lower: IndexBound?, _ upper: IndexBound?) -> Equality? {
-        guard let lower, let upper, lower.isInclusive else { return nil }
-        if lower == upper { return lower.key.isUniquelyConstrained ? .oneConstrainedKey : .entries }
-        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return nil }
-        return upper.key == .tuple(prefix.appending(.greatest)) ? .entries : nil
-    }
-
     /// Calls `body` with each entry of the range, in the index's order.
     func forEachEntry(_ body: (IndexEntry) -> Void) throws {
-        try range.index.forEach(from: range.lower, to: range.upper) { entry in
+        try range.forEach { entry in
             body(entry)
             return true
         }

@@ -100,26 +100,58 @@ struct AccessPath: Sendable {
     }
 }
 
-/// A range of one index as the planner chose it: `index`, the snapshot's index named `name`,
-/// between the bounds (`nil`: unbounded). A class: a range that answers a filter keeps it whole
-/// (``IndexRange``), rather than copying the index and both bounds out of the access path and
-/// freeing them with it.
+/// A range of one index as the planner chose it: the index `chosen` (its snapshot in the source's
+/// snapshot, and its name), between the bounds (`nil`: unbounded). A class: a range that answers
+/// a filter keeps it whole (``IndexRange``), rather than copying the index and both bounds out of
+/// the access path and freeing them with it.
 final class IndexAccess: Sendable {
-    let name: String
-    let index: IndexSnapshot
+    /// The index, as the query source found it: kept by reference, where a copy of its name and
+    /// snapshot was several retains here and as many releases when the access was freed.
+    private let chosen: TypeIndexes.Index
     let lower: IndexBound?
     let upper: IndexBound?
 
-    init(name: String, index: IndexSnapshot, lower: IndexBound?, upper: IndexBound?) {
-        self.name = name
-        self.index = index
+    init(_ chosen: TypeIndexes.Index, lower: IndexBound?, upper: IndexBound?) {
+        self.chosen = chosen
         self.lower = lower
         self.upper = upper
     }
 
+    /// The index's engine name.
+    var name: String { chosen.name }
+
     /// The keys of the objects with an entry in the range, in index order.
     func objects() throws -> [StorageKey] {
-        try index.objects(from: lower, to: upper)
+        try chosen.objects(from: lower, to: upper)
+    }
+
+    /// Calls `body` with the object of each entry in the range, in index order, until it
+    /// returns `false`. Read here, where the index and bounds lie: read through the access from
+    /// outside, each was copied and released on the way.
+    func forEachObject(_ body: (StorageKey) -> Bool) throws {
+        try chosen.forEachObject(from: lower, to: upper, body)
+    }
+
+    /// Calls `body` with each entry in the range, in index order, until it returns `false`.
+    func forEach(_ body: (IndexEntry) -> Bool) throws {
+        try chosen.forEach(from: lower, to: upper, body)
+    }
+
+    /// The number of entries in the range, counted from the index.
+    func count() throws -> Int {
+        try chosen.count(from: lower, to: upper)
+    }
+
+    /// Whether the index is unique.
+    var isUnique: Bool { chosen.isUnique }
+
+    /// How the range holds one key's entries; nil for other ranges. Asked here, where the bounds
+    /// lie: handed out to be compared, each was copied and released.
+    var equality: IndexRange.Equality? {
+        guard let lower, let upper, lower.isInclusive else { return nil }
+        if lower == upper { return lower.key.isUniquelyConstrained ? .oneConstrainedKey : .entries }
+        guard !upper.isInclusive, case .tuple(let prefix) = lower.key else { return nil }
+        return upper.key == .tuple(prefix.appending(.greatest)) ? .entries : nil
     }
 }
 
@@ -310,7 +342,7 @@ struct QueryPlanner {
         } ?? IndexBound(.tuple(prefix.appending(.greatest)), inclusive: false)
         let isExact = everyConjunctConstrains && bestProperties == constraints.count && allExact
         let ordering = compound.positions.dropFirst(best.equalities).map { (schema.properties[$0].name, schema.properties[$0].kind) }
-        return (AccessPath(source: .index(IndexAccess(name: compound.index.name, index: compound.index.snapshot, lower: lower, upper: upper)),
+        return (AccessPath(source: .index(IndexAccess(compound.index, lower: lower, upper: upper)),
                            isExact: isExact, rangeText: text, order: ordering), bestProperties)
     }
 
@@ -349,7 +381,7 @@ struct QueryPlanner {
     /// The range of `index`, the index of the constraint's property, that `constraint` offers.
     private static func indexAccess(_ constraint: Constraint, _ index: TypeIndexes.Index, alone: Bool) -> AccessPath {
         AccessPath(
-            source: .index(IndexAccess(name: index.name, index: index.snapshot, lower: constraint.lower, upper: constraint.upper)),
+            source: .index(IndexAccess(index, lower: constraint.lower, upper: constraint.upper)),
             isExact: alone && constraint.isExact, rangeText: constraint.text,
             order: index.order)
     }

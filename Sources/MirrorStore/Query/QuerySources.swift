@@ -15,7 +15,8 @@ final class QuerySources: Sendable {
     private let sources = Lock<[Cached]>([])
 
     private struct Cached {
-        let type: ObjectIdentifier
+        /// The model type's identity, which a query knows before it asks the registry anything.
+        let model: ObjectIdentifier
         let source: QuerySource
     }
 
@@ -23,15 +24,18 @@ final class QuerySources: Sendable {
         self.engine = engine
     }
 
-    /// A source showing the newest state of `entry`'s type.
-    func source(for entry: ModelRegistry.Entry, observation: StoreObservation) -> QuerySource {
-        let type = ObjectIdentifier(entry.plan)
-        let cached = sources.withLock { sources in sources.first { $0.type == type }?.source }
+    /// A source showing the newest state of `model`'s type, whose registry entry `entry` gives.
+    /// The entry is asked for only when no current source is kept: looking it up and copying it
+    /// cost as much as the rest of finding a kept source.
+    func source(
+        of model: ObjectIdentifier, entry: () throws(StoreError) -> ModelRegistry.Entry, observation: StoreObservation
+    ) throws(StoreError) -> QuerySource {
+        let cached = sources.withLock { sources in sources.first { $0.model == model }?.source }
         if let cached, cached.version == engine.version { return cached }
-        let source = observation.source(for: entry)
+        let source = observation.source(for: try entry())
         sources.withLock { sources in
-            sources.removeAll { $0.type == type }
-            sources.append(Cached(type: type, source: source))
+            sources.removeAll { $0.model == model }
+            sources.append(Cached(model: model, source: source))
         }
         return source
     }

@@ -269,10 +269,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     }
 
     /// ``filter(_:)`` with its predicate taken apart: `variable` is its
-    /// `PredicateExpressions.Variable<Model>`, whose key is `root`.
+    /// `PredicateExpressions.Variable<Model>`, whose key is `root`. The parts are handed over,
+    /// as the caller's copies of them, to the condition that keeps them: lent, each was copied again.
     @usableFromInline
     func filter(
-        expression: any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID, variable: any Sendable
+        expression: consuming any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID, variable: consuming any Sendable
     ) throws -> Results<Model> {
         let node = try PredicateTranslator(registry: source.registry).translate(expression)
         return try filter(QueryCondition(expression: expression, variable: variable, node: node, root: root))
@@ -299,13 +300,16 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     private func filtered(_ condition: consuming QueryCondition, sortingSteps: [ResultsStep]?) throws -> ResultsState {
         // The first filter's condition is planned from its node, with no copy of it out of the
         // list; the condition then moves into the list, not copied.
-        var all = conditions
+        let all: [QueryCondition]
         let access: AccessPath
         if conditions.isEmpty, !condition.node.isConjunction {
             access = QueryPlanner(source: source).accessPath(soleConjunct: condition.node, root: condition.root)
-            all.append(condition)
+            // A list made at its size: appending to an empty one grows it through the general path.
+            all = [condition]
         } else {
-            all.append(condition)
+            var more = conditions
+            more.append(condition)
+            all = more
             access = QueryPlanner(source: source).accessPath(for: all)
         }
         // Compiled once, here: the plan reports it, and the scan or the test of an index's

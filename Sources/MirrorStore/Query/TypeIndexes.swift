@@ -18,6 +18,27 @@ struct TypeIndexes: Sendable {
             self.snapshot = snapshot
             self.order = order
         }
+
+        // The snapshot's reads, made here for an ``IndexAccess``: read through it from there,
+        // two references away, the snapshot was copied and released on each read.
+
+        func objects(from lower: IndexBound?, to upper: IndexBound?) throws -> [StorageKey] {
+            try snapshot.objects(from: lower, to: upper)
+        }
+
+        func forEachObject(from lower: IndexBound?, to upper: IndexBound?, _ body: (StorageKey) -> Bool) throws {
+            try snapshot.forEachObject(from: lower, to: upper, body)
+        }
+
+        func forEach(from lower: IndexBound?, to upper: IndexBound?, _ body: (IndexEntry) -> Bool) throws {
+            try snapshot.forEach(from: lower, to: upper, body)
+        }
+
+        func count(from lower: IndexBound?, to upper: IndexBound?) throws -> Int {
+            try snapshot.count(from: lower, to: upper)
+        }
+
+        var isUnique: Bool { snapshot.isUnique }
     }
 
     /// A compound index: its keys are tuples of the keys of the properties at `positions`.

@@ -286,7 +286,8 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError`` when the type is not one of the store's models, `StorageError`
     ///   when the store is closed.
     public func objects<Model: Persistable>(_ type: Model.Type) throws -> Results<Model> {
-        let source = sources.source(for: try registry.entry(for: type), observation: observation)
+        let source = try sources.source(of: ObjectIdentifier(type), entry: { () throws(StoreError) in try registry.entry(for: type) },
+                                        observation: observation)
         try source.checkOpen()
         return Results(source: source)
     }

@@ -39,6 +39,26 @@ struct QuerySourceReuseTests {
         #expect(throws: (any Error).self) { _ = try store.objects(QueryHero.self).all() }
     }
 
+    @Test("Each model type keeps its own source, found before the registry is asked, which still refuses other types")
+    func sourcesKeptPerModelType() throws {
+        let store = try Store.inMemory(models: [QueryHero.self])
+        var world = QueryWorld(seed: 0xB0A7)
+        try store.write { try $0.add(contentsOf: (1...12).map { world.hero($0) }) }
+        let heroes = try store.objects(QueryHero.self)
+        let publishers = try store.objects(QueryPublisher.self)
+        let dogs = try store.objects(QueryDog.self)
+        #expect(heroes.source !== publishers.source && publishers.source !== dogs.source && heroes.source !== dogs.source)
+        for _ in 0..<3 {
+            #expect(try store.objects(QueryHero.self).source === heroes.source)
+            #expect(try store.objects(QueryPublisher.self).source === publishers.source)
+            #expect(try store.objects(QueryDog.self).source === dogs.source)
+        }
+        #expect(try store.objects(QueryHero.self).map(\.identifier) == Array(1...12))
+        // A type the store was not opened with is refused, with sources of other types kept.
+        #expect(throws: StoreError(.unknownModel(typeName: "Company"))) { try store.objects(Company.self) }
+        #expect(try store.objects(QueryHero.self).source === heroes.source)
+    }
+
     @Test("A source is not reused once the engine changed, even by a commit the store did not make")
     func staleSourcesAreNotReused() throws {
         let store = try Store.inMemory(models: [QueryHero.self])
