@@ -85,17 +85,18 @@ public final class IndexPositions: Sendable {
     /// under the kilobyte past which glibc gathers every freed small block on the next
     /// allocation, which one array of 48-byte entries passed at 21 (tens of thousands of
     /// instructions on each first read).
-    private struct Read {
+    struct Read {
         var keys: [IndexKey] = []
         var objects: [StorageKey] = []
         var isComplete: Bool
     }
 
+    /// The first entries the index state's memo kept, if any, are read already.
     init(_ index: SecondaryIndex, ascending: Bool) {
         self.index = index
         self.ascending = ascending
         count = index.count
-        read = Lock(Read(isComplete: index.count == 0))
+        read = Lock(index.positionsMemo?.read(ascending: ascending) ?? Read(isComplete: index.count == 0))
     }
 
     deinit {
@@ -128,8 +129,11 @@ public final class IndexPositions: Sendable {
     private func read<Found>(at position: Int, reading minimum: Int = 32, _ take: (Read) -> Found) throws -> Found? {
         guard position >= 0, position < count else { return nil }
         return try read.withLock { state -> Found? in
-            while state.objects.count <= position, !state.isComplete {
-                try extend(&state, toAtLeast: max(position + 1, 2 * state.objects.count, minimum))
+            if state.objects.count <= position, !state.isComplete {
+                repeat {
+                    try extend(&state, toAtLeast: max(position + 1, 2 * state.objects.count, minimum))
+                } while state.objects.count <= position && !state.isComplete
+                index.positionsMemo?.offer(state, ascending: ascending)
             }
             return state.objects.count > position ? take(state) : nil
         }
@@ -138,7 +142,10 @@ public final class IndexPositions: Sendable {
     /// Every entry's object, in position order.
     public func objects() throws -> [StorageKey] {
         try read.withLock { state in
-            if !state.isComplete { try extend(&state, toAtLeast: Int.max) }
+            if !state.isComplete {
+                try extend(&state, toAtLeast: Int.max)
+                index.positionsMemo?.offer(state, ascending: ascending)
+            }
             return state.objects
         }
     }

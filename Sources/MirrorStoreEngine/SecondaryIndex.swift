@@ -10,6 +10,9 @@ struct SecondaryIndex: Sendable {
     private(set) var removed = OrderedIndex()
     /// Entries in the index.
     private(set) var count = 0
+    /// The first entries positional reads of this state read (`IndexPositions`), shared by its
+    /// snapshots; dropped by every change of the entries, provided again by the next snapshot.
+    private(set) var positionsMemo: IndexPositionsMemo?
 
     init() {}
 
@@ -30,6 +33,7 @@ struct SecondaryIndex: Sendable {
 
     /// Adds `entry`, which the index does not hold.
     mutating func insert(_ entry: IndexEntry) {
+        positionsMemo = nil
         count += 1
         if removed.count > 0, removed.remove(entry) { return }
         added.insert(entry)
@@ -37,6 +41,7 @@ struct SecondaryIndex: Sendable {
 
     /// Adds `entries`, none of which the index holds: merged in one pass when they are many.
     mutating func insert(contentsOf entries: [IndexEntry]) {
+        positionsMemo = nil
         count += entries.count
         guard removed.count > 0 else {
             added.insert(contentsOf: entries)
@@ -50,12 +55,18 @@ struct SecondaryIndex: Sendable {
 
     /// Removes `entry`, which the index holds (an entry that is not in memory is in a run).
     mutating func remove(_ entry: IndexEntry) {
+        positionsMemo = nil
         if added.remove(entry) {
             count -= 1
         } else if !runs.isEmpty {
             removed.insert(entry)
             count -= 1
         }
+    }
+
+    /// Gives this state a memo of its first positions, if it has none.
+    mutating func providePositionsMemo() {
+        if positionsMemo == nil { positionsMemo = IndexPositionsMemo() }
     }
 
     /// Whether `added` entries are many beside the index (more than an eighth of it): then one

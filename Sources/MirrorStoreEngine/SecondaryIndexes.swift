@@ -79,7 +79,12 @@ struct SecondaryIndexes: Sendable {
     private(set) var ordered: [IndexDefinition] = []
     private(set) var positionsByType: [String: [Int]] = [:]
     /// The indexes by name; changed only through `IndexUpdate` and checkpoints.
-    var indexes: [String: SecondaryIndex] = [:]
+    var indexes: [String: SecondaryIndex] = [:] {
+        // A changed or added index may lack the memo every snapshot used to find in place.
+        didSet { memosProvided = false }
+    }
+    /// Every index has its memo of first positions: taking a snapshot need not look.
+    private var memosProvided = false
 
     /// Indexes for `definitions` as of `snapshot`: an index `current` already keeps for the same
     /// definition is taken as it is; one the snapshot's checkpoint persisted is its runs plus the
@@ -205,6 +210,15 @@ struct SecondaryIndexes: Sendable {
     /// Puts `index` in place of the index called `name` (the same entries, written to runs).
     mutating func replace(_ name: String, with index: SecondaryIndex) {
         indexes[name] = index
+    }
+
+    /// Gives each index a memo of its first positions, so that the snapshots taken from this
+    /// state share one (a copy of a state without one would read the index for each query).
+    mutating func providePositionsMemos() {
+        guard !memosProvided else { return }
+        let names = indexes.compactMap { $0.value.positionsMemo == nil ? $0.key : nil }
+        for name in names { indexes[name]?.providePositionsMemo() }
+        memosProvided = true
     }
 
     func snapshot(named name: String) -> IndexSnapshot? {

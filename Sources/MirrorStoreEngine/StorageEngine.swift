@@ -846,6 +846,7 @@ public final class StorageEngine: Sendable {
     public func snapshot() -> EngineSnapshot {
         published.withLock { state in
             state.index.provideFileOrderCaches()
+            state.secondary.providePositionsMemos()
             return EngineSnapshot(
                 index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary,
                 version: publishedVersion.load(ordering: .relaxed))

@@ -110,9 +110,13 @@ enum SortResolution: Sendable {
         _ descriptor: SortDescriptor<Model>, schema: ObjectSchema, schemas: any SchemaSource
     ) throws -> Single {
         guard let keyPath = descriptor.keyPath else { return .models }
+        let ascending = descriptor.order == .forward
+        if let (name, position, kind) = StoredSortProperties.known(keyPath, schema: schema) {
+            return .key(RecordSortKey(property: name, reading: .stored(position: position), kind: kind,
+                                      ascending: ascending, stringComparator: holdsText(kind) ? descriptor.stringComparator : nil))
+        }
         // Stored by raw value, ordered by the model's own `<`.
         if OwnOrder.applies(to: type(of: keyPath).valueType) { return .models }
-        let ascending = descriptor.order == .forward
         guard let name = KeyPathNames.propertyName(of: keyPath, rootType: Model.self) else {
             guard let key = pathKey(keyPath, of: Model.self, ascending: ascending, comparator: descriptor.stringComparator,
                                     schema: schema, schemas: schemas) else { return .models }
@@ -126,6 +130,7 @@ enum SortResolution: Sendable {
         // A descriptor on any other kind compiled because the model's type makes it comparable:
         // only the model can compare it.
         guard isSortableOnRecords(kind) else { return .models }
+        StoredSortProperties.remember(keyPath, schema: schema, name: name, position: position)
         // Only a `String` property's descriptor can hold a string comparator: asking Foundation
         // for it on any other costs as much as the rest of the resolution.
         return .key(RecordSortKey(property: name, reading: .stored(position: position), kind: kind,
@@ -180,6 +185,45 @@ enum SortResolution: Sendable {
         // Foundation's `<` orders them.
         guard let type = kind.storedValueType else { return false }
         return type.isComparable || type == .bool || type == .uuid
+    }
+}
+
+/// The stored property a sort descriptor's key path names in a schema, once resolved: a key path
+/// literal is one object the runtime makes once, and naming it, checking its value type and
+/// finding it in the schema cost more than the rest of sorting by an index. Kept by the
+/// identities of the key path and the schema, both held, so that neither identity is reused;
+/// starts over should a program build key paths without end.
+private enum StoredSortProperties {
+    private struct Identity: Hashable {
+        let keyPath: ObjectIdentifier
+        let schema: ObjectIdentifier
+    }
+
+    private struct Known: @unchecked Sendable {
+        // @unchecked: key paths are immutable values; this one is only held.
+        let keyPath: AnyKeyPath
+        let schema: ObjectSchema
+        let name: String
+        let position: Int
+    }
+
+    private static let known = Lock<[Identity: Known]>([:])
+    private static let capacity = 1_024
+
+    /// The property `keyPath` was found to name in `schema`, with its kind, if it was.
+    static func known(_ keyPath: AnyKeyPath, schema: ObjectSchema) -> (name: String, position: Int, kind: PropertyKind)? {
+        let identity = Identity(keyPath: ObjectIdentifier(keyPath), schema: ObjectIdentifier(schema))
+        guard let found = known.withLock({ $0[identity] }) else { return nil }
+        return (found.name, found.position, schema.properties[found.position].kind)
+    }
+
+    /// Remembers that `keyPath` names the sortable stored property `name`, at `position` of `schema`.
+    static func remember(_ keyPath: AnyKeyPath, schema: ObjectSchema, name: String, position: Int) {
+        let identity = Identity(keyPath: ObjectIdentifier(keyPath), schema: ObjectIdentifier(schema))
+        known.withLock { known in
+            if known.count >= capacity { known.removeAll() }
+            known[identity] = Known(keyPath: keyPath, schema: schema, name: name, position: position)
+        }
     }
 }
 

@@ -130,4 +130,29 @@ struct RecordSortTests {
         #expect(withOffice.plan.order == .models)
         #expect(withOffice.map(\.identifier) == books.filter { $0.office != nil }.sorted(using: SortDescriptor(\.office!.city)).map(\.identifier))
     }
+
+    /// A sort descriptor's key path is resolved once per schema and then found by identity: the
+    /// later sorts by it, in either order and with or without a string comparator, sort as the
+    /// first did, and as `sorted(using:)` sorts the models.
+    @Test("A sort's key path found again sorts as when it was first resolved")
+    func keyPathsFoundAgainSortAsAtFirst() throws {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x5045))
+        let (store, books) = try Self.world(&random)
+        let publishers = try store.objects(SortPublisher.self).all()
+        for round in 0..<3 {
+            for order in [SortOrder.forward, .reverse] {
+                for descriptor in [SortDescriptor(\SortBook.identifier, order: order), SortDescriptor(\.token, order: order),
+                                   SortDescriptor(\.spareToken, order: order)] {
+                    let sorted = try store.objects(SortBook.self).sorted(using: descriptor)
+                    #expect(sorted.plan.order != .models, "round \(round): \(descriptor) sorts on records")
+                    #expect(sorted.map(\.identifier) == books.sorted(using: descriptor).map(\.identifier), "round \(round): \(descriptor)")
+                }
+                for descriptor in [SortDescriptor(\SortPublisher.name, comparator: .lexical, order: order),
+                                   SortDescriptor(\SortPublisher.name, order: order)] {
+                    let sorted = try store.objects(SortPublisher.self).sorted(using: descriptor)
+                    #expect(sorted.map(\.identifier) == publishers.sorted(using: descriptor).map(\.identifier), "round \(round): \(descriptor)")
+                }
+            }
+        }
+    }
 }
