@@ -587,7 +587,7 @@ public final class StorageEngine: Sendable {
                     var streamValues = groupValues
                     try checkStreamed(
                         streamed, base: base, secondary: &streamSecondary, groupValues: &streamValues, log: publishedLog,
-                        spillBound: streamKeysInMemory < Int.max && writer.formatVersion >= 2 ? streamKeysInMemory : nil)
+                        spillBound: streamKeysInMemory < Int.max && writer.formatVersion >= 2 ? streamIndexEntriesInMemory : nil)
                     try base.checkReadable(request.batch.operations)
                     if !streamSecondary.isEmpty {
                         try streamSecondary.apply(request.batch.operations) { type, key in
@@ -1103,6 +1103,14 @@ public final class StorageEngine: Sendable {
         guard filePath != nil, configuration.encryption == nil, configuration.checkpointInterval > 0, !configuration.refusesWrites
         else { return Int.max }
         return max(1, configuration.streamKeysInMemory)
+    }
+
+    /// Entries per secondary index a streamed commit's index update holds in memory before they
+    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): a quarter of
+    /// ``streamKeysInMemory``, as an entry, held while it is sorted and merged, takes several
+    /// times a key's memory.
+    var streamIndexEntriesInMemory: Int {
+        max(1, streamKeysInMemory / 4)
     }
 
     /// Sizes, counts and the last sequence number.
