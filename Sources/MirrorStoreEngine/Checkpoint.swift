@@ -70,7 +70,8 @@ enum Checkpoint {
         for (name, definition) in secondary.definitions.sorted(by: { $0.key < $1.key }) {
             guard var current = secondary.indexes[name] else { continue }
             if current.hasChanges || current.runs.contains(where: { $0.log !== log }) {
-                let (run, merged, end) = try writeRun(of: current, log: log, at: position, sequence: sequence)
+                let merged = runsToMerge(current, into: log)
+                let (run, end) = try writeIndexRun(of: current, merging: merged, log: log, at: position, sequence: sequence)
                 current = current.replacingRuns(merged, with: run)
                 nextSecondary.replace(name, with: current)
                 position = end
@@ -149,17 +150,25 @@ enum Checkpoint {
         return (ordered, lastKey)
     }
 
-    /// Writes `index`'s changes and as many of its newest runs as `runsToMerge` says (all of
-    /// them when one lies in another log, as after a compaction) as one run at `offset`: each
-    /// entry with the sum of its weights over those sources, which keeps every entry's sum over
-    /// all sources at 0 or 1. A merge of every run drops the marks, as nothing older is left.
-    private static func writeRun(
-        of index: SecondaryIndex, log: any LogStorage, at offset: UInt64, sequence: UInt64
-    ) throws -> (run: IndexRun?, merged: Int, end: UInt64) {
+    /// How many of `index`'s newest runs a checkpoint into `log` merges with its changes: the
+    /// runs a streamed commit wrote to a scratch file (`StreamIndexSpill`), which lead, since no
+    /// checkpoint can name a run outside the log, then as many as `runsToMerge` says; all of them
+    /// when another run lies in another log (as after a compaction).
+    static func runsToMerge(_ index: SecondaryIndex, into log: any LogStorage) -> Int {
+        let elsewhere = index.runs.prefix { $0.log !== log }
+        let rest = index.runs.dropFirst(elsewhere.count)
+        guard !rest.contains(where: { $0.log !== log }) else { return index.runs.count }
+        let newEntries = elsewhere.reduce(index.added.count + index.removed.count) { $0 + $1.entryCount }
+        return elsewhere.count + runsToMerge(newEntries: newEntries, runSizes: rest.map(\.entryCount))
+    }
+
+    /// Writes `index`'s changes and its `merged` newest runs as one run at `offset` of `log`:
+    /// each entry with the sum of its weights over those sources, which keeps every entry's sum
+    /// over all sources at 0 or 1. A merge of every run drops the marks, as nothing older is left.
+    static func writeIndexRun(
+        of index: SecondaryIndex, merging merged: Int, log: any LogStorage, at offset: UInt64, sequence: UInt64
+    ) throws -> (run: IndexRun?, end: UInt64) {
         let runs = index.runs
-        let merged = runs.contains(where: { $0.log !== log })
-            ? runs.count
-            : runsToMerge(newEntries: index.added.count + index.removed.count, runSizes: runs.map(\.entryCount))
         let isBottom = merged == runs.count
         var cursors = try runs.prefix(merged).map { try IndexCursor(run: $0, after: .noEntry) }
         cursors.append(IndexCursor(memory: index.added, weight: 1, after: .noEntry))
@@ -174,6 +183,6 @@ enum Checkpoint {
         }
         let run = try writer.finish()
         for replaced in runs.prefix(merged) { replaced.blocks.release() }
-        return (run, merged, writer.offset)
+        return (run, writer.offset)
     }
 }

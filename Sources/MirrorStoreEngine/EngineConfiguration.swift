@@ -96,8 +96,9 @@ public struct EngineConfiguration: Sendable {
     @_spi(Testing) public var rewriteKeysInMemory = 1 << 16
     /// Keys per type the publication of a streamed commit (`WriteStream`) holds in memory before
     /// it writes them as a key run to an unnamed scratch file (`StreamSpill`), which the next
-    /// checkpoint merges into the log, so that a commit's memory does not grow with its size.
-    /// Tests set it low to write many runs from few objects.
+    /// checkpoint merges into the log, so that a commit's memory does not grow with its size; its
+    /// check of the secondary indexes does the same with a quarter as many entries per index
+    /// (`StreamIndexSpill`). Tests set it low to write many runs from few objects.
     @_spi(Testing) public var streamKeysInMemory = 1 << 17
     /// How long opening waits while another process holds the store's lock (a writer, or for a
     /// writer any opener) before it throws `lockedElsewhere`; zero, the default, throws at once.

@@ -4,7 +4,9 @@
 /// Entries to add wait, per index, until an entry must leave that index (which may be one of
 /// them) or the update finishes: added together, they are sorted and merged in one pass, and a
 /// unique index is then checked once for the whole commit rather than once per piece. A
-/// piece's values are needed only while its keys are read; the entries are what is kept.
+/// piece's values are needed only while its keys are read; the entries are what is kept. With a
+/// `StreamIndexSpill`, an index whose entries in memory reach its bound writes them as a run of
+/// a scratch file, so a streamed commit of any size holds about that many per index.
 ///
 /// ```swift
 /// var update = IndexUpdate(secondary)
@@ -21,15 +23,28 @@ struct IndexUpdate {
     private var lastPositions: [Int] = []
     /// Per index position, entries to add that have not been merged yet.
     private var waiting: [[IndexEntry]]
-    /// Per index position, the entries added to a unique index, to check at the end.
+    /// Per index position, the entries added to a unique index and still in memory, to check
+    /// at the end, and how many were added in all (those spilled included).
     private var inserted: [[IndexEntry]]
+    private var insertedCounts: [Int]
+    /// Where entries past the bound go, and per index position whether some went there.
+    private var spill: StreamIndexSpill?
+    private var spilled: [Bool]
+    /// Whether entries may still go there: not once writing there failed.
+    private var spills: Bool
 
-    init(_ indexes: SecondaryIndexes) {
+    /// An update of `indexes`; with `spill`, one that writes an index's entries in memory to its
+    /// scratch file once they reach its bound.
+    init(_ indexes: SecondaryIndexes, spill: StreamIndexSpill? = nil) {
         updated = indexes
         definitions = indexes.ordered
         positionsByType = indexes.positionsByType
         waiting = Array(repeating: [], count: definitions.count)
         inserted = Array(repeating: [], count: definitions.count)
+        insertedCounts = Array(repeating: 0, count: definitions.count)
+        self.spill = spill
+        spilled = Array(repeating: false, count: definitions.count)
+        spills = spill != nil
     }
 
     /// Applies `operations`. The value an operation replaces is the one `values` holds for its
@@ -53,7 +68,10 @@ struct IndexUpdate {
                     for indexKey in try SecondaryIndexes.keys(of: value, object: key, definition: definition) {
                         let entry = IndexEntry(key: indexKey, object: key)
                         waiting[position].append(entry)
-                        if definition.isUnique { inserted[position].append(entry) }
+                        if definition.isUnique {
+                            inserted[position].append(entry)
+                            insertedCounts[position] += 1
+                        }
                     }
                 }
                 if let streamed, number < streamed.count, case .put(_, _, let offset, _) = streamed[number] {
@@ -78,6 +96,28 @@ struct IndexUpdate {
                 break
             }
         }
+        if spills { try spillDue() }
+    }
+
+    /// Writes the entries in memory of each index that holds its spill's bound of them to the
+    /// spill's scratch file. A failure to write there (a full disk) keeps them in memory from
+    /// then on, as a next run could overwrite what was written.
+    private mutating func spillDue() throws {
+        for position in definitions.indices {
+            let name = definitions[position].name
+            guard let spill, let index = updated.indexes[name], spill.isDue(index, waiting: waiting[position].count) else { continue }
+            admitWaiting(position)
+            guard let admitted = updated.indexes[name] else { continue }
+            do {
+                updated.indexes[name] = try self.spill?.spill(admitted)
+            } catch {
+                spills = false
+                return
+            }
+            spilled[position] = true
+            // Those entries are read back from the runs at the end.
+            inserted[position] = []
+        }
     }
 
     /// The indexes with every change added, once the unique ones are checked.
@@ -85,11 +125,11 @@ struct IndexUpdate {
     /// - Throws: `StorageError` when the commit gives two objects one key of a unique index.
     consuming func finish() throws -> SecondaryIndexes {
         for position in definitions.indices { admitWaiting(position) }
-        for position in definitions.indices where !inserted[position].isEmpty {
+        for position in definitions.indices where insertedCounts[position] > 0 {
             let name = definitions[position].name
             guard let index = updated.indexes[name] else { continue }
             // Many new entries: one pass over the whole index finds any key two objects share.
-            if index.takesInBulk(inserted[position].count) {
+            if index.takesInBulk(insertedCounts[position]) {
                 if let duplicate = try index.firstDuplicate() {
                     throw StorageError(.uniqueConstraint(index: name, value: duplicate.description))
                 }
@@ -98,6 +138,13 @@ struct IndexUpdate {
             // An entry the commit later replaced or deleted is gone from the index: not a clash.
             for entry in inserted[position] where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
                 throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
+            }
+            guard spilled[position], let spill else { continue }
+            // The entries spilled: those the scratch runs add, net of the commit's later removals.
+            try spill.forEachAdded(in: index) { entry in
+                if try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
+                    throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
+                }
             }
         }
         return updated

@@ -586,7 +586,8 @@ public final class StorageEngine: Sendable {
                     var streamSecondary = secondary
                     var streamValues = groupValues
                     try checkStreamed(
-                        streamed, base: base, secondary: &streamSecondary, groupValues: &streamValues, log: publishedLog)
+                        streamed, base: base, secondary: &streamSecondary, groupValues: &streamValues, log: publishedLog,
+                        spillBound: streamKeysInMemory < Int.max && writer.formatVersion >= 2 ? streamIndexEntriesInMemory : nil)
                     try base.checkReadable(request.batch.operations)
                     if !streamSecondary.isEmpty {
                         try streamSecondary.apply(request.batch.operations) { type, key in
@@ -713,10 +714,11 @@ public final class StorageEngine: Sendable {
 
     /// Checks that the index can take a stream's pieces, reading them back one at a time, and
     /// updates `secondary` with them (reading the indexed types' values from the log); throws,
-    /// for a damaged run block or a unique index they break, before anything is written.
+    /// for a damaged run block or a unique index they break, before anything is written. With a
+    /// `spillBound`, an index's entries past it go to a scratch file's runs (`StreamIndexSpill`).
     private func checkStreamed(
         _ streamed: WriteStream.State, base: KeyIndex, secondary: inout SecondaryIndexes, groupValues: inout GroupValues,
-        log: any LogStorage
+        log: any LogStorage, spillBound: Int?
     ) throws {
         let indexed = Set(secondary.definitions.values.map(\.typeName))
         let touchesIndexes = !indexed.isDisjoint(with: streamed.types)
@@ -724,7 +726,7 @@ public final class StorageEngine: Sendable {
         let touchesRuns = streamed.types.contains { base.types[$0]?.runs.isEmpty == false }
         guard touchesIndexes || touchesRuns else { return }
         // One update for every piece: the commit's entries are merged and checked once.
-        var update = IndexUpdate(secondary)
+        var update = IndexUpdate(secondary, spill: spillBound.flatMap { StreamIndexSpill(bound: $0, log: log) })
         for piece in streamed.pieces {
             let readBack = try StreamPiece.readBack(piece, from: log)
             let decoded = readBack.operations
@@ -1102,6 +1104,14 @@ public final class StorageEngine: Sendable {
         guard filePath != nil, configuration.encryption == nil, configuration.checkpointInterval > 0, !configuration.refusesWrites
         else { return Int.max }
         return max(1, configuration.streamKeysInMemory)
+    }
+
+    /// Entries per secondary index a streamed commit's index update holds in memory before they
+    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): a quarter of
+    /// ``streamKeysInMemory``, as an entry, held while it is sorted and merged, takes several
+    /// times a key's memory.
+    var streamIndexEntriesInMemory: Int {
+        max(1, streamKeysInMemory / 4)
     }
 
     /// Sizes, counts and the last sequence number.

@@ -61,6 +61,23 @@ enum CrashWorkload {
         return entries.sorted { $0.key != $1.key ? $0.key < $1.key : StorageKey.precedes($0.object, $1.object) }
     }
 
+    /// How the published indexes of `snapshot` disagree with the objects it holds, or nil when
+    /// they agree: the stream-spill mode checks it after each commit, while some of the index
+    /// entries lie in a scratch file's runs.
+    static func indexDisagreement(_ snapshot: EngineSnapshot) throws -> String? {
+        var objects: [String: [StorageKey: [UInt8]]] = [:]
+        for type in ["Item", "Label"] {
+            for key in try snapshot.keys(type: type) { objects[type, default: [:]][key] = try snapshot.value(type: type, key: key) }
+        }
+        for definition in indexes {
+            guard let index = snapshot.index(named: definition.name) else { return "\(definition.name) is not defined" }
+            let expected = try entries(definition, objects).map(\.object)
+            let found = try index.objects(from: nil, to: nil)
+            if found != expected { return "\(definition.name) lists \(found), its objects give \(expected)" }
+        }
+        return nil
+    }
+
     static func encode(_ n: Int) -> [UInt8] {
         withUnsafeBytes(of: Int64(n).littleEndian) { Array($0) }
     }

@@ -9,7 +9,9 @@
 //                     piece that the transaction later overwrites, then the transaction), with a
 //                     stream abandoned before every fifth one; printing "ack <sequence> <n>"
 //   stream-spill <store>  the stream mode, each commit publishing its stream's keys past the
-//                     first of a type into a scratch file's runs (`streamKeysInMemory` 1)
+//                     first of a type, and its index entries past the first of an index, into
+//                     scratch files' runs (`streamKeysInMemory` 1); after each commit it checks
+//                     that the indexes agree with the objects, printing "error ..." if not
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 //   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
 //   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
@@ -110,6 +112,9 @@ func run() -> Int32 {
                     sequence = try engine.commit(CrashWorkload.batch(n))
                 }
                 say("ack \(sequence) \(n)")
+                if mode == "stream-spill", let disagreement = try CrashWorkload.indexDisagreement(engine.snapshot()) {
+                    say("error after transaction \(n): \(disagreement)")
+                }
             }
         case "group":
             // Threads of their own: concurrentPerform would run only as many as there are cores.

@@ -91,7 +91,9 @@ import TestSupport
     }
 
     /// The same with each commit's stream keys going to scratch runs as they are published
-    /// (`StreamSpill`): the file holds what it holds without them, and a kill loses the scratch file.
+    /// (`StreamSpill`), and its index entries as they are checked (`StreamIndexSpill`), the
+    /// child checking its indexes against its objects after each commit: the file holds what it
+    /// holds without them, and a kill loses the scratch files.
     @Test func killedSpillingStreamerLosesNoAcknowledgedCommit() throws {
         try Self.killRepeatedly(mode: "stream-spill", rounds: 50, seed: SeededRandom.seed(default: 0x5EED_0058))
     }

@@ -89,6 +89,104 @@ import TestSupport
         #expect(runs[1] > runs[0], "seed \(seed): the streams' keys went to scratch runs (\(runs))")
     }
 
+    /// The same streams on a store with three secondary indexes (`PersistedIndexTests`), whose
+    /// entries past 3 in memory go to scratch runs (`StreamIndexSpill`): every read of every
+    /// index agrees with the reference after each stream and commit, before any checkpoint,
+    /// after the one at closing, and reopened; the indexes had runs outside the log meanwhile.
+    @Test(arguments: 0..<4) func spilledIndexEntriesReadAsTheReference(seed: UInt64) throws {
+        let seed = SeededRandom.seed(default: 0x5911_1D00 + seed)
+        var generator = SeededRandom(seed: seed)
+        let (base, baseReference, rounds) = Self.script(seed: seed)
+        let directory = TemporaryDirectory()
+        let path = directory.file("indexes.store")
+        let reads = PersistedIndexTests.Reads()
+        var engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 300, keysInMemory: 3))
+        try engine.defineIndexes(PersistedIndexTests.definitions(reads))
+        for batch in base { try engine.commit(batch) }
+        try engine.close()
+        engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: 3))
+        try engine.defineIndexes(PersistedIndexTests.definitions(reads))
+        try PersistedIndexTests.check(engine.snapshot(), baseReference, &generator, "seed \(seed), base")
+        var spilledRuns = 0
+        for (number, round) in rounds.enumerated() {
+            let stream = try #require(try engine.beginStream())
+            for piece in round.pieces { _ = try stream.write(piece) }
+            try engine.wait(for: engine.submit(round.tail, completing: stream))
+            let snapshot = engine.snapshot()
+            try PersistedIndexTests.check(snapshot, round.afterStream, &generator, "seed \(seed), stream \(number)")
+            for name in PersistedIndexTests.names {
+                let runs = try #require(snapshot.index(named: name)).storage.runs
+                spilledRuns += runs.filter { $0.log !== snapshot.generation }.count
+            }
+            try engine.commit(round.after)
+            try PersistedIndexTests.check(engine.snapshot(), round.afterCommit, &generator, "seed \(seed), commit \(number)")
+        }
+        #expect(engine.statistics.checkpoints == 0, "seed \(seed)")
+        #expect(spilledRuns > 0, "seed \(seed): the streams' index entries went to scratch runs")
+        try engine.close()
+        let final = rounds.last?.afterCommit ?? baseReference
+        engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: 3))
+        try engine.defineIndexes(PersistedIndexTests.definitions(reads))
+        try PersistedIndexTests.check(engine.snapshot(), final, &generator, "seed \(seed), reopened")
+        try engine.close()
+        let report = try verifyStoreFile(at: path)
+        #expect(report.isIntact && report.checkpointDisagreement == nil, "seed \(seed): \(report)")
+    }
+
+    /// A unique index whose entries a stream spills: a stream giving two objects one key (two
+    /// of its own, or one of its own and a committed one) is refused whole, and one that frees a
+    /// key before taking it again is not, as with the entries in memory. The streams are small
+    /// beside the index, so each of their entries is looked up rather than the whole index read,
+    /// the spilled ones read back from the scratch runs.
+    @Test(arguments: [3, 1 << 30]) func aSpilledUniqueIndexRefusesAsAHeldOne(keysInMemory: Int) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("unique-\(keysInMemory).store")
+        let engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: keysInMemory))
+        let unique = IndexDefinition(name: "U.value", typeName: "U", isUnique: true) { value in [.bytes(value)] }
+        try engine.defineIndexes([unique])
+        var committed = WriteBatch()
+        committed.put(type: "U", key: .integer(0), value: [0, 0])
+        for number in 0..<200 { committed.put(type: "U", key: .integer(1_000 + Int64(number)), value: [2, UInt8(number)]) }
+        try engine.commit(committed)
+        func stream(_ values: [(Int64, [UInt8]?)]) throws -> Bool {
+            let stream = try #require(try engine.beginStream())
+            for chunk in stride(from: 0, to: values.count, by: 7) {
+                var piece = WriteBatch()
+                for (key, value) in values[chunk..<min(values.count, chunk + 7)] {
+                    if let value { piece.put(type: "U", key: .integer(key), value: value) } else { piece.delete(type: "U", key: .integer(key)) }
+                }
+                _ = try stream.write(piece)
+            }
+            do {
+                try engine.wait(for: engine.submit(WriteBatch(), completing: stream))
+                return true
+            } catch let error as StorageError {
+                guard case .uniqueConstraint(let index, _) = error.kind, index == "U.value" else { throw error }
+                return false
+            }
+        }
+        let many = (1...20).map { (Int64($0), [UInt8(1), UInt8($0)]) }
+        // A committed key taken again, last, and first (its entry spilled long before the end).
+        #expect(try !stream(many + [(61, [0, 0])]))
+        #expect(try !stream([(61, [2, 5])] + many))
+        #expect(engine.snapshot().count(type: "U") == 201)
+        // Two of the stream's own objects, far apart.
+        #expect(try !stream([(70, [9, 9])] + many + [(71, [9, 9])]))
+        // The committed key freed first, then taken: accepted; as is a key moved between objects.
+        #expect(try stream([(0, nil)] + many + [(61, [0, 0]), (62, [7, 7]), (62, [7, 8]), (63, [7, 7])]))
+        let index = try #require(engine.snapshot().index(named: "U.value"))
+        #expect(index.count == 223)
+        var objects: [StorageKey] = []
+        try index.forEach(from: IndexBound(.bytes([7, 7]), inclusive: true), to: IndexBound(.bytes([7, 8]), inclusive: true)) {
+            objects.append($0.object)
+            return true
+        }
+        #expect(objects == [.integer(63), .integer(62)])
+        // And now a committed key of a spilled stream, taken by the next stream.
+        #expect(try !stream([(80, [1, 5])]))
+        try engine.close()
+    }
+
     /// A transaction's table of where its streamed records lie, with at most 4 keys in memory:
     /// random keys of every kind set and set again read as a dictionary holding them does.
     @Test(arguments: 0..<4) func aKeyTableReadsAsADictionary(seed: UInt64) throws {

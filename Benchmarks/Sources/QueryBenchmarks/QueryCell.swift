@@ -134,6 +134,8 @@ struct QueryCellResult: Codable {
     var plan: String
     /// Open: malloc'ed bytes left allocated by opening the store and reading one customer.
     var allocatedGrowth: Int?
+    /// Insert: growth of the peak resident set over the transaction (VmHWM, reset just before it).
+    var peakGrowth: Int?
 }
 
 /// Where the stores the read cells share live in the scratch directory: `customers` (and, for

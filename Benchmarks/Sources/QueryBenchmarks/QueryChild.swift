@@ -273,11 +273,14 @@ struct QueryCellRunner<System: QuerySystem> {
         let path = "\(directory)/insert-\(getpid()).\(System.fileExtension)"
         defer { System.removeFiles(for: path) }
         let system = try System.create(path: path)
+        ResidentSet.resetPeak()
+        let residentBefore = ResidentSet.current().current
         let start = now()
         let cpu = processorSeconds()
         try system.insert(customers)
         let cpuSeconds = processorSeconds() - cpu
         let seconds = now() - start
+        let peakGrowth = max(0, ResidentSet.current().peak - residentBefore)
         try system.close()
 
         // Reopened: every customer there, and both indexes answer.
@@ -295,8 +298,10 @@ struct QueryCellRunner<System: QuerySystem> {
         let plan = try reopened.checkPlan(.equal, email: customers[0].email, window: window, city: "", bound: 0)
             + " | " + reopened.checkPlan(.range, email: customers[0].email, window: window, city: "", bound: 0)
         try reopened.close()
-        return QueryCellResult(cell: cell.name, seconds: seconds / Double(sizes.objects), cpuSeconds: cpuSeconds / Double(sizes.objects), operations: sizes.objects,
-                               verified: sample.count + expected.count, plan: plan)
+        var result = QueryCellResult(cell: cell.name, seconds: seconds / Double(sizes.objects), cpuSeconds: cpuSeconds / Double(sizes.objects), operations: sizes.objects,
+                                     verified: sample.count + expected.count, plan: plan)
+        result.peakGrowth = peakGrowth
+        return result
     }
 
     /// Opens the shared large store, its file in the page cache, and reads one customer; reports

@@ -82,6 +82,17 @@ struct QueryReport {
             lines.append(markdownTable(["cell", "MirrorStore", "GRDB", "ratio", "CPU-time ratio", "target", "verdict"], rows) + "\n")
         }
 
+        var insertMemory: [[String]] = []
+        for system in QueryWorkload.insert.systems {
+            let growth = (results[QueryCell(.insert, system).name] ?? []).compactMap { $0.peakGrowth.map(Double.init) }
+            guard !growth.isEmpty else { continue }
+            insertMemory.append([QueryCell(.insert, system).name, String(format: "%.1f MiB", Summary(growth).median / 1_048_576)])
+        }
+        if !insertMemory.isEmpty {
+            lines.append("peak memory growth inserting \(sizes.objects) customers in one transaction, two indexes (VmHWM, reset just before it)\n")
+            lines.append(markdownTable(["cell", "median growth"], insertMemory) + "\n")
+        }
+
         let open = results[QueryCell(.open, .mirrorStore).name] ?? []
         let plain = results[QueryCell(.openPlain, .mirrorStore).name] ?? []
         if !open.isEmpty {

@@ -151,6 +151,10 @@ extension Store {
         /// lower it to write many.
         var streamKeysInMemory: Int?
 
+        /// Bytes of commits after which the engine writes a checkpoint
+        /// (`EngineConfiguration.checkpointInterval`); tests lower it to checkpoint often.
+        var checkpointInterval: Int?
+
         /// The default configuration.
         public init() {}
 
@@ -163,6 +167,7 @@ extension Store {
             configuration.encryption = encryption?.engineEncryption
             if let rewriteKeysInMemory { configuration.rewriteKeysInMemory = rewriteKeysInMemory }
             if let streamKeysInMemory { configuration.streamKeysInMemory = streamKeysInMemory }
+            if let checkpointInterval { configuration.checkpointInterval = checkpointInterval }
             switch compaction {
             case .manual:
                 configuration.autoCompaction = .disabled
