@@ -11,8 +11,9 @@
 // Each cell prints the median of the runs (with the range), per operation, and the ratio
 // MirrorStore / hand-written. Then lookups, queries and commits run once more with the sides
 // alternating operation by operation, each figure the median of the operations' times: load
-// that comes and goes on a shared machine then falls on both sides alike. Both sides' answers
-// are compared; a difference exits 1.
+// that comes and goes on a shared machine then falls on both sides alike; a control row runs the
+// hand-written query through two clients alternating the same way, which should read about 1×.
+// Both sides' answers are compared; a difference exits 1.
 import Foundation
 import MirrorStore
 import MirrorStorePostgres
@@ -385,6 +386,34 @@ do {
         let handMedian = median(cell.hand) * 1e6
         print(pad(cell.name, 44) + pad(String(format: "%.1f", storeMedian), 26) + pad(String(format: "%.1f", handMedian), 26) + String(format: "%.2f×", storeMedian / handMedian))
     }
+
+    // The method's own bias: the same hand-written query through a second client (its own pool,
+    // connection and server process), alternating with the first as the sides alternate above.
+    // Switching connections query by query costs both alike, so this ratio stays near 1.
+    let secondClient = PostgresClient(
+        configuration: PostgresClient.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: .disable),
+        backgroundLogger: Hand.logger)
+    let secondRunner = Task { await secondClient.run() }
+    var control: (second: [Double], first: [Double]) = ([], [])
+    for number in 0..<interleavedOperations {
+        let category = queryCategories[number % queries]
+        for side in (number % 2 == 0 ? [0, 1] : [1, 0]) {
+            var answer: [BenchItem] = []
+            if side == 0 {
+                control.second.append(try await timed { answer = try await Hand.query(secondClient, category) })
+            } else {
+                control.first.append(try await timed { answer = try await Hand.query(client, category) })
+            }
+            try check(answer == current.filter { $0.category == category }, "the control query of \(category) differs from the items written")
+        }
+    }
+    let secondMedian = median(control.second) * 1e6
+    let firstMedian = median(control.first) * 1e6
+    print(pad("control: hand-written, 2nd client / 1st", 44) + pad(String(format: "%.1f", secondMedian), 26)
+          + pad(String(format: "%.1f", firstMedian), 26) + String(format: "%.2f×", secondMedian / firstMedian))
+    secondRunner.cancel()
     runner.cancel()
     await store.close()
 } catch {
