@@ -59,6 +59,7 @@ extension ModelStoreBehavior {
         try await checkMigrationSteps()
         try await checkMigrationDeletes()
         try await checkEmbeddedMigrations()
+        try await checkEmbeddedRenames()
     }
 }
 
