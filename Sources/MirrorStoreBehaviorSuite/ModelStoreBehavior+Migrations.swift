@@ -60,6 +60,7 @@ extension ModelStoreBehavior {
         try await checkMigrationDeletes()
         try await checkEmbeddedMigrations()
         try await checkEmbeddedRenames()
+        try await checkEmbeddedConversions()
     }
 }
 

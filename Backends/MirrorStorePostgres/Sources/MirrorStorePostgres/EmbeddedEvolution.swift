@@ -7,8 +7,10 @@ import PostgresNIO
 /// a `renameProperty(onType:from:to:)` of the embedded type names, an added property takes the
 /// value of its model's `init()` (as does `null` in one that is no longer optional), a removed
 /// one is dropped, and a changed kind follows ``JSONKindChange``'s automatic rules, every value
-/// checked to fit. A change no rule makes is refused before anything is read: an embedded model
-/// has no objects of its own to enumerate. An embedded model the migration renames
+/// checked to fit. A change no rule makes is refused before anything is read, unless the
+/// migration enumerates the embedded type, as in the file store: the property then takes the
+/// value of its model's `init()` (an embedded model has no objects of its own for the block to
+/// run on), for its parents' enumerations to convert from `old`. An embedded model the migration renames
 /// (`renameType(from:to:)`) takes its stored layout from its old name: its values, which do not
 /// spell the name, change only as its properties do.
 struct EmbeddedEvolution {
@@ -26,12 +28,13 @@ struct EmbeddedEvolution {
 
     /// The evolution from the layouts a table was `stored` with to the `model`'s, or `nil` when
     /// they do not differ. `renamedTypes`: stored type names to the names the migration gives
-    /// them.
+    /// them; `converted`: the embedded types the migration enumerates.
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) for a kind no automatic rule
     ///   converts, or a rename of a property the stored model lacks.
     init?(
-        stored: EmbeddedLayouts, model: EmbeddedLayouts, renames: [String: [String: String]], renamedTypes: [String: String], models: BackendModels
+        stored: EmbeddedLayouts, model: EmbeddedLayouts, renames: [String: [String: String]], renamedTypes: [String: String], converted: Set<String>,
+        models: BackendModels
     ) throws {
         guard stored != model else { return nil }
         var changed: [String: (old: ObjectSchema, new: ObjectSchema)] = [:]
@@ -58,7 +61,12 @@ struct EmbeddedEvolution {
                     continue
                 }
                 guard JSONKindChange(from: stored.kind, to: property.kind, renamedTypes: renamedTypes) != nil else {
-                    throw failed("\(property.name) is stored as \(stored.kind) and the model needs \(property.kind), which no automatic rule converts inside an embedded model")
+                    // Enumerated: the model's `init()` value, for the parents' blocks to set.
+                    if converted.contains(typeName) { continue }
+                    throw failed("""
+                        \(property.name) is stored as \(stored.kind) and the model needs \(property.kind), which no automatic rule converts inside an \
+                        embedded model; enumerate \(typeName) (the property then takes its init() value) and convert it in its parents' enumerations
+                        """)
                 }
                 typeSources[property.name] = source
             }

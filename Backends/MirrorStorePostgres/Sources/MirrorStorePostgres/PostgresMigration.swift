@@ -185,11 +185,19 @@ public final class PostgresMigration {
     /// `body` changes on `new` are written back (`UPDATE … WHERE key`, bound parameters);
     /// ``delete(_:)`` deletes it once every enumeration has run, under the delete rules.
     ///
+    /// An embedded model (one without a primary key) has no objects of its own, so `body`
+    /// never runs for it; enumerating it, as in the file store, lets its properties change kind
+    /// beyond the automatic rules: they take the model's `init()` value, for its parents'
+    /// enumerations to convert from `old` (``EmbeddedEvolution``).
+    ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when no model is called `typeName`.
     public func enumerateObjects(
         ofType typeName: String, _ body: @escaping (_ old: ManagedObject, _ new: ManagedObject) throws -> Void
     ) throws {
-        guard mapping.tables[typeName] != nil else { throw failed(typeName, "it is not one of the store's types") }
+        let embedded = mapping.models.type(named: typeName).map { $0.schema.primaryKey == nil } ?? false
+        guard mapping.tables[typeName] != nil || embedded else {
+            throw failed(typeName, "it is not one of the store's types")
+        }
         enumerations[typeName, default: []].append(body)
     }
 

@@ -320,7 +320,7 @@ struct SchemaSetup {
             if let storedName = migration.storedName(of: table.typeName) {
                 evolvedEmbedded.formUnion(try await evolveEmbedded(
                     table, stored: storedTables[storedName]?.schema, layout: storedLayouts[storedName], renames: migration.renames,
-                    renamedTypes: tableMigration.renamedTypes, on: connection))
+                    renamedTypes: tableMigration.renamedTypes, converted: Set(migration.enumerations.keys), on: connection))
             }
             var parameters = SQLParameters()
             let description = parameters.add(table.schemaDescription)
@@ -385,11 +385,12 @@ struct SchemaSetup {
     /// Returns the embedded types that changed.
     private func evolveEmbedded(
         _ table: TableMapping, stored schema: ObjectSchema?, layout: EmbeddedLayouts?, renames: [String: [String: String]],
-        renamedTypes: [String: String], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+        renamedTypes: [String: String], converted: Set<String>, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Set<String> {
         guard let schema, let layout,
               let evolution = try EmbeddedEvolution(
-                  stored: layout, model: EmbeddedLayouts(of: table, models: mapping.models), renames: renames, renamedTypes: renamedTypes, models: mapping.models)
+                  stored: layout, model: EmbeddedLayouts(of: table, models: mapping.models), renames: renames, renamedTypes: renamedTypes,
+                  converted: converted, models: mapping.models)
         else { return [] }
         let tableRenames = renames[table.typeName] ?? [:]
         for column in table.columns {

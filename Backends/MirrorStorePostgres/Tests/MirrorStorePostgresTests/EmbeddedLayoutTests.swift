@@ -128,6 +128,27 @@ struct EmbeddedLayoutTests {
         #expect(try await storedLayouts(of: "BehaviorDelivery") == "BehaviorCap(color: String)\nBehaviorCrate(label: String, weight: Int, lid: BehaviorCap)")
     }
 
+    /// A kind change inside an embedded model that no automatic rule makes is refused, saying
+    /// how to convert it; with the embedded type enumerated, the property takes the model's
+    /// `init()` value (here no parent's block converts it).
+    @Test func anEmbeddedKindChangeBeyondTheRulesNeedsItsTypeEnumerated() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["BehaviorMeter"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorMeterOne.self], schemaVersion: 1)
+        try await one.write { try await $0.add(BehaviorMeterOne(id: 1, reading: "12")) }
+        await one.close()
+        let reason = "reading is stored as String and the model needs Int, which no automatic rule converts inside an embedded model; "
+            + "enumerate BehaviorGauge (the property then takes its init() value) and convert it in its parents' enumerations"
+        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "BehaviorGauge", reason: reason))) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorMeterTwo.self], schemaVersion: 2) { _, _ in }
+        }
+        let two = try await PostgresStore.open(settings, models: [BehaviorMeterTwo.self], schemaVersion: 2) { migration, _ in
+            try migration.enumerateObjects(ofType: "BehaviorGauge") { _, _ in Issue.record("an embedded model has no objects to enumerate") }
+        }
+        #expect(try await two.objects(BehaviorMeterTwo.self).all() == [BehaviorMeterTwo(id: 1, reading: 0)])
+        await two.close()
+    }
+
     /// Damaged `jsonb` (a stored property missing, a parcel that is no object) refuses the
     /// migration as a damaged row, naming it, rather than taking a default; nothing changes.
     @Test(arguments: [
