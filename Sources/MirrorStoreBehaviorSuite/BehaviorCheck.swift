@@ -11,8 +11,10 @@ public enum BehaviorCheck: String, CaseIterable, Sendable, CustomStringConvertib
     /// Seeded random data and queries, compared with `Array.filter` on the same models.
     case modelBasedQueries
     /// A raised schema version with a rename, an added and a removed property, in a model and
-    /// in an embedded one (whose parent is unchanged); refusals of a changed model without a
-    /// raised version, of a lower version, and of a migration that throws.
+    /// in an embedded one (whose parent is unchanged); an embedded model's type renamed, alone
+    /// and with a change of its properties; a kind change inside an embedded model converted by
+    /// the blocks; refusals of a changed model without a raised
+    /// version, of a lower version, and of a migration that throws.
     case migrations
     /// A commit reaches an observer of a query and an observer of an object.
     case observation

@@ -59,6 +59,8 @@ extension ModelStoreBehavior {
         try await checkMigrationSteps()
         try await checkMigrationDeletes()
         try await checkEmbeddedMigrations()
+        try await checkEmbeddedRenames()
+        try await checkEmbeddedConversions()
     }
 }
 

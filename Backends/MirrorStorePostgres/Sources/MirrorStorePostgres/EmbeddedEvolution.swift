@@ -7,8 +7,12 @@ import PostgresNIO
 /// a `renameProperty(onType:from:to:)` of the embedded type names, an added property takes the
 /// value of its model's `init()` (as does `null` in one that is no longer optional), a removed
 /// one is dropped, and a changed kind follows ``JSONKindChange``'s automatic rules, every value
-/// checked to fit. A change no rule makes is refused before anything is read: an embedded model
-/// has no objects of its own to enumerate.
+/// checked to fit. A change no rule makes is refused before anything is read, unless the
+/// migration enumerates the embedded type, as in the file store: the property then takes the
+/// value of its model's `init()` (an embedded model has no objects of its own for the block to
+/// run on), for its parents' enumerations to convert from `old`. An embedded model the migration renames
+/// (`renameType(from:to:)`) takes its stored layout from its old name: its values, which do not
+/// spell the name, change only as its properties do.
 struct EmbeddedEvolution {
     /// Per embedded type whose layout changed: its stored and its model's schema.
     private let changed: [String: (old: ObjectSchema, new: ObjectSchema)]
@@ -18,20 +22,29 @@ struct EmbeddedEvolution {
     private let defaults: [String: [String: JSONValue]]
     /// Every embedded model's layout, as the models declare it.
     private let layouts: [String: ObjectSchema]
+    /// Stored type names (of embedded models and of linked tables) to the names the migration
+    /// gives them.
+    private let renamedTypes: [String: String]
 
     /// The evolution from the layouts a table was `stored` with to the `model`'s, or `nil` when
-    /// they do not differ.
+    /// they do not differ. `renamedTypes`: stored type names to the names the migration gives
+    /// them; `converted`: the embedded types the migration enumerates.
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) for a kind no automatic rule
     ///   converts, or a rename of a property the stored model lacks.
-    init?(stored: EmbeddedLayouts, model: EmbeddedLayouts, renames: [String: [String: String]], models: BackendModels) throws {
+    init?(
+        stored: EmbeddedLayouts, model: EmbeddedLayouts, renames: [String: [String: String]], renamedTypes: [String: String], converted: Set<String>,
+        models: BackendModels
+    ) throws {
         guard stored != model else { return nil }
         var changed: [String: (old: ObjectSchema, new: ObjectSchema)] = [:]
         var sources: [String: [String: String]] = [:]
         var defaults: [String: [String: JSONValue]] = [:]
+        let storedNames = Dictionary(renamedTypes.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         for (typeName, new) in model.schemas {
-            // A model the table did not embed before holds no stored value.
-            guard let old = stored.schemas[typeName] else { continue }
+            // A model the table did not embed before (under its old name) holds no stored value.
+            let storedName = storedNames[typeName] ?? (renamedTypes[typeName] == nil ? typeName : nil)
+            guard let storedName, let old = stored.schemas[storedName] else { continue }
             let typeRenames = renames[typeName] ?? [:]
             guard EmbeddedLayouts.text(of: old) != EmbeddedLayouts.text(of: new) || !typeRenames.isEmpty else { continue }
             func failed(_ reason: String) -> PostgresStoreError {
@@ -47,8 +60,13 @@ struct EmbeddedEvolution {
                     }
                     continue
                 }
-                guard JSONKindChange(from: stored.kind, to: property.kind, renamedTypes: [:]) != nil else {
-                    throw failed("\(property.name) is stored as \(stored.kind) and the model needs \(property.kind), which no automatic rule converts inside an embedded model")
+                guard JSONKindChange(from: stored.kind, to: property.kind, renamedTypes: renamedTypes) != nil else {
+                    // Enumerated: the model's `init()` value, for the parents' blocks to set.
+                    if converted.contains(typeName) { continue }
+                    throw failed("""
+                        \(property.name) is stored as \(stored.kind) and the model needs \(property.kind), which no automatic rule converts inside an \
+                        embedded model; enumerate \(typeName) (the property then takes its init() value) and convert it in its parents' enumerations
+                        """)
                 }
                 typeSources[property.name] = source
             }
@@ -68,6 +86,7 @@ struct EmbeddedEvolution {
         self.sources = sources
         self.defaults = defaults
         layouts = model.schemas
+        self.renamedTypes = renamedTypes
     }
 
     /// The embedded types whose layout changed (or whose properties a migration renames).
@@ -111,7 +130,7 @@ struct EmbeddedEvolution {
             return .null
         }
         switch (Self.unwrapped(old), Self.unwrapped(new), json) {
-        case (.object(let oldType), .object(let newType), _) where changed[newType] != nil && oldType == newType:
+        case (.object(let oldType), .object(let newType), _) where changed[newType] != nil && (renamedTypes[oldType] ?? oldType) == newType:
             guard case .object(let entries) = json else { throw Misfit(value: "\(json), not an embedded \(newType)", path: path, isDamage: true) }
             return try evolve(entries, of: newType, path: path, depth: depth)
         case (.object(let oldType), .object(let newType), .object(let entries)) where oldType == newType && layouts[newType] != nil:
@@ -139,7 +158,7 @@ struct EmbeddedEvolution {
         default:
             // A single value (or a link's key): the same text under every kind the rules allow,
             // checked to fit.
-            if let misfit = JSONKindChange(from: old, to: new, renamedTypes: [:])?.firstMisfit(in: json) {
+            if let misfit = JSONKindChange(from: old, to: new, renamedTypes: renamedTypes)?.firstMisfit(in: json) {
                 throw Misfit(value: misfit, path: path)
             }
             return json

@@ -12,7 +12,9 @@ struct JSONKindChange {
 
     /// The change from `old` to `new`, or `nil` when no automatic rule makes it (the migration
     /// then refuses it unless a block converts it). `renamedTypes`: stored type names to the
-    /// names a migration gives them, for links inside the value.
+    /// names a migration gives them, for links and embedded models inside the value (the
+    /// `jsonb` spells neither's type name; an embedded model's own changes are
+    /// ``EmbeddedEvolution``'s).
     init?(from old: PropertyKind, to new: PropertyKind, renamedTypes: [String: String]) {
         guard Self.convertible(old, to: new, renamedTypes: renamedTypes, depth: 0) else { return nil }
         self.old = old

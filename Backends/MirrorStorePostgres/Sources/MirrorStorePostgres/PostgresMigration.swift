@@ -48,6 +48,8 @@ public final class PostgresMigration {
     let defaults: [String: ManagedObject]
     /// New type name to the stored type name it takes its table from.
     private(set) var typeRenames: [String: String] = [:]
+    /// New embedded model type name to the stored one whose layout it takes.
+    private(set) var embeddedTypeRenames: [String: String] = [:]
     /// Per type name: new property name to the stored column it takes its values from.
     private(set) var renames: [String: [String: String]] = [:]
     /// Type names whose stored objects are deleted before their tables change.
@@ -103,16 +105,18 @@ public final class PostgresMigration {
     /// try migration.renameType(from: "Contact", to: "Friend")
     /// ```
     ///
+    /// An embedded model (one without a primary key) has no table: its values live in its
+    /// parents' `jsonb`, which does not spell type names, so renaming it rewrites no value. Its
+    /// stored layout (``EmbeddedLayouts``) is found under `oldName` and recorded under `newName`,
+    /// and its property renames and changes are made as for any embedded model
+    /// (``EmbeddedEvolution``), named by `newName`.
+    ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when the database has no table
-    ///   `oldName`, no model is called `newName`, or the database has a table `newName` already;
-    ///   when `newName` is an embedded model (one without a primary key): its values live in
-    ///   its parents' `jsonb`, and renaming its type is not supported here yet.
+    ///   `oldName` (no stored layout `oldName`, for an embedded model), no model is called
+    ///   `newName`, or the database has a table (a stored layout) `newName` already.
     public func renameType(from oldName: String, to newName: String) throws {
         if mapping.tables[newName] == nil, let model = mapping.models.type(named: newName), model.schema.primaryKey == nil {
-            throw failed(newName, """
-                it is an embedded model, kept in its parents' jsonb, and renaming an embedded model's type (from \(oldName)) is not \
-                supported on PostgreSQL; keep \(oldName) as its persistedTypeName
-                """)
+            return try renameEmbeddedType(from: oldName, to: newName)
         }
         guard let source = storedName(of: oldName) else { throw failed(oldName, "the database has no such type to rename to \(newName)") }
         guard mapping.tables[newName] != nil else { throw failed(newName, "no model has that name, so \(oldName) cannot be renamed to it") }
@@ -122,6 +126,32 @@ public final class PostgresMigration {
         renames[newName] = renames.removeValue(forKey: oldName)
         enumerations[newName] = enumerations.removeValue(forKey: oldName)
         if emptiedTypes.remove(oldName) != nil { emptiedTypes.insert(newName) }
+    }
+
+    /// ``renameType(from:to:)`` for an embedded model `newName`.
+    private func renameEmbeddedType(from oldName: String, to newName: String) throws {
+        guard let source = storedEmbeddedName(of: oldName) else {
+            throw failed(oldName, "no table of the database holds an embedded model of that name to rename to \(newName)")
+        }
+        guard storedEmbeddedName(of: newName) == nil else {
+            throw failed(newName, "the database holds an embedded model of that name already, so \(oldName) cannot take its name")
+        }
+        embeddedTypeRenames[oldName] = nil
+        embeddedTypeRenames[newName] = source
+        renames[newName] = renames.removeValue(forKey: oldName)
+    }
+
+    /// The stored embedded model whose values become the embedded `typeName`'s, if any.
+    private func storedEmbeddedName(of typeName: String) -> String? {
+        if let source = embeddedTypeRenames[typeName] { return source }
+        let renamedAway = embeddedTypeRenames.values.contains(typeName)
+        return storedTables.values.contains { $0.embeddedSchemas[typeName] != nil } && !renamedAway ? typeName : nil
+    }
+
+    /// Stored type names, of tables and of embedded models, to the names the migration gives
+    /// them: for the kinds of links and embedded models inside `jsonb`.
+    var renamedTypes: [String: String] {
+        Dictionary((typeRenames.merging(embeddedTypeRenames) { table, _ in table }).map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Gives the model's property `newName` the stored values of `oldName`
@@ -155,11 +185,19 @@ public final class PostgresMigration {
     /// `body` changes on `new` are written back (`UPDATE … WHERE key`, bound parameters);
     /// ``delete(_:)`` deletes it once every enumeration has run, under the delete rules.
     ///
+    /// An embedded model (one without a primary key) has no objects of its own, so `body`
+    /// never runs for it; enumerating it, as in the file store, lets its properties change kind
+    /// beyond the automatic rules: they take the model's `init()` value, for its parents'
+    /// enumerations to convert from `old` (``EmbeddedEvolution``).
+    ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when no model is called `typeName`.
     public func enumerateObjects(
         ofType typeName: String, _ body: @escaping (_ old: ManagedObject, _ new: ManagedObject) throws -> Void
     ) throws {
-        guard mapping.tables[typeName] != nil else { throw failed(typeName, "it is not one of the store's types") }
+        let embedded = mapping.models.type(named: typeName).map { $0.schema.primaryKey == nil } ?? false
+        guard mapping.tables[typeName] != nil || embedded else {
+            throw failed(typeName, "it is not one of the store's types")
+        }
         enumerations[typeName, default: []].append(body)
     }
 

@@ -315,12 +315,12 @@ struct SchemaSetup {
             var tableMigration = TableMigration(table: table, mapping: mapping, renames: migration.renames[table.typeName] ?? [:], defaults: defaults[table.typeName])
             tableMigration.convertsKinds = migration.enumerations[table.typeName] != nil
             tableMigration.storedSchema = migration.storedName(of: table.typeName).flatMap { storedTables[$0]?.schema }
-            tableMigration.renamedTypes = Dictionary(migration.typeRenames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+            tableMigration.renamedTypes = migration.renamedTypes
             try await tableMigration.run(on: connection)
             if let storedName = migration.storedName(of: table.typeName) {
                 evolvedEmbedded.formUnion(try await evolveEmbedded(
                     table, stored: storedTables[storedName]?.schema, layout: storedLayouts[storedName], renames: migration.renames,
-                    renamedTypes: tableMigration.renamedTypes, on: connection))
+                    renamedTypes: tableMigration.renamedTypes, converted: Set(migration.enumerations.keys), on: connection))
             }
             var parameters = SQLParameters()
             let description = parameters.add(table.schemaDescription)
@@ -385,10 +385,12 @@ struct SchemaSetup {
     /// Returns the embedded types that changed.
     private func evolveEmbedded(
         _ table: TableMapping, stored schema: ObjectSchema?, layout: EmbeddedLayouts?, renames: [String: [String: String]],
-        renamedTypes: [String: String], on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
+        renamedTypes: [String: String], converted: Set<String>, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
     ) async throws -> Set<String> {
         guard let schema, let layout,
-              let evolution = try EmbeddedEvolution(stored: layout, model: EmbeddedLayouts(of: table, models: mapping.models), renames: renames, models: mapping.models)
+              let evolution = try EmbeddedEvolution(
+                  stored: layout, model: EmbeddedLayouts(of: table, models: mapping.models), renames: renames, renamedTypes: renamedTypes,
+                  converted: converted, models: mapping.models)
         else { return [] }
         let tableRenames = renames[table.typeName] ?? [:]
         for column in table.columns {

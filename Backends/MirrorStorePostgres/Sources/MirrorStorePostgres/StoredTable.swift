@@ -73,7 +73,8 @@ struct StoredTable {
             let reading: ColumnMapping
             let expression: String
             if let text = described[column.name], let found = candidates[text] ?? KindSpelling.kind(of: text),
-               let mapped = Self.column(column.name, position: position, kind: found, sqlType: column.type, typeName: typeName, mapping: mapping) {
+               let mapped = Self.column(
+                   column.name, position: position, kind: found, sqlType: column.type, typeName: typeName, mapping: mapping, embeddedSchemas: embeddedSchemas) {
                 kind = found
                 reading = mapped
                 expression = mapped.selectExpression(table: "o")
@@ -134,13 +135,23 @@ struct StoredTable {
     }
 
     /// The reading of a column of `kind`, when the table stores that kind as `sqlType`.
+    /// `embeddedSchemas`: the embedded models as the table was written with them, which may
+    /// no longer be models of those names (renamed).
     private static func column(
-        _ name: String, position: Int, kind: PropertyKind, sqlType: String, typeName: String, mapping: DatabaseMapping
+        _ name: String, position: Int, kind: PropertyKind, sqlType: String, typeName: String, mapping: DatabaseMapping,
+        embeddedSchemas: [String: ObjectSchema]
     ) -> ColumnMapping? {
         var wrapped = kind
         if case .optional(let inner) = kind { wrapped = inner }
         let property = ObjectSchema.Property(name: name, kind: kind)
-        guard let storage = try? DatabaseMapping.storage(of: wrapped, typeName: typeName, property: property, models: mapping.models) else { return nil }
+        let storage: ColumnStorage
+        if case .object(let target) = wrapped, mapping.models.type(named: target) == nil, embeddedSchemas[target] != nil {
+            storage = .json
+        } else if let found = try? DatabaseMapping.storage(of: wrapped, typeName: typeName, property: property, models: mapping.models) {
+            storage = found
+        } else {
+            return nil
+        }
         let column = ColumnMapping(property: name, position: position, kind: kind, storage: storage, isNullable: true, isPrimaryKey: false)
         // A link is read as a record of its target's model: one the store opens with.
         if let target = column.linkTarget, mapping.tables[target] == nil { return nil }

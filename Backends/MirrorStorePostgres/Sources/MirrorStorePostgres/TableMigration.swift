@@ -15,7 +15,8 @@ struct TableMigration {
     /// The schema the table was stored with (kinds as the metadata says them), for the automatic
     /// integer conversions (`IntegerConversion`); `nil` when not known.
     var storedSchema: ObjectSchema?
-    /// Stored type names to the names the migration gives them, for links inside `jsonb`.
+    /// Stored type names to the names the migration gives them, for links and embedded models
+    /// inside `jsonb` (an embedded model's values do not spell its name: they stay as stored).
     var renamedTypes: [String: String] = [:]
 
     private func failed(_ reason: String) -> PostgresStoreError {

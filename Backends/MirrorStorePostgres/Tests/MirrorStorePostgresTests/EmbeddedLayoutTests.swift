@@ -91,6 +91,64 @@ struct EmbeddedLayoutTests {
         await unchanged.close()
     }
 
+    /// Renaming embedded types rewrites no value: the stored layouts are found under the old
+    /// names (an enumeration's `old` reads the values with them) and recorded under the new
+    /// ones. A rename from a type no table embeds, or a new name without a rename, is refused.
+    @Test func renamingAnEmbeddedTypeMovesItsLayoutToTheNewName() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["BehaviorDelivery"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorDeliveryOne.self], schemaVersion: 1)
+        try await one.write { try await $0.add(BehaviorDeliveryOne(id: 1, main: BehaviorBoxOne(label: "a", weight: 5, lid: "red"))) }
+        await one.close()
+        #expect(try await storedLayouts(of: "BehaviorDelivery") == "BehaviorBox(label: String, weight: Int, lid: BehaviorLid)\nBehaviorLid(color: String)")
+        let unknown = "no table of the database holds an embedded model of that name to rename to BehaviorCrate"
+        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "BehaviorNoSuchBox", reason: unknown))) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
+                try migration.renameType(from: "BehaviorNoSuchBox", to: "BehaviorCrate")
+            }
+        }
+        await #expect(throws: PostgresStoreError.self) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { _, _ in }
+        }
+        let two = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
+            try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
+            try migration.renameType(from: "BehaviorLid", to: "BehaviorCap")
+            #expect(migration.oldSchema(ofType: "BehaviorDelivery")?.property(named: "main")?.kind == .object(typeName: "BehaviorBox"))
+            try migration.enumerateObjects(ofType: "BehaviorDelivery") { old, _ in
+                guard case .object(let box) = old["main"] else {
+                    Issue.record("old main is \(String(describing: old["main"]))")
+                    return
+                }
+                #expect(box.objectSchema.typeName == "BehaviorBox")
+                #expect(box["label"] == .string("a"))
+            }
+        }
+        #expect(try await two.objects(BehaviorDeliveryTwo.self).all() == [BehaviorDeliveryTwo(id: 1, main: BehaviorCrateTwo(label: "a", weight: 5, lid: "red"))])
+        await two.close()
+        #expect(try await storedLayouts(of: "BehaviorDelivery") == "BehaviorCap(color: String)\nBehaviorCrate(label: String, weight: Int, lid: BehaviorCap)")
+    }
+
+    /// A kind change inside an embedded model that no automatic rule makes is refused, saying
+    /// how to convert it; with the embedded type enumerated, the property takes the model's
+    /// `init()` value (here no parent's block converts it).
+    @Test func anEmbeddedKindChangeBeyondTheRulesNeedsItsTypeEnumerated() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["BehaviorMeter"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorMeterOne.self], schemaVersion: 1)
+        try await one.write { try await $0.add(BehaviorMeterOne(id: 1, reading: "12")) }
+        await one.close()
+        let reason = "reading is stored as String and the model needs Int, which no automatic rule converts inside an embedded model; "
+            + "enumerate BehaviorGauge (the property then takes its init() value) and convert it in its parents' enumerations"
+        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "BehaviorGauge", reason: reason))) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorMeterTwo.self], schemaVersion: 2) { _, _ in }
+        }
+        let two = try await PostgresStore.open(settings, models: [BehaviorMeterTwo.self], schemaVersion: 2) { migration, _ in
+            try migration.enumerateObjects(ofType: "BehaviorGauge") { _, _ in Issue.record("an embedded model has no objects to enumerate") }
+        }
+        #expect(try await two.objects(BehaviorMeterTwo.self).all() == [BehaviorMeterTwo(id: 1, reading: 0)])
+        await two.close()
+    }
+
     /// Damaged `jsonb` (a stored property missing, a parcel that is no object) refuses the
     /// migration as a damaged row, naming it, rather than taking a default; nothing changes.
     @Test(arguments: [

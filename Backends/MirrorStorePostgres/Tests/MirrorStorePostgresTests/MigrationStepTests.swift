@@ -31,31 +31,6 @@ private struct OtherAppNote: Persistable, Equatable {
     static var persistedTypeName: String { "MigratedOtherAppNote" }
 }
 
-/// A place embedded in a visit, before and after its type is renamed.
-private struct PlaceBefore: Persistable, Equatable {
-    var name = ""
-    static var persistedTypeName: String { "MigratedPlaceBefore" }
-}
-
-private struct PlaceAfter: Persistable, Equatable {
-    var name = ""
-    static var persistedTypeName: String { "MigratedPlaceAfter" }
-}
-
-private struct VisitBefore: Persistable, Equatable {
-    var id = 0
-    var place = PlaceBefore()
-    static var primaryKey: String? { "id" }
-    static var persistedTypeName: String { "MigratedVisit" }
-}
-
-private struct VisitAfter: Persistable, Equatable {
-    var id = 0
-    var place = PlaceAfter()
-    static var primaryKey: String? { "id" }
-    static var persistedTypeName: String { "MigratedVisit" }
-}
-
 /// The versions a migration block was called with.
 private final class VersionsSeen: @unchecked Sendable {
     // @unchecked: the block runs on the opening task only, one call at a time.
@@ -65,26 +40,6 @@ private final class VersionsSeen: @unchecked Sendable {
 extension ServerTests {
 @Suite("Migration steps")
 struct MigrationStepTests {
-    /// Renaming an embedded model's type, which the file store supports, is refused with an
-    /// error that says so and how to keep the name, and the table is left as it was.
-    @Test func renamingAnEmbeddedTypeIsRefusedWithWhatToDo() async throws {
-        let settings = try #require(serverSettings)
-        try await dropTables(["MigratedVisit"])
-        let one = try await PostgresStore.open(settings, models: [VisitBefore.self], schemaVersion: 1)
-        try await one.write { try await $0.add(VisitBefore(id: 1, place: PlaceBefore(name: "Oslo"))) }
-        await one.close()
-        let reason = "it is an embedded model, kept in its parents' jsonb, and renaming an embedded model's type (from MigratedPlaceBefore) "
-            + "is not supported on PostgreSQL; keep MigratedPlaceBefore as its persistedTypeName"
-        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "MigratedPlaceAfter", reason: reason))) {
-            _ = try await PostgresStore.open(settings, models: [VisitAfter.self], schemaVersion: 2) { migration, _ in
-                try migration.renameType(from: "MigratedPlaceBefore", to: "MigratedPlaceAfter")
-            }
-        }
-        let again = try await PostgresStore.open(settings, models: [VisitBefore.self], schemaVersion: 1)
-        #expect(try await again.object(VisitBefore.self, primaryKey: 1) == VisitBefore(id: 1, place: PlaceBefore(name: "Oslo")))
-        await again.close()
-    }
-
     /// A store whose only change is a type's name: the old version is the renamed type's, read
     /// from the metadata, though another app's type in the database has a higher one; the
     /// block is tried with each stored version, highest first, and only the run that renames a
