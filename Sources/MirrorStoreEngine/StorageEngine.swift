@@ -1107,11 +1107,12 @@ public final class StorageEngine: Sendable {
     }
 
     /// Entries per secondary index a streamed commit's index update holds in memory before they
-    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): a quarter of
-    /// ``streamKeysInMemory``, as an entry, held while it is sorted and merged, takes several
-    /// times a key's memory.
+    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): as many as keys. Once a
+    /// commit spills, its unique checks and merges cost about a third more per object, so a
+    /// commit of 100,000 objects stays in memory; a smaller bound saved a third of the memory at
+    /// 1,000,000 (not enough to reach a flat figure) for that cost on every commit past it.
     var streamIndexEntriesInMemory: Int {
-        max(1, streamKeysInMemory / 4)
+        streamKeysInMemory
     }
 
     /// Sizes, counts and the last sequence number.
