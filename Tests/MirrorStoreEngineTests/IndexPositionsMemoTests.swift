@@ -35,19 +35,8 @@ import TestSupport
         var older: (snapshot: EngineSnapshot, entries: [IndexEntry])?
         var sharedPrefixes = 0
         for round in 0..<90 {
-            var batch = WriteBatch()
-            for _ in 0..<Int.random(in: 1...60, using: &random) {
-                let key = Int64.random(in: 0..<900, using: &random)
-                if Int.random(in: 0..<5, using: &random) == 0 {
-                    batch.delete(type: "T", key: .integer(key))
-                    reference[key] = nil
-                } else {
-                    let value = UInt8.random(in: 0...255, using: &random)
-                    batch.put(type: "T", key: .integer(key), value: [value])
-                    reference[key] = value
-                }
-            }
-            try engine.commit(batch)
+            let count = Int.random(in: 1...60, using: &random)
+            try engine.commit(SecondaryIndexTests.randomBatch(count: count, keys: 900, reference: &reference, using: &random))
             if round % 37 == 36 { try engine.compact() }
             let snapshot = engine.snapshot()
             let index = try #require(snapshot.index(named: "T.value"))

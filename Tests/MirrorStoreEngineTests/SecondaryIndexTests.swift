@@ -28,6 +28,26 @@ import TestSupport
         return entries
     }
 
+    /// A batch of `count` writes to type "T" on keys below `keys`, one in five a delete, the rest a
+    /// random one-byte value; `reference` follows it.
+    static func randomBatch(
+        count: Int, keys: Int64, reference: inout [Int64: UInt8], using random: inout SeededRandom
+    ) -> WriteBatch {
+        var batch = WriteBatch()
+        for _ in 0..<count {
+            let key = Int64.random(in: 0..<keys, using: &random)
+            if Int.random(in: 0..<5, using: &random) == 0 {
+                batch.delete(type: "T", key: .integer(key))
+                reference[key] = nil
+            } else {
+                let value = UInt8.random(in: 0...255, using: &random)
+                batch.put(type: "T", key: .integer(key), value: [value])
+                reference[key] = value
+            }
+        }
+        return batch
+    }
+
     @Test func indexFollowsRandomCommitsCompactionAndReopen() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("index.store")
@@ -81,20 +101,8 @@ import TestSupport
         var reference: [Int64: UInt8] = [:]
         var random = SeededRandom(seed: SeededRandom.seed(default: 0xB01C))
         for round in 0..<60 {
-            var batch = WriteBatch()
             let size = round % 3 == 0 ? Int.random(in: 1...4, using: &random) : Int.random(in: 100...900, using: &random)
-            for _ in 0..<size {
-                let key = Int64.random(in: 0..<3_000, using: &random)
-                if Int.random(in: 0..<5, using: &random) == 0 {
-                    batch.delete(type: "T", key: .integer(key))
-                    reference[key] = nil
-                } else {
-                    let value = UInt8.random(in: 0...255, using: &random)
-                    batch.put(type: "T", key: .integer(key), value: [value])
-                    reference[key] = value
-                }
-            }
-            try engine.commit(batch)
+            try engine.commit(Self.randomBatch(count: size, keys: 3_000, reference: &reference, using: &random))
             #expect(try Self.entries(engine.snapshot(), "T.value") == Self.expectedEntries(reference), "round \(round)")
         }
     }

@@ -181,15 +181,20 @@ var cells = [
     Cell(name: "the same, hand-written also pg_notify", unit: "per commit"),
 ]
 
-// MARK: Runs
-
-do {
-    let store = try await PostgresStore.open(settings, models: [BenchItem.self])
-    let client = PostgresClient(
+/// A client of its own (pool, connection, server process) on the benchmark's database.
+func makeClient() -> PostgresClient {
+    PostgresClient(
         configuration: PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: .disable),
         backgroundLogger: Hand.logger)
+}
+
+// MARK: Runs
+
+do {
+    let store = try await PostgresStore.open(settings, models: [BenchItem.self])
+    let client = makeClient()
     let runner = Task { await client.run() }
 
     print("PostgreSQL backend against hand-written postgres-nio: \(objects) objects, \(runs) runs, median per operation in µs")
@@ -390,11 +395,7 @@ do {
     // The method's own bias: the same hand-written query through a second client (its own pool,
     // connection and server process), alternating with the first as the sides alternate above.
     // Switching connections query by query costs both alike, so this ratio stays near 1.
-    let secondClient = PostgresClient(
-        configuration: PostgresClient.Configuration(
-            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
-            database: settings.database, tls: .disable),
-        backgroundLogger: Hand.logger)
+    let secondClient = makeClient()
     let secondRunner = Task { await secondClient.run() }
     var control: (second: [Double], first: [Double]) = ([], [])
     for number in 0..<interleavedOperations {
