@@ -163,8 +163,7 @@ import TestSupport
         let unitsStart = Int(LogHeader().unitsStart)
         let lengths = Array(stride(from: 0, to: unitsStart, by: 61)) + Array(unitsStart...recorded.bytes.count)
         for length in lengths {
-            try writeFile(path, Array(recorded.bytes[0..<length]))
-            for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
+            try replaceStore(at: path, with: Array(recorded.bytes[0..<length]))
             let expected = recorded.state(upTo: length)
             let engine = try StorageEngine(path: path, configuration: Self.checkpointing(150))
             let state = try StoreState(engine.snapshot())

@@ -73,8 +73,7 @@ import TestSupport
             var damaged = recorded.bytes
             let at = Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
             damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
-            try writeFile(path, damaged)
-            for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
+            try replaceStore(at: path, with: damaged)
             let engine: StorageEngine
             let state: StoreState
             do {

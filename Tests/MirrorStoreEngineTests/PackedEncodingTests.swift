@@ -191,8 +191,7 @@ import TestSupport
             let at = Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)
             damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
             for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
-                try writeFile(damagedPath, damaged)
-                for sidecar in droppedSidecars(of: damagedPath) { try FileManager.default.removeItem(atPath: sidecar) }
+                try replaceStore(at: damagedPath, with: damaged)
                 let state: StoreState
                 do {
                     state = try openState(damagedPath, Self.configuration(mode))

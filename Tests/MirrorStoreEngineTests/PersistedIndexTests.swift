@@ -325,8 +325,7 @@ import TestSupport
         let recorded = try Self.recordWithIndex(at: directory.file("source.store"), commits: 30, seed: 0x1DC)
         let path = directory.file("cut.store")
         for length in Int(LogHeader().unitsStart)...recorded.bytes.count {
-            try writeFile(path, Array(recorded.bytes[0..<length]))
-            for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
+            try replaceStore(at: path, with: Array(recorded.bytes[0..<length]))
             let state = try Self.openAndCheck(path, CheckpointTests.checkpointing(150), "cut at \(length)")
             #expect(state == recorded.state(upTo: length).state, "cut at \(length)")
         }
@@ -342,8 +341,7 @@ import TestSupport
             var damaged = recorded.bytes
             let at = Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
             damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
-            try writeFile(path, damaged)
-            for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
+            try replaceStore(at: path, with: damaged)
             do {
                 let state = try Self.openAndCheck(path, CheckpointTests.checkpointing(150), "round \(round), flip at \(at)")
                 #expect(recorded.states.contains(state), "round \(round), flip at \(at): a state no commit made")

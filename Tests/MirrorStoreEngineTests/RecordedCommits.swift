@@ -47,8 +47,7 @@ struct RecordedCommits {
         _ context: String, outcomes: inout [String: Int]
     ) throws {
         for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
-            try writeFile(path, damaged)
-            for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
+            try replaceStore(at: path, with: damaged)
             let state: StoreState
             do {
                 state = try openState(path, configuration(mode))

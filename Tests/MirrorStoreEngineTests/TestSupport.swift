@@ -46,6 +46,13 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// Writes `bytes` as the store at `path`, removing the sidecars recovery wrote for an earlier
+/// copy there, so that each damaged copy is opened as if it were the first.
+func replaceStore(at path: String, with bytes: [UInt8]) throws {
+    try writeFile(path, bytes)
+    for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
+}
+
 /// Opens, reads the whole state and closes; errors propagate.
 func openState(_ path: String, _ configuration: EngineConfiguration) throws -> StoreState {
     try openStateAndReport(path, configuration).state

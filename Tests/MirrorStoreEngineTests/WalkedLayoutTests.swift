@@ -147,8 +147,7 @@ import TestSupport
             var damaged = bytes
             let at = Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)
             damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
-            try writeFile(damagedPath, damaged)
-            for sidecar in droppedSidecars(of: damagedPath) { try FileManager.default.removeItem(atPath: sidecar) }
+            try replaceStore(at: damagedPath, with: damaged)
             let opened: StorageEngine
             do {
                 opened = try StorageEngine(path: damagedPath, configuration: Self.configuration())
