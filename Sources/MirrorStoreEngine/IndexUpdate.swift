@@ -27,9 +27,8 @@ struct IndexUpdate {
     /// at the end, and how many were added in all (those spilled included).
     private var inserted: [[IndexEntry]]
     private var insertedCounts: [Int]
-    /// Where entries past the bound go, and per index position whether some went there.
+    /// Where entries past the bound go.
     private var spill: StreamIndexSpill?
-    private var spilled: [Bool]
     /// Whether entries may still go there: not once writing there failed.
     private var spills: Bool
 
@@ -43,7 +42,6 @@ struct IndexUpdate {
         inserted = Array(repeating: [], count: definitions.count)
         insertedCounts = Array(repeating: 0, count: definitions.count)
         self.spill = spill
-        spilled = Array(repeating: false, count: definitions.count)
         spills = spill != nil
     }
 
@@ -114,7 +112,6 @@ struct IndexUpdate {
                 spills = false
                 return
             }
-            spilled[position] = true
             // Those entries are read back from the runs at the end.
             inserted[position] = []
         }
@@ -139,8 +136,9 @@ struct IndexUpdate {
             for entry in inserted[position] where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
                 throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
             }
-            guard spilled[position], let spill else { continue }
-            // The entries spilled: those the scratch runs add, net of the commit's later removals.
+            // The entries spilled, if any: those the scratch runs add, net of the commit's later
+            // removals.
+            guard let spill else { continue }
             try spill.forEachAdded(in: index) { entry in
                 if try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
                     throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
