@@ -79,7 +79,7 @@ final class MigrationRun {
                 typeName: typeName, oldSchema: oldSchema, newSchema: newSchema,
                 defaults: migration.defaults[typeName]?.values ?? [],
                 renames: migration.propertySources[typeName] ?? [:], renamedTypes: renamedTypes,
-                converted: migration.enumerations[typeName] != nil)
+                converted: migration.enumerations[typeName] != nil, isModel: { registry.schema(named: $0) != nil })
         }
         return evolutions
     }

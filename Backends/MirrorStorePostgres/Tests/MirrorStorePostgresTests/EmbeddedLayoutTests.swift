@@ -107,8 +107,25 @@ struct EmbeddedLayoutTests {
                 try migration.renameType(from: "BehaviorNoSuchBox", to: "BehaviorCrate")
             }
         }
-        await #expect(throws: PostgresStoreError.self) {
+        // A new name without a rename: the refusal says how to rename.
+        let advice = """
+            main is stored as BehaviorBox and the model needs BehaviorCrate, which no automatic rule converts: if BehaviorBox was renamed \
+            BehaviorCrate, say so with migration.renameType(from: "BehaviorBox", to: "BehaviorCrate"); otherwise convert it in \
+            migration.enumerateObjects(ofType: "BehaviorDelivery")
+            """
+        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "BehaviorDelivery", reason: advice))) {
             _ = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { _, _ in }
+        }
+        // The outer type renamed, the inner not: said of the embedded model.
+        let inner = """
+            lid is stored as BehaviorLid and the model needs BehaviorCap, which no automatic rule converts: if BehaviorLid was renamed \
+            BehaviorCap, say so with migration.renameType(from: "BehaviorLid", to: "BehaviorCap"); otherwise enumerate BehaviorCrate (the \
+            property then takes its init() value) and convert it in its parents' enumerations
+            """
+        await #expect(throws: PostgresStoreError(.migrationFailed(typeName: "BehaviorCrate", reason: inner))) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
+                try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
+            }
         }
         let two = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
             try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
