@@ -145,6 +145,38 @@ struct EmbeddedLayoutTests {
         #expect(try await storedLayouts(of: "BehaviorDelivery") == "BehaviorCap(color: String)\nBehaviorCrate(label: String, weight: Int, lid: BehaviorCap)")
     }
 
+    /// A table whose metadata predates embedded layouts is taken to hold the models' layouts
+    /// under the names the migration renames them from: its embedded types are renamed, its
+    /// values read back, and the layouts are recorded, so that a later migration of the
+    /// embedded model's properties finds them.
+    @Test func renamingAnEmbeddedTypeWhoseLayoutsAreNotRecorded() async throws {
+        let settings = try #require(serverSettings)
+        try await dropTables(["BehaviorDelivery"])
+        let one = try await PostgresStore.open(settings, models: [BehaviorDeliveryOne.self], schemaVersion: 1)
+        try await one.write { transaction in
+            try await transaction.add(BehaviorDeliveryOne(
+                id: 1, main: BehaviorBoxOne(label: "a", weight: 5, lid: "red"), extra: [BehaviorBoxOne(label: "b", weight: 6)]))
+        }
+        await one.close()
+        try await forgetLayouts(of: "BehaviorDelivery")
+        #expect(try await storedLayouts(of: "BehaviorDelivery") == nil)
+        let two = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
+            try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
+            try migration.renameType(from: "BehaviorLid", to: "BehaviorCap")
+        }
+        #expect(try await two.objects(BehaviorDeliveryTwo.self).all() == [BehaviorDeliveryTwo(
+            id: 1, main: BehaviorCrateTwo(label: "a", weight: 5, lid: "red"), extra: [BehaviorCrateTwo(label: "b", weight: 6)])])
+        await two.close()
+        #expect(try await storedLayouts(of: "BehaviorDelivery") == "BehaviorCap(color: String)\nBehaviorCrate(label: String, weight: Int, lid: BehaviorCap)")
+        let three = try await PostgresStore.open(settings, models: [BehaviorDeliveryThree.self], schemaVersion: 3) { migration, _ in
+            try migration.renameType(from: "BehaviorCrate", to: "BehaviorCarton")
+            try migration.renameProperty(onType: "BehaviorCarton", from: "label", to: "title")
+        }
+        #expect(try await three.objects(BehaviorDeliveryThree.self).all() == [BehaviorDeliveryThree(
+            id: 1, main: BehaviorCartonThree(title: "a", weight: 5, lid: "red"), extra: [BehaviorCartonThree(title: "b", weight: 6)])])
+        await three.close()
+    }
+
     /// A kind change inside an embedded model that no automatic rule makes is refused, saying
     /// how to convert it; with the embedded type enumerated, the property takes the model's
     /// `init()` value (here no parent's block converts it).
