@@ -38,6 +38,7 @@ extension ModelStoreBehavior {
                        ["banner@example.com", "hulk@example.com"], "the emails after one moved", in: check)
         }
         try await checkUniqueValueSpellings()
+        try await checkSeveralUniqueClashes()
     }
 
     /// The value a violation names is spelled alike in every store, whatever its kind: a string
@@ -73,6 +74,54 @@ extension ModelStoreBehavior {
             }
             try expect(try await store.fetch(ModelQuery(BehaviorSeat.self).sorted(using: SortDescriptor(\.id))).map(\.id), [1, 2],
                        "the seats after the refused blocks", in: check)
+        }
+    }
+
+    /// A block that breaks uniqueness in several places, against stored objects and within
+    /// itself, is refused naming the same clash in every store, whatever order it wrote them in:
+    /// the type first by name, then the property first by name, then the smallest value.
+    private func checkSeveralUniqueClashes() async throws {
+        let check = BehaviorCheck.uniqueViolations
+        let ann = BehaviorLabel(id: "ann")
+        func violation(_ typeName: String, _ property: String, _ value: String) -> StoreError.Kind {
+            .uniqueViolation(typeName: typeName, property: property, value: value)
+        }
+        try await withStore(check, models: [BehaviorAccount.self, BehaviorSeat.self, BehaviorBadge.self]) { store in
+            try await store.write { transaction in
+                try await transaction.add(BehaviorAccount(id: 1, email: "b@example.com"))
+                try await transaction.add(BehaviorSeat(id: 1, row: "K", number: 7, code: 50, price: 2.5, holder: ann))
+                try await transaction.add(BehaviorSeat(id: 2, row: "L", number: 1, code: 5, price: -0.75))
+                try await transaction.add(BehaviorBadge(id: 1, codes: [9, 4], names: ["x"]))
+            }
+            // Written first: a holder and a row and number stored, then a stored price, then a
+            // code twice within the block (30), and last the smallest code clash (5, stored).
+            func addSeats(_ transaction: Store.Transaction) async throws {
+                try await transaction.add(BehaviorSeat(id: 3, row: "K", number: 7, code: 60, price: 1, holder: ann))
+                try await transaction.add(BehaviorSeat(id: 4, row: "M", number: 1, code: 30, price: -0.75))
+                try await transaction.add(BehaviorSeat(id: 5, row: "N", number: 1, code: 30, price: 3))
+                try await transaction.add(BehaviorSeat(id: 6, row: "P", number: 1, code: 5, price: 4))
+            }
+            try await expectStoreError("seats breaking code, holder, price and row+number", in: check, violation("BehaviorSeat", "code", "5")) {
+                try await store.write { try await addSeats($0) }
+            }
+            try await expectStoreError("badges sharing names and codes, a stored one and each other's", in: check,
+                                       violation("BehaviorBadge", "codes", "4")) {
+                try await store.write { transaction in
+                    try await transaction.add(BehaviorBadge(id: 2, codes: [12], names: ["x", "y"]))
+                    try await transaction.add(BehaviorBadge(id: 3, codes: [12, 9], names: ["y"]))
+                    try await transaction.add(BehaviorBadge(id: 4, codes: [4]))
+                }
+            }
+            try await expectStoreError("seats, badges and an account breaking uniqueness", in: check,
+                                       violation("BehaviorAccount", "email", "\"b@example.com\"")) {
+                try await store.write { transaction in
+                    try await addSeats(transaction)
+                    try await transaction.add(BehaviorBadge(id: 2, codes: [4]))
+                    try await transaction.add(BehaviorAccount(id: 2, email: "b@example.com"))
+                }
+            }
+            try expect(try await store.fetch(ModelQuery(BehaviorSeat.self)).count, 2, "the seats after the refused blocks", in: check)
+            try expect(try await store.fetch(ModelQuery(BehaviorBadge.self)).count, 1, "the badges after the refused blocks", in: check)
         }
     }
 }

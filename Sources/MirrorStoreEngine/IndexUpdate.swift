@@ -119,33 +119,37 @@ struct IndexUpdate {
 
     /// The indexes with every change added, once the unique ones are checked.
     ///
-    /// - Throws: `StorageError` when the commit gives two objects one key of a unique index.
+    /// - Throws: `StorageError` when the commit gives two objects one key of a unique index. Of
+    ///   several, whatever order the commit wrote them in, the index first by type name, then by
+    ///   name, and its smallest such key: what every store reports (`StoreError.uniqueViolation`).
     consuming func finish() throws -> SecondaryIndexes {
         for position in definitions.indices { admitWaiting(position) }
+        var clash: (definition: IndexDefinition, key: IndexKey)?
         for position in definitions.indices where insertedCounts[position] > 0 {
-            let name = definitions[position].name
-            guard let index = updated.indexes[name] else { continue }
-            // Many new entries: one pass over the whole index finds any key two objects share.
-            if index.takesInBulk(insertedCounts[position]) {
-                if let duplicate = try index.firstDuplicate() {
-                    throw StorageError(.uniqueConstraint(index: name, value: duplicate.description))
-                }
-                continue
-            }
-            // An entry the commit later replaced or deleted is gone from the index: not a clash.
-            for entry in inserted[position] where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
-                throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
-            }
-            // The entries spilled, if any: those the scratch runs add, net of the commit's later
-            // removals.
-            guard let spill else { continue }
-            try spill.forEachAdded(in: index) { entry in
-                if try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
-                    throw StorageError(.uniqueConstraint(index: name, value: entry.key.description))
-                }
-            }
+            let definition = definitions[position]
+            if let clash, (clash.definition.typeName, clash.definition.name) < (definition.typeName, definition.name) { continue }
+            guard let index = updated.indexes[definition.name], let key = try smallestClash(in: index, at: position) else { continue }
+            clash = (definition, key)
         }
+        if let clash { throw StorageError(.uniqueConstraint(index: clash.definition.name, value: clash.key.description)) }
         return updated
+    }
+
+    /// The smallest key the commit gave two objects in `index`, the unique index at `position`.
+    private func smallestClash(in index: SecondaryIndex, at position: Int) throws -> IndexKey? {
+        // Many new entries: one pass over the whole index finds the first key two objects share.
+        if index.takesInBulk(insertedCounts[position]) { return try index.firstDuplicate() }
+        // An entry the commit later replaced or deleted is gone from the index: not a clash.
+        var smallest: IndexKey?
+        func note(_ entry: IndexEntry) throws {
+            guard smallest.map({ entry.key < $0 }) ?? true, entry.key.isUniquelyConstrained, try index.holdsAnother(entry) else { return }
+            smallest = entry.key
+        }
+        for entry in inserted[position] { try note(entry) }
+        // The entries spilled, if any: those the scratch runs add, net of the commit's later
+        // removals.
+        try spill?.forEachAdded(in: index, note)
+        return smallest
     }
 
     private mutating func positions(of type: String) -> [Int] {

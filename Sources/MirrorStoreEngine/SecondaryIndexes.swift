@@ -140,9 +140,12 @@ struct SecondaryIndexes: Sendable {
         }
         index.insert(contentsOf: inserted)
         if definition.isUnique {
-            for entry in inserted where try entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
-                throw StorageError(.uniqueConstraint(index: definition.name, value: entry.key.description))
+            // The smallest key shared, as a commit reports it (`IndexUpdate.finish`).
+            var smallest: IndexKey?
+            for entry in inserted where try smallest.map({ entry.key < $0 }) ?? true && entry.key.isUniquelyConstrained && index.holdsAnother(entry) {
+                smallest = entry.key
             }
+            if let smallest { throw StorageError(.uniqueConstraint(index: definition.name, value: smallest.description)) }
         }
         return index
     }

@@ -22,6 +22,10 @@ public struct MigrationError: Error, CustomStringConvertible, Equatable, Sendabl
         /// A property changed kind in a way no automatic rule converts, and no
         /// ``Migration/enumerateObjects(ofType:_:)`` on its type converts it.
         case needsConversion(typeName: String, property: String, from: String, to: String)
+        /// As ``needsConversion(typeName:property:from:to:)``, where the kinds differ only in
+        /// the model they hold, `storedType`, which no model has any more, and `modelType`: a
+        /// type whose `persistedTypeName` changed without ``Migration/renameType(from:to:)``.
+        case typeNotRenamed(typeName: String, property: String, from: String, to: String, storedType: String, modelType: String)
         /// A stored value cannot take the property's new kind (an integer too large for a
         /// narrower type, say).
         case valueDoesNotFit(typeName: String, property: String, value: String, kind: String)
@@ -53,6 +57,8 @@ public struct MigrationError: Error, CustomStringConvertible, Equatable, Sendabl
             return "A type cannot be renamed to \(typeName): the store already has a type \(typeName); \(unchanged)"
         case .needsConversion(let typeName, let property, let from, let to):
             return "\(typeName).\(property) changed from \(from) to \(to), which no automatic rule converts; convert it in migration.enumerateObjects(ofType: \"\(typeName)\"); \(unchanged)"
+        case .typeNotRenamed(let typeName, let property, let from, let to, let storedType, let modelType):
+            return "\(typeName).\(property) changed from \(from) to \(to), which no automatic rule converts: \(BackendModels.renameTypeAdvice(from: storedType, to: modelType)); otherwise convert it in migration.enumerateObjects(ofType: \"\(typeName)\"); \(unchanged)"
         case .valueDoesNotFit(let typeName, let property, let value, let kind):
             return "\(typeName).\(property) holds \(value), which a \(kind) cannot hold; convert it in migration.enumerateObjects(ofType: \"\(typeName)\"); \(unchanged)"
         case .duplicatePrimaryKey(let typeName, let key):

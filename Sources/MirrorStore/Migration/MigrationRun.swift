@@ -50,8 +50,8 @@ final class MigrationRun {
                 // A link from a migrated object to one the migration deleted reads `nil`, as
                 // after any delete; the objects it created come after the deletes, and their
                 // links must find their objects.
-                try references.check(in: migrated, skipping: deletes.contains(type:key:))
-                try createdReferences.check(in: migrated, skipping: { _, _ in false })
+                try references.check(in: migrated, schemas: registry, skipping: deletes.contains(type:key:))
+                try createdReferences.check(in: migrated, schemas: registry, skipping: { _, _ in false })
             }
         }
     }
@@ -79,7 +79,7 @@ final class MigrationRun {
                 typeName: typeName, oldSchema: oldSchema, newSchema: newSchema,
                 defaults: migration.defaults[typeName]?.values ?? [],
                 renames: migration.propertySources[typeName] ?? [:], renamedTypes: renamedTypes,
-                converted: migration.enumerations[typeName] != nil)
+                converted: migration.enumerations[typeName] != nil, isModel: { registry.schema(named: $0) != nil })
         }
         return evolutions
     }
@@ -136,7 +136,7 @@ final class MigrationRun {
                 do {
                     try decoder.decode(bytes, into: old)
                 } catch let failure as RecordCodingFailure {
-                    throw StoreError(failure, typeName: storedName, key: key.description)
+                    throw StoreError(failure, typeName: storedName, key: PrimaryKey.text(key, of: evolution.oldSchema))
                 }
                 let new = try evolution.record(from: old) { embedded, depth in
                     try evolve(embedded, depth: depth, evolutions: evolutions)
@@ -160,11 +160,11 @@ final class MigrationRun {
                 }
                 if newKey != key {
                     guard try !target.contains(type: evolution.typeName, key: newKey) else {
-                        throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
+                        throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: PrimaryKey.text(newKey, of: evolution.newSchema)))
                     }
                     changedKeys.insert(newKey)
                 } else if changedKeys.contains(newKey) {
-                    throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: newKey.description))
+                    throw MigrationError(.duplicatePrimaryKey(typeName: evolution.typeName, key: PrimaryKey.text(newKey, of: evolution.newSchema)))
                 }
                 try put(new, key: newKey, into: &target, references: &references, existedBefore: keptBefore)
             }
@@ -240,11 +240,12 @@ struct LinkReferences {
     }
 
     /// Throws for the first key linked to that `snapshot` does not hold, passing over those
-    /// `skipping` says the migration deleted.
-    func check(in snapshot: EngineSnapshot, skipping: (String, StorageKey) -> Bool) throws {
+    /// `skipping` says the migration deleted; `schemas` spell the keys.
+    func check(in snapshot: EngineSnapshot, schemas: ModelRegistry, skipping: (String, StorageKey) -> Bool) throws {
         for (typeName, linked) in keys.sorted(by: { $0.key < $1.key }) {
             for (key, source) in linked where try !skipping(typeName, key) && !snapshot.contains(type: typeName, key: key) {
-                throw MigrationError(.missingLinkTarget(typeName: typeName, key: key.description, linkedFrom: source))
+                throw MigrationError(.missingLinkTarget(
+                    typeName: typeName, key: PrimaryKey.text(key, of: schemas.schema(named: typeName)), linkedFrom: source))
             }
         }
     }

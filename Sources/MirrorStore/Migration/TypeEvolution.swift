@@ -14,9 +14,11 @@ struct TypeEvolution {
     /// - Parameter converted: whether a migration block converts this type's objects, which then
     ///   answers for properties whose kind changed beyond the automatic rules.
     /// - Parameter renamedTypes: stored type names to their new names, for links to them.
+    /// - Parameter isModel: whether a type name is one of the models', to tell a type renamed
+    ///   without `renameType` from other changes in the errors.
     init(
         typeName: String, oldSchema: ObjectSchema, newSchema: ObjectSchema, defaults: [RecordValue],
-        renames: [String: String], renamedTypes: [String: String], converted: Bool
+        renames: [String: String], renamedTypes: [String: String], converted: Bool, isModel: (String) -> Bool
     ) throws(MigrationError) {
         self.typeName = typeName
         self.oldSchema = oldSchema
@@ -35,6 +37,10 @@ struct TypeEvolution {
                 sources.append(position)
             } else if converted {
                 sources.append(nil)
+            } else if let renamed = BackendModels.renamedModel(from: from.renamingTypes(renamedTypes), to: property.kind, isModel: isModel) {
+                throw MigrationError(.typeNotRenamed(
+                    typeName: typeName, property: property.name, from: from.description, to: property.kind.description,
+                    storedType: renamed.stored, modelType: renamed.model))
             } else {
                 throw MigrationError(.needsConversion(
                     typeName: typeName, property: property.name, from: from.description, to: property.kind.description))

@@ -180,7 +180,8 @@ final class ByteConditions {
     /// walk counts down instead of comparing each position it passes.
     private let skips: UnsafeMutableBufferPointer<Int>
     private let propertyCount: Int
-    private let typeName: String
+    /// The records' schema: its type name and how its keys are spelled name a record that fails.
+    private let schema: ObjectSchema
 
     /// The compiled form of `conditions` (all of which must hold) on records of `schema`, or nil
     /// when one of them needs more than this evaluator reads.
@@ -206,7 +207,7 @@ final class ByteConditions {
         strings = flattener.strings
         skips = Self.buffer(positions.indices.map { $0 == 0 ? positions[0] : positions[$0] - positions[$0 - 1] })
         propertyCount = schema.properties.count
-        typeName = schema.typeName
+        self.schema = schema
     }
 
     deinit {
@@ -407,7 +408,7 @@ final class ByteConditions {
                 return try body(Program(offsets: offsets, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
                                         steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
                                         text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
-                                        typeName: typeName))
+                                        schema: schema))
             }
         }
     }
@@ -426,7 +427,7 @@ final class ByteConditions {
         let strings: [String]
         let entry: Int
         let propertyCount: Int
-        let typeName: String
+        let schema: ObjectSchema
 
         /// `key` is made only to name a record that fails.
         @inline(__always)
@@ -443,7 +444,7 @@ final class ByteConditions {
             var cursor = RawCursor(bytes)
             let count = try cursor.varint().mapError(TestFailure.decode).get()
             guard count == UInt64(propertyCount) else {
-                throw .decode(RecordGrammar.valueCountFailure(count, of: typeName, expected: propertyCount, at: 0))
+                throw .decode(RecordGrammar.valueCountFailure(count, of: schema.typeName, expected: propertyCount, at: 0))
             }
             // The last value read is left to its test, which checks its bounds.
             for slot in skips.indices {
@@ -463,8 +464,8 @@ final class ByteConditions {
         @inline(never)
         private func failure(_ error: TestFailure, key: StorageKey) -> any Error {
             switch error {
-            case .decode(let failure): StoreError(RecordCodingFailure(failure), typeName: typeName, key: key.description)
-            case .trap(let trap): QueryError(trap, typeName: typeName, key: key)
+            case .decode(let failure): StoreError(RecordCodingFailure(failure), typeName: schema.typeName, key: PrimaryKey.text(key, of: schema))
+            case .trap(let trap): QueryError(trap, typeName: schema.typeName, key: PrimaryKey.text(key, of: schema))
             }
         }
     }

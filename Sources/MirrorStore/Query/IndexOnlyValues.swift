@@ -58,7 +58,7 @@ extension StoredColumn {
         }
         guard let stored, case let converted? = Value(recordValue: stored) else {
             throw StoreError(.corruptedRecord(
-                typeName: typeName, key: entry.object.description,
+                typeName: typeName, key: keyText(entry.object),
                 reason: "the index on \(property) holds \(entry.key), not a \(Value.self)"))
         }
         return converted

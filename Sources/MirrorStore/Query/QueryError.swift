@@ -52,8 +52,9 @@ public struct QueryError: Error, CustomStringConvertible, Equatable, Sendable {
     /// ```
     public init(_ kind: Kind) { self.kind = kind }
 
-    init(_ trap: ArithmeticTrap, typeName: String, key: StorageKey) {
-        kind = .arithmeticTrap(typeName: typeName, key: key.description, expression: trap.expression, type: trap.type)
+    /// `key`: the record's key as errors spell it (``PrimaryKey/text(_:of:)``).
+    init(_ trap: ArithmeticTrap, typeName: String, key: String) {
+        kind = .arithmeticTrap(typeName: typeName, key: key, expression: trap.expression, type: trap.type)
     }
 
     /// One sentence explaining the error.

@@ -24,7 +24,7 @@ final class LinkedRecords {
             do throws(DecodeFailure) {
                 value = .embedded(schema, try RecordProjection.allValues(of: schema, from: &reader, schemaNamed: schemas.schema(named:)))
             } catch {
-                throw StoreError(RecordCodingFailure(error), typeName: typeName, key: key.description)
+                throw StoreError(RecordCodingFailure(error), typeName: typeName, key: PrimaryKey.text(key, of: schema))
             }
         }
         records[typeName, default: [:]][key] = value

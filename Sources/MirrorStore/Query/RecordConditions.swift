@@ -38,7 +38,7 @@ struct RecordConditions {
         do {
             return try projection.values(of: bytes)
         } catch {
-            throw StoreError(error, typeName: schema.typeName, key: key.description)
+            throw StoreError(error, typeName: schema.typeName, key: PrimaryKey.text(key, of: schema))
         }
     }
 
@@ -64,7 +64,7 @@ struct RecordConditions {
         do {
             return try evaluator.evaluate(node, bindings: &bindings)
         } catch let trap as ArithmeticTrap {
-            throw QueryError(trap, typeName: schema.typeName, key: key)
+            throw QueryError(trap, typeName: schema.typeName, key: PrimaryKey.text(key, of: schema))
         }
     }
 }

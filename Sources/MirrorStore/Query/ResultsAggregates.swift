@@ -128,6 +128,8 @@ extension Results {
 /// One stored property of a results' type, as aggregates read it.
 struct StoredColumn {
     let typeName: String
+    /// The results' type's schema, which spells its keys in errors (``keyText(_:)``).
+    let schema: ObjectSchema
     let property: String
     let position: Int
     let projection: RecordProjection
@@ -137,6 +139,7 @@ struct StoredColumn {
     init<Model: Persistable, Value>(_ keyPath: KeyPath<Model, Value>, of results: Results<Model>) throws {
         let source = results.source
         let schema = source.schema
+        self.schema = schema
         typeName = source.plan.typeName
         let (name, position) = try results.storedProperty(keyPath)
         property = name
@@ -144,6 +147,9 @@ struct StoredColumn {
         projection = RecordProjection(schema: schema, position: position, schemas: source.registry)
         inPlace = StoredNumberReading(schema: schema, position: position)
     }
+
+    /// `key`, a result's, as errors spell it (an unsigned key as its value).
+    func keyText(_ key: StorageKey) -> String { PrimaryKey.text(key, of: schema) }
 
     /// Calls `body` with the property's value in each result, in the results' order, skipping `nil`.
     func forEachValue<Model: Persistable, Value: RecordPrimitive>(
@@ -210,7 +216,7 @@ struct StoredColumn {
         do {
             stored = try projection.value(at: position, of: bytes)
         } catch {
-            throw StoreError(error, typeName: typeName, key: key.description)
+            throw StoreError(error, typeName: typeName, key: keyText(key))
         }
         return stored.isNull ? .null : stored.scalarRecordValue
     }
@@ -277,7 +283,7 @@ struct StoredColumn {
             guard let record else { return }
             if case .null = record { return }
             guard let value = number(record) else {
-                throw StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(valueType)"))
+                throw StoreError(.corruptedRecord(typeName: typeName, key: keyText(key), reason: "\(property) holds \(record), not a \(valueType)"))
             }
             sum = try plus(sum, value)
             count += 1
@@ -290,7 +296,7 @@ struct StoredColumn {
     private func converted<Value: RecordPrimitive>(_ record: RecordValue, key: StorageKey) throws -> Value? {
         if case .null = record { return Value(recordValue: .null) }
         guard let value = Value(recordValue: record) else {
-            throw StoreError(.corruptedRecord(typeName: typeName, key: key.description, reason: "\(property) holds \(record), not a \(Value.self)"))
+            throw StoreError(.corruptedRecord(typeName: typeName, key: keyText(key), reason: "\(property) holds \(record), not a \(Value.self)"))
         }
         return value
     }

@@ -29,7 +29,7 @@ extension Results {
         let column = try StoredColumn(property, of: self)
         // Only a non-optional `Value` reads a stored nil as `nil`: damage.
         func nilHeld(by key: StorageKey) -> StoreError {
-            StoreError(.corruptedRecord(typeName: column.typeName, key: key.description, reason: "\(column.property) holds nil, which a \(Value.self) cannot"))
+            StoreError(.corruptedRecord(typeName: column.typeName, key: column.keyText(key), reason: "\(column.property) holds nil, which a \(Value.self) cannot"))
         }
         if let fromIndex: [(Value?, StorageKey)] = try column.valuesFromIndex(of: self) {
             return try fromIndex.map { value, key in

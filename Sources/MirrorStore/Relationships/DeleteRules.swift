@@ -113,7 +113,7 @@ struct DeleteRules: Sendable {
             do {
                 values = try projection.values(of: bytes)
             } catch {
-                throw StoreError(error, typeName: next.type, key: next.key.description)
+                throw StoreError(error, typeName: next.type, key: PrimaryKey.text(next.key, of: schema))
             }
             for link in links.reversed() {
                 Self.forEachLink(in: values[link.position]) { queue.append(($0, $1)) }
@@ -168,7 +168,7 @@ struct DeleteRules: Sendable {
                     do {
                         values = try projection.values(of: bytes)
                     } catch let failure as RecordCodingFailure {
-                        throw StoreError(failure, typeName: link.sourceType, key: sourceKey.description)
+                        throw StoreError(failure, typeName: link.sourceType, key: PrimaryKey.text(sourceKey, of: schema))
                     }
                     Self.forEachLink(in: values[link.position]) { typeName, key in
                         guard typeName == targetType, keys.contains(key) else { return }

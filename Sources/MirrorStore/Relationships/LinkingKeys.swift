@@ -42,6 +42,8 @@ enum LinkingKeys {
 /// The linked keys one property of a type's stored records holds, as the store indexes them.
 private struct LinkReader {
     let sourceType: String
+    /// The source type's schema, which spells its keys in errors.
+    let schema: ObjectSchema
     let projection: RecordProjection
     let position: Int
 
@@ -50,6 +52,7 @@ private struct LinkReader {
             throw StoreError(.unknownModel(typeName: sourceType))
         }
         self.sourceType = sourceType
+        self.schema = schema
         self.position = position
         projection = RecordProjection(schema: schema, properties: [property], schemas: schemas)
     }
@@ -58,7 +61,7 @@ private struct LinkReader {
         do {
             return IndexKeys.keys(for: try projection.values(of: bytes)[position])
         } catch {
-            throw StoreError(error, typeName: sourceType, key: key.description)
+            throw StoreError(error, typeName: sourceType, key: PrimaryKey.text(key, of: schema))
         }
     }
 }

@@ -50,6 +50,12 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         /// nothing was written. Every store spells `value` alike: a string as a Swift literal of
         /// its NFC form (`"Hulk"`), a link as its target's key, a compound's values as a tuple
         /// (`("Avengers", 7)`); see ``BackendModels/uniqueValueText(_:)``.
+        ///
+        /// When a transaction breaks uniqueness in several places at once (against stored
+        /// objects or within itself), every store names the same one, whatever order the writes
+        /// came in: the type first by name, then the property first by name (a compound index's
+        /// `team+number` counts as one name), then its smallest value shared, in the order
+        /// sorted results use (an array's elements one by one).
         case uniqueViolation(typeName: String, property: String, value: String)
         /// A model added with ``LinkedObjects/referenceOnly`` links to an object that is not stored.
         case missingLinkTarget(typeName: String, key: String, linkedFrom: String)

@@ -133,7 +133,7 @@ final class StoredEnumValues: Sendable {
                 do {
                     try decoder.decode(bytes, into: record)
                 } catch let failure as RecordCodingFailure {
-                    throw StoreError(failure, typeName: typeName, key: key.description)
+                    throw StoreError(failure, typeName: typeName, key: PrimaryKey.text(key, of: schema))
                 }
                 forEachValue(in: record) { values.insert($0) }
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MirrorStore
+import MirrorStoreBehaviorSuite
 import TestSupport
 
 // Each automatic rule and each migration operation, from a version-1 file to version 2.
@@ -206,6 +207,41 @@ struct MigrationRulesTests {
             }
             #expect(error?.kind == .needsConversion(typeName: "Item", property: "tag", from: "String", to: "[String]"))
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+
+    @Test("A model type renamed without renameType is refused, saying how to rename it, the outer and the inner one")
+    func typeNotRenamed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/deliveries.store"
+            var one = Store.Configuration()
+            one.schemaVersion = 1
+            let store = try Store(path: path, models: [BehaviorDeliveryOne.self], configuration: one)
+            try store.write { try $0.add(BehaviorDeliveryOne(id: 1, main: BehaviorBoxOne(label: "a", weight: 5, lid: "red"))) }
+            try store.close()
+            let outer = #expect(throws: MigrationError.self) {
+                try Store(path: path, models: [BehaviorDeliveryTwo.self], configuration: versionTwo(nil))
+            }
+            #expect(outer?.kind == .typeNotRenamed(
+                typeName: "BehaviorDelivery", property: "main", from: "BehaviorBox", to: "BehaviorCrate", storedType: "BehaviorBox", modelType: "BehaviorCrate"))
+            #expect(outer?.description == """
+                BehaviorDelivery.main changed from BehaviorBox to BehaviorCrate, which no automatic rule converts: if BehaviorBox was renamed \
+                BehaviorCrate, say so with migration.renameType(from: "BehaviorBox", to: "BehaviorCrate"); otherwise convert it in \
+                migration.enumerateObjects(ofType: "BehaviorDelivery"); the store is unchanged.
+                """)
+            let inner = #expect(throws: MigrationError.self) {
+                try Store(path: path, models: [BehaviorDeliveryTwo.self], configuration: versionTwo { migration, _ in
+                    try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
+                })
+            }
+            #expect(inner?.kind == .typeNotRenamed(
+                typeName: "BehaviorCrate", property: "lid", from: "BehaviorLid", to: "BehaviorCap", storedType: "BehaviorLid", modelType: "BehaviorCap"))
+            let renamed = try Store(path: path, models: [BehaviorDeliveryTwo.self], configuration: versionTwo { migration, _ in
+                try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
+                try migration.renameType(from: "BehaviorLid", to: "BehaviorCap")
+            })
+            #expect(try renamed.object(BehaviorDeliveryTwo.self, primaryKey: 1)?.main == BehaviorCrateTwo(label: "a", weight: 5, lid: "red"))
+            try renamed.close()
         }
     }
 

@@ -63,6 +63,14 @@ struct EmbeddedEvolution {
                 guard JSONKindChange(from: stored.kind, to: property.kind, renamedTypes: renamedTypes) != nil else {
                     // Enumerated: the model's `init()` value, for the parents' blocks to set.
                     if converted.contains(typeName) { continue }
+                    if let renamed = BackendModels.renamedModel(
+                        from: stored.kind, to: property.kind, isModel: { models.type(named: $0) != nil || renamedTypes[$0] != nil }) {
+                        throw failed("""
+                            \(property.name) is stored as \(stored.kind) and the model needs \(property.kind), which no automatic rule converts: \
+                            \(BackendModels.renameTypeAdvice(from: renamed.stored, to: renamed.model)); otherwise enumerate \(typeName) (the \
+                            property then takes its init() value) and convert it in its parents' enumerations
+                            """)
+                    }
                     throw failed("""
                         \(property.name) is stored as \(stored.kind) and the model needs \(property.kind), which no automatic rule converts inside an \
                         embedded model; enumerate \(typeName) (the property then takes its init() value) and convert it in its parents' enumerations

@@ -129,8 +129,15 @@ public final class PostgresMigration {
     }
 
     /// ``renameType(from:to:)`` for an embedded model `newName`.
+    ///
+    /// A table whose metadata predates embedded layouts (`NULL`) is taken to hold the models'
+    /// layouts, as an open without a migration takes it, under the names the migration renames
+    /// them from: a rename that no recorded layout knows is then taken as it is. Its values,
+    /// which do not spell type names, are not rewritten, and the open records the models'
+    /// layouts for the next.
     private func renameEmbeddedType(from oldName: String, to newName: String) throws {
-        guard let source = storedEmbeddedName(of: oldName) else {
+        let layoutsUnknown = storedTables.values.contains { !$0.knowsEmbeddedLayouts }
+        guard let source = storedEmbeddedName(of: oldName) ?? (layoutsUnknown && !embeddedTypeRenames.values.contains(oldName) ? oldName : nil) else {
             throw failed(oldName, "no table of the database holds an embedded model of that name to rename to \(newName)")
         }
         guard storedEmbeddedName(of: newName) == nil else {

@@ -165,9 +165,10 @@ public final class PostgresStore: Sendable {
                 }
                 try transaction.checkBegun()
                 // Deferred to `COMMIT`, where a violation would take the values with it.
-                if transaction.writesUniqueValues {
+                if !transaction.uniqueValueTypes.isEmpty {
                     try await Failures.translating(self.mapping) {
-                        try await UniqueClash.checking("SET CONSTRAINTS ALL IMMEDIATE", on: connection, mapping: self.mapping)
+                        try await UniqueClash.checking(
+                            "SET CONSTRAINTS ALL IMMEDIATE", on: connection, mapping: self.mapping, writtenTypes: transaction.uniqueValueTypes)
                     }
                 }
             } catch {

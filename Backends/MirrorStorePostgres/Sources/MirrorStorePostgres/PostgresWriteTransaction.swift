@@ -35,9 +35,9 @@ public final class PostgresWriteTransaction {
     /// transaction sends a bounded number of notices, the rest together before `COMMIT`.
     static let inlineNoticeLimit = 32
 
-    /// Whether the block wrote a model with unique properties or arrays, whose constraints are
-    /// then checked before `COMMIT` (see ``UniqueClash``).
-    private(set) var writesUniqueValues = false
+    /// The types with unique properties or arrays the block wrote, whose constraints are then
+    /// checked before `COMMIT` (see ``UniqueClash``): only their tables can hold a clash.
+    private(set) var uniqueValueTypes: Set<String> = []
 
     /// Whether `BEGIN` was sent: with the transaction's first statement, not before, and without
     /// waiting for its answer (see ``beginIfNeeded()``). A block that runs no statement sends
@@ -128,7 +128,7 @@ public final class PostgresWriteTransaction {
         try collect(record, saved: &saved, statements: &statements, references: &references, linkedObjects: linkedObjects)
         for reference in references { try await check(reference) }
         for statement in statements {
-            if statement.table.keepsUniqueValues { writesUniqueValues = true }
+            if statement.table.keepsUniqueValues { uniqueValueTypes.insert(statement.table.typeName) }
             _ = try await write(
                 statement.table.upsertStatement, statement.bindings, parameterCount: statement.table.columns.count,
                 typeName: statement.table.typeName, key: statement.key, perRow: false)

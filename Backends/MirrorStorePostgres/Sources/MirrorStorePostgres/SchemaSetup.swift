@@ -29,24 +29,7 @@ struct SchemaSetup {
                 var lock = SQLParameters()
                 let placeholder = lock.add(Self.lockKey)
                 try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(placeholder))", binds: lock.bindings), logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: """
-                    CREATE TABLE IF NOT EXISTS \(SQL.identifier(Self.metadataTable)) (
-                        type_name text PRIMARY KEY, schema_description text NOT NULL, schema_version bigint NOT NULL)
-                    """), logger: logger)
-                // Nullable, so that a row written before, or by an older version of this
-                // backend, reads as "layout not known".
-                try await connection.query(PostgresQuery(unsafeSQL: """
-                    ALTER TABLE \(SQL.identifier(Self.metadataTable)) ADD COLUMN IF NOT EXISTS embedded_schemas text
-                    """), logger: logger)
-            }
-            let encoding = try await Failures.translating(mapping) {
-                try await connection.query("SELECT current_setting('server_encoding'), current_database()", logger: logger).collect()
-            }
-            if let row = encoding.first {
-                let (name, database) = try row.decode((String, String).self)
-                guard name == "UTF8" else {
-                    throw PostgresStoreError(.unsupportedDatabase(database: database, reason: "its encoding is \(name), not UTF8"))
-                }
+                try await setUpMetadataTable(on: connection)
             }
             var stored: [String: (description: String, version: Int64)] = [:]
             // The embedded layouts the rows know, by stored type name.
@@ -161,9 +144,11 @@ struct SchemaSetup {
                         binds: parameters.bindings), logger: logger).collect()
                     let wanted = Dictionary(table.indexes.map { ($0.name, $0.isUnique) }, uniquingKeysWith: { first, _ in first })
                     var constraints: Set<String> = []
+                    var kept: Set<String> = []
                     for row in existing {
                         let (index, isConstraint) = try row.decode((String, Bool).self)
                         if wanted[index] == isConstraint {
+                            kept.insert(index)
                             if isConstraint { constraints.insert(index) }
                         } else if isConstraint {
                             try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP CONSTRAINT \(SQL.identifier(index))"), logger: logger)
@@ -171,7 +156,7 @@ struct SchemaSetup {
                             try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(SQL.identifier(index))"), logger: logger)
                         }
                     }
-                    for statement in table.indexStatements {
+                    for statement in table.indexStatements(missingFrom: kept) {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
                     // Checked at once against the rows stored: a violation names their value.
@@ -190,25 +175,61 @@ struct SchemaSetup {
         }
     }
 
+    /// Checks the server's encoding, and makes the metadata table, or adds the column an older
+    /// version of this backend did not make, only when they are missing: an open of a database
+    /// that has them sends no DDL, which would take a lock on the table each time.
+    private func setUpMetadataTable(on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation) async throws {
+        let logger = PostgresStore.logger
+        var parameters = SQLParameters()
+        let table = parameters.add(SQL.identifier(Self.metadataTable))
+        let rows = try await connection.query(PostgresQuery(
+            unsafeSQL: """
+                SELECT current_setting('server_encoding'), current_database(), to_regclass(\(table)) IS NOT NULL,
+                EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass(\(table)) AND attname = 'embedded_schemas' AND NOT attisdropped)
+                """,
+            binds: parameters.bindings), logger: logger).collect()
+        guard let row = rows.first else { return }
+        let (encoding, database, hasTable, hasLayouts) = try row.decode((String, String, Bool, Bool).self)
+        guard encoding == "UTF8" else {
+            throw PostgresStoreError(.unsupportedDatabase(database: database, reason: "its encoding is \(encoding), not UTF8"))
+        }
+        if !hasTable {
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                CREATE TABLE IF NOT EXISTS \(SQL.identifier(Self.metadataTable)) (
+                    type_name text PRIMARY KEY, schema_description text NOT NULL, schema_version bigint NOT NULL, embedded_schemas text)
+                """), logger: logger)
+        } else if !hasLayouts {
+            // Nullable, so that the rows an older version of this backend wrote read as "layout
+            // not known".
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                ALTER TABLE \(SQL.identifier(Self.metadataTable)) ADD COLUMN IF NOT EXISTS embedded_schemas text
+                """), logger: logger)
+        }
+    }
+
     /// Makes the side tables of `table`'s unique arrays and sets that are missing, filled from its
-    /// rows, replaces their triggers, and drops those of properties no longer unique (see
-    /// ``UniqueElements``). A new table's side tables are made again: one left by an earlier table
-    /// of that name, dropped since, holds its elements still.
+    /// rows, makes or replaces their triggers where missing or stale, and drops those of
+    /// properties no longer unique (see ``UniqueElements``). A new table's side tables are made
+    /// again: one left by an earlier table of that name, dropped since, holds its elements still.
     private func setUpUniqueElements(
         of table: TableMapping, isNew: Bool, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
     ) async throws {
-        try await dropUniqueElements(of: table, keeping: Set(table.uniqueElements.map(\.triggerName)), on: connection)
+        let triggers = try await dropUniqueElements(of: table, keeping: Set(table.uniqueElements.map(\.triggerName)), on: connection)
         for unique in table.uniqueElements {
             var parameters = SQLParameters()
             let name = parameters.add(unique.sideTable)
-            let found = try await connection.query(PostgresQuery(unsafeSQL: "SELECT to_regclass(\(name)) IS NOT NULL", binds: parameters.bindings),
-                                                   logger: PostgresStore.logger).collect()
-            var exists = try found.first?.decode(Bool.self) ?? false
+            let function = parameters.add(SQL.identifier(unique.functionName) + "()")
+            let found = try await connection.query(PostgresQuery(
+                unsafeSQL: "SELECT to_regclass(\(name)) IS NOT NULL, (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure(\(function)))",
+                binds: parameters.bindings), logger: PostgresStore.logger).collect()
+            var (exists, body) = try found.first?.decode((Bool, String?).self) ?? (false, nil)
             if exists && isNew {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(unique.sideTable)"), logger: PostgresStore.logger)
                 exists = false
             }
-            let statements = (exists ? [] : unique.createStatements) + unique.triggerStatements
+            // A trigger whose function names the columns as they are now is kept as it is.
+            let current = exists && triggers.contains(unique.triggerName) && body == unique.functionBody
+            let statements = (exists ? [] : unique.createStatements) + (current ? [] : unique.triggerStatements)
             for statement in statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.logger)
             }
@@ -216,10 +237,11 @@ struct SchemaSetup {
     }
 
     /// Drops the triggers, functions and side tables of `table`'s unique arrays and sets but
-    /// those whose trigger is named in `keeping`.
+    /// those whose trigger is named in `keeping`; returns the names of those kept that exist.
+    @discardableResult
     private func dropUniqueElements(
         of table: TableMapping, keeping: Set<String>, on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation
-    ) async throws {
+    ) async throws -> Set<String> {
         var parameters = SQLParameters()
         let name = parameters.add(table.table)
         let rows = try await Failures.translating(mapping) {
@@ -227,15 +249,20 @@ struct SchemaSetup {
                 unsafeSQL: "SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(\(name)) AND tgname LIKE 'mirrorstore\\_ut\\_%'",
                 binds: parameters.bindings), logger: PostgresStore.logger).collect()
         }
+        var kept: Set<String> = []
         for row in rows {
             let trigger = try row.decode(String.self)
-            guard !keeping.contains(trigger) else { continue }
+            guard !keeping.contains(trigger) else {
+                kept.insert(trigger)
+                continue
+            }
             for statement in UniqueElements.dropStatements(trigger: trigger, table: table.table) {
                 try await Failures.translating(mapping) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.logger)
                 }
             }
         }
+        return kept
     }
 
     /// Runs the migration block, carries `tables` (and the tables renamed to a model's type)

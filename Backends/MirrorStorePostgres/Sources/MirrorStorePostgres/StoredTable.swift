@@ -22,6 +22,9 @@ struct StoredTable {
     /// The embedded models' schemas as the table was written with them (its metadata's
     /// ``EmbeddedLayouts``), which its `jsonb` values are read by; empty when not known.
     let embeddedSchemas: [String: ObjectSchema]
+    /// Whether the metadata records the embedded layouts (`NULL` in a row written before they
+    /// were kept): when not, the table is taken to hold the models' layouts.
+    let knowsEmbeddedLayouts: Bool
 
     /// Every table the metadata table names, by type name: one query, before the block runs,
     /// so that `oldSchema(ofType:)` can answer without the server.
@@ -54,17 +57,18 @@ struct StoredTable {
         return columns.reduce(into: [:]) { tables, entry in
             tables[entry.key] = StoredTable(
                 typeName: entry.key, columns: entry.value, description: descriptions[entry.key] ?? "", mapping: mapping, candidates: candidates,
-                keySchemas: keySchemas, embeddedSchemas: layouts[entry.key]?.schemas ?? [:])
+                keySchemas: keySchemas, embeddedSchemas: layouts[entry.key]?.schemas ?? [:], knowsEmbeddedLayouts: layouts[entry.key] != nil)
         }
     }
 
     private init(
         typeName: String, columns stored: [(name: String, type: String, notNull: Bool)], description: String, mapping: DatabaseMapping,
-        candidates: [String: PropertyKind], keySchemas: [String: ObjectSchema], embeddedSchemas: [String: ObjectSchema]
+        candidates: [String: PropertyKind], keySchemas: [String: ObjectSchema], embeddedSchemas: [String: ObjectSchema], knowsEmbeddedLayouts: Bool
     ) {
         self.typeName = typeName
         self.keySchemas = keySchemas
         self.embeddedSchemas = embeddedSchemas
+        self.knowsEmbeddedLayouts = knowsEmbeddedLayouts
         let (described, primaryKey) = Self.parse(description, typeName: typeName)
         var columns: [Column] = []
         var properties: [ObjectSchema.Property] = []

@@ -265,9 +265,9 @@ final class TableMapping: Sendable {
     }
 
     /// `CREATE INDEX IF NOT EXISTS` for each index the model asks for but the unique ones, which
-    /// are constraints (``uniqueConstraintStatement(_:)``).
-    var indexStatements: [String] {
-        indexes.filter { !$0.isUnique }.map { index in
+    /// are constraints (``uniqueConstraintStatement(_:)``), and those named in `existing`.
+    func indexStatements(missingFrom existing: Set<String>) -> [String] {
+        indexes.filter { !$0.isUnique && !existing.contains($0.name) }.map { index in
             let method = index.method.map { " USING \($0)" } ?? ""
             return "CREATE INDEX IF NOT EXISTS \(SQL.identifier(index.name)) ON \(table)\(method) (\(index.expressions.joined(separator: ", ")))"
         }

@@ -70,7 +70,13 @@ struct TableMigration {
                 }
                 guard convertsKinds, !column.isPrimaryKey else {
                     let (was, needs) = unconvertedJSON[column.property].map { ($0.description, column.kind.description) } ?? (existing.type, column.sqlType)
-                    throw failed("\(column.property) is stored as \(was) and the model needs \(needs); convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")")
+                    let enumerate = "convert it in migration.enumerateObjects(ofType: \"\(table.typeName)\")"
+                    if let old = unconvertedJSON[column.property], let renamed = BackendModels.renamedModel(
+                        from: old, to: column.kind, isModel: { mapping.models.type(named: $0) != nil || renamedTypes[$0] != nil }) {
+                        let advice = BackendModels.renameTypeAdvice(from: renamed.stored, to: renamed.model)
+                        throw failed("\(column.property) is stored as \(was) and the model needs \(needs), which no automatic rule converts: \(advice); otherwise \(enumerate)")
+                    }
+                    throw failed("\(column.property) is stored as \(was) and the model needs \(needs); \(enumerate)")
                 }
                 // Made anew below, with the model's init() value, for the enumeration to set.
                 statements.append(PostgresQuery(unsafeSQL: "ALTER TABLE \(table.table) DROP COLUMN \(column.quotedName)"))

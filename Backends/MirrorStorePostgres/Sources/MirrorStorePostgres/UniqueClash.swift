@@ -12,11 +12,19 @@ import PostgresNIO
 enum UniqueClash {
     /// Runs `statement` behind a savepoint on `connection`, inside a transaction.
     ///
+    /// The server stops at the first broken constraint it meets, in an order of its own. With
+    /// `writtenTypes`, the types with unique values a write block wrote, the violation reported
+    /// is the one ``MirrorStore/StoreError/Kind/uniqueViolation(typeName:property:value:)`` says
+    /// every store reports: the constraints of those types that come before the broken one in
+    /// that order are read too, and the first that two objects break is named. Without, the
+    /// broken one is (a statement that adds one constraint, a migration's check).
+    ///
     /// - Throws: `StoreError.uniqueViolation` naming the shared value when `statement` breaks
     ///   one of `mapping`'s unique constraints; the server's other refusals as they are (a
     ///   `PSQLError`, for the caller to translate as it needs).
     static func checking(
-        _ statement: String, on connection: PostgresConnection, mapping: DatabaseMapping, isolation: isolated (any Actor)? = #isolation
+        _ statement: String, on connection: PostgresConnection, mapping: DatabaseMapping, writtenTypes: Set<String>? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws {
         // Sent without waiting for its answer, as `BEGIN` is: its failure fails the statement.
         _ = connection.query(PostgresQuery(unsafeSQL: "SAVEPOINT mirrorstore_unique"), logger: PostgresStore.logger) { _ in }
@@ -25,23 +33,37 @@ enum UniqueClash {
         } catch let error as PSQLError where error.code == .server {
             let state = error.serverInfo?[.sqlState]
             guard state == "23505" || state == "23P01", let constraint = error.serverInfo?[.constraintName],
-                  let violated = mapping.uniqueIndexes[constraint], let table = mapping.tables[violated.typeName]
+                  mapping.uniqueIndexes[constraint] != nil
             else { throw error }
             try await Failures.translating(mapping) {
                 try await connection.query("ROLLBACK TO SAVEPOINT mirrorstore_unique", logger: PostgresStore.logger)
             }
             let reader = RowReader(connection: connection, mapping: mapping)
-            guard let value = try await sharedValue(constraint: constraint, table: table, reader: reader) else {
-                throw Failures.translate(error, mapping: mapping)
+            let candidates = writtenTypes.map { constraints(of: $0, through: constraint, mapping: mapping) } ?? [constraint]
+            for candidate in candidates {
+                guard let violated = mapping.uniqueIndexes[candidate], let table = mapping.tables[violated.typeName],
+                      let value = try await sharedValue(constraint: candidate, table: table, reader: reader) else { continue }
+                throw StoreError(.uniqueViolation(typeName: violated.typeName, property: violated.property, value: value))
             }
-            throw StoreError(.uniqueViolation(typeName: violated.typeName, property: violated.property, value: value))
+            throw Failures.translate(error, mapping: mapping)
         }
+    }
+
+    /// The unique constraints of `types`' tables in the order a violation is reported in, up to
+    /// and including `constraint`: by type name, then by property name (a compound index's
+    /// `team+number` as one name).
+    static func constraints(of types: Set<String>, through constraint: String, mapping: DatabaseMapping) -> [String] {
+        let ordered = types.sorted().flatMap { typeName in
+            mapping.uniqueIndexes.filter { $0.value.typeName == typeName }.sorted { $0.value.property < $1.value.property }.map(\.key)
+        }
+        guard let end = ordered.firstIndex(of: constraint) else { return ordered + [constraint] }
+        return Array(ordered[...end])
     }
 
     /// The value, or element, that two of `table`'s objects share under the unique `constraint`
     /// as `reader`'s transaction stands, spelled as the file store spells it; `nil` when none
     /// does (a writer that committed it has since let it go). Of several, the first in the
-    /// index's order, the first object holding it in key order.
+    /// index's order (the order sorted results use), the first object holding it in key order.
     private static func sharedValue(
         constraint: String, table: TableMapping, reader: RowReader, isolation: isolated (any Actor)? = #isolation
     ) async throws -> String? {

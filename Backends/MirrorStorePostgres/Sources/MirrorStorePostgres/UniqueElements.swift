@@ -134,19 +134,25 @@ struct UniqueElements: Sendable {
         ]
     }
 
-    /// The trigger and its function, replaced on every open so that they name the columns as
-    /// they are now.
+    /// The trigger function's body, as the server keeps it (`pg_proc.prosrc`): an open compares
+    /// it with the stored one to know whether the function names the columns as they are now.
+    var functionBody: String {
+        """
+
+        BEGIN
+            IF TG_OP = 'UPDATE' THEN DELETE FROM \(sideTable) WHERE owner = OLD.\(key); END IF;
+            INSERT INTO \(sideTable) (element, owner) SELECT DISTINCT \(elementExpression), NEW.\(key) FROM \(elements(of: "NEW")) WHERE x IS NOT NULL;
+            RETURN NULL;
+        END
+
+        """
+    }
+
+    /// The trigger and its function, made or replaced when an open finds either missing or the
+    /// function's body not ``functionBody``.
     var triggerStatements: [String] {
         [
-            """
-            CREATE OR REPLACE FUNCTION \(SQL.identifier(functionName))() RETURNS trigger LANGUAGE plpgsql AS $mirrorstore$
-            BEGIN
-                IF TG_OP = 'UPDATE' THEN DELETE FROM \(sideTable) WHERE owner = OLD.\(key); END IF;
-                INSERT INTO \(sideTable) (element, owner) SELECT DISTINCT \(elementExpression), NEW.\(key) FROM \(elements(of: "NEW")) WHERE x IS NOT NULL;
-                RETURN NULL;
-            END
-            $mirrorstore$
-            """,
+            "CREATE OR REPLACE FUNCTION \(SQL.identifier(functionName))() RETURNS trigger LANGUAGE plpgsql AS $mirrorstore$\(functionBody)$mirrorstore$",
             "CREATE OR REPLACE TRIGGER \(SQL.identifier(triggerName)) AFTER INSERT OR UPDATE OF \(column) ON \(table) FOR EACH ROW EXECUTE FUNCTION \(SQL.identifier(functionName))()",
         ]
     }
