@@ -45,18 +45,32 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 // MARK: Arguments
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: mirrorstore-postgres-benchmarks [--objects N] [--runs R]\n".utf8))
+    FileHandle.standardError.write(Data("""
+        usage: mirrorstore-postgres-benchmarks [--objects N] [--runs R]
+               mirrorstore-postgres-benchmarks --profile \(ProfileMode.allCases.map(\.rawValue).joined(separator: "|")) [--operations N] [--objects N]
+
+        """.utf8))
     exit(2)
 }
 
 var objects = 10_000
 var runs = 3
+/// With `--profile`, the one kind of operation to run (see `Profile.swift`), and how many.
+var profileMode: ProfileMode?
+var profileOperations = 1_000
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
-    guard let text = arguments.popFirst(), let value = Int(text), value > 0 else { usage() }
+    guard let text = arguments.popFirst() else { usage() }
+    if flag == "--profile" {
+        guard let mode = ProfileMode(rawValue: text) else { usage() }
+        profileMode = mode
+        continue
+    }
+    guard let value = Int(text), value >= 0 else { usage() }
     switch flag {
-    case "--objects": objects = value
-    case "--runs": runs = value
+    case "--objects" where value > 0: objects = value
+    case "--runs" where value > 0: runs = value
+    case "--operations": profileOperations = value
     default: usage()
     }
 }
@@ -182,7 +196,7 @@ var cells = [
 ]
 
 /// A client of its own (pool, connection, server process) on the benchmark's database.
-func makeClient() -> PostgresClient {
+func makeClient(_ settings: PostgresSettings) -> PostgresClient {
     PostgresClient(
         configuration: PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
@@ -192,9 +206,14 @@ func makeClient() -> PostgresClient {
 
 // MARK: Runs
 
+if let profileMode {
+    runProfile(profileMode, operations: profileOperations, settings: settings, items: items, lookupKeys: lookupKeys,
+               queryCategories: queryCategories)
+}
+
 do {
     let store = try await PostgresStore.open(settings, models: [BenchItem.self])
-    let client = makeClient()
+    let client = makeClient(settings)
     let runner = Task { await client.run() }
 
     print("PostgreSQL backend against hand-written postgres-nio: \(objects) objects, \(runs) runs, median per operation in µs")
@@ -395,7 +414,7 @@ do {
     // The method's own bias: the same hand-written query through a second client (its own pool,
     // connection and server process), alternating with the first as the sides alternate above.
     // Switching connections query by query costs both alike, so this ratio stays near 1.
-    let secondClient = makeClient()
+    let secondClient = makeClient(settings)
     let secondRunner = Task { await secondClient.run() }
     var control: (second: [Double], first: [Double]) = ([], [])
     for number in 0..<interleavedOperations {
