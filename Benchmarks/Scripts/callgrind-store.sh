@@ -7,6 +7,7 @@
 #   Benchmarks/Scripts/callgrind-store.sh lookup/MirrorStore           # per lookup
 #   Benchmarks/Scripts/callgrind-store.sh fetch-all/GRDB 60 20000      # top 60, 20,000 objects
 #   ENCRYPTED=1 Benchmarks/Scripts/callgrind-store.sh lookup/MirrorStore # the store encrypted
+#   SHAPE=text Benchmarks/Scripts/callgrind-store.sh lookup/MirrorStore # another model (--shape)
 #
 # CELL is workload/system as `store-benchmarks --help` lists them (insert, fetch-all, lookup, commit,
 # concurrent, open, open-cold; MirrorStore, GRDB, GRDB-read-each). Needs valgrind. Instruction
@@ -19,15 +20,23 @@ commits=200 open_objects=100000
 here=$(cd "$(dirname "$0")/.." && pwd)
 out="$here/.build/profile"
 mkdir -p "$out"
-swift build -c release --package-path "$here" --product store-benchmarks >/dev/null
+# BINARY=PATH profiles that build of store-benchmarks (a copy kept from an earlier commit, to
+# compare) instead of building this checkout's.
+binary=${BINARY:-}
+if [ -z "$binary" ]; then
+    swift build -c release --package-path "$here" --product store-benchmarks >/dev/null
+    binary="$here/.build/release/store-benchmarks"
+fi
 # Valgrind 3.19 cannot read the DWARF 5 the toolchain emits: profile a copy without debug info
 # (symbols stay, so functions keep their names).
-objcopy --strip-debug "$here/.build/release/store-benchmarks" "$out/store-benchmarks"
+objcopy --strip-debug "$binary" "$out/store-benchmarks"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 sizes=(--objects "$objects" --commits "$commits" --open-objects "$open_objects")
 # ENCRYPTED=1 profiles stores encrypted with a raw key (`--encrypted`).
 [ "${ENCRYPTED:-0}" = 1 ] && sizes+=(--encrypted)
+# SHAPE=NAME runs the cell on another model (`--shape`).
+[ -n "${SHAPE:-}" ] && sizes+=(--shape "$SHAPE")
 workload=${cell%%/*}
 system=${cell#*/}
 [ "$system" = GRDB-read-each ] && system=GRDB

@@ -35,6 +35,8 @@ final class KeyRun: Sendable {
             var high = count
             if case .integers(let firsts) = self, case .integer(let wanted) = key {
                 return Self.block(in: firsts, for: wanted)
+            } else if case .keys(let firsts) = self, let block = Self.block(in: firsts, inPlaceFor: key) {
+                return block
             } else {
                 while low < high {
                     let middle = (low + high) / 2
@@ -136,15 +138,11 @@ final class KeyRun: Sendable {
         return try withBlock(block) { reader -> UInt64? in
             // A walked block holds integers only, which precede every other key.
             if reader.layout == RunBlockReader.walkedLayout { return nil }
-            var low = 0
-            var high = reader.count
-            while low < high {
-                let middle = (low + high) / 2
-                guard let found = reader.entry(middle) else { throw undecodable(block) }
-                if found.key == key { return found.packed }
-                if StorageKey.precedes(found.key, key) { low = middle + 1 } else { high = middle }
+            switch reader.location(of: key) {
+            case .found(let packed): return packed
+            case .absent: return nil
+            case .damaged: throw undecodable(block)
             }
-            return nil
         }
     }
 

@@ -137,6 +137,72 @@ struct RunBlockReader {
         return (key, uint64(at: position))
     }
 
+    /// The packed location a general block holds for `key` (0 for a deleted key), searched in
+    /// place: a byte-string key, or an ASCII string key against ASCII entries, is compared with
+    /// each probed entry's bytes where they lie, as ``StorageKey/precedes(_:_:)`` orders them (for
+    /// byte strings and ASCII text, the order of their bytes, the shorter first); any other entry
+    /// or key is decoded by ``entry(_:)`` and compared as keys.
+    func location(of key: StorageKey) -> KeySearch {
+        switch key {
+        case .bytes(let bytes):
+            return bytes.withUnsafeBytes { searchGeneral(key, tag: OperationCodec.KeyTag.bytes.rawValue, bytes: $0) }
+        case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
+            if let search = text.utf8.withContiguousStorageIfAvailable({
+                searchGeneral(key, tag: OperationCodec.KeyTag.string.rawValue, bytes: UnsafeRawBufferPointer($0))
+            }) { return search }
+            var text = text
+            return text.withUTF8 { searchGeneral(key, tag: OperationCodec.KeyTag.string.rawValue, bytes: UnsafeRawBufferPointer($0)) }
+        case .integer, .string:
+            return searchGeneral(key, tag: nil, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// The halving search of ``location(of:)``: `tag` and `bytes` are the key as compared in
+    /// place (nil tag: never).
+    private func searchGeneral(_ key: StorageKey, tag: UInt8?, bytes: UnsafeRawBufferPointer) -> KeySearch {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            let order: Int
+            let packed: UInt64
+            if let tag, let found = entryOrder(middle, tag: tag, against: bytes) {
+                (order, packed) = found
+            } else {
+                guard let found = entry(middle) else { return .damaged }
+                order = found.key == key ? 0 : StorageKey.precedes(found.key, key) ? -1 : 1
+                packed = found.packed
+            }
+            if order == 0 { return .found(packed) }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return .absent
+    }
+
+    /// How entry `index` of a general block orders against the key whose tag is `tag` and whose
+    /// body is `wanted` (-1: the entry first), with the entry's packed location; nil when that
+    /// cannot be told from the bytes alone (the entry's key is of another kind, or a string that
+    /// is not ASCII, whose order is its NFC form's) or the entry does not decode, for
+    /// ``entry(_:)`` to decide. It checks what ``entry(_:)`` checks of a key of these kinds.
+    func entryOrder(_ index: Int, tag: UInt8, against wanted: UnsafeRawBufferPointer) -> (order: Int, packed: UInt64)? {
+        guard layout == Self.generalLayout, var position = entryStart(index), self[position] == tag else { return nil }
+        position += 1
+        guard let length = varint(&position) else { return nil }
+        let isText = tag == OperationCodec.KeyTag.string.rawValue
+        let order = withBody(&position, count: length) { stored -> Int? in
+            if isText, !stored.allSatisfy({ $0 < 0x80 }) { return nil }
+            return Self.order(stored, wanted)
+        }
+        guard let order, size - Self.checksumSize - position >= 8 else { return nil }
+        return (order, uint64(at: position))
+    }
+
+    enum KeySearch: Equatable {
+        case found(UInt64)
+        case absent
+        case damaged
+    }
+
     /// Entry `index` of an index-layout block: the entry, and whether it is one (true) or the
     /// mark of one deleted (false); nil when its bytes do not decode.
     func indexEntry(_ index: Int) -> (entry: IndexEntry, isLive: Bool)? {
@@ -390,6 +456,45 @@ struct RunBlockReader {
         case .bytes: return counted { .bytes(Array($0)) }
         case .tuple: return counted { .tuple(IndexTuple(encoded: Array($0))) }
         case nil: return nil
+        }
+    }
+}
+
+extension KeyRun.Fences {
+    /// ``block(for:)`` among `fences` for a byte-string or ASCII string key: its bytes are lent
+    /// once for the search and compared in place with each fence of the same kind (an ASCII
+    /// fence, for a string: byte strings and ASCII text order by their bytes, the shorter first,
+    /// as ``StorageKey/precedes(_:_:)`` orders them); other fences are ordered as keys. Nil for
+    /// a key of another kind, or whose bytes are not contiguous.
+    static func block(in fences: [StorageKey], inPlaceFor key: StorageKey) -> Int?? {
+        let search = { (wanted: UnsafeRawBufferPointer, isText: Bool) -> Int? in
+            var low = 0
+            var high = fences.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order: Int? = switch fences[middle] {
+                case .bytes(let fence) where !isText:
+                    fence.withUnsafeBytes { RunBlockReader.order($0, wanted) }
+                case .string(let fence) where isText:
+                    fence.utf8.withContiguousStorageIfAvailable { stored in
+                        stored.allSatisfy { $0 < 0x80 } ? RunBlockReader.order(UnsafeRawBufferPointer(stored), wanted) : nil
+                    } ?? nil
+                default:
+                    nil
+                }
+                // Not after the key: the key does not precede the fence.
+                let notAfter = order.map { $0 <= 0 } ?? !StorageKey.precedes(key, fences[middle])
+                if notAfter { low = middle + 1 } else { high = middle }
+            }
+            return low > 0 ? low - 1 : nil
+        }
+        switch key {
+        case .bytes(let bytes):
+            return .some(bytes.withUnsafeBytes { search($0, false) })
+        case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
+            return text.utf8.withContiguousStorageIfAvailable { search(UnsafeRawBufferPointer($0), true) }
+        case .integer, .string:
+            return nil
         }
     }
 }

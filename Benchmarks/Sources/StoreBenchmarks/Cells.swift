@@ -2,20 +2,20 @@ import Foundation
 
 /// What a cell does; see docs/BENCHMARKS.md, "Store versus GRDB".
 enum Workload: String, CaseIterable, Codable {
-    /// `objects` customers in one transaction, into a new store.
+    /// `objects` objects in one transaction, into a new store.
     case insert
-    /// The same customers in one transaction in a seeded random order of their keys, as an app
+    /// The same objects in one transaction in a seeded random order of their keys, as an app
     /// whose keys are not increasing writes them.
     case insertShuffled = "insert-shuffled"
-    /// Every customer of a store of `objects`, mapped to models.
+    /// Every object of a store of `objects`, mapped to models.
     case fetchAll = "fetch-all"
-    /// Each of `objects` customers by primary key, in a seeded random order.
+    /// Each of `objects` objects by primary key, in a seeded random order.
     case lookup
-    /// `commits` durable transactions of one customer each, one after the other.
+    /// `commits` durable transactions of one object each, one after the other.
     case commit
-    /// `commits` durable single-customer transactions from `threads` threads at once.
+    /// `commits` durable single-object transactions from `threads` threads at once.
     case concurrent
-    /// Opening a store of `openObjects` customers and reading one, its file in the page cache.
+    /// Opening a store of `openObjects` objects and reading one, its file in the page cache.
     case open
     /// The same with the file dropped from the page cache first.
     case openCold = "open-cold"
@@ -70,11 +70,16 @@ struct Sizes: Codable {
     var threads = 4
     var openObjects = 1_000_000
     var seed: UInt64 = 20_261_122
+    /// The model's ``StoreShape/shapeName``; nil (as in runs from before shapes) is `Customer`.
+    var shape: String?
+
+    /// The model the cells store.
+    var model: any StoreShape.Type { shape.flatMap(Shapes.named) ?? Customer.self }
 
     /// The same sizes as command-line arguments, for a child.
     var arguments: [String] {
         ["--objects", "\(objects)", "--commits", "\(commits)", "--threads", "\(threads)",
-         "--open-objects", "\(openObjects)", "--seed", "\(seed)"]
+         "--open-objects", "\(openObjects)", "--seed", "\(seed)", "--shape", model.shapeName]
     }
 
     /// Commits per thread in the concurrent workload (the total is rounded down to a multiple).
@@ -111,6 +116,6 @@ struct PrepareResult: Codable {
 }
 
 /// Where the shared stores live in the scratch directory.
-func preparedPath(directory: String, objects: Int, fileExtension: String) -> String {
-    "\(directory)/customers-\(objects).\(fileExtension)"
+func preparedPath(directory: String, shape: String, objects: Int, fileExtension: String) -> String {
+    "\(directory)/\(shape)-\(objects).\(fileExtension)"
 }

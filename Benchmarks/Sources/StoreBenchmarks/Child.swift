@@ -42,11 +42,11 @@ struct CellRunner<System: BenchmarkedSystem> {
         let path = scratchPath("warm-up")
         defer { System.removeFiles(for: path) }
         let system = try System.create(path: path)
-        let customers = Fixtures.customers(1...(transactions * objectsEach), seed: seed)
+        let objects = Fixtures.objects(System.Model.self, 1...(transactions * objectsEach), seed: seed)
         if objectsEach == 1 {
-            for customer in customers { try system.insertOne(customer) }
+            for object in objects { try system.insertOne(object) }
         } else {
-            try system.insert(customers)
+            try system.insert(objects)
         }
         try system.close()
     }
@@ -63,15 +63,15 @@ struct CellRunner<System: BenchmarkedSystem> {
     }
 
     private func insert(shuffled: Bool = false) throws -> CellResult {
-        var customers = Fixtures.customers(1...sizes.objects, seed: seed)
+        var objects = Fixtures.objects(System.Model.self, 1...sizes.objects, seed: seed)
         if shuffled {
             var random = SplitMix64(seed: seed)
-            customers.shuffle(using: &random)
+            objects.shuffle(using: &random)
         }
         try warmUpWrites(transactions: 1, objectsEach: min(1_000, sizes.objects))
         let path = scratchPath("insert")
         let system = try System.create(path: path)
-        let (_, seconds, memory) = try timedSection { try system.insert(customers) }
+        let (_, seconds, memory) = try timedSection { try system.insert(objects) }
         try system.close()
         let (bytes, verified) = try verifyWritten(path, objects: sizes.objects)
         var result = result(seconds, sizes.objects, memory, verified: verified)
@@ -81,7 +81,7 @@ struct CellRunner<System: BenchmarkedSystem> {
 
     /// Opens the shared store of `objects` and checks a sample of it (which also warms the read path).
     private func openShared() throws -> (System, verified: Int) {
-        let path = preparedPath(directory: directory, objects: sizes.objects, fileExtension: System.fileExtension)
+        let path = preparedPath(directory: directory, shape: System.Model.shapeName, objects: sizes.objects, fileExtension: System.fileExtension)
         let system = try System(path: path)
         let sample = Fixtures.sample(200, of: sizes.objects, seed: seed)
         try system.verify(objects: sizes.objects, sample: sample, seed: seed, label: cell.name)
@@ -92,12 +92,17 @@ struct CellRunner<System: BenchmarkedSystem> {
         let (system, verified) = try openShared()
         let (all, seconds, memory) = try timedSection { try system.fetchAll() }
         guard all.count == sizes.objects else {
-            throw BenchmarkFailure("\(cell.name): fetched \(all.count) customers, expected \(sizes.objects)")
+            throw BenchmarkFailure("\(cell.name): fetched \(all.count) objects, expected \(sizes.objects)")
         }
+        let byKey = Dictionary(all.map { ($0.storedKey, $0) }, uniquingKeysWith: { first, _ in first })
         for id in Fixtures.sample(200, of: sizes.objects, seed: seed &+ 1) {
-            let differences = all[id - 1].differences(from: Fixtures.customer(id: id, seed: seed))
+            let expected = System.Model.fixture(id: id, seed: seed)
+            guard let object = byKey[expected.storedKey] else {
+                throw BenchmarkFailure("\(cell.name): object \(id) was not fetched")
+            }
+            let differences = object.differences(from: expected)
             guard differences.isEmpty else {
-                throw BenchmarkFailure("\(cell.name): fetched customer \(id) is wrong: \(differences.joined(separator: ", "))")
+                throw BenchmarkFailure("\(cell.name): fetched object \(id) is wrong: \(differences.joined(separator: ", "))")
             }
         }
         blackHole(all)
@@ -106,29 +111,29 @@ struct CellRunner<System: BenchmarkedSystem> {
     }
 
     private func lookup() throws -> CellResult {
-        let order = Fixtures.lookupOrder(objects: sizes.objects, seed: seed)
+        let order = Fixtures.lookupOrder(objects: sizes.objects, seed: seed).map { System.Model.key(id: $0, seed: seed) }
         let (system, verified) = try openShared()
         let (found, seconds, memory) = try timedSection {
-            if cell.implementation == .grdbReadEach, let grdb = system as? GRDBSystem {
+            if cell.implementation == .grdbReadEach, let grdb = system as? GRDBSystem<System.Model> {
                 try grdb.lookUpEachInOwnRead(order)
             } else {
                 try system.lookUp(order)
             }
         }
         guard found == sizes.objects else {
-            throw BenchmarkFailure("\(cell.name): found \(found) of \(sizes.objects) customers")
+            throw BenchmarkFailure("\(cell.name): found \(found) of \(sizes.objects) objects")
         }
         try system.close()
         return result(seconds, sizes.objects, memory, verified: verified)
     }
 
     private func commit() throws -> CellResult {
-        let customers = Fixtures.customers(1...sizes.commits, seed: seed)
+        let objects = Fixtures.objects(System.Model.self, 1...sizes.commits, seed: seed)
         try warmUpWrites(transactions: 10, objectsEach: 1)
         let path = scratchPath("commit")
         let system = try System.create(path: path)
         let (_, seconds, memory) = try timedSection {
-            for customer in customers { try system.insertOne(customer) }
+            for object in objects { try system.insertOne(object) }
         }
         try system.close()
         let (bytes, verified) = try verifyWritten(path, objects: sizes.commits)
@@ -152,28 +157,29 @@ struct CellRunner<System: BenchmarkedSystem> {
         return result
     }
 
-    /// Opens the shared large store and reads one customer. Reports the allocator's and the
+    /// Opens the shared large store and reads one object. Reports the allocator's and the
     /// kernel's view of the memory the open store holds.
     private func open(cold: Bool) throws -> CellResult {
-        let path = preparedPath(directory: directory, objects: sizes.openObjects, fileExtension: System.fileExtension)
+        let path = preparedPath(directory: directory, shape: System.Model.shapeName, objects: sizes.openObjects, fileExtension: System.fileExtension)
         for file in System.files(for: path) {
             if cold { Memory.evictFromPageCache(file) } else { Memory.readThrough(file) }
         }
         let id = sizes.openObjects / 2 + 1
+        let key = System.Model.key(id: id, seed: seed)
         let allocatedBefore = Memory.allocatedBytes()
-        let ((system, customer), seconds, memory) = try timedSection {
+        let ((system, object), seconds, memory) = try timedSection {
             let system = try System(path: path)
-            return (system, try system.object(id: id))
+            return (system, try system.object(key: key))
         }
         let allocatedGrowth = Memory.allocatedBytes() - allocatedBefore
         let residentGrowth = Memory.resident().current - memory.residentBefore
-        guard let customer else { throw BenchmarkFailure("\(cell.name): no customer \(id)") }
-        let differences = customer.differences(from: Fixtures.customer(id: id, seed: seed))
+        guard let object else { throw BenchmarkFailure("\(cell.name): no object \(id)") }
+        let differences = object.differences(from: System.Model.fixture(id: id, seed: seed))
         guard differences.isEmpty else {
-            throw BenchmarkFailure("\(cell.name): customer \(id) is wrong: \(differences.joined(separator: ", "))")
+            throw BenchmarkFailure("\(cell.name): object \(id) is wrong: \(differences.joined(separator: ", "))")
         }
         guard try system.count() == sizes.openObjects else {
-            throw BenchmarkFailure("\(cell.name): the store does not hold \(sizes.openObjects) customers")
+            throw BenchmarkFailure("\(cell.name): the store does not hold \(sizes.openObjects) objects")
         }
         try system.close()
         var result = result(seconds, 1, memory, verified: 1)
@@ -195,8 +201,8 @@ private final class ThreadErrors: @unchecked Sendable {
     var first: String? { lock.withLock { errors.first } }
 }
 
-/// `threads` threads each commit `commitsEach` customers, one per durable transaction. The
-/// threads build their customers first and start committing together; the timed span ends when
+/// `threads` threads each commit `commitsEach` objects, one per durable transaction. The
+/// threads build their objects first and start committing together; the timed span ends when
 /// the last one is done.
 func commitConcurrently<System: BenchmarkedSystem>(_ system: System, threads: Int, commitsEach: Int, seed: UInt64) throws {
     let ready = DispatchSemaphore(value: 0)
@@ -207,11 +213,11 @@ func commitConcurrently<System: BenchmarkedSystem>(_ system: System, threads: In
         done.enter()
         let worker = Thread {
             let first = thread * commitsEach + 1
-            let customers = Fixtures.customers(first..<(first + commitsEach), seed: seed)
+            let objects = Fixtures.objects(System.Model.self, first..<(first + commitsEach), seed: seed)
             ready.signal()
             start.wait()
             do {
-                for customer in customers { try system.insertOne(customer) }
+                for object in objects { try system.insertOne(object) }
             } catch {
                 errors.add(error)
             }
@@ -226,7 +232,7 @@ func commitConcurrently<System: BenchmarkedSystem>(_ system: System, threads: In
 }
 
 /// Builds the stores the read workloads share, in the parent's scratch directory, and verifies
-/// them: `objects` customers in one transaction (fetch-all, lookup) and `openObjects` in
+/// them: `objects` objects in one transaction (fetch-all, lookup) and `openObjects` in
 /// transactions of 100,000 (open).
 func prepare<System: BenchmarkedSystem>(_: System.Type, sizes: Sizes, directory: String, small: Bool, large: Bool) throws -> PrepareResult {
     var result = PrepareResult(implementation: System.name, note: "", verified: 0)
@@ -237,13 +243,13 @@ func prepare<System: BenchmarkedSystem>(_: System.Type, sizes: Sizes, directory:
     System.removeFiles(for: notePath)
 
     func build(objects: Int, batch: Int) throws -> (bytes: Int, seconds: Double) {
-        let path = preparedPath(directory: directory, objects: objects, fileExtension: System.fileExtension)
+        let path = preparedPath(directory: directory, shape: System.Model.shapeName, objects: objects, fileExtension: System.fileExtension)
         System.removeFiles(for: path)
         let clock = ContinuousClock()
         let start = clock.now
         let system = try System.create(path: path)
         for first in stride(from: 1, through: objects, by: batch) {
-            try system.insert(Fixtures.customers(first...min(objects, first + batch - 1), seed: sizes.seed))
+            try system.insert(Fixtures.objects(System.Model.self, first...min(objects, first + batch - 1), seed: sizes.seed))
         }
         try system.close()
         let elapsed = start.duration(to: clock.now).components

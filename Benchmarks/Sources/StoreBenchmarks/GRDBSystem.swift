@@ -3,30 +3,20 @@ import GRDB
 
 /// GRDB 7 with a `DatabaseQueue` and its default `Configuration`: SQLite's rollback journal
 /// (`journal_mode = DELETE`) and `synchronous = FULL`, so every transaction is synced before it
-/// returns. Records are the Codable `Customer` through `FetchableRecord & PersistableRecord`.
-final class GRDBSystem: BenchmarkedSystem {
-    static let name = "GRDB"
-    static let fileExtension = "sqlite"
+/// returns. Records are the Codable model through `FetchableRecord & PersistableRecord`.
+final class GRDBSystem<Model: StoreShape>: BenchmarkedSystem {
+    static var name: String { "GRDB" }
+    static var fileExtension: String { "sqlite" }
     let dbQueue: DatabaseQueue
 
     init(path: String) throws {
         dbQueue = try DatabaseQueue(path: path)
     }
 
-    /// A new database with the `customer` table: `id` is an `INTEGER PRIMARY KEY` (the rowid).
+    /// A new database with the model's table (``StoreShape/createTable(_:)``).
     static func create(path: String) throws -> GRDBSystem {
         let system = try GRDBSystem(path: path)
-        try system.dbQueue.write { db in
-            try db.create(table: Customer.databaseTableName) { table in
-                table.primaryKey("id", .integer)
-                table.column("name", .text).notNull()
-                table.column("email", .text).notNull()
-                table.column("age", .integer).notNull()
-                table.column("score", .double).notNull()
-                table.column("active", .boolean).notNull()
-                table.column("createdAt", .datetime).notNull()
-            }
-        }
+        try system.dbQueue.write { db in try Model.createTable(db) }
         return system
     }
 
@@ -35,32 +25,32 @@ final class GRDBSystem: BenchmarkedSystem {
         [path, path + "-journal", path + "-wal", path + "-shm"]
     }
 
-    func insert(_ customers: [Customer]) throws {
+    func insert(_ objects: [Model]) throws {
         try dbQueue.write { db in
-            for customer in customers { try customer.insert(db) }
+            for object in objects { try object.insert(db) }
         }
     }
 
-    func insertOne(_ customer: Customer) throws {
-        try dbQueue.write { db in try customer.insert(db) }
+    func insertOne(_ object: Model) throws {
+        try dbQueue.write { db in try object.insert(db) }
     }
 
-    func fetchAll() throws -> [Customer] {
-        try dbQueue.read { db in try Customer.fetchAll(db) }
+    func fetchAll() throws -> [Model] {
+        try dbQueue.read { db in try Model.fetchAll(db) }
     }
 
-    func object(id: Int) throws -> Customer? {
-        try dbQueue.read { db in try Customer.fetchOne(db, key: id) }
+    func object(key: Model.Key) throws -> Model? {
+        try dbQueue.read { db in try Model.fetchOne(db, key: key) }
     }
 
     /// Every lookup inside one `read` block: GRDB's fastest way to run many of them.
-    func lookUp(_ ids: [Int]) throws -> Int {
+    func lookUp(_ keys: [Model.Key]) throws -> Int {
         try dbQueue.read { db in
             var found = 0
-            for id in ids {
-                if let customer = try Customer.fetchOne(db, key: id) {
+            for key in keys {
+                if let object = try Model.fetchOne(db, key: key) {
                     found += 1
-                    blackHole(customer)
+                    blackHole(object)
                 }
             }
             return found
@@ -68,19 +58,19 @@ final class GRDBSystem: BenchmarkedSystem {
     }
 
     /// Each lookup in its own `read` block, as a standalone call like `store.object(_:primaryKey:)`.
-    func lookUpEachInOwnRead(_ ids: [Int]) throws -> Int {
+    func lookUpEachInOwnRead(_ keys: [Model.Key]) throws -> Int {
         var found = 0
-        for id in ids {
-            if let customer = try dbQueue.read({ db in try Customer.fetchOne(db, key: id) }) {
+        for key in keys {
+            if let object = try dbQueue.read({ db in try Model.fetchOne(db, key: key) }) {
                 found += 1
-                blackHole(customer)
+                blackHole(object)
             }
         }
         return found
     }
 
     func count() throws -> Int {
-        try dbQueue.read { db in try Customer.fetchCount(db) }
+        try dbQueue.read { db in try Model.fetchCount(db) }
     }
 
     func close() throws {

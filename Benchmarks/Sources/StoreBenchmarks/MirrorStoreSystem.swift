@@ -3,13 +3,13 @@ import MirrorStore
 
 /// MirrorStore with its default configuration: `durability = .full`, so every `write` is
 /// `fdatasync`ed before it returns.
-final class MirrorStoreSystem: BenchmarkedSystem {
-    static let name = "MirrorStore"
-    static let fileExtension = "mirrorstore"
+final class MirrorStoreSystem<Model: StoreShape>: BenchmarkedSystem {
+    static var name: String { "MirrorStore" }
+    static var fileExtension: String { "mirrorstore" }
     let store: Store
 
     init(path: String) throws {
-        store = try Store(path: path, models: [Customer.self], configuration: .benchmark)
+        store = try Store(path: path, models: [Model.self], configuration: .benchmark)
     }
 
     static func create(path: String) throws -> MirrorStoreSystem {
@@ -21,35 +21,35 @@ final class MirrorStoreSystem: BenchmarkedSystem {
         [path, path + ".lock"]
     }
 
-    func insert(_ customers: [Customer]) throws {
-        try store.write { try $0.add(contentsOf: customers) }
+    func insert(_ objects: [Model]) throws {
+        try store.write { try $0.add(contentsOf: objects) }
     }
 
-    func insertOne(_ customer: Customer) throws {
-        try store.write { try $0.add(customer) }
+    func insertOne(_ object: Model) throws {
+        try store.write { try $0.add(object) }
     }
 
-    func fetchAll() throws -> [Customer] {
-        try store.objects(Customer.self).all()
+    func fetchAll() throws -> [Model] {
+        try store.objects(Model.self).all()
     }
 
-    func object(id: Int) throws -> Customer? {
-        try store.object(Customer.self, primaryKey: id)
+    func object(key: Model.Key) throws -> Model? {
+        try store.object(Model.self, primaryKey: key)
     }
 
-    func lookUp(_ ids: [Int]) throws -> Int {
+    func lookUp(_ keys: [Model.Key]) throws -> Int {
         var found = 0
-        for id in ids {
-            if let customer = try store.object(Customer.self, primaryKey: id) {
+        for key in keys {
+            if let object = try store.object(Model.self, primaryKey: key) {
                 found += 1
-                blackHole(customer)
+                blackHole(object)
             }
         }
         return found
     }
 
     func count() throws -> Int {
-        try store.objects(Customer.self).count
+        try store.objects(Model.self).count
     }
 
     func close() throws {

@@ -3,11 +3,12 @@ import Foundation
 import GRDB
 import MirrorStore
 
-/// The one model both systems store: a plain final class with seven fields, a realistic row.
+/// The benchmark's first model, the one docs/BENCHMARKS.md reports: a plain final class with
+/// seven fields, a realistic row.
 ///
 /// MirrorStore needs `Persistable` and nothing else; GRDB needs `Codable` plus its record
-/// protocols, and a table (``GRDBSystem/createTable(_:)``). Both read and write this very class.
-final class Customer: Persistable, Codable, FetchableRecord, PersistableRecord {
+/// protocols, and a table (``createTable(_:)``). Both read and write this very class.
+final class Customer: StoreShape {
     var id = 0
     var name = ""
     var email = ""
@@ -23,20 +24,41 @@ final class Customer: Persistable, Codable, FetchableRecord, PersistableRecord {
     /// GRDB's table.
     static let databaseTableName = "customer"
 
+    static let shapeName = "customer"
+    static let shapeSummary = "Customer: Int key, name, e-mail, Int, Double, Bool, Date"
+
+    static func fixture(id: Int, seed: UInt64) -> Customer {
+        Fixtures.customer(id: id, seed: seed)
+    }
+
+    static func key(id: Int, seed: UInt64) -> Int { id }
+
+    var storedKey: Int { id }
+
+    /// `id` is an `INTEGER PRIMARY KEY` (the rowid).
+    static func createTable(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.primaryKey("id", .integer)
+            table.column("name", .text).notNull()
+            table.column("email", .text).notNull()
+            table.column("age", .integer).notNull()
+            table.column("score", .double).notNull()
+            table.column("active", .boolean).notNull()
+            table.column("createdAt", .datetime).notNull()
+        }
+    }
+
     /// The fields that differ from `other`, as `name: a ≠ b`; empty when all seven are equal.
     func differences(from other: Customer) -> [String] {
-        var result: [String] = []
-        func compare<Value: Equatable>(_ field: String, _ a: Value, _ b: Value) {
-            if a != b { result.append("\(field): \(a) ≠ \(b)") }
-        }
-        compare("id", id, other.id)
-        compare("name", name, other.name)
-        compare("email", email, other.email)
-        compare("age", age, other.age)
-        compare("score", score, other.score)
-        compare("active", active, other.active)
-        compare("createdAt", createdAt, other.createdAt)
-        return result
+        var result = FieldComparison()
+        result.compare("id", id, other.id)
+        result.compare("name", name, other.name)
+        result.compare("email", email, other.email)
+        result.compare("age", age, other.age)
+        result.compare("score", score, other.score)
+        result.compare("active", active, other.active)
+        result.compare("createdAt", createdAt, other.createdAt)
+        return result.differences
     }
 }
 
@@ -61,9 +83,9 @@ enum Fixtures {
         return customer
     }
 
-    /// Customers `ids`, built now.
-    static func customers(_ ids: some Sequence<Int>, seed: UInt64) -> [Customer] {
-        ids.map { customer(id: $0, seed: seed) }
+    /// Objects `ids` of `Model`'s data set, built now.
+    static func objects<Model: StoreShape>(_: Model.Type, _ ids: some Sequence<Int>, seed: UInt64) -> [Model] {
+        ids.map { Model.fixture(id: $0, seed: seed) }
     }
 
     /// `count` distinct ids out of `1...objects`, in a seeded order: the ones verified.

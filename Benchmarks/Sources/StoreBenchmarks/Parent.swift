@@ -95,8 +95,9 @@ func runAll(options: Options) throws -> RunSummary {
         MirrorStore versus GRDB: store benchmarks (\(summary.date))
         machine: \(summary.machine)
         load average before: \(summary.loadBefore)
-        sizes: \(formatCount(sizes.objects)) customers (insert, fetch-all, lookup), \(formatCount(sizes.commits)) commits, \
-        \(sizes.threads) threads × \(formatCount(sizes.commitsPerThread)) commits, \(formatCount(sizes.openObjects)) customers (open); seed \(sizes.seed)
+        model: \(sizes.model.shapeSummary) (--shape \(sizes.model.shapeName))
+        sizes: \(formatCount(sizes.objects)) objects (insert, fetch-all, lookup), \(formatCount(sizes.commits)) commits, \
+        \(sizes.threads) threads × \(formatCount(sizes.commitsPerThread)) commits, \(formatCount(sizes.openObjects)) objects (open); seed \(sizes.seed)
         scratch directory: \(directory)
         """)
     fflush(nil)
@@ -122,7 +123,7 @@ func runAll(options: Options) throws -> RunSummary {
         }
         progress("")
         print("\(prepared.implementation): \(prepared.note)"
-            + (built.isEmpty ? "" : "; shared stores built and verified (\(prepared.verified) customers, every field): "
+            + (built.isEmpty ? "" : "; shared stores built and verified (\(prepared.verified) objects, every field): "
                 + built.joined(separator: ", ")))
     }
     print("""
@@ -261,12 +262,12 @@ struct Report {
         }
         let insertStore = perRun(Cell(.insert, .mirrorStore)) { $0.fileBytes.map(Double.init) }
         let insertSQLite = perRun(Cell(.insert, .grdb)) { $0.fileBytes.map(Double.init) }
-        fileRow("\(formatCount(sizes.objects)) customers, one transaction",
+        fileRow("\(formatCount(sizes.objects)) objects, one transaction",
                 insertStore.isEmpty ? prepared(.mirrorStore, \.smallBytes) : insertStore,
                 insertSQLite.isEmpty ? prepared(.grdb, \.smallBytes) : insertSQLite, objects: sizes.objects)
-        fileRow("\(formatCount(sizes.openObjects)) customers, transactions of 100,000",
+        fileRow("\(formatCount(sizes.openObjects)) objects, transactions of 100,000",
                 prepared(.mirrorStore, \.largeBytes), prepared(.grdb, \.largeBytes), objects: sizes.openObjects)
-        fileRow("\(formatCount(sizes.commits)) customers, one commit each",
+        fileRow("\(formatCount(sizes.commits)) objects, one commit each",
                 perRun(Cell(.commit, .mirrorStore)) { $0.fileBytes.map(Double.init) },
                 perRun(Cell(.commit, .grdb)) { $0.fileBytes.map(Double.init) }, objects: sizes.commits)
         if !fileRows.isEmpty {

@@ -22,14 +22,15 @@ struct Options {
 
     static let usage = """
         usage: store-benchmarks [--runs N] [--objects N] [--commits N] [--threads N] [--open-objects N]
-                                [--seed N] [--filter TEXT] [--directory DIR] [--json FILE]
+                                [--seed N] [--shape NAME] [--filter TEXT] [--directory DIR] [--json FILE]
                store-benchmarks --combine FILE...
           --runs N          repetitions of every cell, medians are taken over them (default 5, at least 1)
-          --objects N       customers for insert, fetch-all and lookup (default 100000)
+          --objects N       objects for insert, fetch-all and lookup (default 100000)
           --commits N       durable single-object commits, sequential and concurrent (default 1000)
           --threads N       committing threads in the concurrent workload (default 4)
-          --open-objects N  customers in the store the open workloads open (default 1000000)
+          --open-objects N  objects in the store the open workloads open (default 1000000)
           --seed N          seed of the data and of the lookup order (default 20261122)
+          --shape NAME      the model every cell stores (default customer): \(Shapes.names)
           --filter TEXT     run only the cells whose name (workload/system) contains TEXT, e.g. "lookup"
                             or "MirrorStore"; workloads: \(Workload.allCases.map(\.rawValue).joined(separator: ", "))
           --directory DIR   scratch directory (default: a new one in the temporary directory, removed after)
@@ -60,6 +61,10 @@ struct Options {
             case "--seed":
                 guard let seed = UInt64(try text(argument)) else { throw BenchmarkFailure("--seed needs a number") }
                 sizes.seed = seed
+            case "--shape":
+                let name = try text(argument)
+                guard Shapes.named(name) != nil else { throw BenchmarkFailure("unknown shape \(name); shapes: \(Shapes.names)") }
+                sizes.shape = name
             case "--filter": filter = try text(argument)
             case BenchmarkEncryption.option: BenchmarkEncryption.turnOn()
             case "--directory": directory = try text(argument)
@@ -89,6 +94,24 @@ struct Options {
     }
 }
 
+/// Runs one cell on `Model` in this process and reports it.
+func runChild<Model: StoreShape>(_ cell: Cell, model: Model.Type, sizes: Sizes, directory: String) throws {
+    switch cell.implementation {
+    case .mirrorStore:
+        try report(CellRunner<MirrorStoreSystem<Model>>(cell: cell, sizes: sizes, directory: directory).run())
+    case .grdb, .grdbReadEach:
+        try report(CellRunner<GRDBSystem<Model>>(cell: cell, sizes: sizes, directory: directory).run())
+    }
+}
+
+/// Builds the shared stores of `Model` for one implementation and reports them.
+func runPrepare<Model: StoreShape>(_ implementation: Implementation, model: Model.Type, options: Options, directory: String) throws {
+    let result = implementation == .mirrorStore
+        ? try prepare(MirrorStoreSystem<Model>.self, sizes: options.sizes, directory: directory, small: options.small, large: options.large)
+        : try prepare(GRDBSystem<Model>.self, sizes: options.sizes, directory: directory, small: options.small, large: options.large)
+    try report(result)
+}
+
 /// Prints a child's result as the one line its parent reads.
 func report(_ value: some Encodable) throws {
     print("result: " + String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
@@ -100,17 +123,11 @@ func main() throws {
     FileHandle.standardError.write(Data("warning: this is a debug build; benchmark numbers are meaningless. Use -c release.\n".utf8))
     #endif
     if let cell = options.child, let directory = options.directory {
-        switch cell.implementation {
-        case .mirrorStore:
-            try report(CellRunner<MirrorStoreSystem>(cell: cell, sizes: options.sizes, directory: directory).run())
-        case .grdb, .grdbReadEach:
-            try report(CellRunner<GRDBSystem>(cell: cell, sizes: options.sizes, directory: directory).run())
-        }
+        try runChild(cell, model: options.sizes.model, sizes: options.sizes, directory: directory)
         return
     }
     if let implementation = options.prepare, let directory = options.directory {
-        let system: any BenchmarkedSystem.Type = implementation == .mirrorStore ? MirrorStoreSystem.self : GRDBSystem.self
-        try report(prepare(system, sizes: options.sizes, directory: directory, small: options.small, large: options.large))
+        try runPrepare(implementation, model: options.sizes.model, options: options, directory: directory)
         return
     }
     if !options.combine.isEmpty {
