@@ -231,13 +231,15 @@ final class EncryptedLog: LogStorage {
         return StorageError(.corrupted(path: path, offset: start, reason: "the encrypted page holding bytes from \(start) on \(reason)"))
     }
 
-    /// Page `index` read from the file and decrypted.
+    /// Page `index` read from the file and decrypted. Read with `pread`, not through the file's
+    /// mapping: the plaintext is kept in the page cache, and a page read through the mapping would
+    /// stay in the resident set beside it (every page of the file, once read) while the log lives.
     private func load(_ index: Int, physicalSize: UInt64) throws -> [UInt8] {
         let offset = homeOffset(index)
         guard offset < physicalSize else {
             throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "the encrypted file ends before this page"))
         }
-        return try open(try file.read(at: offset, count: Int(min(UInt64(Self.pageSize), physicalSize - offset))), page: index)
+        return try open(try file.readOnce(at: offset, count: Int(min(UInt64(Self.pageSize), physicalSize - offset))), page: index)
     }
 
     /// Page `index` as the engine reads it: as `load` gives it, except that a checkpoint slot's
