@@ -42,6 +42,9 @@ final class EncryptedLog: LogStorage {
     static let nonceReservation: UInt64 = 1 << 16
     /// Decrypted pages kept for reads: 16 MiB.
     static let cachedPages = 4096
+    /// Decrypted pages a scratch file keeps (`scratch(in:)`): 1 MiB. Its runs are read back by a
+    /// merge or a checkpoint in order, and looked up a block at a time.
+    static let cachedScratchPages = 256
     /// Format 2: each tail slot takes two physical pages, since besides a sealed page it holds the
     /// page number and version in clear (page (8) · version (8) · length (2) · nonce · ciphertext ·
     /// tag): 4,111 bytes at most.
@@ -54,6 +57,10 @@ final class EncryptedLog: LogStorage {
     /// Whether a writer in another process may be appending: a page or tail slot that does not
     /// authenticate may be one it is writing, and is read again before it counts as damage.
     let followsWriter: Bool
+    /// Whether this is a scratch file's log (`scratch(in:)`), whose every page must authenticate:
+    /// it has no checkpoint slots, so a page of the header region that does not authenticate is
+    /// damage there, never an empty slot.
+    let isScratch: Bool
     private let dataKey: SecretBytes
     private let state: Lock<State>
 
@@ -65,7 +72,7 @@ final class EncryptedLog: LogStorage {
         /// The last page, nil when there is none; always kept in `cache`. In format 2 the page
         /// holding the end (empty when the log ends at a page's end), which lies in a tail slot.
         var lastPage: Int?
-        var cache = EncryptedPageCache(capacity: EncryptedLog.cachedPages)
+        var cache: EncryptedPageCache
         var budget: NonceBudget
         /// Nonces below this bound are recorded in the header as possibly used.
         var reservedBound: UInt64
@@ -93,19 +100,21 @@ final class EncryptedLog: LogStorage {
 
     private init(
         file: FileLog, header: EncryptedFileHeader, dataKey: SecretBytes, slot: EncryptedFileHeader.KeySlot,
-        physicalSize: UInt64, reservedBound: UInt64, followsWriter: Bool
+        physicalSize: UInt64, reservedBound: UInt64, followsWriter: Bool, isScratch: Bool = false
     ) {
         self.file = file
         self.header = header
         self.dataKey = dataKey
         self.followsWriter = followsWriter
+        self.isScratch = isScratch
         state = Lock(State(
-            physicalSize: physicalSize, budget: NonceBudget(used: slot.nonceBound), reservedBound: reservedBound, slot: slot))
+            physicalSize: physicalSize, cache: EncryptedPageCache(capacity: isScratch ? Self.cachedScratchPages : Self.cachedPages),
+            budget: NonceBudget(used: slot.nonceBound), reservedBound: reservedBound, slot: slot))
     }
 
     /// A new, empty generation in `file` (emptied first): a new file id and a new random data
     /// key wrapped under `keys`. Nothing is synced: the engine syncs the file before relying on it.
-    static func create(in file: FileLog, keys: EncryptionKeys) throws -> EncryptedLog {
+    static func create(in file: FileLog, keys: EncryptionKeys, isScratch: Bool = false) throws -> EncryptedLog {
         let (envelope, dataKey) = try keys.newDataKey()
         let header = EncryptedFileHeader(fileID: try SecureRandom.bytes(EncryptedFileHeader.fileIDByteCount))
         // The first reservation is recorded at once: no page can reach the disk before this header.
@@ -114,9 +123,18 @@ final class EncryptedLog: LogStorage {
         try file.write(header.page(with: slot), at: 0)
         let log = EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: UInt64(pageSize), reservedBound: nonceReservation,
-            followsWriter: false)
+            followsWriter: false, isScratch: isScratch)
         log.state.withLock { $0.budget = NonceBudget(used: 0) }
         return log
+    }
+
+    /// A log in `file` (an unnamed scratch file, `ScratchFile`) sealed under a new random data
+    /// key that only this log holds: the header wraps it under a key drawn here and dropped at
+    /// once, so no one, this process included, can open the file again. An encrypted store's
+    /// scratch runs (its keys and index values) are thus never on disk in the clear, and a page
+    /// changed there fails to authenticate when read (`corrupted`), as in a store file.
+    static func scratch(in file: FileLog) throws -> EncryptedLog {
+        try create(in: file, keys: try EncryptionKeys(.key(try SecureRandom.bytes(AES256GCM.keyByteCount))), isScratch: true)
     }
 
     /// The log `file` holds, as `keys` say: the file itself when both are plain, an encrypted log
@@ -253,7 +271,8 @@ final class EncryptedLog: LogStorage {
         do {
             return (try load(index, physicalSize: physicalSize), true)
         } catch let error as StorageError {
-            guard Self.checkpointSlotPages.contains(index), homeOffset(index) < physicalSize, case .corrupted = error.kind else { throw error }
+            guard !isScratch, Self.checkpointSlotPages.contains(index), homeOffset(index) < physicalSize, case .corrupted = error.kind
+            else { throw error }
             return ([UInt8](repeating: 0, count: Self.capacity(ofPage: index)), false)
         }
     }
