@@ -75,8 +75,10 @@ import TestSupport
         #expect(!objects.runs.isEmpty)
         for (key, value) in reference { #expect(try objects.location(for: .integer(key)) == value, "\(key)") }
         let pages = EncryptedLog.page(containing: end)
-        // Written after the runs, so that none of their pages is still decrypted in memory.
-        try log.write([UInt8](repeating: 0xA5, count: (EncryptedLog.cachedScratchPages + 8) * EncryptedLog.dataPageCapacity), at: end)
+        // Written after the runs and read, so that none of the runs' pages is still decrypted in memory.
+        let filler = (EncryptedLog.cachedScratchPages + 8) * EncryptedLog.dataPageCapacity
+        try log.write([UInt8](repeating: 0xA5, count: filler), at: end)
+        _ = try log.read(at: end, count: filler)
         for _ in 0..<20 {
             let page = Int.random(in: 0..<pages, using: &generator)
             let sealedCount = EncryptedLog.overhead + EncryptedLog.capacity(ofPage: page)

@@ -571,6 +571,68 @@ final class EncryptedLog: LogStorage {
         return result
     }
 
+    /// Bytes a pass reads once (a stream's pieces read back at its commit, a merge's runs, a
+    /// span of values): taken from the cached pages where they are, else read in one `pread` per
+    /// stretch of pages not cached and decrypted without being kept, so that a pass over more
+    /// than the cache holds neither fills it nor evicts the pages other reads come back to.
+    func readOnce(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        // Beside a writer a page may be one it is rewriting: `read` reads it again before it
+        // counts as damage.
+        if followsWriter { return try read(at: offset, count: count) }
+        let (size, physicalSize, lastPage) = state.withLock { ($0.size, $0.physicalSize, $0.lastPage) }
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
+        }
+        let end = offset + UInt64(count)
+        let lastNeeded = Self.page(containing: end - 1)
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        /// Appends what the read takes of page `index`, whose plaintext is `page`.
+        func take(_ page: [UInt8], of index: Int) throws {
+            let start = Self.start(ofPage: index)
+            let from = Int(max(offset, start) - start)
+            let through = Int(min(end, start + UInt64(Self.capacity(ofPage: index))) - start)
+            guard page.count >= through else {
+                throw StorageError(.corrupted(path: path, offset: start, reason: "an encrypted page holds fewer bytes than the log has"))
+            }
+            result.append(contentsOf: page[from..<through])
+        }
+        var index = Self.page(containing: offset)
+        while index <= lastNeeded {
+            if let cached = state.withLock({ $0.cache[index] }) {
+                try take(cached, of: index)
+                index += 1
+                continue
+            }
+            // The header region's pages (a checkpoint slot's may read as empty) and the last
+            // page (in a tail slot) are read as `read` reads them.
+            if index < Self.regionPages || index == lastPage {
+                try take(try plaintext(ofPage: index, through: 0), of: index)
+                index += 1
+                continue
+            }
+            var stretchEnd = index + 1
+            while stretchEnd <= lastNeeded, stretchEnd != lastPage, state.withLock({ $0.cache[stretchEnd] }) == nil {
+                stretchEnd += 1
+            }
+            let physicalStart = homeOffset(index)
+            guard physicalStart < physicalSize else {
+                throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "the encrypted file ends before this page"))
+            }
+            let physical = try file.readOnce(at: physicalStart, count: Int(min(homeOffset(stretchEnd), physicalSize) - physicalStart))
+            for page in index..<stretchEnd {
+                let start = (page - index) * Self.pageSize
+                guard start < physical.count else {
+                    throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: page), reason: "the encrypted file ends before this page"))
+                }
+                try take(try open(physical, page: page, from: start), of: page)
+            }
+            index = stretchEnd
+        }
+        return result
+    }
+
     /// Page `index`, holding at least `end` bytes: from the cache, or read and decrypted outside
     /// the lock (full pages never change; the last page is always cached).
     func plaintext(ofPage index: Int, through end: Int) throws -> [UInt8] {
@@ -821,10 +883,10 @@ final class EncryptedLog: LogStorage {
             state.lastPage = newLast
             state.size = newEnd
         }
-        for (index, page) in written {
-            state.cache.forget(index)
-            state.remember(page, at: index)
-        }
+        // The pages filled are not kept: a bulk write (a streamed commit's pieces, a checkpoint's
+        // runs) would fill the cache with pages of which a pass reads each once, if at all
+        // (`readOnce`), and evict those that reads come back to.
+        for (index, _) in written { state.cache.forget(index) }
         if let tail {
             state.cache.forget(newLast)
             state.remember(tail.page, at: newLast)
