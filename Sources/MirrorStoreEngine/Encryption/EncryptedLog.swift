@@ -557,6 +557,7 @@ final class EncryptedLog: LogStorage {
             result.append(contentsOf: next[..<(count - result.count)])
             return result
         }
+        if !followsWriter { return try readPages(at: offset, count: count, keeping: true) }
         var result: [UInt8] = []
         result.reserveCapacity(count)
         var position = offset
@@ -572,14 +573,21 @@ final class EncryptedLog: LogStorage {
     }
 
     /// Bytes a pass reads once (a stream's pieces read back at its commit, a merge's runs, a
-    /// span of values): taken from the cached pages where they are, else read in one `pread` per
-    /// stretch of pages not cached and decrypted without being kept, so that a pass over more
-    /// than the cache holds neither fills it nor evicts the pages other reads come back to.
+    /// span of values): as `read` gives them, but the pages not cached are decrypted without
+    /// being kept, so that a pass over more than the cache holds neither fills it nor evicts the
+    /// pages other reads come back to.
     func readOnce(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         // Beside a writer a page may be one it is rewriting: `read` reads it again before it
         // counts as damage.
         if followsWriter { return try read(at: offset, count: count) }
+        return try readPages(at: offset, count: count, keeping: false)
+    }
+
+    /// `count` bytes at `offset`, from the cached pages where they are, else read in one `pread`
+    /// per stretch of pages not cached (rather than one per page) and decrypted, each page then
+    /// kept in the cache when `keeping`. Not beside a writer (`followsWriter`).
+    private func readPages(at offset: UInt64, count: Int, keeping: Bool) throws -> [UInt8] {
         let (size, physicalSize, lastPage) = state.withLock { ($0.size, $0.physicalSize, $0.lastPage) }
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
@@ -626,7 +634,9 @@ final class EncryptedLog: LogStorage {
                 guard start < physical.count else {
                     throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: page), reason: "the encrypted file ends before this page"))
                 }
-                try take(try open(physical, page: page, from: start), of: page)
+                let plaintext = try open(physical, page: page, from: start)
+                try take(plaintext, of: page)
+                if keeping { state.withLock { $0.remember(plaintext, at: page) } }
             }
             index = stretchEnd
         }
