@@ -17,4 +17,13 @@ enum ScratchFile {
         _ = unlink(path)
         return FileLog(path: path, descriptor: descriptor, faults: nil)
     }
+
+    /// A scratch file as a log: sealed (`EncryptedLog.scratch(in:)`, under a key of its own
+    /// that only memory holds) when `sealed`, for the keys and values of an encrypted store,
+    /// which a plain file would hold in the clear; else the plain file. Nil when none can be made.
+    static func make(sealed: Bool) -> (any LogStorage)? {
+        guard let file = make() else { return nil }
+        guard sealed else { return file }
+        return try? EncryptedLog.scratch(in: file)
+    }
 }

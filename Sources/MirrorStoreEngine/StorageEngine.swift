@@ -726,7 +726,7 @@ public final class StorageEngine: Sendable {
         let touchesRuns = streamed.types.contains { base.types[$0]?.runs.isEmpty == false }
         guard touchesIndexes || touchesRuns else { return }
         // One update for every piece: the commit's entries are merged and checked once.
-        var update = IndexUpdate(secondary, spill: spillBound.flatMap { StreamIndexSpill(bound: $0, log: log) })
+        var update = IndexUpdate(secondary, spill: spillBound.map { StreamIndexSpill(bound: $0, log: log) })
         for piece in streamed.pieces {
             let readBack = try StreamPiece.readBack(piece, from: log)
             let decoded = readBack.operations
@@ -1098,12 +1098,18 @@ public final class StorageEngine: Sendable {
     /// Keys per type a streamed commit's publication, and the write transaction making it, hold
     /// in memory before they go to key runs in an unnamed scratch file (`StreamSpill`,
     /// ``StreamKeyTable``; ``EngineConfiguration/streamKeysInMemory``), or `Int.max` where they
-    /// may not: in memory, encrypted (the scratch file would hold keys in the clear), or with no
-    /// checkpoints to merge them into the log.
+    /// may not: in memory, or with no checkpoints to merge them into the log. An encrypted
+    /// store's scratch files are sealed (``sealsScratchFiles``).
     public var streamKeysInMemory: Int {
-        guard filePath != nil, configuration.encryption == nil, configuration.checkpointInterval > 0, !configuration.refusesWrites
-        else { return Int.max }
+        guard filePath != nil, configuration.checkpointInterval > 0, !configuration.refusesWrites else { return Int.max }
         return max(1, configuration.streamKeysInMemory)
+    }
+
+    /// Whether scratch files hold their data encrypted and authenticated under a key of their own
+    /// that only memory holds (``StreamKeyTable/init(keysInMemory:sealed:)``): in an encrypted
+    /// store, whose keys and values a plain scratch file would hold in the clear.
+    public var sealsScratchFiles: Bool {
+        configuration.encryption != nil
     }
 
     /// Entries per secondary index a streamed commit's index update holds in memory before they

@@ -1,5 +1,5 @@
 /// Writes the entries a streamed commit adds to and removes from a secondary index as index runs
-/// in an unnamed scratch file (`ScratchFile`) once the index holds `bound` of them in memory, so
+/// in an unnamed scratch file (`ScratchFile`; sealed for an encrypted store) once the index holds `bound` of them in memory, so
 /// that checking and publishing a commit of a million objects holds at most about `bound`
 /// entries of an index rather than one or more per object. Reads take those runs as any other,
 /// newest first, their weights summed with the others'; the next checkpoint merges them into the
@@ -11,16 +11,17 @@ struct StreamIndexSpill {
     /// Entries an index holds in memory before they are written as a run.
     let bound: Int
     /// Made at the first spill: most streamed commits never need one.
-    private var scratch: FileLog?
+    private var scratch: (any LogStorage)?
+    /// Whether the scratch file is sealed: the store's log is encrypted.
+    private let sealed: Bool
     /// Where the scratch file's next run goes.
     private var end: UInt64 = 0
 
-    /// A spill of at most `bound` entries per index, or nil where they stay in memory: a log
-    /// whose reads are authenticated (an encrypted one, whose values a plain scratch file would
-    /// hold in the clear).
-    init?(bound: Int, log: any LogStorage) {
-        guard !log.authenticatesReads else { return nil }
+    /// A spill of at most `bound` entries per index. The scratch file of a log whose reads are
+    /// authenticated (an encrypted one) is sealed, as a plain one would hold its values in the clear.
+    init(bound: Int, log: any LogStorage) {
         self.bound = max(1, bound)
+        sealed = log.authenticatesReads
     }
 
     /// Whether `index` holds `bound` or more entries in memory, `waiting` more about to join them.
@@ -34,7 +35,7 @@ struct StreamIndexSpill {
     ///
     /// - Throws: `StorageError` when no scratch file can be made or written.
     mutating func spill(_ index: SecondaryIndex) throws -> SecondaryIndex {
-        if scratch == nil { scratch = ScratchFile.make() }
+        if scratch == nil { scratch = ScratchFile.make(sealed: sealed) }
         guard let scratch else { throw StorageError(.io(operation: "make a scratch file", path: "the temporary directory", errno: 0)) }
         let own = index.runs.prefix { $0.log === scratch }.map(\.entryCount)
         let merged = Checkpoint.runsToMerge(newEntries: index.added.count + index.removed.count, runSizes: Array(own))

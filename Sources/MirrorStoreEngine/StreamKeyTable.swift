@@ -1,6 +1,7 @@
 /// Keys and a nonzero 64-bit value each (for a write transaction, where the record it streamed
 /// for a key lies in the log), held in memory up to `keysInMemory` keys and beyond that as sorted
-/// key runs in an unnamed scratch file (`ScratchFile`, `RewriteKeyRuns`), so that a transaction
+/// key runs in an unnamed scratch file (`ScratchFile`, `RewriteKeyRuns`; sealed under a key
+/// only memory holds when `sealed`), so that a transaction
 /// of any size holds about that many keys rather than one per record. The newest value of a key
 /// is the one read, in memory or in the newest run that holds it.
 ///
@@ -13,7 +14,9 @@ public struct StreamKeyTable {
     /// One type, unnamed: a key index reads and merges runs and memory as a store's table does.
     private var index = KeyIndex()
     private var runs: RewriteKeyRuns?
-    private var scratch: FileLog?
+    private var scratch: (any LogStorage)?
+    /// Whether the scratch file is sealed (`EncryptedLog.scratch(in:)`).
+    private let sealed: Bool
     /// Where the scratch file's next run goes.
     private var end: UInt64 = 0
     /// Whether keys past the bound may go to a scratch file: not once making or writing one failed.
@@ -21,15 +24,19 @@ public struct StreamKeyTable {
     private let keysInMemory: Int
 
     /// An empty table that writes its keys to a scratch file once it holds `keysInMemory` in
-    /// memory; `Int.max` keeps them all in memory.
-    public init(keysInMemory: Int) {
+    /// memory; `Int.max` keeps them all in memory. With `sealed` (for an encrypted store, whose
+    /// keys a plain file would hold in the clear) the scratch file is encrypted and authenticated
+    /// under a key of its own that only memory holds.
+    public init(keysInMemory: Int, sealed: Bool = false) {
         self.keysInMemory = max(1, keysInMemory)
+        self.sealed = sealed
         spills = keysInMemory < Int.max
     }
 
     /// The value of `key`, or nil when it has none.
     ///
-    /// - Throws: `StorageError` when a block of the scratch file fails its check.
+    /// - Throws: `StorageError` when a block of the scratch file fails its check (or, sealed,
+    ///   does not authenticate).
     public func value(for key: StorageKey) throws -> UInt64? {
         try index.types[""]?.location(for: key)
     }
@@ -40,7 +47,7 @@ public struct StreamKeyTable {
         precondition(value != 0, "a stream key table's values are never 0")
         index.types["", default: TypeIndex()].overwrite(key, value)
         guard spills, (index.types[""]?.memoryCount ?? 0) >= keysInMemory else { return }
-        if runs == nil, let file = ScratchFile.make() {
+        if runs == nil, let file = ScratchFile.make(sealed: sealed) {
             scratch = file
             runs = RewriteKeyRuns(bound: keysInMemory, log: file, sequence: 1, valuesInLog: false)
         }

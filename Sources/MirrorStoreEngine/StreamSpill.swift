@@ -1,5 +1,5 @@
 /// Writes the keys a streamed commit's publication applies to the key table as key runs in an
-/// unnamed scratch file (`ScratchFile`, `RewriteKeyRuns`) once a type holds `bound` keys in
+/// unnamed scratch file (`ScratchFile`, `RewriteKeyRuns`; sealed for an encrypted store) once a type holds `bound` keys in
 /// memory, so that publishing a commit of a million objects holds at most `bound` keys of a type
 /// rather than one per object. Lookups read those runs like any other, newest first; the next
 /// checkpoint merges them into the log (`Checkpoint.write`), as it can name no run elsewhere.
@@ -9,15 +9,15 @@
 /// no one names.
 struct StreamSpill {
     private var runs: RewriteKeyRuns
-    private let scratch: FileLog
+    private let scratch: any LogStorage
     /// Where the scratch file's next run goes.
     private var end: UInt64 = 0
 
-    /// A spill of at most `bound` keys per type, or nil where the keys stay in memory: a log
-    /// whose reads are authenticated (an encrypted one, whose keys a plain scratch file would
-    /// hold in the clear) or no scratch file to be had.
+    /// A spill of at most `bound` keys per type, or nil where the keys stay in memory: no
+    /// scratch file to be had. The scratch file of a log whose reads are authenticated (an
+    /// encrypted one) is sealed, as a plain one would hold its keys in the clear.
     init?(bound: Int, log: any LogStorage) {
-        guard !log.authenticatesReads, let scratch = ScratchFile.make() else { return nil }
+        guard let scratch = ScratchFile.make(sealed: log.authenticatesReads) else { return nil }
         self.scratch = scratch
         runs = RewriteKeyRuns(bound: bound, log: scratch, sequence: 1, valuesInLog: false)
     }

@@ -126,7 +126,7 @@ func verifyStoreFile(at path: String, encryption: EngineConfiguration.Encryption
 /// tail, or a checkpoint that disagrees with the replay).
 private func verify(_ log: any LogStorage, path: String, replayKeysInMemory: Int) throws -> (VerificationReport, unsettled: Bool) {
     // The scratch file lives as long as the replay's state, whose runs lie in it.
-    let keyRuns = ScratchFile.make().map { RewriteKeyRuns(bound: replayKeysInMemory, log: $0, sequence: 1, valuesInLog: false) }
+    let keyRuns = ScratchFile.make(sealed: log.authenticatesReads).map { RewriteKeyRuns(bound: replayKeysInMemory, log: $0, sequence: 1, valuesInLog: false) }
     let recovered = try Recovery.scan(log, fromCheckpoint: false, keyRuns: keyRuns)
     (log as? FileLog)?.extendMapping(to: recovered.validEnd)
     if recovered.needsHeader {

@@ -12,6 +12,7 @@
 //                     first of a type, and its index entries past the first of an index, into
 //                     scratch files' runs (`streamKeysInMemory` 1); after each commit it checks
 //                     that the indexes agree with the objects, printing "error ..." if not
+//   stream-spill-encrypted <store>  the same on an encrypted store, whose scratch files are sealed
 //   hold <store>      open the store, print "ready <pid>", and keep it open until stdin closes
 //   pairs <store>     commit PairWorkload pairs forever (checkpoints, compaction), printing "ack <n>"
 //   reader <store>    read beside the writer, refreshing in a loop until stdin closes (PairWorkload)
@@ -48,11 +49,12 @@ func run() -> Int32 {
         if mode == "compact" {
             configuration.autoCompaction = .whenDeadBytesExceed(ratio: 0.3, minimumFileSize: 64 << 10)
         }
-        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || mode == "stream-spill" {
+        let spills = mode == "stream-spill" || mode == "stream-spill-encrypted"
+        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || spills {
             configuration.checkpointInterval = 400
         }
-        if mode == "stream-spill" { configuration.streamKeysInMemory = 1 }
-        let encrypted = mode == "encrypted" || mode == "rekey"
+        if spills { configuration.streamKeysInMemory = 1 }
+        let encrypted = mode == "encrypted" || mode == "rekey" || mode == "stream-spill-encrypted"
         let engine: StorageEngine
         var key = 0
         var isEncrypted = encrypted
@@ -67,7 +69,7 @@ func run() -> Int32 {
         } else {
             engine = try StorageEngine(path: path, configuration: configuration)
         }
-        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || mode == "stream-spill" {
+        if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || spills {
             try engine.defineIndexes(CrashWorkload.indexes)
         }
         say("ready \(getpid())")
@@ -95,7 +97,7 @@ func run() -> Int32 {
                     say("converted")
                 }
             }
-        case "stream", "stream-spill":
+        case "stream", "stream-spill", "stream-spill-encrypted":
             var n = CrashWorkload.decode(engine.snapshot().metadata(key: CrashWorkload.counterKey))
             while true {
                 n += 1
@@ -112,7 +114,7 @@ func run() -> Int32 {
                     sequence = try engine.commit(CrashWorkload.batch(n))
                 }
                 say("ack \(sequence) \(n)")
-                if mode == "stream-spill", let disagreement = try CrashWorkload.indexDisagreement(engine.snapshot()) {
+                if spills, let disagreement = try CrashWorkload.indexDisagreement(engine.snapshot()) {
                     say("error after transaction \(n): \(disagreement)")
                 }
             }

@@ -46,7 +46,7 @@ import TestSupport
                 highestAcknowledged = max(highestAcknowledged, last.transaction)
                 highestSequence = max(highestSequence, last.sequence)
             }
-            let encrypted = mode == "encrypted" || mode == "rekey"
+            let encrypted = mode == "encrypted" || mode == "rekey" || mode == "stream-spill-encrypted"
             let engine = encrypted
                 ? try CrashWorkload.openEncrypted(path: path, configuration: EngineConfiguration(autoCompaction: .disabled)).0
                 : mode == "convert"
@@ -64,7 +64,7 @@ import TestSupport
             }
             #expect(state.objects == model, "\(context): state is not the first \(committed) transactions")
             #expect(!FileManager.default.fileExists(atPath: path + ".compact-tmp"), "\(context): stale compaction file survived an open")
-            if mode == "checkpoint" || mode == "encrypted" || mode == "stream" || mode == "stream-spill" {
+            if mode == "checkpoint" || mode == "encrypted" || mode.hasPrefix("stream") {
                 let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(CrashWorkload.encryptionKeys[0]) : nil)
                 #expect(report.isIntact && report.checkpointDisagreement == nil, "\(context): \(report)")
                 #expect(round < 3 || report.checkpointSequence != nil, "\(context): no checkpoint was written")
@@ -96,6 +96,11 @@ import TestSupport
     /// holds without them, and a kill loses the scratch files.
     @Test func killedSpillingStreamerLosesNoAcknowledgedCommit() throws {
         try Self.killRepeatedly(mode: "stream-spill", rounds: 50, seed: SeededRandom.seed(default: 0x5EED_0058))
+    }
+
+    /// The same on an encrypted store, whose scratch files are sealed under keys of their own.
+    @Test func killedEncryptedSpillingStreamerLosesNoAcknowledgedCommit() throws {
+        try Self.killRepeatedly(mode: "stream-spill-encrypted", rounds: 50, seed: SeededRandom.seed(default: 0x5EED_0059))
     }
 
     @Test func killedCommitterLosesNoAcknowledgedCommit() throws {

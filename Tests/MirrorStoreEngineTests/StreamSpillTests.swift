@@ -9,9 +9,17 @@ import TestSupport
 /// deletions inside the stream and of keys in persisted runs included, until and after the
 /// checkpoint that merges those runs into the log, and after a reopen.
 @Suite struct StreamSpillTests {
-    static func configuration(interval: Int, keysInMemory: Int) -> EngineConfiguration {
+    static func configuration(interval: Int, keysInMemory: Int, encrypted: Bool = false) -> EngineConfiguration {
         var configuration = CheckpointTests.checkpointing(interval)
         configuration.streamKeysInMemory = keysInMemory
+        if encrypted { configuration.encryption = .key(testEncryptionKey) }
+        return configuration
+    }
+
+    /// `configuration`, encrypted with the test key when `encrypted`.
+    static func encrypting(_ configuration: EngineConfiguration, _ encrypted: Bool) -> EngineConfiguration {
+        var configuration = configuration
+        if encrypted { configuration.encryption = .key(testEncryptionKey) }
         return configuration
     }
 
@@ -49,21 +57,31 @@ import TestSupport
     }
 
     @Test(arguments: 0..<6) func spilledStreamsReadAsHeldOnes(seed: UInt64) throws {
-        let seed = SeededRandom.seed(default: 0x5911_0000 + seed)
+        try checkSpilledStreams(seed: SeededRandom.seed(default: 0x5911_0000 + seed), encrypted: false)
+    }
+
+    /// The same on an encrypted store, whose scratch runs are sealed (`EncryptedLog.scratch(in:)`).
+    @Test(arguments: 0..<3) func encryptedSpilledStreamsReadAsHeldOnes(seed: UInt64) throws {
+        try checkSpilledStreams(seed: SeededRandom.seed(default: 0x5911_E000 + seed), encrypted: true)
+    }
+
+    func checkSpilledStreams(seed: UInt64, encrypted: Bool) throws {
         let (base, baseReference, rounds) = Self.script(seed: seed)
         let directory = TemporaryDirectory()
         var states: [StoreState] = []
         var runs: [Int] = []
         for keysInMemory in [1 << 30, 3] {
-            let context = "seed \(seed), \(keysInMemory) keys in memory"
+            let context = "seed \(seed), \(keysInMemory) keys in memory\(encrypted ? ", encrypted" : "")"
             let path = directory.file("spill-\(keysInMemory).store")
             // Persisted runs first, below what the streams write.
-            var engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 300, keysInMemory: keysInMemory))
+            var engine = try StorageEngine(
+                path: path, configuration: Self.configuration(interval: 300, keysInMemory: keysInMemory, encrypted: encrypted))
             for batch in base { try engine.commit(batch) }
             try CheckpointTests.check(engine, baseReference, "\(context), base")
             try engine.close()
             // No checkpoint but at closing: the scratch runs stay in use between commits.
-            engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: keysInMemory))
+            engine = try StorageEngine(
+                path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: keysInMemory, encrypted: encrypted))
             var mostRuns = 0
             for (number, round) in rounds.enumerated() {
                 let stream = try #require(try engine.beginStream())
@@ -78,11 +96,12 @@ import TestSupport
             states.append(try StoreState(engine.snapshot()))
             runs.append(mostRuns)
             try engine.close()
-            let reopened = try StorageEngine(path: path, configuration: fastConfiguration())
+            let reopened = try StorageEngine(path: path, configuration: Self.encrypting(fastConfiguration(), encrypted))
             try CheckpointTests.check(reopened, rounds.last?.afterCommit ?? baseReference, "\(context), reopened")
             try reopened.close()
-            #expect(try openState(path, fastConfiguration(.recoverValidPrefix)) == states.last, "\(context): replayed")
-            let report = try verifyStoreFile(at: path)
+            #expect(
+                try openState(path, Self.encrypting(fastConfiguration(.recoverValidPrefix), encrypted)) == states.last, "\(context): replayed")
+            let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
             #expect(report.isIntact && report.checkpointDisagreement == nil, "\(context): \(report)")
         }
         #expect(states[0] == states[1], "seed \(seed)")
@@ -94,17 +113,25 @@ import TestSupport
     /// index agrees with the reference after each stream and commit, before any checkpoint,
     /// after the one at closing, and reopened; the indexes had runs outside the log meanwhile.
     @Test(arguments: 0..<4) func spilledIndexEntriesReadAsTheReference(seed: UInt64) throws {
-        let seed = SeededRandom.seed(default: 0x5911_1D00 + seed)
+        try checkSpilledIndexEntries(seed: SeededRandom.seed(default: 0x5911_1D00 + seed), encrypted: false)
+    }
+
+    /// The same on an encrypted store, whose scratch runs are sealed.
+    @Test(arguments: 0..<2) func encryptedSpilledIndexEntriesReadAsTheReference(seed: UInt64) throws {
+        try checkSpilledIndexEntries(seed: SeededRandom.seed(default: 0x5911_1DE0 + seed), encrypted: true)
+    }
+
+    func checkSpilledIndexEntries(seed: UInt64, encrypted: Bool) throws {
         var generator = SeededRandom(seed: seed)
         let (base, baseReference, rounds) = Self.script(seed: seed)
         let directory = TemporaryDirectory()
         let path = directory.file("indexes.store")
         let reads = PersistedIndexTests.Reads()
-        var engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 300, keysInMemory: 3))
+        var engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 300, keysInMemory: 3, encrypted: encrypted))
         try engine.defineIndexes(PersistedIndexTests.definitions(reads))
         for batch in base { try engine.commit(batch) }
         try engine.close()
-        engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: 3))
+        engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: 3, encrypted: encrypted))
         try engine.defineIndexes(PersistedIndexTests.definitions(reads))
         try PersistedIndexTests.check(engine.snapshot(), baseReference, &generator, "seed \(seed), base")
         var spilledRuns = 0
@@ -125,11 +152,11 @@ import TestSupport
         #expect(spilledRuns > 0, "seed \(seed): the streams' index entries went to scratch runs")
         try engine.close()
         let final = rounds.last?.afterCommit ?? baseReference
-        engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: 3))
+        engine = try StorageEngine(path: path, configuration: Self.configuration(interval: 1 << 30, keysInMemory: 3, encrypted: encrypted))
         try engine.defineIndexes(PersistedIndexTests.definitions(reads))
         try PersistedIndexTests.check(engine.snapshot(), final, &generator, "seed \(seed), reopened")
         try engine.close()
-        let report = try verifyStoreFile(at: path)
+        let report = try verifyStoreFile(at: path, encryption: encrypted ? .key(testEncryptionKey) : nil)
         #expect(report.isIntact && report.checkpointDisagreement == nil, "seed \(seed): \(report)")
     }
 
@@ -189,9 +216,10 @@ import TestSupport
 
     /// A transaction's table of where its streamed records lie, with at most 4 keys in memory:
     /// random keys of every kind set and set again read as a dictionary holding them does.
+    /// Sealed (an encrypted store's) for odd seeds.
     @Test(arguments: 0..<4) func aKeyTableReadsAsADictionary(seed: UInt64) throws {
         var generator = SeededRandom(seed: SeededRandom.seed(default: 0x5911_0100 + seed))
-        var table = StreamKeyTable(keysInMemory: 4)
+        var table = StreamKeyTable(keysInMemory: 4, sealed: seed % 2 == 1)
         var reference: [StorageKey: UInt64] = [:]
         for step in 0..<600 {
             let key = CheckpointTests.key(&generator)

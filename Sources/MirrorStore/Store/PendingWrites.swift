@@ -21,6 +21,8 @@ final class PendingWrites {
         let threshold: Int
         /// Keys of a type whose records are in the log held in memory before they go to a scratch file.
         let keysInMemory: Int
+        /// Whether that scratch file is sealed (an encrypted store's: `StorageEngine.sealsScratchFiles`).
+        var sealsScratch = false
     }
 
     private enum Change {
@@ -44,8 +46,8 @@ final class PendingWrites {
         /// A deletion's value: offset 0 is the log's header, never a record's.
         static let deleted: UInt64 = 1
 
-        init(keysInMemory: Int) {
-            table = StreamKeyTable(keysInMemory: keysInMemory)
+        init(keysInMemory: Int, sealed: Bool) {
+            table = StreamKeyTable(keysInMemory: keysInMemory, sealed: sealed)
         }
 
         /// Whether the key holds a record (its location) or was deleted (nil), or nil when the
@@ -133,6 +135,7 @@ final class PendingWrites {
     private var heldBytes = 0
     private var streaming: Streaming?
     private var keysInMemory: Int { streaming?.keysInMemory ?? Int.max }
+    private var sealsScratch: Bool { streaming?.sealsScratch ?? false }
     /// The streamed commit the records went to, once they passed the threshold.
     private(set) var stream: WriteStream?
     /// The types whose objects the stream put or deleted.
@@ -160,7 +163,7 @@ final class PendingWrites {
             return slot
         }
         let slot = types.count
-        types.append(TypeChanges(name: type, streamed: StreamedKeys(keysInMemory: keysInMemory)))
+        types.append(TypeChanges(name: type, streamed: StreamedKeys(keysInMemory: keysInMemory, sealed: sealsScratch)))
         slots[type] = slot
         lastSlot = slot
         return slot
@@ -278,7 +281,7 @@ final class PendingWrites {
             entries[position].change = nil
         }
         types[slot].unwritten = Positions()
-        types[slot].streamed = StreamedKeys(keysInMemory: keysInMemory)
+        types[slot].streamed = StreamedKeys(keysInMemory: keysInMemory, sealed: sealsScratch)
         types[slot].cleared = true
         types[slot].clearUnwritten = true
     }

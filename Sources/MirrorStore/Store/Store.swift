@@ -218,7 +218,8 @@ public final class Store: Sendable {
             let transaction = WriteTransaction(
                 snapshot: snapshot, registry: registry, enumValues: enumValues, nextIdentities: nextIdentities,
                 beneath: earlier.writes, streaming: PendingWrites.Streaming(
-                    engine: engine, threshold: streamingThreshold, keysInMemory: streamKeysInMemory))
+                    engine: engine, threshold: streamingThreshold, keysInMemory: streamKeysInMemory,
+                    sealsScratch: engine.sealsScratchFiles))
             let result: Result
             do {
                 result = try ActiveWrites.run(inside: self) { try body(transaction) }

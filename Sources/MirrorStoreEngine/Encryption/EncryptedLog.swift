@@ -42,6 +42,9 @@ final class EncryptedLog: LogStorage {
     static let nonceReservation: UInt64 = 1 << 16
     /// Decrypted pages kept for reads: 16 MiB.
     static let cachedPages = 4096
+    /// Decrypted pages a scratch file keeps (`scratch(in:)`): 1 MiB. Its runs are read back by a
+    /// merge or a checkpoint in order, and looked up a block at a time.
+    static let cachedScratchPages = 256
     /// Format 2: each tail slot takes two physical pages, since besides a sealed page it holds the
     /// page number and version in clear (page (8) · version (8) · length (2) · nonce · ciphertext ·
     /// tag): 4,111 bytes at most.
@@ -54,6 +57,10 @@ final class EncryptedLog: LogStorage {
     /// Whether a writer in another process may be appending: a page or tail slot that does not
     /// authenticate may be one it is writing, and is read again before it counts as damage.
     let followsWriter: Bool
+    /// Whether this is a scratch file's log (`scratch(in:)`), whose every page must authenticate:
+    /// it has no checkpoint slots, so a page of the header region that does not authenticate is
+    /// damage there, never an empty slot.
+    let isScratch: Bool
     private let dataKey: SecretBytes
     private let state: Lock<State>
 
@@ -65,7 +72,7 @@ final class EncryptedLog: LogStorage {
         /// The last page, nil when there is none; always kept in `cache`. In format 2 the page
         /// holding the end (empty when the log ends at a page's end), which lies in a tail slot.
         var lastPage: Int?
-        var cache = EncryptedPageCache(capacity: EncryptedLog.cachedPages)
+        var cache: EncryptedPageCache
         var budget: NonceBudget
         /// Nonces below this bound are recorded in the header as possibly used.
         var reservedBound: UInt64
@@ -93,19 +100,21 @@ final class EncryptedLog: LogStorage {
 
     private init(
         file: FileLog, header: EncryptedFileHeader, dataKey: SecretBytes, slot: EncryptedFileHeader.KeySlot,
-        physicalSize: UInt64, reservedBound: UInt64, followsWriter: Bool
+        physicalSize: UInt64, reservedBound: UInt64, followsWriter: Bool, isScratch: Bool = false
     ) {
         self.file = file
         self.header = header
         self.dataKey = dataKey
         self.followsWriter = followsWriter
+        self.isScratch = isScratch
         state = Lock(State(
-            physicalSize: physicalSize, budget: NonceBudget(used: slot.nonceBound), reservedBound: reservedBound, slot: slot))
+            physicalSize: physicalSize, cache: EncryptedPageCache(capacity: isScratch ? Self.cachedScratchPages : Self.cachedPages),
+            budget: NonceBudget(used: slot.nonceBound), reservedBound: reservedBound, slot: slot))
     }
 
     /// A new, empty generation in `file` (emptied first): a new file id and a new random data
     /// key wrapped under `keys`. Nothing is synced: the engine syncs the file before relying on it.
-    static func create(in file: FileLog, keys: EncryptionKeys) throws -> EncryptedLog {
+    static func create(in file: FileLog, keys: EncryptionKeys, isScratch: Bool = false) throws -> EncryptedLog {
         let (envelope, dataKey) = try keys.newDataKey()
         let header = EncryptedFileHeader(fileID: try SecureRandom.bytes(EncryptedFileHeader.fileIDByteCount))
         // The first reservation is recorded at once: no page can reach the disk before this header.
@@ -114,9 +123,18 @@ final class EncryptedLog: LogStorage {
         try file.write(header.page(with: slot), at: 0)
         let log = EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: UInt64(pageSize), reservedBound: nonceReservation,
-            followsWriter: false)
+            followsWriter: false, isScratch: isScratch)
         log.state.withLock { $0.budget = NonceBudget(used: 0) }
         return log
+    }
+
+    /// A log in `file` (an unnamed scratch file, `ScratchFile`) sealed under a new random data
+    /// key that only this log holds: the header wraps it under a key drawn here and dropped at
+    /// once, so no one, this process included, can open the file again. An encrypted store's
+    /// scratch runs (its keys and index values) are thus never on disk in the clear, and a page
+    /// changed there fails to authenticate when read (`corrupted`), as in a store file.
+    static func scratch(in file: FileLog) throws -> EncryptedLog {
+        try create(in: file, keys: try EncryptionKeys(.key(try SecureRandom.bytes(AES256GCM.keyByteCount))), isScratch: true)
     }
 
     /// The log `file` holds, as `keys` say: the file itself when both are plain, an encrypted log
@@ -231,13 +249,15 @@ final class EncryptedLog: LogStorage {
         return StorageError(.corrupted(path: path, offset: start, reason: "the encrypted page holding bytes from \(start) on \(reason)"))
     }
 
-    /// Page `index` read from the file and decrypted.
+    /// Page `index` read from the file and decrypted. Read with `pread`, not through the file's
+    /// mapping: the plaintext is kept in the page cache, and a page read through the mapping would
+    /// stay in the resident set beside it (every page of the file, once read) while the log lives.
     private func load(_ index: Int, physicalSize: UInt64) throws -> [UInt8] {
         let offset = homeOffset(index)
         guard offset < physicalSize else {
             throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "the encrypted file ends before this page"))
         }
-        return try open(try file.read(at: offset, count: Int(min(UInt64(Self.pageSize), physicalSize - offset))), page: index)
+        return try open(try file.readOnce(at: offset, count: Int(min(UInt64(Self.pageSize), physicalSize - offset))), page: index)
     }
 
     /// Page `index` as the engine reads it: as `load` gives it, except that a checkpoint slot's
@@ -251,7 +271,8 @@ final class EncryptedLog: LogStorage {
         do {
             return (try load(index, physicalSize: physicalSize), true)
         } catch let error as StorageError {
-            guard Self.checkpointSlotPages.contains(index), homeOffset(index) < physicalSize, case .corrupted = error.kind else { throw error }
+            guard !isScratch, Self.checkpointSlotPages.contains(index), homeOffset(index) < physicalSize, case .corrupted = error.kind
+            else { throw error }
             return ([UInt8](repeating: 0, count: Self.capacity(ofPage: index)), false)
         }
     }
@@ -536,6 +557,7 @@ final class EncryptedLog: LogStorage {
             result.append(contentsOf: next[..<(count - result.count)])
             return result
         }
+        if !followsWriter { return try readPages(at: offset, count: count, keeping: true) }
         var result: [UInt8] = []
         result.reserveCapacity(count)
         var position = offset
@@ -546,6 +568,77 @@ final class EncryptedLog: LogStorage {
             let page = try plaintext(ofPage: index, through: within + take)
             result.append(contentsOf: page[within..<(within + take)])
             position += UInt64(take)
+        }
+        return result
+    }
+
+    /// Bytes a pass reads once (a stream's pieces read back at its commit, a merge's runs, a
+    /// span of values): as `read` gives them, but the pages not cached are decrypted without
+    /// being kept, so that a pass over more than the cache holds neither fills it nor evicts the
+    /// pages other reads come back to.
+    func readOnce(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        // Beside a writer a page may be one it is rewriting: `read` reads it again before it
+        // counts as damage.
+        if followsWriter { return try read(at: offset, count: count) }
+        return try readPages(at: offset, count: count, keeping: false)
+    }
+
+    /// `count` bytes at `offset`, from the cached pages where they are, else read in one `pread`
+    /// per stretch of pages not cached (rather than one per page) and decrypted, each page then
+    /// kept in the cache when `keeping`. Not beside a writer (`followsWriter`).
+    private func readPages(at offset: UInt64, count: Int, keeping: Bool) throws -> [UInt8] {
+        let (size, physicalSize, lastPage) = state.withLock { ($0.size, $0.physicalSize, $0.lastPage) }
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
+        }
+        let end = offset + UInt64(count)
+        let lastNeeded = Self.page(containing: end - 1)
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        /// Appends what the read takes of page `index`, whose plaintext is `page`.
+        func take(_ page: [UInt8], of index: Int) throws {
+            let start = Self.start(ofPage: index)
+            let from = Int(max(offset, start) - start)
+            let through = Int(min(end, start + UInt64(Self.capacity(ofPage: index))) - start)
+            guard page.count >= through else {
+                throw StorageError(.corrupted(path: path, offset: start, reason: "an encrypted page holds fewer bytes than the log has"))
+            }
+            result.append(contentsOf: page[from..<through])
+        }
+        var index = Self.page(containing: offset)
+        while index <= lastNeeded {
+            if let cached = state.withLock({ $0.cache[index] }) {
+                try take(cached, of: index)
+                index += 1
+                continue
+            }
+            // The header region's pages (a checkpoint slot's may read as empty) and the last
+            // page (in a tail slot) are read as `read` reads them.
+            if index < Self.regionPages || index == lastPage {
+                try take(try plaintext(ofPage: index, through: 0), of: index)
+                index += 1
+                continue
+            }
+            var stretchEnd = index + 1
+            while stretchEnd <= lastNeeded, stretchEnd != lastPage, state.withLock({ $0.cache[stretchEnd] }) == nil {
+                stretchEnd += 1
+            }
+            let physicalStart = homeOffset(index)
+            guard physicalStart < physicalSize else {
+                throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "the encrypted file ends before this page"))
+            }
+            let physical = try file.readOnce(at: physicalStart, count: Int(min(homeOffset(stretchEnd), physicalSize) - physicalStart))
+            for page in index..<stretchEnd {
+                let start = (page - index) * Self.pageSize
+                guard start < physical.count else {
+                    throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: page), reason: "the encrypted file ends before this page"))
+                }
+                let plaintext = try open(physical, page: page, from: start)
+                try take(plaintext, of: page)
+                if keeping { state.withLock { $0.remember(plaintext, at: page) } }
+            }
+            index = stretchEnd
         }
         return result
     }
@@ -800,10 +893,10 @@ final class EncryptedLog: LogStorage {
             state.lastPage = newLast
             state.size = newEnd
         }
-        for (index, page) in written {
-            state.cache.forget(index)
-            state.remember(page, at: index)
-        }
+        // The pages filled are not kept: a bulk write (a streamed commit's pieces, a checkpoint's
+        // runs) would fill the cache with pages of which a pass reads each once, if at all
+        // (`readOnce`), and evict those that reads come back to.
+        for (index, _) in written { state.cache.forget(index) }
         if let tail {
             state.cache.forget(newLast)
             state.remember(tail.page, at: newLast)

@@ -25,8 +25,10 @@ struct SpillMember: Persistable, Equatable {
 struct StreamedIndexSpillTests {
     static let cities = ["Lyon", "Nantes", "Paris", "Rennes"]
 
-    static func store(_ path: String, spilled: Bool, checkpointInterval: Int) throws -> Store {
+    static func store(_ path: String, spilled: Bool, checkpointInterval: Int, encrypted: Bool = false) throws -> Store {
         var configuration = Store.Configuration()
+        // Its scratch files are then sealed under keys of their own.
+        if encrypted { configuration.encryption = .key(Data(repeating: 7, count: 32)) }
         configuration.durability = .none
         configuration.transactionStreamingThreshold = 1
         if spilled { configuration.streamKeysInMemory = 3 }
@@ -84,11 +86,19 @@ struct StreamedIndexSpillTests {
 
     @Test("random streamed transactions with spilled index entries agree with a dictionary", arguments: [0, 1, 2])
     func agreeWithADictionary(round: UInt64) throws {
-        let seed = SeededRandom.seed(default: 0x5B11_1D00 + round)
+        try checkAgainstADictionary(seed: SeededRandom.seed(default: 0x5B11_1D00 + round), encrypted: false)
+    }
+
+    @Test("the same on an encrypted store, its scratch files sealed", arguments: [0])
+    func encryptedAgreeWithADictionary(round: UInt64) throws {
+        try checkAgainstADictionary(seed: SeededRandom.seed(default: 0x5B11_1DE0 + round), encrypted: true)
+    }
+
+    func checkAgainstADictionary(seed: UInt64, encrypted: Bool) throws {
         var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory()
         let path = directory.file("members.store")
-        var store = try Self.store(path, spilled: true, checkpointInterval: 1 << 30)
+        var store = try Self.store(path, spilled: true, checkpointInterval: 1 << 30, encrypted: encrypted)
         var reference: [Int: SpillMember] = [:]
         var refusals = 0
         var commits = 0
@@ -149,14 +159,14 @@ struct StreamedIndexSpillTests {
                 // Closing writes a checkpoint (past a small tail), which merges the scratch runs
                 // into the log; a low interval then checkpoints after most commits.
                 try store.close()
-                store = try Self.store(path, spilled: true, checkpointInterval: Bool.random(using: &random) ? 2_000 : 1 << 30)
+                store = try Self.store(path, spilled: true, checkpointInterval: Bool.random(using: &random) ? 2_000 : 1 << 30, encrypted: encrypted)
                 #expect(try Self.answers(store) == Self.expected(reference), "\(context), reopened")
             }
         }
         try store.close()
         #expect(refusals > 3 && commits > 10, "seed \(seed): \(refusals) refused, \(commits) committed")
         // Opened without spilling (its indexes rebuilt from the checkpoint and the log).
-        store = try Self.store(path, spilled: false, checkpointInterval: 1 << 30)
+        store = try Self.store(path, spilled: false, checkpointInterval: 1 << 30, encrypted: encrypted)
         #expect(try Self.answers(store) == Self.expected(reference), "seed \(seed), reopened without spilling")
         try store.close()
     }
