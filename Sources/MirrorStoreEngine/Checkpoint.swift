@@ -165,11 +165,13 @@ enum Checkpoint {
     /// Writes `index`'s changes and its `merged` newest runs as one run at `offset` of `log`:
     /// each entry with the sum of its weights over those sources, which keeps every entry's sum
     /// over all sources at 0 or 1. A merge of every run drops the marks, as nothing older is left.
+    /// With `keepingMarks`, marks are kept even so (runs of a scratch file, whose marks may
+    /// hide entries of the runs and memory that do not take part).
     static func writeIndexRun(
-        of index: SecondaryIndex, merging merged: Int, log: any LogStorage, at offset: UInt64, sequence: UInt64
+        of index: SecondaryIndex, merging merged: Int, keepingMarks: Bool = false, log: any LogStorage, at offset: UInt64, sequence: UInt64
     ) throws -> (run: IndexRun?, end: UInt64) {
         let runs = index.runs
-        let isBottom = merged == runs.count
+        let isBottom = merged == runs.count && !keepingMarks
         var cursors = try runs.prefix(merged).map { try IndexCursor(run: $0, after: .noEntry) }
         cursors.append(IndexCursor(memory: index.added, weight: 1, after: .noEntry))
         cursors.append(IndexCursor(memory: index.removed, weight: -1, after: .noEntry))

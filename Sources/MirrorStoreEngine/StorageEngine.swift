@@ -1107,10 +1107,8 @@ public final class StorageEngine: Sendable {
     }
 
     /// Entries per secondary index a streamed commit's index update holds in memory before they
-    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): as many as keys. Once a
-    /// commit spills, its unique checks and merges cost about a third more per object, so a
-    /// commit of 100,000 objects stays in memory; a smaller bound saved a third of the memory at
-    /// 1,000,000 (not enough to reach a flat figure) for that cost on every commit past it.
+    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): as many as keys, and at
+    /// most `StreamIndexSpill.bytesInMemory` bytes of them encoded.
     var streamIndexEntriesInMemory: Int {
         streamKeysInMemory
     }
