@@ -408,8 +408,8 @@ struct IndexRunWriter {
     private var markCounts: [UInt16] = []
     private var previous: IndexEntry?
 
-    init(log: any LogStorage, sequence: UInt64, offset: UInt64) {
-        units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .indexRun)
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64, unitTarget: Int = RunUnitWriter.unitTarget) {
+        units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .indexRun, unitTarget: unitTarget)
     }
 
     /// Where the next unit goes: past what is written.

@@ -192,7 +192,12 @@ struct IndexUpdate {
     ///
     /// - Throws: `StorageError` when the commit gives two objects one key of a unique index.
     consuming func finish() throws -> SecondaryIndexes {
-        for position in definitions.indices where spills { spillPending(position) }
+        if spills {
+            // Smallest first: the larger ones are then written with fewer of the others still held.
+            for position in definitions.indices.sorted(by: { pending[$0].byteCount < pending[$1].byteCount }) where spills {
+                spillPending(position)
+            }
+        }
         for position in definitions.indices { admitWaiting(position) }
         for position in definitions.indices where insertedCounts[position] > 0 {
             let name = definitions[position].name

@@ -4,8 +4,13 @@
 /// differ only in what their entries are.
 struct RunUnitWriter {
     static let unitTarget = 4 << 20
+    /// Units of a scratch file's runs, which are written while a commit holds the entries they
+    /// come from: a unit is held twice (gathered, then framed) until written.
+    static let scratchUnitTarget = 256 << 10
 
     let log: any LogStorage
+    /// Bytes a unit gathers before it is written.
+    let unitTarget: Int
     let sequence: UInt64
     /// What the units hold, their payload's first byte.
     let kind: IndexUnit.Kind
@@ -15,8 +20,9 @@ struct RunUnitWriter {
     private(set) var bytesWritten = 0
     private var unit: [UInt8] = []
 
-    init(log: any LogStorage, sequence: UInt64, offset: UInt64, kind: IndexUnit.Kind) {
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64, kind: IndexUnit.Kind, unitTarget: Int = Self.unitTarget) {
         self.log = log
+        self.unitTarget = unitTarget
         self.sequence = sequence
         self.offset = offset
         self.kind = kind
@@ -45,11 +51,17 @@ struct RunUnitWriter {
         block.bytes.append(UInt8(truncatingIfNeeded: count >> 8))
         block.bytes.append(contentsOf: entries)
         block.uint32(CRC32C.mask(CRC32C.checksum(block.bytes)))
+        return try appendSealed(block.bytes)
+    }
+
+    /// Adds a block sealed already (one of another run, copied as it lies), as `appendBlock`
+    /// adds the block it seals, and returns where the block lies.
+    mutating func appendSealed(_ block: [UInt8]) throws -> UInt64 {
         if unit.isEmpty { unit.append(kind.rawValue) }
         // The block's place in the file: after this unit's frame header and the bytes before it.
         let placed = offset + UInt64(LogFrame.headerSize + unit.count)
-        unit.append(contentsOf: block.bytes)
-        if unit.count >= Self.unitTarget { try flush() }
+        unit.append(contentsOf: block)
+        if unit.count >= unitTarget { try flush() }
         return placed
     }
 

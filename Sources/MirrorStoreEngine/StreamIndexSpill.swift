@@ -49,7 +49,7 @@ struct StreamIndexSpill {
         guard let scratch else { throw StorageError(.io(operation: "make a scratch file", path: "the temporary directory", errno: 0)) }
         var pending = pending
         try index.forEachChange { entry, isLive in try pending.append(entry, isLive: isLive) }
-        var writer = IndexRunWriter(log: scratch, sequence: 1, offset: end)
+        var writer = IndexRunWriter(log: scratch, sequence: 1, offset: end, unitTarget: RunUnitWriter.scratchUnitTarget)
         let written = try pending.write(into: &writer, checkingUnique: checkingUnique)
         let run = try writer.finish()
         end = writer.offset
@@ -58,7 +58,8 @@ struct StreamIndexSpill {
         if own.count > 1 {
             let merged = 1 + Checkpoint.runsToMerge(newEntries: own[0], runSizes: Array(own.dropFirst()))
             if merged > 1 {
-                let (run, written) = try Checkpoint.writeIndexRun(of: spilled, merging: merged, keepingMarks: true, log: scratch, at: end, sequence: 1)
+                let (run, written) = try Checkpoint.writeIndexRun(
+                    of: spilled, merging: merged, keepingMarks: true, log: scratch, at: end, sequence: 1, unitTarget: RunUnitWriter.scratchUnitTarget)
                 end = written
                 spilled = spilled.replacingRuns(merged, with: run)
             }

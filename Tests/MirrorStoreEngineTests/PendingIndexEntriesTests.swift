@@ -152,36 +152,84 @@ import TestSupport
             #expect(spilled == held, "seed \(seed), \(keysInMemory) in memory")
             #expect(held.contains("stream 0 committed") || held.contains("stream 1 committed"), "seed \(seed)")
             // Reopened intact, then damaged: each index agrees with the objects opened.
-            var generator = SeededRandom(seed: seed &+ UInt64(keysInMemory))
-            let intact = try readFile(path)
-            let damagedPath = directory.file("damaged-\(keysInMemory).store")
-            for attempt in 0..<12 {
-                var damaged = intact
-                if attempt == 0 {
-                    // Intact.
-                } else if attempt % 2 == 0 {
-                    damaged.removeSubrange(Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)...)
-                } else {
-                    damaged[Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)] ^= 0x24
-                }
-                try replaceStore(at: damagedPath, with: damaged)
-                let context = "seed \(seed), \(keysInMemory) in memory, damage \(attempt)"
-                let engine: StorageEngine
-                do {
-                    engine = try StorageEngine(path: damagedPath, configuration: fastConfiguration(.recoverValidPrefix))
-                } catch is StorageError {
-                    continue
-                }
-                do {
-                    try engine.defineIndexes(Self.definitions())
-                    let snapshot = engine.snapshot()
-                    #expect(try Self.entries(snapshot) == (try Self.expectedEntries(snapshot)), "\(context)")
-                } catch let error as StorageError {
-                    // A damaged run read by the index is reported, never answered from.
-                    guard case .corrupted = error.kind else { throw error }
-                }
-                try engine.close()
-            }
+            try Self.reopenDamaged(path, directory: directory, seed: seed &+ UInt64(keysInMemory), "seed \(seed), \(keysInMemory) in memory")
         }
+    }
+
+    /// Opens copies of the store at `path`, intact, truncated and with a flipped byte, and checks
+    /// that each index agrees with the objects opened (or that a damaged run is reported).
+    static func reopenDamaged(_ path: String, directory: TemporaryDirectory, seed: UInt64, _ context: String) throws {
+        var generator = SeededRandom(seed: seed)
+        let intact = try readFile(path)
+        let damagedPath = directory.file("damaged.store")
+        for attempt in 0..<12 {
+            var damaged = intact
+            if attempt == 0 {
+                // Intact.
+            } else if attempt % 2 == 0 {
+                damaged.removeSubrange(Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)...)
+            } else {
+                damaged[Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)] ^= 0x24
+            }
+            try replaceStore(at: damagedPath, with: damaged)
+            let engine: StorageEngine
+            do {
+                engine = try StorageEngine(path: damagedPath, configuration: fastConfiguration(.recoverValidPrefix))
+            } catch is StorageError {
+                continue
+            }
+            do {
+                try engine.defineIndexes(definitions())
+                let snapshot = engine.snapshot()
+                #expect(try entries(snapshot) == (try expectedEntries(snapshot)), "\(context), damage \(attempt)")
+            } catch let error as StorageError {
+                // A damaged run read by the index is reported, never answered from.
+                guard case .corrupted = error.kind else { throw error }
+            }
+            try engine.close()
+        }
+    }
+
+    /// One stream of thousands of objects into empty indexes, some replaced and deleted inside
+    /// it, then the checkpoint at closing: with its entries encoded, each index is the stream's
+    /// one scratch run, which the checkpoint copies block by block where the store holding them
+    /// in memory writes them entry by entry. Both files must be the same bytes, and read alike
+    /// reopened, intact and damaged.
+    @Test(arguments: 0..<3) func aCopiedRunIsTheRunWritten(seed: UInt64) throws {
+        let seed = SeededRandom.seed(default: 0xC0B1_ED00 + seed)
+        let directory = TemporaryDirectory()
+        var files: [[UInt8]] = []
+        var read: [[String]] = []
+        for keysInMemory in [Int.max, 1 << 30] {
+            var generator = SeededRandom(seed: seed)
+            let path = directory.file("bulk-\(keysInMemory).store")
+            let engine = try StorageEngine(path: path, configuration: Self.configuration(keysInMemory: keysInMemory))
+            try engine.defineIndexes(Self.definitions())
+            let stream = try #require(try engine.beginStream())
+            for first in stride(from: 0, to: 3_000, by: 100) {
+                var piece = WriteBatch()
+                for number in first..<(first + 100) {
+                    // The first two bytes keep the unique keys apart.
+                    let value = [UInt8(number % 256), UInt8(number / 256), UInt8.random(in: 0...255, using: &generator)]
+                    let key: StorageKey = number % 7 == 0 ? .string("k\(number)") : .integer(Int64(number))
+                    piece.put(type: "V", key: key, value: value)
+                    if generator.chance(5) { piece.delete(type: "V", key: key) }
+                }
+                _ = try stream.write(piece)
+            }
+            try engine.wait(for: engine.submit(WriteBatch(), completing: stream))
+            read.append(try Self.entries(engine.snapshot()))
+            try engine.close()
+            let reopened = try StorageEngine(path: path, configuration: Self.configuration(keysInMemory: keysInMemory))
+            try reopened.defineIndexes(Self.definitions())
+            let snapshot = reopened.snapshot()
+            #expect(try Self.entries(snapshot) == read.last, "seed \(seed), \(keysInMemory) in memory, reopened")
+            #expect(try Self.entries(snapshot) == (try Self.expectedEntries(snapshot)), "seed \(seed), \(keysInMemory) in memory")
+            try reopened.close()
+            files.append(try readFile(path))
+            try Self.reopenDamaged(path, directory: directory, seed: seed, "seed \(seed), \(keysInMemory) in memory, bulk")
+        }
+        #expect(read[0] == read[1], "seed \(seed)")
+        #expect(files[0] == files[1], "seed \(seed): the copied runs differ from the written ones")
     }
 }
