@@ -735,9 +735,13 @@ public final class StorageEngine: Sendable {
             let decoded = readBack.operations
             try base.checkReadable(decoded)
             guard touchesIndexes else { continue }
-            let operations = try Self.batchOperations(decoded, readingValuesOf: indexed, from: log, within: readBack)
-            try update.add(operations, streamed: decoded, values: &groupValues) { type, key in
-                try GroupValues.stored(type: type, key: key, base: base, log: log)
+            // A few hundred operations at a time: a piece's values are not all copied out at once.
+            for start in stride(from: 0, to: decoded.count, by: 256) {
+                let some = Array(decoded[start..<min(start + 256, decoded.count)])
+                let operations = try Self.batchOperations(some, readingValuesOf: indexed, from: log, within: readBack)
+                try update.add(operations, streamed: some, values: &groupValues) { type, key in
+                    try GroupValues.stored(type: type, key: key, base: base, log: log)
+                }
             }
         }
         if !secondary.isEmpty {
