@@ -1,7 +1,8 @@
 /// Writes the entries a streamed commit adds to and removes from a secondary index as index runs
-/// in an unnamed scratch file (`ScratchFile`) once the index holds `bound` of them in memory, so
-/// that checking and publishing a commit of a million objects holds at most about `bound`
-/// entries of an index rather than one or more per object. Reads take those runs as any other,
+/// in an unnamed scratch file (`ScratchFile`) once the index holds `bound` of them, or
+/// `byteBound` bytes, in memory (`PendingIndexEntries`), and at the end of the commit, so that
+/// checking and publishing a commit of a million objects holds at most about that many entries
+/// of an index rather than one or more per object. Reads take those runs as any other,
 /// newest first, their weights summed with the others'; the next checkpoint merges them into the
 /// log (`Checkpoint.write`), as it can name no run elsewhere.
 ///
