@@ -165,16 +165,37 @@ enum Checkpoint {
     /// Writes `index`'s changes and its `merged` newest runs as one run at `offset` of `log`:
     /// each entry with the sum of its weights over those sources, which keeps every entry's sum
     /// over all sources at 0 or 1. A merge of every run drops the marks, as nothing older is left.
+    /// With `keepingMarks`, marks are kept even so (runs of a scratch file, whose marks may
+    /// hide entries of the runs and memory that do not take part); units gather `unitTarget`
+    /// bytes.
     static func writeIndexRun(
-        of index: SecondaryIndex, merging merged: Int, log: any LogStorage, at offset: UInt64, sequence: UInt64
+        of index: SecondaryIndex, merging merged: Int, keepingMarks: Bool = false, log: any LogStorage, at offset: UInt64, sequence: UInt64,
+        unitTarget: Int = RunUnitWriter.unitTarget
     ) throws -> (run: IndexRun?, end: UInt64) {
         let runs = index.runs
-        let isBottom = merged == runs.count
+        let isBottom = merged == runs.count && !keepingMarks
+        // One run and no changes (a streamed commit's run of a scratch file, as a bulk load
+        // leaves it): its blocks are the merge's, copied as they lie, unless marks must go.
+        if merged == 1, let run = runs.first, !index.hasChanges, !isBottom || run.hasNoMarks {
+            var units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .indexRun, unitTarget: unitTarget)
+            var blockOffsets: [UInt64] = []
+            blockOffsets.reserveCapacity(run.blocks.count)
+            for block in 0..<run.blocks.count {
+                run.blocks.prefetch(forPassAt: block)
+                blockOffsets.append(try units.appendSealed(try run.blocks.withBlock(block) { $0.sealedBytes }))
+            }
+            try units.flush()
+            run.blocks.release()
+            let copied = IndexRun(
+                blockOffsets: blockOffsets, fences: run.fences, liveCounts: run.liveCounts, markCounts: run.markCounts,
+                byteCount: units.bytesWritten, log: log, end: units.offset)
+            return (copied, units.offset)
+        }
         var cursors = try runs.prefix(merged).map { try IndexCursor(run: $0, after: .noEntry) }
         cursors.append(IndexCursor(memory: index.added, weight: 1, after: .noEntry))
         cursors.append(IndexCursor(memory: index.removed, weight: -1, after: .noEntry))
         var merge = IndexMerge(cursors, forward: true)
-        var writer = IndexRunWriter(log: log, sequence: sequence, offset: offset)
+        var writer = IndexRunWriter(log: log, sequence: sequence, offset: offset, unitTarget: unitTarget)
         while let (entry, weight) = try merge.next() {
             guard weight >= -1, weight <= 1, !(isBottom && weight < 0) else {
                 throw StorageError(.corrupted(path: log.path, offset: offset, reason: "a secondary index's runs and changes count entry \(entry.key) of \(entry.object) \(weight) times"))

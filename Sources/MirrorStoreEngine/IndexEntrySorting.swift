@@ -83,7 +83,7 @@ extension IndexEntry {
 
     /// The runs of two or more equal keys in sorted `keys`, each with `offset`, as positions of
     /// the whole sort (`keys` begins at `base`).
-    private static func tiedRuns(_ keys: [UInt64], from base: Int, offset: Int) -> [(Range<Int>, Int)] {
+    static func tiedRuns(_ keys: [UInt64], from base: Int, offset: Int) -> [(Range<Int>, Int)] {
         var runs: [(Range<Int>, Int)] = []
         var start = 0
         while start < keys.count {
@@ -97,7 +97,7 @@ extension IndexEntry {
 
     /// Sorts `keys` ascending, least significant byte first, moving `values` with them; a byte
     /// every key shares (the rank bits, mostly) costs one counting pass and no moves.
-    private static func radixSort(_ keys: inout [UInt64], carrying values: inout [UInt32]) {
+    static func radixSort(_ keys: inout [UInt64], carrying values: inout [UInt32]) {
         var otherKeys = keys
         var otherValues = values
         var counts = [Int](repeating: 0, count: 256)

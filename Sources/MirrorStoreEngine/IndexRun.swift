@@ -408,8 +408,8 @@ struct IndexRunWriter {
     private var markCounts: [UInt16] = []
     private var previous: IndexEntry?
 
-    init(log: any LogStorage, sequence: UInt64, offset: UInt64) {
-        units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .indexRun)
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64, unitTarget: Int = RunUnitWriter.unitTarget) {
+        units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .indexRun, unitTarget: unitTarget)
     }
 
     /// Where the next unit goes: past what is written.
@@ -445,6 +445,26 @@ struct IndexRunWriter {
         entryOffsets.append(UInt16(block.bytes.count - length))
         if isLive { blockLive += 1 }
     }
+
+    /// Adds the next entry already encoded as `append` encodes it after the flag (its key, then
+    /// its object's key), `decode` giving it whole should it start a block (a fence). The caller
+    /// keeps the order, which is not checked here (`PendingIndexEntries` sorts what it writes).
+    mutating func append(encoded: ArraySlice<UInt8>, isLive: Bool, decode: () throws -> IndexEntry) throws {
+        if !entryOffsets.isEmpty {
+            let grown = RunBlockReader.prefixSize + 2 * (entryOffsets.count + 1) + block.bytes.count + 1 + encoded.count + RunBlockReader.checksumSize
+            if block.bytes.count + 1 + encoded.count > UInt16.max || entryOffsets.count == Int(UInt16.max) || grown > IndexRun.blockTarget {
+                try closeBlock()
+            }
+        }
+        if entryOffsets.isEmpty { fences.append(try decode()) }
+        entryOffsets.append(UInt16(truncatingIfNeeded: block.bytes.count))
+        block.byte(isLive ? 1 : 0)
+        block.bytes.append(contentsOf: encoded)
+        if isLive { blockLive += 1 }
+    }
+
+    /// The path of the file written, for errors.
+    var path: String { units.log.path }
 
     private mutating func closeBlock() throws {
         guard !entryOffsets.isEmpty else { return }

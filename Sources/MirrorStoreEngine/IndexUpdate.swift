@@ -1,12 +1,15 @@
 /// One commit's changes to the secondary indexes, gathered over any number of batches (a
 /// streamed transaction's pieces) and checked once at the end.
 ///
-/// Entries to add wait, per index, until an entry must leave that index (which may be one of
-/// them) or the update finishes: added together, they are sorted and merged in one pass, and a
-/// unique index is then checked once for the whole commit rather than once per piece. A
-/// piece's values are needed only while its keys are read; the entries are what is kept. With a
-/// `StreamIndexSpill`, an index whose entries in memory reach its bound writes them as a run of
-/// a scratch file, so a streamed commit of any size holds about that many per index.
+/// Without a spill, entries to add wait, per index, until an entry must leave that index (which
+/// may be one of them) or the update finishes: added together, they are sorted and merged in one
+/// pass, and a unique index is then checked once for the whole commit rather than once per
+/// piece. With a `StreamIndexSpill` (a streamed commit), entries and the marks of those removed
+/// are kept encoded, in the order they came (`PendingIndexEntries`), and written as a run of a
+/// scratch file once an index holds its bound of them and when the update finishes, so a
+/// streamed commit of any size holds about that many bytes per index and publishes none in
+/// memory; a unique index that was empty and took one such run is checked as it is written.
+/// A piece's values are needed only while its keys are read; the entries are what is kept.
 ///
 /// ```swift
 /// var update = IndexUpdate(secondary)
@@ -21,26 +24,44 @@ struct IndexUpdate {
     /// The last type looked up and its positions: a batch's operations come in runs of one type.
     private var lastType: String?
     private var lastPositions: [Int] = []
-    /// Per index position, entries to add that have not been merged yet.
+    /// Per index position, entries to add that have not been merged yet (without a spill).
     private var waiting: [[IndexEntry]]
+    /// Per index position, with a spill: entries and marks not yet written to a run.
+    private var pending: [PendingIndexEntries]
     /// Per index position, the entries added to a unique index and still in memory, to check
-    /// at the end, and how many were added in all (those spilled included).
+    /// at the end, and how many were added in all (those spilled included). Once they are many
+    /// beside the index (`bulkChecked`), the whole index is read at the end instead and they
+    /// are no longer kept.
     private var inserted: [[IndexEntry]]
     private var insertedCounts: [Int]
+    private var bulkChecked: [Bool]
+    /// Per index position, whether it was empty at the start (or emptied by a deletion of every
+    /// object), the runs written of it since, and the first key the last run's live entries
+    /// share: with one run and nothing in memory, that run is the index, checked as written.
+    private var startedEmpty: [Bool]
+    private var spillsSinceEmpty: [Int]
+    private var lastDuplicate: [IndexKey?]
     /// Where entries past the bound go.
     private var spill: StreamIndexSpill?
     /// Whether entries may still go there: not once writing there failed.
     private var spills: Bool
 
-    /// An update of `indexes`; with `spill`, one that writes an index's entries in memory to its
-    /// scratch file once they reach its bound.
+    /// An update of `indexes`; with `spill`, one that keeps entries encoded and writes an
+    /// index's to its scratch file once they reach its bound, and at the end.
     init(_ indexes: SecondaryIndexes, spill: StreamIndexSpill? = nil) {
         updated = indexes
         definitions = indexes.ordered
         positionsByType = indexes.positionsByType
         waiting = Array(repeating: [], count: definitions.count)
+        pending = spill == nil ? [] : definitions.map { PendingIndexEntries(index: $0.name) }
         inserted = Array(repeating: [], count: definitions.count)
         insertedCounts = Array(repeating: 0, count: definitions.count)
+        bulkChecked = Array(repeating: false, count: definitions.count)
+        startedEmpty = definitions.map { definition in
+            indexes.indexes[definition.name].map { $0.runs.isEmpty && !$0.hasChanges } ?? false
+        }
+        spillsSinceEmpty = Array(repeating: 0, count: definitions.count)
+        lastDuplicate = Array(repeating: nil, count: definitions.count)
         self.spill = spill
         spills = spill != nil
     }
@@ -65,11 +86,12 @@ struct IndexUpdate {
                     if let old { try remove(old, of: key, at: position) }
                     for indexKey in try SecondaryIndexes.keys(of: value, object: key, definition: definition) {
                         let entry = IndexEntry(key: indexKey, object: key)
-                        waiting[position].append(entry)
-                        if definition.isUnique {
-                            inserted[position].append(entry)
-                            insertedCounts[position] += 1
+                        if spills {
+                            try pending[position].append(entry, isLive: true)
+                        } else {
+                            waiting[position].append(entry)
                         }
+                        if definition.isUnique { noteInserted(entry, at: position) }
                     }
                 }
                 if let streamed, number < streamed.count, case .put(_, _, let offset, _) = streamed[number] {
@@ -87,7 +109,10 @@ struct IndexUpdate {
             case .deleteAll(let type):
                 for position in positions(of: type) {
                     waiting[position] = []
+                    if spills { pending[position] = PendingIndexEntries(index: definitions[position].name) }
                     updated.indexes[definitions[position].name] = SecondaryIndex()
+                    startedEmpty[position] = true
+                    spillsSinceEmpty[position] = 0
                 }
                 values.record(operation)
             case .setSchema, .setMetadata, .reserveCapacity:
@@ -97,23 +122,69 @@ struct IndexUpdate {
         if spills { try spillDue() }
     }
 
-    /// Writes the entries in memory of each index that holds its spill's bound of them to the
-    /// spill's scratch file. A failure to write there (a full disk) keeps them in memory from
-    /// then on, as a next run could overwrite what was written.
-    private mutating func spillDue() throws {
-        for position in definitions.indices {
-            let name = definitions[position].name
-            guard let spill, let index = updated.indexes[name], spill.isDue(index, waiting: waiting[position].count) else { continue }
-            admitWaiting(position)
-            guard let admitted = updated.indexes[name] else { continue }
-            do {
-                updated.indexes[name] = try self.spill?.spill(admitted)
-            } catch {
-                spills = false
-                return
-            }
-            // Those entries are read back from the runs at the end.
+    /// Keeps `entry`, added to the unique index at `position`, for the check at the end, until
+    /// the entries added are many beside the index: then the whole index is read at the end.
+    /// Once true that stays true, as each entry added later adds one to both.
+    private mutating func noteInserted(_ entry: IndexEntry, at position: Int) {
+        insertedCounts[position] += 1
+        // Pending entries are read back from their runs at the end.
+        guard !bulkChecked[position], !spills else { return }
+        inserted[position].append(entry)
+        // Looked at now and then: the count of the index is a lookup by name.
+        let held = inserted[position].count
+        guard held >= 1_024, held & (held - 1) == 0 else { return }
+        let count = (updated.indexes[definitions[position].name]?.count ?? 0) + waiting[position].count
+        if insertedCounts[position] * 8 > count {
+            bulkChecked[position] = true
             inserted[position] = []
+        }
+    }
+
+    /// Writes each index's pending entries that reach the spill's bound to its scratch file.
+    private mutating func spillDue() throws {
+        for position in definitions.indices where spills {
+            guard let spill, spill.isDue(pending[position]) else { continue }
+            spillPending(position)
+        }
+    }
+
+    /// Writes the pending entries of the index at `position` as a run of the scratch file. A
+    /// failure to write there (a full disk) keeps every index's pending entries in memory from
+    /// then on, as a next run could overwrite what was written.
+    private mutating func spillPending(_ position: Int) {
+        let name = definitions[position].name
+        guard !pending[position].isEmpty, let index = updated.indexes[name] else { return }
+        do {
+            guard var spill else { return }
+            let (spilled, duplicate) = try spill.spill(pending[position], onto: index, checkingUnique: definitions[position].isUnique)
+            self.spill = spill
+            updated.indexes[name] = spilled
+            pending[position] = PendingIndexEntries(index: name)
+            spillsSinceEmpty[position] += 1
+            lastDuplicate[position] = duplicate
+        } catch {
+            keepPendingInMemory()
+        }
+    }
+
+    /// Applies every index's pending entries to it in memory, in the order they came, and
+    /// stops spilling.
+    private mutating func keepPendingInMemory() {
+        spills = false
+        for position in definitions.indices {
+            let held = pending[position]
+            pending[position] = PendingIndexEntries(index: definitions[position].name)
+            // Decoding bytes this update encoded: a failure would be a bug; the entries then
+            // stay out, and the checkpoint's count check reports the index.
+            try? held.forEach { entry, isLive in
+                if isLive {
+                    waiting[position].append(entry)
+                    if definitions[position].isUnique, !bulkChecked[position] { inserted[position].append(entry) }
+                } else {
+                    admitWaiting(position)
+                    updated.indexes[definitions[position].name]?.remove(entry)
+                }
+            }
         }
     }
 
@@ -123,6 +194,12 @@ struct IndexUpdate {
     ///   several, whatever order the commit wrote them in, the index first by type name, then by
     ///   name, and its smallest such key: what every store reports (`StoreError.uniqueViolation`).
     consuming func finish() throws -> SecondaryIndexes {
+        if spills {
+            // Smallest first: the larger ones are then written with fewer of the others still held.
+            for position in definitions.indices.sorted(by: { pending[$0].byteCount < pending[$1].byteCount }) where spills {
+                spillPending(position)
+            }
+        }
         for position in definitions.indices { admitWaiting(position) }
         var clash: (definition: IndexDefinition, key: IndexKey)?
         for position in definitions.indices where insertedCounts[position] > 0 {
@@ -137,8 +214,13 @@ struct IndexUpdate {
 
     /// The smallest key the commit gave two objects in `index`, the unique index at `position`.
     private func smallestClash(in index: SecondaryIndex, at position: Int) throws -> IndexKey? {
+        // The index is the one run written since it was empty: checked as it was written, in
+        // order, so the first key its entries share is the smallest.
+        if startedEmpty[position], spillsSinceEmpty[position] == 1, index.runs.count == 1, !index.hasChanges {
+            return lastDuplicate[position]
+        }
         // Many new entries: one pass over the whole index finds the first key two objects share.
-        if index.takesInBulk(insertedCounts[position]) { return try index.firstDuplicate() }
+        if bulkChecked[position] || index.takesInBulk(insertedCounts[position]) { return try index.firstDuplicate() }
         // An entry the commit later replaced or deleted is gone from the index: not a clash.
         var smallest: IndexKey?
         func note(_ entry: IndexEntry) throws {
@@ -168,10 +250,17 @@ struct IndexUpdate {
     }
 
     /// Takes the entries `old`, the value `key` held, gave the index at `position` out of it,
-    /// after the entries waiting for it (one of them may be among those).
+    /// after the entries waiting for it (one of them may be among those); with a spill, adds
+    /// their marks to the pending entries, which cancel them wherever they lie.
     private mutating func remove(_ old: [UInt8], of key: StorageKey, at position: Int) throws {
-        admitWaiting(position)
         let definition = definitions[position]
+        if spills {
+            for indexKey in try SecondaryIndexes.keys(of: old, object: key, definition: definition) {
+                try pending[position].append(IndexEntry(key: indexKey, object: key), isLive: false)
+            }
+            return
+        }
+        admitWaiting(position)
         for indexKey in try SecondaryIndexes.keys(of: old, object: key, definition: definition) {
             updated.indexes[definition.name]?.remove(IndexEntry(key: indexKey, object: key))
         }

@@ -30,6 +30,22 @@ enum LogFrame {
         return writer.bytes
     }
 
+    /// Fills in the header of the unit `frame` holds, whose first `headerSize` bytes were left
+    /// for it before the payload: the frame `encode` gives for that payload, without copying
+    /// the payload (a run's unit of megabytes).
+    static func seal(_ frame: inout [UInt8], sequence: UInt64, isIndex: Bool) {
+        let length = frame.count - headerSize
+        var header = ByteWriter()
+        header.uint32(UInt32(length) | (isIndex ? indexFlag : 0))
+        header.uint32(0)
+        header.uint64(sequence)
+        frame.replaceSubrange(0..<headerSize, with: header.bytes)
+        let masked = CRC32C.mask(checksum(frame, frameStart: 0, payloadLength: length))
+        for index in 0..<4 {
+            frame[4 + index] = UInt8(truncatingIfNeeded: masked >> UInt32(8 * index))
+        }
+    }
+
     /// The CRC32C of a unit lying in `bytes` at `frameStart`, skipping its own checksum field.
     static func checksum(_ bytes: [UInt8], frameStart: Int, payloadLength: Int) -> UInt32 {
         bytes.withUnsafeBytes { raw in

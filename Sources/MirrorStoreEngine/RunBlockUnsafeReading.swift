@@ -40,6 +40,12 @@ struct RunBlockReader {
         size = head.count + tail.count
     }
 
+    /// The whole block, sealed as it lies (its checksum covers only its own bytes, so it may be
+    /// written again anywhere: `RunUnitWriter.appendSealed`).
+    var sealedBytes: [UInt8] {
+        Array(head) + Array(tail)
+    }
+
     /// The byte at `position` of the block.
     @inline(__always)
     subscript(position: Int) -> UInt8 {

@@ -4,8 +4,13 @@
 /// differ only in what their entries are.
 struct RunUnitWriter {
     static let unitTarget = 4 << 20
+    /// Units of a scratch file's runs, which are written while a commit holds the entries they
+    /// come from: each unit is held whole until written.
+    static let scratchUnitTarget = 256 << 10
 
     let log: any LogStorage
+    /// Bytes a unit gathers before it is written.
+    let unitTarget: Int
     let sequence: UInt64
     /// What the units hold, their payload's first byte.
     let kind: IndexUnit.Kind
@@ -13,10 +18,12 @@ struct RunUnitWriter {
     private(set) var offset: UInt64
     /// Bytes of the units written so far, frames included.
     private(set) var bytesWritten = 0
+    /// The unit being gathered, as its frame: room for the header, then the payload.
     private var unit: [UInt8] = []
 
-    init(log: any LogStorage, sequence: UInt64, offset: UInt64, kind: IndexUnit.Kind) {
+    init(log: any LogStorage, sequence: UInt64, offset: UInt64, kind: IndexUnit.Kind, unitTarget: Int = Self.unitTarget) {
         self.log = log
+        self.unitTarget = unitTarget
         self.sequence = sequence
         self.offset = offset
         self.kind = kind
@@ -45,11 +52,21 @@ struct RunUnitWriter {
         block.bytes.append(UInt8(truncatingIfNeeded: count >> 8))
         block.bytes.append(contentsOf: entries)
         block.uint32(CRC32C.mask(CRC32C.checksum(block.bytes)))
-        if unit.isEmpty { unit.append(kind.rawValue) }
-        // The block's place in the file: after this unit's frame header and the bytes before it.
-        let placed = offset + UInt64(LogFrame.headerSize + unit.count)
-        unit.append(contentsOf: block.bytes)
-        if unit.count >= Self.unitTarget { try flush() }
+        return try appendSealed(block.bytes)
+    }
+
+    /// Adds a block sealed already (one of another run, copied as it lies), as `appendBlock`
+    /// adds the block it seals, and returns where the block lies.
+    mutating func appendSealed(_ block: [UInt8]) throws -> UInt64 {
+        if unit.isEmpty {
+            // Room for the frame's header, filled in when the unit is written.
+            unit.append(contentsOf: repeatElement(0, count: LogFrame.headerSize))
+            unit.append(kind.rawValue)
+        }
+        // The block's place in the file: after the bytes before it, the frame's header included.
+        let placed = offset + UInt64(unit.count)
+        unit.append(contentsOf: block)
+        if unit.count - LogFrame.headerSize >= unitTarget { try flush() }
         return placed
     }
 
@@ -64,10 +81,10 @@ struct RunUnitWriter {
     /// Writes the unit being gathered, if it holds a block.
     mutating func flush() throws {
         guard !unit.isEmpty else { return }
-        let frame = LogFrame.encode(sequence: sequence, payload: unit, isIndex: true)
-        try log.write(frame, at: offset)
-        offset += UInt64(frame.count)
-        bytesWritten += frame.count
+        LogFrame.seal(&unit, sequence: sequence, isIndex: true)
+        try log.write(unit, at: offset)
+        offset += UInt64(unit.count)
+        bytesWritten += unit.count
         unit.removeAll(keepingCapacity: true)
     }
 }

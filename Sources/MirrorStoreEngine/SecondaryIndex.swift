@@ -81,6 +81,21 @@ struct SecondaryIndex: Sendable {
         SecondaryIndex(runs: (run.map { [$0] } ?? []) + runs.dropFirst(merged), count: count)
     }
 
+    /// The same index with `run` in front of its runs, holding the changes in memory and
+    /// entries that change the count by `net` more (a streamed commit's, `StreamIndexSpill`).
+    /// Absorbing the changes keeps each source holding an entry at most once, which merged
+    /// reads count on: an entry a run adds again after the removed set took it once would
+    /// otherwise be taken from that set twice.
+    func absorbingChanges(into run: IndexRun?, net: Int) -> SecondaryIndex {
+        SecondaryIndex(runs: (run.map { [$0] } ?? []) + runs, count: count + net)
+    }
+
+    /// Calls `body` with each entry added in memory (true) and removed (false).
+    func forEachChange(_ body: (IndexEntry, Bool) throws -> Void) rethrows {
+        for chunk in added.chunks { for entry in chunk { try body(entry, true) } }
+        for chunk in removed.chunks { for entry in chunk { try body(entry, false) } }
+    }
+
     // MARK: Reading
 
     /// Calls `body` with each entry between the bounds (`nil`: unbounded), in index order, until

@@ -585,15 +585,10 @@ public final class StorageEngine: Sendable {
                     // group's indexes as they were.
                     var streamSecondary = secondary
                     var streamValues = groupValues
-                    try checkStreamed(
-                        streamed, base: base, secondary: &streamSecondary, groupValues: &streamValues, log: publishedLog,
-                        spillBound: streamKeysInMemory < Int.max && writer.formatVersion >= 2 ? streamIndexEntriesInMemory : nil)
                     try base.checkReadable(request.batch.operations)
-                    if !streamSecondary.isEmpty {
-                        try streamSecondary.apply(request.batch.operations) { type, key in
-                            try streamValues.value(type: type, key: key, base: base, log: publishedLog)
-                        }
-                    }
+                    try checkStreamed(
+                        streamed, then: request.batch.operations, base: base, secondary: &streamSecondary, groupValues: &streamValues,
+                        log: publishedLog, spillBound: streamKeysInMemory < Int.max && writer.formatVersion >= 2 ? streamIndexEntriesInMemory : nil)
                     secondary = streamSecondary
                     groupValues = streamValues
                 } else {
@@ -713,18 +708,26 @@ public final class StorageEngine: Sendable {
     }
 
     /// Checks that the index can take a stream's pieces, reading them back one at a time, and
-    /// updates `secondary` with them (reading the indexed types' values from the log); throws,
-    /// for a damaged run block or a unique index they break, before anything is written. With a
-    /// `spillBound`, an index's entries past it go to a scratch file's runs (`StreamIndexSpill`).
+    /// updates `secondary` with them (reading the indexed types' values from the log), then with
+    /// `tail`, the commit unit's own operations; throws, for a damaged run block or a unique
+    /// index they break, before anything is written. With a `spillBound`, an index's entries
+    /// past it, and all of them at the end, go to a scratch file's runs (`StreamIndexSpill`):
+    /// the tail's too, so that a bulk load leaves each index one run and nothing in memory.
     private func checkStreamed(
-        _ streamed: WriteStream.State, base: KeyIndex, secondary: inout SecondaryIndexes, groupValues: inout GroupValues,
-        log: any LogStorage, spillBound: Int?
+        _ streamed: WriteStream.State, then tail: [WriteBatch.Operation], base: KeyIndex, secondary: inout SecondaryIndexes,
+        groupValues: inout GroupValues, log: any LogStorage, spillBound: Int?
     ) throws {
         let indexed = Set(secondary.definitions.values.map(\.typeName))
         let touchesIndexes = !indexed.isDisjoint(with: streamed.types)
         // Only keys a checkpoint's runs hold can meet a damaged block.
         let touchesRuns = streamed.types.contains { base.types[$0]?.runs.isEmpty == false }
-        guard touchesIndexes || touchesRuns else { return }
+        guard touchesIndexes || touchesRuns else {
+            if !secondary.isEmpty {
+                let values = groupValues
+                try secondary.apply(tail) { type, key in try values.value(type: type, key: key, base: base, log: log) }
+            }
+            return
+        }
         // One update for every piece: the commit's entries are merged and checked once.
         var update = IndexUpdate(secondary, spill: spillBound.map { StreamIndexSpill(bound: $0, log: log) })
         for piece in streamed.pieces {
@@ -732,10 +735,17 @@ public final class StorageEngine: Sendable {
             let decoded = readBack.operations
             try base.checkReadable(decoded)
             guard touchesIndexes else { continue }
-            let operations = try Self.batchOperations(decoded, readingValuesOf: indexed, from: log, within: readBack)
-            try update.add(operations, streamed: decoded, values: &groupValues) { type, key in
-                try GroupValues.stored(type: type, key: key, base: base, log: log)
+            // A few hundred operations at a time: a piece's values are not all copied out at once.
+            for start in stride(from: 0, to: decoded.count, by: 256) {
+                let some = Array(decoded[start..<min(start + 256, decoded.count)])
+                let operations = try Self.batchOperations(some, readingValuesOf: indexed, from: log, within: readBack)
+                try update.add(operations, streamed: some, values: &groupValues) { type, key in
+                    try GroupValues.stored(type: type, key: key, base: base, log: log)
+                }
             }
+        }
+        if !secondary.isEmpty {
+            try update.add(tail, values: &groupValues) { type, key in try GroupValues.stored(type: type, key: key, base: base, log: log) }
         }
         secondary = try update.finish()
     }
@@ -1113,10 +1123,8 @@ public final class StorageEngine: Sendable {
     }
 
     /// Entries per secondary index a streamed commit's index update holds in memory before they
-    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): as many as keys. Once a
-    /// commit spills, its unique checks and merges cost about a third more per object, so a
-    /// commit of 100,000 objects stays in memory; a smaller bound saved a third of the memory at
-    /// 1,000,000 (not enough to reach a flat figure) for that cost on every commit past it.
+    /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): as many as keys, and at
+    /// most `StreamIndexSpill.bytesInMemory` bytes of them encoded.
     var streamIndexEntriesInMemory: Int {
         streamKeysInMemory
     }
