@@ -127,25 +127,36 @@ final class KeyRun: Sendable {
     }
 
     /// The packed location the run holds for `key` (0 when the run records its deletion), or
-    /// nil when the run does not mention it.
+    /// nil when the run does not mention it. An ASCII string key, the common string key, is
+    /// compared with the fences and the block's keys where they lie (`packed(forASCII:)`).
     func packed(for key: StorageKey) throws -> UInt64? {
+        if case .string(let wanted) = key, case .keys = fences, let found = try packed(forASCII: wanted) { return found }
+        return try packedBySearch(for: key)
+    }
+
+    /// `packed(for:)` by the general search: each probed fence and entry decoded and ordered as
+    /// keys. The reference the ASCII route is tested against.
+    func packedBySearch(for key: StorageKey) throws -> UInt64? {
         guard let block = fences.block(for: key) else { return nil }
         if case .integer(let wanted) = key {
             return try packed(withBlock(block) { reader in reader.location(ofInteger: wanted) }, inBlock: block)
         }
-        return try withBlock(block) { reader -> UInt64? in
-            // A walked block holds integers only, which precede every other key.
-            if reader.layout == RunBlockReader.walkedLayout { return nil }
-            var low = 0
-            var high = reader.count
-            while low < high {
-                let middle = (low + high) / 2
-                guard let found = reader.entry(middle) else { throw undecodable(block) }
-                if found.key == key { return found.packed }
-                if StorageKey.precedes(found.key, key) { low = middle + 1 } else { high = middle }
-            }
-            return nil
+        return try withBlock(block) { reader in try Self.packed(in: reader, for: key, block: block, blocks) }
+    }
+
+    /// The search of block `block`, read by `reader`, for a key other than an integer.
+    static func packed(in reader: RunBlockReader, for key: StorageKey, block: Int, _ blocks: RunBlocks) throws -> UInt64? {
+        // A walked block holds integers only, which precede every other key.
+        if reader.layout == RunBlockReader.walkedLayout { return nil }
+        var low = 0
+        var high = reader.count
+        while low < high {
+            let middle = (low + high) / 2
+            guard let found = reader.entry(middle) else { throw blocks.undecodable(block) }
+            if found.key == key { return found.packed }
+            if StorageKey.precedes(found.key, key) { low = middle + 1 } else { high = middle }
         }
+        return nil
     }
 
     /// The run's last key, read from its last block.

@@ -394,6 +394,121 @@ struct RunBlockReader {
     }
 }
 
+/// How a probed key of a key run orders against an ASCII string (`RunBlockReader.entryOrder`).
+enum StringKeyProbe {
+    /// Negative, zero or positive as the stored key orders against the string, and its location.
+    case ordered(Int, packed: UInt64)
+    /// A stored string that is not ASCII: only its NFC form orders it, decode it.
+    case undecided
+    /// The entry's bytes do not decode.
+    case damaged
+}
+
+extension RunBlockReader {
+    /// Whether every byte of `bytes` is ASCII.
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var any: UInt8 = 0
+        for byte in bytes { any |= byte }
+        return any < 0x80
+    }
+
+    /// How the key of entry `index` of a general-layout block orders against the ASCII string
+    /// whose bytes are `wanted`, as `StorageKey.precedes` orders keys (an integer before every
+    /// string, a byte string after), read where it lies: two ASCII strings order by their bytes.
+    func entryOrder(_ index: Int, againstASCII wanted: UnsafeRawBufferPointer) -> StringKeyProbe {
+        guard layout == Self.generalLayout, var position = entryStart(index), position < size - Self.checksumSize else { return .damaged }
+        let tag = self[position]
+        position += 1
+        var order: Int?
+        switch OperationCodec.KeyTag(rawValue: tag) {
+        case .integer:
+            guard varint(&position) != nil else { return .damaged }
+            order = -1
+        case .string:
+            // `Int.max`: a body that is not ASCII.
+            guard let length = varint(&position),
+                  let found = withBody(&position, count: length, { body -> Int? in Self.isASCII(body) ? Self.order(body, wanted) : Int.max })
+            else { return .damaged }
+            order = found == Int.max ? nil : found
+        case .bytes:
+            guard let length = varint(&position), withBody(&position, count: length, { _ in true }) != nil else { return .damaged }
+            order = 1
+        case nil:
+            return .damaged
+        }
+        guard size - Self.checksumSize - position >= 8 else { return .damaged }
+        guard let order else { return .undecided }
+        return .ordered(order, packed: uint64(at: position))
+    }
+}
+
+extension KeyRun {
+    /// `packed(for: .string(text))` when `text` is ASCII: the fences and
+    /// the block's entries probed as the general search probes them, each ASCII string key
+    /// compared with the bytes where it lies, no key decoded (a `String` made per probe cost
+    /// more than the rest of the lookup); a stored key that is not ASCII, which only its NFC form
+    /// orders, is decoded and ordered as the general search orders it. `.some(nil)` when the run
+    /// does not mention the key; nil when `text` is not ASCII.
+    func packed(forASCII text: String) throws -> UInt64?? {
+        var utf8 = text
+        return try utf8.withUTF8 { bytes in try packed(forASCII: UnsafeRawBufferPointer(bytes), .string(text)) }
+    }
+
+    private func packed(forASCII bytes: UnsafeRawBufferPointer, _ key: StorageKey) throws -> UInt64?? {
+        guard RunBlockReader.isASCII(bytes) else { return nil }
+        guard let block = fences.block(forASCII: bytes, key) else { return .some(nil) }
+        return .some(try withBlock(block) { reader -> UInt64? in
+            guard reader.layout == RunBlockReader.generalLayout else { return try Self.packed(in: reader, for: key, block: block, blocks) }
+            var low = 0
+            var high = reader.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order: Int
+                let packed: UInt64
+                switch reader.entryOrder(middle, againstASCII: bytes) {
+                case .ordered(let found, let location):
+                    (order, packed) = (found, location)
+                case .undecided:
+                    guard let found = reader.entry(middle) else { throw blocks.undecodable(block) }
+                    order = found.key == key ? 0 : StorageKey.precedes(found.key, key) ? -1 : 1
+                    packed = found.packed
+                case .damaged:
+                    throw blocks.undecodable(block)
+                }
+                if order == 0 { return packed }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        })
+    }
+}
+
+extension KeyRun.Fences {
+    /// `block(for: key)` for `key`, a string whose UTF-8 `wanted` is ASCII: each probed fence
+    /// that is an ASCII string compared with it byte by byte, where it lies; any other fence
+    /// ordered as keys.
+    func block(forASCII wanted: UnsafeRawBufferPointer, _ key: StorageKey) -> Int? {
+        guard case .keys(let fences) = self else { return block(for: key) }
+        var low = 0
+        var high = fences.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order: Int? = switch fences[middle] {
+            case .integer: -1
+            case .bytes: 1
+            case .string(let fence):
+                fence.utf8.withContiguousStorageIfAvailable { stored in
+                    let stored = UnsafeRawBufferPointer(stored)
+                    return RunBlockReader.isASCII(stored) ? RunBlockReader.order(stored, wanted) : nil
+                } ?? nil
+            }
+            let notAfter = order.map { $0 <= 0 } ?? !StorageKey.precedes(key, fences[middle])
+            if notAfter { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? low - 1 : nil
+    }
+}
+
 extension IndexRun {
     /// How many fences lie in `below` (see ``blocksBelow(_:)``), for a string key: its bytes
     /// are lent once for the search and each fence's compared with them in place, where
