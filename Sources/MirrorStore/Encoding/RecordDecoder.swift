@@ -23,6 +23,16 @@ struct RecordDecoder {
         })
     }
 
+    /// A decoder for records of `plan`'s type that reach no model with a primary key: the models
+    /// they embed are read by their schemas in the plan, and a link is damage. Only a plan that
+    /// embeds models needs more than ``withoutLinks``.
+    static func withoutLinks(embeddedIn plan: TypePlan) -> RecordDecoder {
+        guard plan.hasLinks else { return .withoutLinks }
+        return RecordDecoder(schema: { plan.embeddedSchema(named: $0) }, resolve: { typeName, _ in
+            throw RecordCodingFailure(.unknownType(typeName))
+        })
+    }
+
     /// Fills `record`, created empty by the caller so that links back to it can be resolved
     /// while its own values are being read.
     func decode(_ bytes: [UInt8], into record: ManagedObject) throws {

@@ -6,8 +6,9 @@ import MirrorStoreEngine
 /// read by the ``RecordReader`` of the `.graph` route below, as part of the model they fill.
 ///
 /// The route is decided once, when the reader is made, from what the registry knows of the type:
-/// - `.standalone`: the type neither links to other models nor is linked to, so no other record
-///   can take part in reading one of its records: each becomes a model on its own.
+/// - `.standalone`: the type neither links to other models (the models it embeds included) nor is
+///   linked to, so no other record can take part in reading one of its records: each becomes a
+///   model on its own.
 /// - `.linking`: the type links to others but nothing links to it: its records are read straight
 ///   into models, and the links through one ``RecordReader``, so that a target shared by several
 ///   models comes back as one instance.
@@ -120,7 +121,7 @@ struct ModelReader {
         switch route {
         case .standalone:
             var context = DecodingContext(holdsRecords: true)
-            return try project(decoder: .withoutLinks, context: &context)
+            return try project(decoder: .withoutLinks(embeddedIn: plan), context: &context)
         case .linking(let records), .graph(let records):
             let decoder = records.decoder
             return try records.mapping { context in try project(decoder: decoder, context: &context) }
@@ -177,7 +178,7 @@ struct ModelReader {
         try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
         // Made only here: a context is large, and a flat model needs none.
         var context = DecodingContext(holdsRecords: true)
-        return try fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks, context: &context)
+        return try fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks(embeddedIn: plan), context: &context)
     }
 
     /// A new model with each field filled as `decoder` reads it from `bytes`, links resolved by

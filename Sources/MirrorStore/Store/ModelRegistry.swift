@@ -5,7 +5,8 @@ struct ModelRegistry: Sendable {
     /// What the store needs about one registered model type, found with one lookup.
     struct Entry: Sendable {
         let plan: TypePlan
-        /// Neither links to other models nor is linked to: its records are read on their own.
+        /// Neither links to other models (through the models it embeds either) nor is linked to:
+        /// its records are read on their own.
         let isStandalone: Bool
         /// Some model links to it (or reads it as an inverse's source): a record of it may be met
         /// again through a link.
@@ -43,11 +44,35 @@ struct ModelRegistry: Sendable {
             let schema = plan.schema
             return (plan.typeIdentifier, Entry(
                 plan: plan,
-                isStandalone: !plan.hasLinks && !linkTargets.contains(plan.typeName),
+                isStandalone: !Self.reachesLinks(plan, plans) && !linkTargets.contains(plan.typeName),
                 isLinkTarget: linkTargets.contains(plan.typeName),
                 primaryKeyKind: schema.primaryKey.flatMap { schema.property(named: $0)?.kind },
                 indexes: IndexKeys.indexes(of: plan) { plans[$0]?.schema }))
         })
+    }
+
+    /// Whether records of `plan` can hold a link: a property, inside containers and the models
+    /// it embeds at any depth, whose model has a primary key or is not in `plans`.
+    private static func reachesLinks(_ plan: TypePlan, _ plans: [String: TypePlan]) -> Bool {
+        guard plan.hasLinks else { return false }
+        func models(_ kind: PropertyKind) -> [String] {
+            switch kind {
+            case .object(let typeName): [typeName]
+            case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner): models(inner)
+            default: []
+            }
+        }
+        var seen: Set<String> = [plan.typeName]
+        var pending = [plan.schema]
+        while let schema = pending.popLast() {
+            for property in schema.properties {
+                for typeName in models(property.kind) {
+                    guard let target = plans[typeName], target.schema.primaryKey == nil else { return true }
+                    if seen.insert(typeName).inserted { pending.append(target.schema) }
+                }
+            }
+        }
+        return false
     }
 
     var typeNames: [String] { plans.keys.sorted() }
