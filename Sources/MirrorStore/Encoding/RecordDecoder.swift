@@ -23,12 +23,11 @@ struct RecordDecoder {
         })
     }
 
-    /// A decoder for records of `plan`'s type that reach no model with a primary key: the models
-    /// they embed are read by their schemas in the plan, and a link is damage. Only a plan that
-    /// embeds models needs more than ``withoutLinks``.
-    static func withoutLinks(embeddedIn plan: TypePlan) -> RecordDecoder {
-        guard plan.hasLinks else { return .withoutLinks }
-        return RecordDecoder(schema: { plan.embeddedSchema(named: $0) }, resolve: { typeName, _ in
+    /// A decoder for records that reach no model with a primary key: the models they embed are
+    /// read by their schemas in `embedded` (by type name), and a link is damage.
+    static func withoutLinks(embedding embedded: [String: ObjectSchema]) -> RecordDecoder {
+        guard !embedded.isEmpty else { return .withoutLinks }
+        return RecordDecoder(schema: { embedded[$0] }, resolve: { typeName, _ in
             throw RecordCodingFailure(.unknownType(typeName))
         })
     }

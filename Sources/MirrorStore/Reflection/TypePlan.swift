@@ -46,23 +46,6 @@ final class TypePlan: @unchecked Sendable {
         Model._autoMalloc(into:)
     }
 
-    /// The schema of `typeName` when it is a model without a primary key that this plan's records
-    /// embed, at any depth (`nil` for any other type): what a record decoder needs to read them
-    /// without a registry.
-    func embeddedSchema(named typeName: String) -> ObjectSchema? {
-        var seen = Set<ObjectIdentifier>()
-        var pending = [self]
-        while let plan = pending.popLast() {
-            for field in plan.fields {
-                for linked in field.linkedPlans where linked.schema.primaryKey == nil && seen.insert(linked.typeIdentifier).inserted {
-                    if linked.typeName == typeName { return linked.schema }
-                    pending.append(linked)
-                }
-            }
-        }
-        return nil
-    }
-
     /// This plan and the plans of every model it links to, at any depth, each once.
     var reachablePlans: [TypePlan] {
         var found: [TypePlan] = []

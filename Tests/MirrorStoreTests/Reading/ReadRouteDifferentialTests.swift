@@ -190,10 +190,11 @@ struct ReadRouteDifferentialTests {
         let decoder = RecordDecoder(schema: { registry?.schema(named: $0) }, resolve: { typeName, _ in
             throw RecordCodingFailure(.unknownType(typeName))
         })
+        let embedded = (try? registry?.entry(for: Model.self).embeddedSchemas) ?? [:]
         return [
-            ("store read (flat bytes or field sink)", Result { try ModelReader.standaloneModel(type, plan: plan, bytes: bytes, key: key) }),
+            ("store read (flat bytes or field sink)", Result { try ModelReader.standaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key) }),
             ("store read in place (flat bytes or field sink)", Result {
-                try bytes.withUnsafeBytes { try ModelReader.standaloneModel(type, plan: plan, bytesInPlace: $0, key: key) }
+                try bytes.withUnsafeBytes { try ModelReader.standaloneModel(type, plan: plan, embedding: embedded, bytesInPlace: $0, key: key) }
             }),
             ("record with the plan's schema", Result {
                 try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
