@@ -22,16 +22,23 @@ sizes=(--directory "$directory" --objects 100000 --open-objects 1000 --seed 2026
 if ! ls "$directory"/customers-100000.* "$directory"/members-100000.* >/dev/null 2>&1; then
     "$binary" --runs 1 --open-objects 1000 --filter / --directory "$directory" >/dev/null
 fi
+if [[ "$cell" == event-* ]] && ! ls "$directory"/events-100000.* >/dev/null 2>&1; then
+    "$binary" --runs 1 --shape events --filter / --directory "$directory" >/dev/null
+fi
 # Valgrind 3.19 cannot read the DWARF 5 the toolchain emits: profile a copy without debug info.
 objcopy --strip-debug "$binary" "$out/query-benchmarks"
 name=$(echo "$cell" | tr -c 'A-Za-z0-9-' '_')
 valgrind --tool=callgrind --callgrind-out-file="$out/$name.callgrind" --collect-atstart=no \
-    --toggle-collect='*timedPasses*' "$out/query-benchmarks" --child "$cell" "${sizes[@]}" >/dev/null 2>&1
+    --toggle-collect='*timedPasses*' --toggle-collect='*commitBetweenQueries*' "$out/query-benchmarks" --child "$cell" "${sizes[@]}" >/dev/null 2>&1
 # Every pass runs the same queries: the untimed first pass and the timed passes, counted by the
 # calls timedPasses made to the pass closure, times the queries in one pass.
-case "$cell" in equal/* | compound-equal/*) pass=500 ;; range/* | count/*) pass=20 ;; first-20/* | insensitive-prefix/* | max/*) pass=100 ;; scan/* | scan-*/*) pass=10 ;; *) pass=1 ;; esac
+# The after-insert cell times a fixed number of queries, one per commit (not counted).
+case "$cell" in equal/* | compound-equal/* | event-equal/*) pass=500 ;; range/* | count/* | event-range/*) pass=20 ;;
+    first-20/* | insensitive-prefix/* | max/* | event-first-20/* | event-newest-20/*) pass=100 ;; event-kind/*) pass=200 ;;
+    event-newest-20-category/*) pass=80 ;; scan/* | scan-*/*) pass=10 ;; *) pass=1 ;; esac
 passes=$(callgrind_annotate --threshold=100 --tree=calling "$out/$name.callgrind" 2>/dev/null \
     | grep -A1 '\* .*timedPasses' | tail -n 1 | sed -n 's/.*(\([0-9,]*\)x).*/\1/p' | tr -d ,)
+[[ "$cell" == event-newest-20-after-insert/* ]] && passes=200
 queries=$((${passes:-1} * pass))
 total=$(callgrind_annotate "$out/$name.callgrind" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 echo "$cell: $total instructions for $queries queries = $((total / queries)) per query"

@@ -72,6 +72,12 @@ struct IndexCursor {
         }
     }
 
+    /// `advance()` for a cursor on memory, which reads nothing that can fail.
+    mutating func advanceInMemory() {
+        position += forward ? 1 : -1
+        settleMemory()
+    }
+
     /// Moves past the ends of run blocks until `position` names an entry, or the run ends, and
     /// reads that entry.
     private mutating func settle() throws {

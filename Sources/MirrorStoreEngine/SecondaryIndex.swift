@@ -114,10 +114,55 @@ struct SecondaryIndex: Sendable {
             try run.forEachEntry(after: below, through: notAbove, body)
             return
         }
+        if let run = unmarkedSoleRun {
+            try forEachOverRun(run, below, notAbove, body)
+            return
+        }
+        try forEachMerged(below, notAbove, body)
+    }
+
+    /// `forEach` through a cursor on every source, merged an entry at a time: what any index
+    /// reads, and the reference the routes beside it are tested against.
+    func forEachMerged(_ below: KeysBelow, _ notAbove: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
         var merge = IndexMerge(try cursors(forward: true, below, notAbove), forward: true)
         while let (entry, weight) = try merge.next() {
             guard notAbove.contains(entry) else { return }
             if weight > 0, !body(entry) { return }
+        }
+    }
+
+    /// `forEach` for a run without marks and the entries added and removed since (the index
+    /// between two checkpoints): the run read by its own walk, each block visited once and its
+    /// entries decoded where they lie, the memory's few entries merged in as it goes. Entries
+    /// added are none the run holds, entries removed are all in it (`insert`, `remove`).
+    func forEachOverRun(_ run: IndexRun, _ below: KeysBelow, _ notAbove: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
+        var added = IndexCursor(memory: self.added, weight: 1, after: below)
+        var removed = IndexCursor(memory: self.removed, weight: -1, after: below)
+        var stopped = false
+        try run.forEachEntry(after: below, through: notAbove) { entry in
+            while let pending = added.current?.entry, IndexEntry.precedes(pending, entry) {
+                added.advanceInMemory()
+                guard body(pending) else {
+                    stopped = true
+                    return false
+                }
+            }
+            while let gone = removed.current?.entry, IndexEntry.precedes(gone, entry) { removed.advanceInMemory() }
+            if let gone = removed.current?.entry, gone == entry {
+                removed.advanceInMemory()
+                return true
+            }
+            guard body(entry) else {
+                stopped = true
+                return false
+            }
+            return true
+        }
+        guard !stopped else { return }
+        // Past the run's last entry inside the bounds: the added entries still inside them.
+        while let pending = added.current?.entry, notAbove.contains(pending) {
+            added.advanceInMemory()
+            guard body(pending) else { return }
         }
     }
 
@@ -142,6 +187,15 @@ struct SecondaryIndex: Sendable {
             try run.forEachEntryReversed(through: notAbove, after: below, body)
             return
         }
+        if let run = unmarkedSoleRun {
+            try forEachReversedOverRun(run, below, notAbove, body)
+            return
+        }
+        try forEachReversedMerged(below, notAbove, body)
+    }
+
+    /// `forEachReversed` through a cursor on every source: the reference of the routes beside it.
+    func forEachReversedMerged(_ below: KeysBelow, _ notAbove: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
         var merge = IndexMerge(try cursors(forward: false, below, notAbove), forward: false)
         while let (entry, weight) = try merge.next() {
             guard !below.contains(entry) else { return }
@@ -149,10 +203,48 @@ struct SecondaryIndex: Sendable {
         }
     }
 
+    /// `forEachOverRun` backward.
+    func forEachReversedOverRun(_ run: IndexRun, _ below: KeysBelow, _ notAbove: KeysBelow, _ body: (consuming IndexEntry) -> Bool) throws {
+        var added = IndexCursor(memory: self.added, weight: 1, through: notAbove)
+        var removed = IndexCursor(memory: self.removed, weight: -1, through: notAbove)
+        var stopped = false
+        try run.forEachEntryReversed(through: notAbove, after: below) { entry in
+            while let pending = added.current?.entry, IndexEntry.precedes(entry, pending) {
+                added.advanceInMemory()
+                guard body(pending) else {
+                    stopped = true
+                    return false
+                }
+            }
+            while let gone = removed.current?.entry, IndexEntry.precedes(entry, gone) { removed.advanceInMemory() }
+            if let gone = removed.current?.entry, gone == entry {
+                removed.advanceInMemory()
+                return true
+            }
+            guard body(entry) else {
+                stopped = true
+                return false
+            }
+            return true
+        }
+        guard !stopped else { return }
+        // Before the run's first entry inside the bounds: the added entries still inside them.
+        while let pending = added.current?.entry, !below.contains(pending) {
+            added.advanceInMemory()
+            guard body(pending) else { return }
+        }
+    }
+
     /// The index's one source when it is a run without marks and nothing changed since: its
     /// entries are the index, read without merging.
     private var soleRun: IndexRun? {
         runs.count == 1 && runs[0].hasNoMarks && added.count == 0 && removed.count == 0 ? runs[0] : nil
+    }
+
+    /// The index's one run when it holds no marks, whatever changed since: read by its own walk,
+    /// with the entries in memory merged in (`forEachOverRun`).
+    var unmarkedSoleRun: IndexRun? {
+        runs.count == 1 && runs[0].hasNoMarks ? runs[0] : nil
     }
 
     /// A cursor on each source that holds entries, from `below` forward or from `notAbove` back.

@@ -45,6 +45,23 @@ enum QueryWorkload: String, CaseIterable, Codable {
     /// Names starting with a 3-letter prefix, ignoring case, on the members' index of folded
     /// names (GRDB: `LIKE 'prefix%'` on a `NOCASE` index): about 6 members, by `id`, mapped.
     case insensitivePrefix = "insensitive-prefix"
+    /// The events' cells (`--shape events`), on a store of `Event`s of their own:
+    /// `sequence == n` on the unique index of an `Int`: one event, mapped.
+    case eventEqual = "event-equal"
+    /// `kind == k` on the index of an `Int`: about 10 events, by primary key, mapped.
+    case eventKind = "event-kind"
+    /// `sequence` in a range of 1,000 values, sorted by `sequence`, mapped.
+    case eventRange = "event-range"
+    /// Every event sorted by the indexed `startsAt`, the first 20 mapped.
+    case eventFirst20 = "event-first-20"
+    /// Every event sorted by `startsAt` descending, the first 20 mapped.
+    case eventNewest20 = "event-newest-20"
+    /// The events of one `category` (from about 23% of the events to about 0.6%) sorted by
+    /// `startsAt` descending, the first 20 mapped.
+    case eventNewest20InCategory = "event-newest-20-category"
+    /// As `eventNewest20`, each query after a commit inserting one event (untimed), so nothing
+    /// a read kept of the index's earlier state applies.
+    case eventNewest20AfterInsert = "event-newest-20-after-insert"
 
     /// The systems that run it: the open cells measure MirrorStore's own index rebuild.
     var systems: [QuerySystemName] {
@@ -52,6 +69,11 @@ enum QueryWorkload: String, CaseIterable, Codable {
         case .open, .openPlain, .firstQuery: [.mirrorStore]
         default: [.mirrorStore, .grdb]
         }
+    }
+
+    /// Which model the cell queries.
+    var shape: QueryShape {
+        rawValue.hasPrefix("event-") ? .events : .customers
     }
 
     /// Whether the cell opens the store of `openObjects` customers.
@@ -78,6 +100,14 @@ enum QueryWorkload: String, CaseIterable, Codable {
         default: "query"
         }
     }
+}
+
+/// The model a cell queries, chosen with `--shape`.
+enum QueryShape: String, CaseIterable, Codable {
+    /// `Customer` (and `Member` for the compound and insensitive cells): the published cells.
+    case customers
+    /// `Event`: another key type, integer and skewed string indexes, optionals, an embedded struct.
+    case events
 }
 
 enum QuerySystemName: String, Codable {

@@ -28,7 +28,7 @@ private func loadAverage() -> String {
 }
 
 func runQueryCells(options: QueryOptions) throws {
-    let cells = QueryCell.all.filter { cell in options.filter.map { cell.name.localizedCaseInsensitiveContains($0) } ?? true }
+    let cells = QueryCell.all.filter { $0.workload.shape == options.shape }.filter { cell in options.filter.map { cell.name.localizedCaseInsensitiveContains($0) } ?? true }
     guard !cells.isEmpty else { throw QueryBenchmarkFailure("no cell matches \(options.filter ?? "")\n\(QueryOptions.usage)") }
     let directory = options.directory
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("query-benchmarks-\(getpid())").path
@@ -42,11 +42,16 @@ func runQueryCells(options: QueryOptions) throws {
         machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \
         \(ProcessInfo.processInfo.operatingSystemVersionString)
         load average before: \(loadAverage())
-        sizes: \(sizes.objects) customers queried and inserted (and as many members), \(sizes.openObjects) opened; seed \(sizes.seed)
+        shape: \(options.shape.rawValue); sizes: \(sizes.objects) customers (or events) queried and inserted (and as many members), \(sizes.openObjects) opened; seed \(sizes.seed)
         """)
     fflush(nil)
     let needsLarge = cells.contains { $0.workload.usesLargeStore }
-    for system in [QuerySystemName.mirrorStore, .grdb] where cells.contains(where: { $0.system == system }) {
+    for system in [QuerySystemName.mirrorStore, .grdb] where cells.contains(where: { $0.system == system }) && options.shape == .events {
+        let arguments = ["--prepare", system.rawValue, "--events", "--directory", directory] + sizes.arguments
+        print("prepared " + (try runChild(arguments, as: String.self)))
+        fflush(nil)
+    }
+    for system in [QuerySystemName.mirrorStore, .grdb] where cells.contains(where: { $0.system == system }) && options.shape == .customers {
         var arguments = ["--prepare", system.rawValue, "--directory", directory] + sizes.arguments
         if needsLarge { arguments.append("--large") }
         // The members' store only for the cells that read it; the customers' only if another cell runs.

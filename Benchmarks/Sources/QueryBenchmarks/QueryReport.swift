@@ -69,6 +69,14 @@ struct QueryReport {
             // At most 3× GRDB's time: a ratio of at least 1/3.
             (.firstScreen, "first screen of \(sizes.openObjects) customers: open, 20 newest by an index, one by an indexed string", 1.0 / 3),
             (.firstScreenEvicted, "the same, the file evicted from the page cache", 1.0 / 3),
+            // The events' shape, under the targets of the customers' cells they repeat.
+            (.eventEqual, "events: equality on an indexed Int, one match, mapped", 20),
+            (.eventKind, "events: equality on an indexed Int, ~10 matches by key, mapped", 20),
+            (.eventRange, "events: indexed Int range returning 1,000, sorted by it, mapped", 3),
+            (.eventFirst20, "events: sorted by an indexed Date, first 20", 10),
+            (.eventNewest20, "events: sorted by an indexed Date descending, first 20", 10),
+            (.eventNewest20InCategory, "events: one category (skewed), sorted by an indexed Date descending, first 20", 10),
+            (.eventNewest20AfterInsert, "events: first 20 descending, each after a commit of one insert (untimed)", 10),
         ]
         var rows: [[String]] = []
         for (workload, text, target) in targets {

@@ -20,6 +20,9 @@ struct QueryOptions {
     var large = false
     var members = false
     var customers = true
+    /// The model whose cells run (`--shape`); `--prepare` with `--events` builds the events' store.
+    var shape = QueryShape.customers
+    var events = false
 
     static let usage = """
         usage: query-benchmarks [--runs N] [--objects N] [--open-objects N] [--seed N] [--filter TEXT] [--directory DIR]
@@ -29,6 +32,7 @@ struct QueryOptions {
           --seed N          seed of the data (default 20261123)
           --filter TEXT     run only the cells whose name contains TEXT; workloads: \(QueryWorkload.allCases.map(\.rawValue).joined(separator: ", "))
           --directory DIR   scratch directory (default: a new one in the temporary directory, removed after)
+          --shape SHAPE     the model queried: \(QueryShape.allCases.map(\.rawValue).joined(separator: " or ")) (default customers)
           --encrypted       encrypt every MirrorStore file with a raw key (compare with a run without)
         """
 
@@ -64,6 +68,11 @@ struct QueryOptions {
             case "--large": large = true
             case "--members": members = true
             case "--no-customers": customers = false
+            case "--events": events = true
+            case "--shape":
+                let name = try text(argument)
+                guard let value = QueryShape(rawValue: name) else { throw QueryBenchmarkFailure("unknown shape \(name)\n\(Self.usage)") }
+                shape = value
             case "--help", "-h":
                 print(Self.usage)
                 exit(0)
@@ -83,11 +92,21 @@ func main() throws {
     FileHandle.standardError.write(Data("warning: this is a debug build; benchmark numbers are meaningless. Use -c release.\n".utf8))
     #endif
     if let cell = options.child, let directory = options.directory {
-        let result = switch cell.system {
-        case .mirrorStore: try QueryCellRunner<MirrorStoreQueries>(cell: cell, sizes: options.sizes, directory: directory).run()
-        case .grdb: try QueryCellRunner<GRDBQueries>(cell: cell, sizes: options.sizes, directory: directory).run()
+        let result = switch (cell.system, cell.workload.shape) {
+        case (.mirrorStore, .events): try EventCellRunner<MirrorStoreEvents>(cell: cell, sizes: options.sizes, directory: directory).run()
+        case (.grdb, .events): try EventCellRunner<GRDBEvents>(cell: cell, sizes: options.sizes, directory: directory).run()
+        case (.mirrorStore, .customers): try QueryCellRunner<MirrorStoreQueries>(cell: cell, sizes: options.sizes, directory: directory).run()
+        case (.grdb, .customers): try QueryCellRunner<GRDBQueries>(cell: cell, sizes: options.sizes, directory: directory).run()
         }
         print("result: " + String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
+        return
+    }
+    if let system = options.prepare, let directory = options.directory, options.events {
+        let built = switch system {
+        case .mirrorStore: try prepareEvents(MirrorStoreEvents.self, sizes: options.sizes, directory: directory)
+        case .grdb: try prepareEvents(GRDBEvents.self, sizes: options.sizes, directory: directory)
+        }
+        print("result: " + String(decoding: try JSONEncoder().encode("\(system.rawValue): " + built), as: UTF8.self))
         return
     }
     if let system = options.prepare, let directory = options.directory {

@@ -23,6 +23,15 @@ struct RecordDecoder {
         })
     }
 
+    /// A decoder for records that reach no model with a primary key: the models they embed are
+    /// read by their schemas in `embedded` (by type name), and a link is damage.
+    static func withoutLinks(embedding embedded: [String: ObjectSchema]) -> RecordDecoder {
+        guard !embedded.isEmpty else { return .withoutLinks }
+        return RecordDecoder(schema: { embedded[$0] }, resolve: { typeName, _ in
+            throw RecordCodingFailure(.unknownType(typeName))
+        })
+    }
+
     /// Fills `record`, created empty by the caller so that links back to it can be resolved
     /// while its own values are being read.
     func decode(_ bytes: [UInt8], into record: ManagedObject) throws {

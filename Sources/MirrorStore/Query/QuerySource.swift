@@ -66,8 +66,9 @@ final class QuerySource: Sendable {
             // Read where the record lies, not copied out first: no other record takes part.
             guard let location = try location ?? values.location(for: key) else { throw missing(key) }
             let plan = entry.plan
+            let embedded = entry.embeddedSchemas
             return try values.withValue(at: location) { bytes in
-                try ModelReader.standaloneModel(type, plan: plan, bytesInPlace: bytes, key: key)
+                try ModelReader.standaloneModel(type, plan: plan, embedding: embedded, bytesInPlace: bytes, key: key)
             }
         }
         return try ModelReader.model(type, entry: entry, key: key, bytes: listedBytes(of: key, at: location), snapshot: snapshot, registry: registry)

@@ -6,8 +6,9 @@ import MirrorStoreEngine
 /// read by the ``RecordReader`` of the `.graph` route below, as part of the model they fill.
 ///
 /// The route is decided once, when the reader is made, from what the registry knows of the type:
-/// - `.standalone`: the type neither links to other models nor is linked to, so no other record
-///   can take part in reading one of its records: each becomes a model on its own.
+/// - `.standalone`: the type neither links to other models (the models it embeds included) nor is
+///   linked to, so no other record can take part in reading one of its records: each becomes a
+///   model on its own.
 /// - `.linking`: the type links to others but nothing links to it: its records are read straight
 ///   into models, and the links through one ``RecordReader``, so that a target shared by several
 ///   models comes back as one instance.
@@ -25,7 +26,8 @@ struct ModelReader {
     private let route: Route
 
     private enum Route {
-        case standalone
+        /// With the schemas of the models the type embeds.
+        case standalone([String: ObjectSchema])
         case linking(RecordReader)
         case graph(RecordReader)
     }
@@ -39,7 +41,7 @@ struct ModelReader {
         plan = entry.plan
         view = StoredView(snapshot: snapshot, pending: pending)
         if entry.isStandalone {
-            route = .standalone
+            route = .standalone(entry.embeddedSchemas)
         } else {
             let records = RecordReader(snapshot: snapshot, schemas: copy registry, pending: pending)
             route = entry.isLinkTarget ? .graph(records) : .linking(records)
@@ -66,7 +68,7 @@ struct ModelReader {
         _ type: Model.Type, entry: borrowing ModelRegistry.Entry, key: StorageKey, bytes: [UInt8],
         snapshot: EngineSnapshot, registry: borrowing ModelRegistry
     ) throws -> Model {
-        if entry.isStandalone { return try standaloneModel(type, plan: entry.plan, bytes: bytes, key: key) }
+        if entry.isStandalone { return try standaloneModel(type, plan: entry.plan, embedding: entry.embeddedSchemas, bytes: bytes, key: key) }
         return try ModelReader(entry: entry, snapshot: snapshot, registry: registry).model(type, key: key, bytes: bytes)
     }
 
@@ -84,8 +86,8 @@ struct ModelReader {
     /// The model stored as `bytes` under `key`, for a caller that has read the bytes already.
     func model<Model: Persistable>(_ type: Model.Type, key: StorageKey, bytes: [UInt8]) throws -> Model {
         switch route {
-        case .standalone:
-            return try Self.standaloneModel(type, plan: plan, bytes: bytes, key: key)
+        case .standalone(let embedded):
+            return try Self.standaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key)
         case .linking(let records):
             // A type with links is never flat: no single-value fill to try first.
             try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
@@ -118,9 +120,9 @@ struct ModelReader {
             }
         }
         switch route {
-        case .standalone:
+        case .standalone(let embedded):
             var context = DecodingContext(holdsRecords: true)
-            return try project(decoder: .withoutLinks, context: &context)
+            return try project(decoder: .withoutLinks(embedding: embedded), context: &context)
         case .linking(let records), .graph(let records):
             let decoder = records.decoder
             return try records.mapping { context in try project(decoder: decoder, context: &context) }
@@ -143,9 +145,10 @@ struct ModelReader {
         return models
     }
 
-    /// The `.standalone` route: the model stored as `bytes`, read with no other record involved.
+    /// The `.standalone` route: the model stored as `bytes`, read with no other record involved;
+    /// `embedded` holds the schemas of the models the type embeds (`ModelRegistry.Entry`).
     static func standaloneModel<Model: Persistable>(
-        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
+        _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytes: [UInt8], key: StorageKey
     ) throws -> Model {
         // A flat plan's single values straight into a fresh instance, the key checked on the way.
         // Only a flat plan: others may be structs that must not be made by `init()`. No `Model?`
@@ -154,30 +157,30 @@ struct ModelReader {
             var instance = Model._autoMalloc()
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
         }
-        return try generalStandaloneModel(type, plan: plan, bytes: bytes, key: key)
+        return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key)
     }
 
-    /// ``standaloneModel(_:plan:bytes:key:)`` of bytes where they lie (in the file's mapping),
+    /// ``standaloneModel(_:plan:embedding:bytes:key:)`` of bytes where they lie (in the file's mapping),
     /// valid during the call: a flat model is filled from them without copying them first.
     static func standaloneModel<Model: Persistable>(
-        _ type: Model.Type, plan: TypePlan, bytesInPlace bytes: UnsafeRawBufferPointer, key: StorageKey
+        _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytesInPlace bytes: UnsafeRawBufferPointer, key: StorageKey
     ) throws -> Model {
         if plan.isFlat {
             var instance = Model._autoMalloc()
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
         }
-        return try generalStandaloneModel(type, plan: plan, bytes: Array(bytes), key: key)
+        return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: Array(bytes), key: key)
     }
 
     /// The `.standalone` route without the flat fill: the key checked, then each field as the
     /// record decoder reads it.
     private static func generalStandaloneModel<Model: Persistable>(
-        _ type: Model.Type, plan: TypePlan, bytes: [UInt8], key: StorageKey
+        _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytes: [UInt8], key: StorageKey
     ) throws -> Model {
         try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
         // Made only here: a context is large, and a flat model needs none.
         var context = DecodingContext(holdsRecords: true)
-        return try fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks, context: &context)
+        return try fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks(embedding: embedded), context: &context)
     }
 
     /// A new model with each field filled as `decoder` reads it from `bytes`, links resolved by

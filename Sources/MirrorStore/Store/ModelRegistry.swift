@@ -5,8 +5,11 @@ struct ModelRegistry: Sendable {
     /// What the store needs about one registered model type, found with one lookup.
     struct Entry: Sendable {
         let plan: TypePlan
-        /// Neither links to other models nor is linked to: its records are read on their own.
+        /// Neither links to other models (through the models it embeds either) nor is linked to:
+        /// its records are read on their own.
         let isStandalone: Bool
+        /// For a standalone type, the schemas of the models it embeds, at any depth, by type name.
+        let embeddedSchemas: [String: ObjectSchema]
         /// Some model links to it (or reads it as an inverse's source): a record of it may be met
         /// again through a link.
         let isLinkTarget: Bool
@@ -41,13 +44,39 @@ struct ModelRegistry: Sendable {
         deleteRules = try DeleteRules(plans: plans.keys.sorted().compactMap { plans[$0] }, schemaNamed: { plans[$0]?.schema })
         entries = Dictionary(uniqueKeysWithValues: plans.values.map { plan in
             let schema = plan.schema
+            let embedded = linkTargets.contains(plan.typeName) ? nil : Self.embeddedSchemas(plan, plans)
             return (plan.typeIdentifier, Entry(
                 plan: plan,
-                isStandalone: !plan.hasLinks && !linkTargets.contains(plan.typeName),
+                isStandalone: embedded != nil,
+                embeddedSchemas: embedded ?? [:],
                 isLinkTarget: linkTargets.contains(plan.typeName),
                 primaryKeyKind: schema.primaryKey.flatMap { schema.property(named: $0)?.kind },
                 indexes: IndexKeys.indexes(of: plan) { plans[$0]?.schema }))
         })
+    }
+
+    /// The schemas of the models records of `plan` embed, inside containers and at any depth, by
+    /// type name; nil when they can hold a link: a model with a primary key, or one not in `plans`.
+    private static func embeddedSchemas(_ plan: TypePlan, _ plans: [String: TypePlan]) -> [String: ObjectSchema]? {
+        guard plan.hasLinks else { return [:] }
+        func models(_ kind: PropertyKind) -> [String] {
+            switch kind {
+            case .object(let typeName): [typeName]
+            case .list(let inner), .set(let inner), .dictionary(let inner), .optional(let inner): models(inner)
+            default: []
+            }
+        }
+        var embedded: [String: ObjectSchema] = [:]
+        var pending = [plan.schema]
+        while let schema = pending.popLast() {
+            for property in schema.properties {
+                for typeName in models(property.kind) {
+                    guard let target = plans[typeName], target.schema.primaryKey == nil else { return nil }
+                    if embedded.updateValue(target.schema, forKey: typeName) == nil { pending.append(target.schema) }
+                }
+            }
+        }
+        return embedded
     }
 
     var typeNames: [String] { plans.keys.sorted() }

@@ -138,7 +138,7 @@ struct RecordEncodingFuzzTests {
                 if model.amount == nil { #expect(filled == model, "seed \(Self.seed), case \(index): an intact record left the flat path") }
             }
             // Through the store's read: a typed error or the general path's model, never a trap.
-            let read = try? ModelReader.standaloneModel(Flat.self, plan: plan, bytes: bytes, key: .integer(1))
+            let read = try? ModelReader.standaloneModel(Flat.self, plan: plan, embedding: [:], bytes: bytes, key: .integer(1))
             #expect(read == general, "seed \(Self.seed), case \(index)")
 
             let instance = FlatClass()
@@ -206,10 +206,10 @@ struct RecordEncodingFuzzTests {
         let intact = random.chance(40)
         if !intact { mutate(&bytes, &random) }
         let readKey = random.chance(60) ? key : random.pick(otherKeys)
-        let read = try? ModelReader.standaloneModel(Model.self, plan: plan, bytes: bytes, key: readKey)
+        let read = try? ModelReader.standaloneModel(Model.self, plan: plan, embedding: [:], bytes: bytes, key: readKey)
         let general = generalKeyedModel(Model.self, plan: plan, bytes: bytes, key: readKey)
         #expect(read == general, "seed \(Self.seed), case \(index): \(Model.self) under \(readKey)")
-        let inPlace = bytes.withUnsafeBytes { try? ModelReader.standaloneModel(Model.self, plan: plan, bytesInPlace: $0, key: readKey) }
+        let inPlace = bytes.withUnsafeBytes { try? ModelReader.standaloneModel(Model.self, plan: plan, embedding: [:], bytesInPlace: $0, key: readKey) }
         #expect(inPlace == general, "seed \(Self.seed), case \(index): \(Model.self) in place under \(readKey)")
         if intact, readKey == key { #expect(read == model, "seed \(Self.seed), case \(index): \(Model.self) intact") }
         var filled = Model._autoMalloc()

@@ -47,6 +47,62 @@ struct ReadRouteDifferentialTests {
         static var primaryKey: String? { "id" }
     }
 
+    /// Embedded (no primary key) in `WithEmbedded`.
+    struct Place: Persistable {
+        var name = ""
+        var floor: Int?
+        var tags: [String] = []
+        init() {}
+    }
+
+    /// An embedded class that embeds a struct in turn.
+    final class Inner: Persistable {
+        var label = ""
+        var place = Place()
+        init() {}
+    }
+
+    /// A model that embeds models and links to none: the store reads it on its own (the
+    /// standalone route), its embedded records by their schemas in the plan.
+    final class WithEmbedded: Persistable {
+        var id = 0
+        var place = Place()
+        var other: Place?
+        var places: [Place] = []
+        var inner = Inner()
+        var note = ""
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    /// A model whose embedded model links to a model with a primary key: not standalone.
+    struct Holder: Persistable {
+        var id = 0
+        var wrapper = Wrapper()
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    struct Wrapper: Persistable {
+        var target: FlatClass?
+        init() {}
+    }
+
+    @Test("a model that embeds models without links is read on its own; one whose embedded model links is not")
+    func embeddingWithoutLinksIsStandalone() throws {
+        let registry = try ModelRegistry(models: [WithEmbedded.self, Holder.self])
+        #expect(try registry.entry(for: WithEmbedded.self).isStandalone)
+        #expect(try registry.entry(for: Holder.self).isStandalone == false)
+    }
+
+    static func randomPlace(_ random: inout SeededRandom) -> Place {
+        var place = Place()
+        place.name = random.string()
+        place.floor = random.optional { Int($0.integer(Int16.self)) }
+        place.tags = (0..<random.count()).map { _ in random.string() }
+        return place
+    }
+
     @Test("every route gives the model written, and damaged bytes the same answer on every route")
     func routesAgree() throws {
         var random = SeededRandom(seed: Self.seed)
@@ -73,6 +129,16 @@ struct ReadRouteDifferentialTests {
                 id: index, name: random.string(), values: (0..<random.count()).map { _ in random.integer() },
                 weight: random.optional { $0.double() })
             compared += try check(frozen, index: index, random: &random)
+
+            let embedding = WithEmbedded()
+            embedding.id = index
+            embedding.place = Self.randomPlace(&random)
+            embedding.other = random.optional { Self.randomPlace(&$0) }
+            embedding.places = (0..<random.count()).map { _ in Self.randomPlace(&random) }
+            embedding.inner.label = random.string()
+            embedding.inner.place = Self.randomPlace(&random)
+            embedding.note = random.string()
+            compared += try check(embedding, index: index, random: &random)
 
             var all = PropertyBasedMappingTests.randomModel(&random)
             all.int = index
@@ -119,21 +185,27 @@ struct ReadRouteDifferentialTests {
         of bytes: [UInt8], as type: Model.Type, plan: TypePlan, key: StorageKey
     ) -> [(route: String, reading: Result<Model, any Error>)] {
         let generalSchema = ObjectSchema(typeName: plan.schema.typeName, properties: plan.schema.properties)
+        // Embedded models read by the registry's schemas, as the store's reader of a linking type reads them.
+        let registry = try? ModelRegistry(models: [Model.self])
+        let decoder = RecordDecoder(schema: { registry?.schema(named: $0) }, resolve: { typeName, _ in
+            throw RecordCodingFailure(.unknownType(typeName))
+        })
+        let embedded = (try? registry?.entry(for: Model.self).embeddedSchemas) ?? [:]
         return [
-            ("store read (flat bytes or field sink)", Result { try ModelReader.standaloneModel(type, plan: plan, bytes: bytes, key: key) }),
+            ("store read (flat bytes or field sink)", Result { try ModelReader.standaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key) }),
             ("store read in place (flat bytes or field sink)", Result {
-                try bytes.withUnsafeBytes { try ModelReader.standaloneModel(type, plan: plan, bytesInPlace: $0, key: key) }
+                try bytes.withUnsafeBytes { try ModelReader.standaloneModel(type, plan: plan, embedding: embedded, bytesInPlace: $0, key: key) }
             }),
             ("record with the plan's schema", Result {
                 try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
                 let record = ManagedObject(objectSchema: plan.schema, values: [])
-                try RecordDecoder.withoutLinks.decode(bytes, into: record)
+                try decoder.decode(bytes, into: record)
                 return try Model.modelInstance(managedObject: record)
             }),
             ("record matched by position (general)", Result {
                 try PrimaryKey.checkStored(bytes, under: key, schema: generalSchema)
                 let record = ManagedObject(objectSchema: generalSchema, values: [])
-                try RecordDecoder.withoutLinks.decode(bytes, into: record)
+                try decoder.decode(bytes, into: record)
                 return try Model.modelInstance(managedObject: record)
             }),
         ]
