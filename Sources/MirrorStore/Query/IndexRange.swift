@@ -81,4 +81,23 @@ final class IndexRange: Sendable {
 
     /// The objects in the index's order: by value, equal values in key order.
     var keysInIndexOrder: [StorageKey] { get throws { try listed ?? range.objects() } }
+
+    /// The objects in the index's order (`ascending`), or with its groups of equal values in
+    /// reverse order, each group still in key order: a descending sort by the range's properties.
+    func keysInIndexOrder(ascending: Bool) throws -> [StorageKey] {
+        guard !ascending else { return try keysInIndexOrder }
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(count)
+        try forEachEntry { entries.append($0) }
+        var keys: [StorageKey] = []
+        keys.reserveCapacity(entries.count)
+        var end = entries.endIndex
+        while end > 0 {
+            var start = end - 1
+            while start > 0, entries[start - 1].key == entries[end - 1].key { start -= 1 }
+            for entry in entries[start..<end] { keys.append(entry.object) }
+            end = start
+        }
+        return keys
+    }
 }

@@ -456,12 +456,14 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     /// Filtered results in the order of the index range their filter read, when that index
     /// answered the filter exactly and orders by the sort keys' properties (those of a compound
-    /// index after its equalities): the range, read in order, is already sorted (equal values in
-    /// key order), so no record is read.
+    /// index after its equalities), all in one direction: the range, read in order (its groups
+    /// of equal values in reverse for a descending sort), is already sorted (equal values in key
+    /// order), so no record is read.
     private func indexRangeOrdered(by keys: [RecordSortKey]) throws -> Found? {
-        guard case .range(let range) = rows, range.properties == keys.map(\.orderName),
-              keys.allSatisfy({ $0.readsStoredProperty && $0.ascending && $0.stringComparator == nil }) else { return nil }
-        return Found(conditions: conditions, rows: .keys(FoundKeys(try range.keysInIndexOrder)), plan: plan.ordered(.index(name: range.indexName, ascending: true)))
+        guard case .range(let range) = rows, range.properties == keys.map(\.orderName), let ascending = keys.first?.ascending,
+              keys.allSatisfy({ $0.readsStoredProperty && $0.ascending == ascending && $0.stringComparator == nil }) else { return nil }
+        return Found(conditions: conditions, rows: .keys(FoundKeys(try range.keysInIndexOrder(ascending: ascending))),
+                     plan: plan.ordered(.index(name: range.indexName, ascending: ascending)))
     }
 
     /// `found` sorted by values read from their records, each record read at its location when

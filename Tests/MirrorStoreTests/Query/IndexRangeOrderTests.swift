@@ -35,13 +35,15 @@ struct IndexRangeOrderTests {
         #expect(sorted.map(\.identifier) == expected)
         #expect(sorted.plan.order == .index(name: "RankedEntry.rank", ascending: true))
 
-        // Descending, or with a condition the index does not answer, the records are sorted.
+        // Descending, the range is read with its groups of equal values in reverse, each still in key order.
         let descending = try store.objects(RankedEntry.self)
             .filter(#Predicate { $0.rank >= 10 && $0.rank < 20 })
             .sorted(using: SortDescriptor(\.rank, order: .reverse))
         #expect(descending.map(\.identifier) == entries.filter { $0.rank >= 10 && $0.rank < 20 }
             .sorted { $0.rank != $1.rank ? $0.rank > $1.rank : $0.identifier < $1.identifier }.map(\.identifier))
-        #expect(descending.plan.order == .records(properties: ["rank"]))
+        #expect(descending.plan.order == .index(name: "RankedEntry.rank", ascending: false))
+
+        // With a condition the index does not answer, the records are sorted.
         let narrowed = try store.objects(RankedEntry.self)
             .filter(#Predicate { $0.rank >= 10 && $0.rank < 20 && $0.identifier > 100 })
             .sorted(using: SortDescriptor(\.rank))
