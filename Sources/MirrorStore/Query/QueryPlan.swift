@@ -53,6 +53,11 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         case primaryKey
         /// In the order of a secondary index, read without sorting.
         case index(name: String, ascending: Bool)
+        /// In the order of a secondary index on another property than the filter's, walked in
+        /// that order as far as results are read, each object tested against the filter (whose
+        /// index counts the results): chosen over reading the filter's range and sorting it when
+        /// the first results are expected to test fewer objects than the range holds.
+        case indexWalk(name: String, ascending: Bool)
         /// Sorted by the named stored properties, read from the encoded records.
         case records(properties: [String])
         /// Sorted by comparing decoded models (a key path the store cannot read from records).
@@ -98,6 +103,11 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         QueryPlan(accessSource: accessSource, filter: filter, order: order)
     }
 
+    /// The same access in another order, its candidates tested as `filter` says.
+    func ordered(_ order: Order, filter: Filter) -> QueryPlan {
+        QueryPlan(accessSource: accessSource, filter: filter, order: order)
+    }
+
     /// Plans are equal when they read, test and order alike.
     public static func == (lhs: QueryPlan, rhs: QueryPlan) -> Bool {
         lhs.access == rhs.access && lhs.filter == rhs.filter && lhs.order == rhs.order
@@ -109,6 +119,7 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         if case .described(.index(let name, _)) = accessSource { return name }
         if case .described(.linked(let name, _)) = accessSource { return name }
         if case .index(let name, _) = order { return name }
+        if case .indexWalk(let name, _) = order { return name }
         return nil
     }
 
@@ -124,6 +135,7 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         let orderText = switch order {
         case .primaryKey: "order: primary key"
         case .index(let name, let ascending): "order: index \(name)\(ascending ? "" : " descending")"
+        case .indexWalk(let name, let ascending): "order: walk index \(name)\(ascending ? "" : " descending"), testing each object"
         case .records(let properties): "order: sort by \(properties.joined(separator: ", "))"
         case .models: "order: sort models"
         }

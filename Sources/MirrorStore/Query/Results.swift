@@ -71,6 +71,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .keys(let found): found.keys.count
         case .index(let positions): positions.count
         case .range(let range): state.count { range.count }
+        case .walk(let walk): walk.count
         }
     }
 
@@ -106,7 +107,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         // where those go through `Collection`'s generic defaults.
         let length = Swift.min(Swift.max(maxLength, 0), endIndex)
         // A failed read is left to the reads of the positions, which report it.
-        if case .index(let positions) = rows { try? positions.readAhead(length) }
+        switch rows {
+        case .index(let positions): try? positions.readAhead(length)
+        case .walk(let walk): try? walk.readAhead(length, sortingRange: { try sortedRange(of: walk) })
+        case .all, .keys, .range: break
+        }
         return Slice(base: self, bounds: 0..<length)
     }
 
@@ -118,6 +123,9 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .index(let positions):
             guard let key = try positions.object(at: position) else { throw outOfRange(position) }
             return try source.listedModel(Model.self, key: key, at: nil)
+        case .walk(let walk):
+            guard let (key, location) = try walk.object(at: position, sortingRange: { try sortedRange(of: walk) }) else { throw outOfRange(position) }
+            return try source.listedModel(Model.self, key: key, at: location)
         case .keys(let found):
             guard found.keys.indices.contains(position) else { throw outOfRange(position) }
             return try source.listedModel(Model.self, key: found.keys[position], at: found.location(at: position))
@@ -143,6 +151,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         case .all, .range: try keysInKeyOrder
         case .keys(let found): found.keys
         case .index(let positions): try positions.objects()
+        case .walk(let walk): try walk.objects(sortingRange: { try sortedRange(of: walk) }).keys
         }
         }
     }
@@ -150,8 +159,11 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// The keys of all results, in order, with where their records lie when the query read them.
     var foundKeys: FoundKeys {
         get throws {
-        if case .keys(let found) = rows { return found }
-        return FoundKeys(try allKeys)
+        switch rows {
+        case .keys(let found): return found
+        case .walk(let walk): return try walk.objects(sortingRange: { try sortedRange(of: walk) })
+        case .all, .range, .index: return FoundKeys(try allKeys)
+        }
         }
     }
 
@@ -166,7 +178,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
                 let keys = try range.keysInIndexOrder
                 return keys.count < 2 ? keys : keys.sorted(by: StorageKey.precedes)
             // Rows that keep their keys never ask.
-            case .all, .keys, .index: return try source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
+            case .all, .keys, .index, .walk: return try source.snapshot.keys(type: source.plan.typeName).sorted(by: StorageKey.precedes)
             }
         }
         }
@@ -420,7 +432,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
     /// The results sorted by values read from records, or `nil` when a path reads a value only
     /// the model knows (a link that is not optional, to a deleted object).
     private func sorted(onRecords sortKeys: [RecordSortKey]) throws -> Found? {
-        if !sortKeys.isEmpty, let byIndex = try indexOrdered(by: sortKeys) ?? indexRangeOrdered(by: sortKeys) {
+        if !sortKeys.isEmpty, let byIndex = try indexOrdered(by: sortKeys) ?? indexRangeOrdered(by: sortKeys) ?? indexWalked(by: sortKeys) {
             return byIndex
         }
         let order: QueryPlan.Order = sortKeys.isEmpty ? plan.order : .records(properties: sortKeys.map(\.property))
@@ -464,6 +476,35 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
               keys.allSatisfy({ $0.readsStoredProperty && $0.ascending == ascending && $0.stringComparator == nil }) else { return nil }
         return Found(conditions: conditions, rows: .keys(FoundKeys(try range.keysInIndexOrder(ascending: ascending))),
                      plan: plan.ordered(.index(name: range.indexName, ascending: ascending)))
+    }
+
+    /// Filtered results that an index range answers exactly, sorted by one other indexed
+    /// property: read by walking that property's index in the sort's direction and keeping the
+    /// range's objects (``IndexSortWalk``), when a screen of them is expected to test fewer
+    /// records than the range holds; otherwise `nil`, and the range is read and sorted.
+    private func indexWalked(by keys: [RecordSortKey]) -> Found? {
+        guard case .range(let range) = rows, keys.count == 1, let key = keys.first, key.readsStoredProperty,
+              key.stringComparator == nil, key.folding.isEmpty, IndexKeys.ordersExactly(key.kind),
+              case .stored(let position) = key.reading, let index = source.indexes[position], index.name != range.indexName
+        else { return nil }
+        let objects = source.snapshot.count(type: source.plan.typeName)
+        // One entry per object, or the walk would miss some.
+        guard index.snapshot.count == objects, IndexSortWalk.isCheaper(matches: range.count, objects: objects) else { return nil }
+        guard let walk = IndexSortWalk(range: range, sortKey: key, positions: index.snapshot.positions(ascending: key.ascending),
+                                       conditions: conditions.map { ($0.node, $0.root) }, schema: source.schema, values: source.values)
+        else { return nil }
+        return Found(conditions: conditions, rows: .walk(walk),
+                     plan: plan.ordered(.indexWalk(name: index.name, ascending: key.ascending), filter: .storedBytes))
+    }
+
+    /// Every result of rows that walk an index, in order, read another way: the filter's range
+    /// read from its index, in key order, and sorted on records.
+    private func sortedRange(of walk: IndexSortWalk) throws -> FoundKeys {
+        let keys = try walk.range.keysInIndexOrder
+        guard let sorted = try sortOnRecords(FoundKeys(keys.count < 2 ? keys : keys.sorted(by: StorageKey.precedes)), by: [walk.sortKey]) else {
+            throw QueryError(.unsortableProperty(typeName: source.schema.typeName, property: walk.sortKey.property, kind: walk.sortKey.kind.description))
+        }
+        return sorted
     }
 
     /// `found` sorted by values read from their records, each record read at its location when

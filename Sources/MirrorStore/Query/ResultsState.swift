@@ -1,6 +1,6 @@
 import MirrorStoreEngine
 
-/// The keys of a ``Results``, in order, found in one of four ways.
+/// The keys of a ``Results``, in order, found in one of five ways.
 enum ResultsRows: Sendable {
     /// Every object of the type, in key order (sorted on first positional read).
     case all
@@ -11,6 +11,9 @@ enum ResultsRows: Sendable {
     /// A range of a single-valued index that answers the filter exactly, in key order (sorted on
     /// first positional read).
     case range(IndexRange)
+    /// Such a range sorted by another index: that index walked in order, keeping the range's
+    /// objects, as far as positions are read.
+    case walk(IndexSortWalk)
 }
 
 /// Keys found by a query, in result order, with where each record lies in the snapshot of the
@@ -42,6 +45,12 @@ struct FoundKeys: Sendable {
     mutating func append(_ key: StorageKey, at location: ValueLocation) {
         keys.append(key)
         locations?.append(location)
+    }
+
+    /// Appends `more`'s keys; their locations too when both have them, else none is kept.
+    mutating func append(contentsOf more: FoundKeys) {
+        keys.append(contentsOf: more.keys)
+        if let moreLocations = more.locations { locations?.append(contentsOf: moreLocations) } else { locations = nil }
     }
 
     /// Where the record of the key at `position` lies, when the query read it.
@@ -90,7 +99,7 @@ final class ResultsState: Sendable {
         switch rows {
         case .all: learned = Lock(Learned())
         case .range(let range): learned = range.listedInKeyOrder == nil ? Lock(Learned()) : nil
-        case .keys, .index: learned = nil
+        case .keys, .index, .walk: learned = nil
         }
     }
 
