@@ -2,20 +2,22 @@ import Foundation
 import MirrorStoreEngine
 
 /// Results that an index range answers exactly, sorted by another index, read by walking the
-/// sort index in the sort's direction and keeping the objects that satisfy the filter, until as
-/// many as are asked for are found. The first twenty of a filter that keeps a share `s` of the
-/// objects then read about `20 / s` entries of the sort index and test as many records, where
-/// reading the range and sorting it reads every object in the range (SQLite chooses between the
-/// two the same way, by their estimated costs: see ``IndexSortWalk/isCheaper(matches:objects:)``).
+/// sort index in the sort's direction and keeping the objects of the range, until as many as are
+/// asked for are found. The first twenty of a filter that keeps a share `s` of the objects then
+/// read about `20 / s` entries of the sort index, where reading the range and sorting it reads
+/// every record in the range. An entry's object is kept either by testing its record's stored
+/// bytes against the filter (a key lookup each), or by looking it up in the set of the range's
+/// keys, listed from the filter's index first (an entry read each, no record): the first suits a
+/// large range, whose screen is found after a few entries, the second a smaller one. SQLite
+/// chooses between such plans the same way, by their estimated costs (``choice(matches:objects:)``).
 ///
 /// The walk gives the order the sort of the range gives: the sort index holds one entry per
 /// object (a single-valued property, `nil` as the least key), its groups of equal values come
 /// in object-key order either way (see `IndexPositions`), and a sort of records keeps equal
 /// values in the key order the range's rows had. Reading every result (``objects(sortingRange:)``),
-/// or reading on past as many positions as the range holds, reads the range and sorts it instead
-/// (what each read's `sortingRange` gives), which costs no more than sorting it at first. Only
-/// filters that compile to tests on stored bytes (``ByteConditions``) are walked: those an index
-/// range answers exactly do, and a test then needs no model type.
+/// or reading on until the walk cost what sorting the range costs, reads the range and sorts it
+/// instead (what each read's `sortingRange` gives). Records are tested only for filters that
+/// compile to tests on stored bytes (``ByteConditions``), which need no model type.
 final class IndexSortWalk: Sendable {
     /// The filter's range, which the index answering it counts.
     let range: IndexRange
@@ -31,9 +33,20 @@ final class IndexSortWalk: Sendable {
     private let schema: ObjectSchema
     /// The records tested.
     private let values: TypeValues
+    private let membership: Membership
     private let state: Lock<State>
 
+    /// How an entry's object is found to be in the range.
+    enum Membership: Sendable {
+        /// Its record's stored bytes are tested against the filter.
+        case testingRecords
+        /// It is looked up in the set of the range's keys.
+        case listingRange
+    }
+
     private struct State: Sendable {
+        /// The range's keys, once listed (``Membership/listingRange``).
+        var members: Set<StorageKey>?
         /// The results found so far, in order.
         var found = FoundKeys.reading()
         /// How many positions of the sort index were tested.
@@ -45,9 +58,9 @@ final class IndexSortWalk: Sendable {
     /// Results a walk of `positions` (the index of `sortKey`'s property) finds: the objects of
     /// `range`, those of `values` whose records satisfy `conditions`; nil when the conditions do
     /// not compile to tests on stored bytes.
-    init?(range: IndexRange, sortKey: RecordSortKey, positions: IndexPositions,
-          conditions: [(QueryNode, PredicateExpressions.VariableID)], schema: ObjectSchema, values: TypeValues) {
-        guard ByteConditions(conditions: conditions, schema: schema) != nil else { return nil }
+    init(range: IndexRange, sortKey: RecordSortKey, positions: IndexPositions, membership: Membership,
+         conditions: [(QueryNode, PredicateExpressions.VariableID)], schema: ObjectSchema, values: TypeValues) {
+        self.membership = membership
         self.range = range
         self.sortKey = sortKey
         self.positions = positions
@@ -60,12 +73,35 @@ final class IndexSortWalk: Sendable {
     /// How many results a reader is assumed to want when the walk is chosen: a screen.
     static let screen = 20
 
-    /// Whether walking an index of `objects` entries for a screen of results that `matches` of
-    /// them satisfy is expected to test fewer records than the range holds (each of which the
-    /// sort reads, and then sorts): `screen × objects / matches < matches`.
-    static func isCheaper(matches: Int, objects: Int) -> Bool {
-        guard matches > IndexRange.listedAtOnce, objects > 0 else { return false }
-        return screen.multipliedFullWidth(by: objects) < matches.multipliedFullWidth(by: matches)
+    /// The walk expected to cost least for a screen of results that `matches` of an index of
+    /// `objects` entries satisfy, beside sorting the range; nil when the sort costs least (or the
+    /// range is small enough to be listed when made). The costs, in units of an index entry read,
+    /// are relative weights that instruction counts of the three gave: a record looked up,
+    /// projected and sorted about 20; a record looked up and its bytes tested about 10; an entry
+    /// listed into the set, or walked and looked up in it, about 1.
+    static func choice(matches: Int, objects: Int, testsBytes: Bool) -> Membership? {
+        guard matches > IndexRange.listedAtOnce, objects > 0 else { return nil }
+        let walked = walkedForScreen(matches: matches, objects: objects)
+        let sorting = sortCost(matches)
+        let testing = testsBytes ? cost(walked, .testingRecords, matches: matches) : Int.max
+        let listing = cost(walked, .listingRange, matches: matches)
+        guard Swift.min(testing, listing) < sorting else { return nil }
+        return testing <= listing ? .testingRecords : .listingRange
+    }
+
+    /// The entries a walk is expected to read for a screen: `screen × objects / matches`.
+    private static func walkedForScreen(matches: Int, objects: Int) -> Int {
+        Swift.min(objects, screen.multipliedReportingOverflow(by: objects).partialValue / Swift.max(matches, 1))
+    }
+
+    private static func sortCost(_ matches: Int) -> Int { 20 &* matches }
+
+    /// What a walk of `walked` entries costs, with a range of `matches` objects.
+    private static func cost(_ walked: Int, _ membership: Membership, matches: Int) -> Int {
+        switch membership {
+        case .testingRecords: 10 &* walked
+        case .listingRange: matches &+ walked
+        }
     }
 
     /// The object at `position` and where its record lies, or nil when `position` is not in
@@ -100,13 +136,13 @@ final class IndexSortWalk: Sendable {
         }
     }
 
-    /// Walks on until `wanted` results are found or the index ends, testing a batch of positions
-    /// at a time: the expected number for what is missing, at least twice the last batch's. Once
-    /// the walk has tested more records than the range holds, the range is sorted instead.
+    /// Walks on until `wanted` results are found or the index ends, a batch of positions at a
+    /// time: the expected number for what is missing, at least twice the last batch's. Once the
+    /// walk has cost more than sorting the range would have, the range is sorted instead.
     private func walk(_ state: inout State, toFind wanted: Int, _ sortingRange: () throws -> FoundKeys) throws {
         var batch = 0
         while state.found.keys.count < wanted, state.walked < positions.count {
-            if state.walked > count {
+            if Self.cost(state.walked, membership, matches: count) > Self.sortCost(count) {
                 state.all = try sortingRange()
                 return
             }
@@ -121,8 +157,18 @@ final class IndexSortWalk: Sendable {
                 keys.append(key)
             }
             state.walked += batch
-            guard let tests = ByteConditions(conditions: conditions, schema: schema) else { return }
-            state.found.append(contentsOf: try tests.matching(keys, in: values))
+            switch membership {
+            case .testingRecords:
+                guard let tests = ByteConditions(conditions: conditions, schema: schema) else {
+                    state.all = try sortingRange()
+                    return
+                }
+                state.found.append(contentsOf: try tests.matching(keys, in: values))
+            case .listingRange:
+                if state.members == nil { state.members = Set(try range.keysInIndexOrder) }
+                guard let members = state.members else { return }
+                state.found.append(contentsOf: FoundKeys(keys.filter(members.contains)))
+            }
         }
     }
 }

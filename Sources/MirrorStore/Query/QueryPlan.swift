@@ -54,9 +54,10 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         /// In the order of a secondary index, read without sorting.
         case index(name: String, ascending: Bool)
         /// In the order of a secondary index on another property than the filter's, walked in
-        /// that order as far as results are read, each object tested against the filter (whose
-        /// index counts the results): chosen over reading the filter's range and sorting it when
-        /// the first results are expected to test fewer objects than the range holds.
+        /// that order as far as results are read, keeping the objects of the filter's range (by
+        /// testing their stored bytes, ``Filter/storedBytes``, or by listing the range's keys
+        /// first, ``Filter/none``); the range's index counts the results. Chosen over reading the
+        /// range and sorting it when the first results are expected to cost less that way.
         case indexWalk(name: String, ascending: Bool)
         /// Sorted by the named stored properties, read from the encoded records.
         case records(properties: [String])
@@ -135,7 +136,7 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         let orderText = switch order {
         case .primaryKey: "order: primary key"
         case .index(let name, let ascending): "order: index \(name)\(ascending ? "" : " descending")"
-        case .indexWalk(let name, let ascending): "order: walk index \(name)\(ascending ? "" : " descending"), testing each object"
+        case .indexWalk(let name, let ascending): "order: walk index \(name)\(ascending ? "" : " descending"), keeping the filter's objects"
         case .records(let properties): "order: sort by \(properties.joined(separator: ", "))"
         case .models: "order: sort models"
         }

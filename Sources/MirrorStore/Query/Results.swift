@@ -480,8 +480,8 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
 
     /// Filtered results that an index range answers exactly, sorted by one other indexed
     /// property: read by walking that property's index in the sort's direction and keeping the
-    /// range's objects (``IndexSortWalk``), when a screen of them is expected to test fewer
-    /// records than the range holds; otherwise `nil`, and the range is read and sorted.
+    /// range's objects (``IndexSortWalk``), when a screen of them is expected to cost less that
+    /// way; otherwise `nil`, and the range is read and sorted.
     private func indexWalked(by keys: [RecordSortKey]) -> Found? {
         guard case .range(let range) = rows, keys.count == 1, let key = keys.first, key.readsStoredProperty,
               key.stringComparator == nil, key.folding.isEmpty, IndexKeys.ordersExactly(key.kind),
@@ -489,12 +489,15 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         else { return nil }
         let objects = source.snapshot.count(type: source.plan.typeName)
         // One entry per object, or the walk would miss some.
-        guard index.snapshot.count == objects, IndexSortWalk.isCheaper(matches: range.count, objects: objects) else { return nil }
-        guard let walk = IndexSortWalk(range: range, sortKey: key, positions: index.snapshot.positions(ascending: key.ascending),
-                                       conditions: conditions.map { ($0.node, $0.root) }, schema: source.schema, values: source.values)
+        guard index.snapshot.count == objects else { return nil }
+        let nodes = conditions.map { ($0.node, $0.root) }
+        guard let membership = IndexSortWalk.choice(matches: range.count, objects: objects,
+                                                    testsBytes: ByteConditions(conditions: nodes, schema: source.schema) != nil)
         else { return nil }
+        let walk = IndexSortWalk(range: range, sortKey: key, positions: index.snapshot.positions(ascending: key.ascending),
+                                 membership: membership, conditions: nodes, schema: source.schema, values: source.values)
         return Found(conditions: conditions, rows: .walk(walk),
-                     plan: plan.ordered(.indexWalk(name: index.name, ascending: key.ascending), filter: .storedBytes))
+                     plan: plan.ordered(.indexWalk(name: index.name, ascending: key.ascending), filter: membership == .testingRecords ? .storedBytes : .none))
     }
 
     /// Every result of rows that walk an index, in order, read another way: the filter's range
