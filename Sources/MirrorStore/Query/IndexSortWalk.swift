@@ -9,7 +9,7 @@ import MirrorStoreEngine
 /// bytes against the filter (a key lookup each), or by looking it up in the set of the range's
 /// keys, listed from the filter's index first (an entry read each, no record): the first suits a
 /// large range, whose screen is found after a few entries, the second a smaller one. SQLite
-/// chooses between such plans the same way, by their estimated costs (``choice(matches:objects:)``).
+/// chooses between such plans the same way, by their estimated costs (``choice(matches:objects:testsBytes:)``).
 ///
 /// The walk gives the order the sort of the range gives: the sort index holds one entry per
 /// object (a single-valued property, `nil` as the least key), its groups of equal values come
@@ -56,8 +56,8 @@ final class IndexSortWalk: Sendable {
     }
 
     /// Results a walk of `positions` (the index of `sortKey`'s property) finds: the objects of
-    /// `range`, those of `values` whose records satisfy `conditions`; nil when the conditions do
-    /// not compile to tests on stored bytes.
+    /// `range`, kept as `membership` says; with ``Membership/testingRecords``, those of `values`
+    /// whose records satisfy `conditions` (which must compile to ``ByteConditions``).
     init(range: IndexRange, sortKey: RecordSortKey, positions: IndexPositions, membership: Membership,
          conditions: [(QueryNode, PredicateExpressions.VariableID)], schema: ObjectSchema, values: TypeValues) {
         self.membership = membership
