@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CMirrorStoreSupport
+import Synchronization
 
 /// A log generation backed by an open file. It owns the descriptor and closes it when the
 /// last holder (the engine or a snapshot) lets go, which keeps reads of a compacted-away
@@ -13,6 +14,12 @@ final class FileLog: LogStorage {
     let descriptor: Int32
     let faults: FaultInjection?
     private let mapping: LogMapping
+    /// How many reads went to the file rather than through the mapping (`readOnce`), for tests
+    /// that a cache in front of the file answers what it holds.
+    private let fileReads = Atomic<Int>(0)
+
+    /// How many reads have gone to the file itself (see `fileReads`).
+    var fileReadCount: Int { fileReads.load(ordering: .relaxed) }
 
     /// A log over `descriptor`. `mappedSize` is how much of the file may be read through a
     /// mapping: the whole file (nil) for its writer; for a reader beside a writer, only what it
@@ -96,6 +103,7 @@ final class FileLog: LogStorage {
         guard offset <= UInt64(Int64.max) else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "an offset lies beyond any file"))
         }
+        fileReads.add(1, ordering: .relaxed)
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
         try result.withUnsafeMutableBytes { buffer in

@@ -196,7 +196,7 @@ import TestSupport
             var damaged = recorded.bytes
             let at = round < 200 ? Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
                 : Int.random(in: 0..<damaged.count, using: &generator)
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            flipRandomBit(of: &damaged, at: at, using: &generator)
             try recorded.expectCommittedStateOrTypedError(
                 opening: damaged, flippedAt: at, as: path, configuration: { Self.checkpointing(150, $0) },
                 "round \(round)", outcomes: &outcomes)

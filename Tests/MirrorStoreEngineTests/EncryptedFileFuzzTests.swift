@@ -99,7 +99,7 @@ import TestSupport
                     for _ in 0..<Int.random(in: 1...3, using: &generator) {
                         // Half the flips in the clear fields: page number, version, length.
                         let at = slot + (generator.chance(50) ? Int.random(in: 0..<18, using: &generator) : Int.random(in: 0..<slotBytes, using: &generator))
-                        bytes[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+                        flipRandomBit(of: &bytes, at: at, using: &generator)
                     }
                 }
             }
@@ -159,7 +159,7 @@ import TestSupport
                     for _ in 0..<Int.random(in: 1...3, using: &generator) {
                         // Mostly in the sealed bytes; some in the length, where a larger one overruns.
                         let at = place(page) + (generator.chance(20) ? Int.random(in: 0..<2, using: &generator) : Int.random(in: 0..<sealed, using: &generator))
-                        bytes[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+                        flipRandomBit(of: &bytes, at: at, using: &generator)
                     }
                 }
             }

@@ -179,8 +179,7 @@ import TestSupport
         var outcomes: [String: Int] = [:]
         for round in 0..<300 {
             var damaged = bytes
-            let at = Int.random(in: 0..<damaged.count, using: &generator)
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            let at = flipRandomBit(of: &damaged, from: 0, using: &generator)
             for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
                 try writeFile(path, damaged)
                 configuration.recoveryMode = mode

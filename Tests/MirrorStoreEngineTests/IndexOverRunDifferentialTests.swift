@@ -93,8 +93,7 @@ import TestSupport
         var outcomes: [String: Int] = [:]
         for round in 0..<300 {
             var damaged = bytes
-            let at = Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            flipRandomBit(of: &damaged, from: Int(LogHeader().unitsStart), using: &generator)
             try replaceStore(at: path, with: damaged)
             let engine: StorageEngine
             var state: StoreState

@@ -188,8 +188,7 @@ import TestSupport
         for round in 0..<40 {
             let file = round % 2
             var damaged = bytes[file]
-            let at = Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            let at = flipRandomBit(of: &damaged, from: LogHeader.regionSize, using: &generator)
             for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
                 try replaceStore(at: damagedPath, with: damaged)
                 let state: StoreState

@@ -339,8 +339,7 @@ import TestSupport
         var outcomes: [String: Int] = [:]
         for round in 0..<400 {
             var damaged = recorded.bytes
-            let at = Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            let at = flipRandomBit(of: &damaged, from: Int(LogHeader().unitsStart), using: &generator)
             try replaceStore(at: path, with: damaged)
             do {
                 let state = try Self.openAndCheck(path, CheckpointTests.checkpointing(150), "round \(round), flip at \(at)")

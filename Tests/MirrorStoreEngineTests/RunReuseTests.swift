@@ -78,7 +78,7 @@ import TestSupport
             let at = round.isMultiple(of: 2)
                 ? Int(generator.pick(blocks)) + Int.random(in: 0..<64, using: &generator)
                 : Int.random(in: Int(LogHeader().unitsStart)..<damaged.count, using: &generator)
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            flipRandomBit(of: &damaged, at: at, using: &generator)
             try recorded.expectCommittedStateOrTypedError(
                 opening: damaged, flippedAt: at, as: path, configuration: { CheckpointTests.checkpointing(150, $0) },
                 "round \(round)", outcomes: &outcomes)

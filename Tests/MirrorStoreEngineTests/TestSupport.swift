@@ -53,6 +53,20 @@ func replaceStore(at path: String, with bytes: [UInt8]) throws {
     for sidecar in droppedSidecars(of: path) { try FileManager.default.removeItem(atPath: sidecar) }
 }
 
+/// Flips one bit of the byte at `offset` in `bytes`, the bit drawn from `generator`.
+func flipRandomBit(of bytes: inout [UInt8], at offset: Int, using generator: inout SeededRandom) {
+    bytes[offset] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+}
+
+/// Flips one random bit of a byte from `start` on (past the header, say) in `bytes`, the byte
+/// drawn before the bit, and returns the byte's offset.
+@discardableResult
+func flipRandomBit(of bytes: inout [UInt8], from start: Int, using generator: inout SeededRandom) -> Int {
+    let offset = Int.random(in: start..<bytes.count, using: &generator)
+    flipRandomBit(of: &bytes, at: offset, using: &generator)
+    return offset
+}
+
 /// Opens, reads the whole state and closes; errors propagate.
 func openState(_ path: String, _ configuration: EngineConfiguration) throws -> StoreState {
     try openStateAndReport(path, configuration).state

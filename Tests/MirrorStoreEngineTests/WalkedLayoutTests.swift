@@ -145,8 +145,7 @@ import TestSupport
         var outcomes: [String: Int] = [:]
         for round in 0..<60 {
             var damaged = bytes
-            let at = Int.random(in: LogHeader.regionSize..<damaged.count, using: &generator)
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            let at = flipRandomBit(of: &damaged, from: LogHeader.regionSize, using: &generator)
             try replaceStore(at: damagedPath, with: damaged)
             let opened: StorageEngine
             do {

@@ -543,20 +543,18 @@ final class EncryptedLog: LogStorage {
 
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
-        let (size, cached, next, within) = cachedPages(forReadAt: offset, count: count)
+        let index = Self.page(containing: offset)
+        let within = Int(offset - Self.start(ofPage: index))
+        let capacity = Self.capacity(ofPage: index)
+        // Copied from the cached pages under the lock, where they lie (`EncryptedPageCache.copy`).
+        let (size, copied) = state.withLock { state -> (UInt64, [UInt8]?) in
+            guard offset <= state.size, UInt64(count) <= state.size - offset else { return (state.size, nil) }
+            return (state.size, state.cache.copy(page: index, from: within, count: count, capacity: capacity))
+        }
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
-        if let cached, cached.count >= within + count {
-            return Array(cached[within..<(within + count)])
-        }
-        if let cached, let next, within + count - cached.count <= next.count {
-            var result: [UInt8] = []
-            result.reserveCapacity(count)
-            result.append(contentsOf: cached[within...])
-            result.append(contentsOf: next[..<(count - result.count)])
-            return result
-        }
+        if let copied { return copied }
         if !followsWriter { return try readPages(at: offset, count: count, keeping: true) }
         var result: [UInt8] = []
         result.reserveCapacity(count)

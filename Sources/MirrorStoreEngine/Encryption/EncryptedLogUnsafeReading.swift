@@ -45,3 +45,29 @@ extension EncryptedLog {
         }
     }
 }
+
+/// Bytes copied out of the cached pages where they lie, for `read(at:count:)`.
+extension EncryptedPageCache {
+    /// `count` bytes from `within` on in page `page`, running on into page `page + 1` when they
+    /// pass the end of `page` and it is full (`capacity` bytes), copied where the pages lie; nil
+    /// when a page they need is not held or holds too few. The pages are read where the cache
+    /// holds them, under the caller's lock: no page's array is retained and released per read.
+    func copy(page: Int, from within: Int, count: Int, capacity: Int) -> [UInt8]? {
+        guard count > 0, within >= 0, let first = entry(of: page) else { return nil }
+        return entries[first].bytes.withUnsafeBufferPointer { head -> [UInt8]? in
+            if within + count <= head.count {
+                return Array(UnsafeBufferPointer(rebasing: head[within..<(within + count)]))
+            }
+            guard head.count == capacity, within < head.count, let second = entry(of: page + 1) else { return nil }
+            let rest = count - (head.count - within)
+            return entries[second].bytes.withUnsafeBufferPointer { tail -> [UInt8]? in
+                guard rest <= tail.count else { return nil }
+                var result: [UInt8] = []
+                result.reserveCapacity(count)
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: head[within...]))
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: tail[..<rest]))
+                return result
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 /// indexed by page (no hashing, which cost more than the copy of a small read) and a ring of at
 /// most `capacity` pages, forgotten first in, first out.
 struct EncryptedPageCache: Sendable {
-    private struct Entry: Sendable {
+    struct Entry: Sendable {
         /// The page held, or -1 for a free entry.
         var page: Int
         var bytes: [UInt8]
@@ -11,8 +11,8 @@ struct EncryptedPageCache: Sendable {
     let capacity: Int
     /// For each page number, its entry's position plus one, or 0 when it is not held. Only as long
     /// as the highest page held: four bytes per page of the file at most.
-    private var positions: [Int32] = []
-    private var entries: [Entry] = []
+    private(set) var positions: [Int32] = []
+    private(set) var entries: [Entry] = []
     /// The entry the next page replaces once the ring is full.
     private var next = 0
 
@@ -23,9 +23,15 @@ struct EncryptedPageCache: Sendable {
     /// Page `page`'s plaintext, when it is held.
     @inline(__always)
     subscript(page: Int) -> [UInt8]? {
+        entry(of: page).map { entries[$0].bytes }
+    }
+
+    /// Where page `page`'s entry is, when it is held.
+    @inline(__always)
+    func entry(of page: Int) -> Int? {
         guard page >= 0, page < positions.count else { return nil }
         let position = Int(positions[page])
-        return position == 0 ? nil : entries[position - 1].bytes
+        return position == 0 ? nil : position - 1
     }
 
     /// Holds `bytes` as page `page`'s plaintext, in place of what was held for it. When the ring
