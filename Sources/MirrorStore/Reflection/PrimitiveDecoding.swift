@@ -58,10 +58,13 @@ extension RawCursor: SingleValueReading {
         return Data(bytes)
     }
 
+    /// Built from the bytes in place: an array of them first cost an allocation per UUID.
     mutating func readUUID() -> UUID? {
         let start = position
         guard skip(16) else { return nil }
-        return UUID(storedBytes: Array(bytes[start..<(start + 16)]))
+        let stored = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 16)])
+        return UUID(uuid: (stored[0], stored[1], stored[2], stored[3], stored[4], stored[5], stored[6], stored[7],
+                           stored[8], stored[9], stored[10], stored[11], stored[12], stored[13], stored[14], stored[15]))
     }
 }
 
