@@ -1,3 +1,4 @@
+import Foundation
 import MirrorStoreEngine
 
 extension ModelMapping {
@@ -65,7 +66,12 @@ private extension RawCursor {
         case (ValueTag.string.rawValue, .string(let expected)):
             guard case .success(let stored) = cursor.lengthPrefixed() else { return false }
             var text = expected
-            return text.withUTF8 { $0.elementsEqual(stored) }
+            // Lengths, then one `memcmp`: comparing byte by byte cost a tenth of a model's fill.
+            return text.withUTF8 { expected in
+                guard expected.count == stored.count else { return false }
+                guard let left = expected.baseAddress, let right = stored.baseAddress else { return true }
+                return memcmp(left, right, expected.count) == 0
+            }
         case (ValueTag.uuid.rawValue, .bytes(let expected)):
             let start = cursor.position
             guard cursor.skip(16) else { return false }
