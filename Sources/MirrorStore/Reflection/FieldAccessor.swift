@@ -8,6 +8,8 @@ protocol FieldAccessor: AnyObject {
     var enumShape: EnumShape? { get }
     /// The field's offset and, for single-value types, its type as a tag.
     var slot: FieldSlot { get }
+    /// How the field's stored value is read straight into it, if it can be.
+    var directRead: DirectRead? { get }
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue
     func write(_ record: RecordValue, to base: UnsafeMutableRawPointer, in context: inout DecodingContext) throws(MappingError)
     /// The record value of `value`, a value of the field's type given on its own (a partial
@@ -40,6 +42,7 @@ final class PrimitiveFieldAccessor<Value: FieldPrimitive>: FieldAccessor {
     var kind: PropertyKind { Value.propertyKind }
     var linkedPlans: [TypePlan] { [] }
     var slot: FieldSlot { FieldSlot(offset: offset, primitive: Value.slot, isOptional: false) }
+    var directRead: DirectRead? { .value(Value.slot, optional: false) }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         Value.recordValue(at: base + offset)
@@ -67,6 +70,7 @@ final class OptionalPrimitiveFieldAccessor<Wrapped: FieldPrimitive>: FieldAccess
     var kind: PropertyKind { .optional(Wrapped.propertyKind) }
     var linkedPlans: [TypePlan] { [] }
     var slot: FieldSlot { FieldSlot(offset: offset, primitive: Wrapped.slot, isOptional: true) }
+    var directRead: DirectRead? { .value(Wrapped.slot, optional: true) }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         Wrapped.recordValue(atOptional: base + offset)
@@ -99,6 +103,7 @@ final class CodecFieldAccessor<Value>: FieldAccessor {
     var linkedPlans: [TypePlan] { codec.linkedPlans }
     var enumShape: EnumShape? { codec.enumShape }
     var slot: FieldSlot { FieldSlot(offset: offset, primitive: nil, isOptional: false) }
+    var directRead: DirectRead? { codec.directRead }
 
     func read(from base: UnsafeRawPointer, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         try codec.encode(FieldMemory.load(Value.self, from: base, at: offset), in: &context)

@@ -4,6 +4,8 @@ struct ModelCodec<Model: Persistable>: ValueCodec {
 
     var kind: PropertyKind { .object(typeName: plan.typeName) }
     var linkedPlans: [TypePlan] { [plan] }
+    /// Only a struct: an embedded class is a new instance per record, never filled in place.
+    var directRead: DirectRead? { plan.isClass ? nil : .embedded(plan) }
 
     func encode(_ value: Model, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         if plan.isClass, ObjectIdentifier(type(of: value)) != plan.typeIdentifier {

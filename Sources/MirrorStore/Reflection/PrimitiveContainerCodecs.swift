@@ -75,6 +75,7 @@ extension URL: ContainerPrimitive {}
 /// `[Element]` for a single-value `Element`.
 struct PrimitiveArrayCodec<Element: ContainerPrimitive>: ValueCodec {
     var kind: PropertyKind { .list(Element.propertyKind) }
+    var directRead: DirectRead? { .list(Element.slot) }
 
     func encode(_ value: [Element], in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         Element.listValue(of: value)
@@ -89,6 +90,7 @@ struct PrimitiveArrayCodec<Element: ContainerPrimitive>: ValueCodec {
 /// `Set<Element>` for a single-value `Element`.
 struct PrimitiveSetCodec<Element: ContainerPrimitive>: ValueCodec {
     var kind: PropertyKind { .set(Element.propertyKind) }
+    var directRead: DirectRead? { .set(Element.slot) }
 
     func encode(_ value: Set<Element>, in context: inout EncodingContext) throws(MappingError) -> RecordValue {
         Element.listValue(of: value)

@@ -11,6 +11,8 @@ protocol SingleValueReading {
     mutating func readVarint() -> UInt64?
     mutating func readUInt32() -> UInt32?
     mutating func readUInt64() -> UInt64?
+    /// A varint count of values, each at least one byte long, so no more than the bytes left.
+    mutating func readCount() -> Int?
     /// A varint length and that many bytes of valid UTF-8.
     mutating func readString() -> String?
     /// A varint length and that many bytes.
@@ -23,6 +25,7 @@ extension ByteReader: SingleValueReading {
     mutating func readVarint() -> UInt64? { try? varint() }
     mutating func readUInt32() -> UInt32? { try? uint32() }
     mutating func readUInt64() -> UInt64? { try? uint64() }
+    mutating func readCount() -> Int? { try? count() }
     mutating func readString() -> String? { try? lengthPrefixedString() }
     mutating func readData() -> Data? { (try? lengthPrefixedBytes()).map { Data($0) } }
     mutating func readUUID() -> UUID? { (try? fixedBytes(16)).map { UUID(storedBytes: $0) } }
@@ -39,6 +42,12 @@ extension RawCursor: SingleValueReading {
     mutating func readUInt64() -> UInt64? { uint64() }
 
     @inline(__always)
+    mutating func readCount() -> Int? {
+        guard let count = skipVarint(), count <= UInt64(bytes.count - position) else { return nil }
+        return Int(count)
+    }
+
+    @inline(__always)
     mutating func readString() -> String? {
         guard case .success(let text) = lengthPrefixed() else { return nil }
         return UTF8Text.string(text.assumingMemoryBound(to: UInt8.self))
@@ -49,10 +58,13 @@ extension RawCursor: SingleValueReading {
         return Data(bytes)
     }
 
+    /// Built from the bytes in place: an array of them first cost an allocation per UUID.
     mutating func readUUID() -> UUID? {
         let start = position
         guard skip(16) else { return nil }
-        return UUID(storedBytes: Array(bytes[start..<(start + 16)]))
+        let stored = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 16)])
+        return UUID(uuid: (stored[0], stored[1], stored[2], stored[3], stored[4], stored[5], stored[6], stored[7],
+                           stored[8], stored[9], stored[10], stored[11], stored[12], stored[13], stored[14], stored[15]))
     }
 }
 
@@ -103,6 +115,84 @@ extension StoredValueType {
         case .decimal, .url:
             return false
         }
+    }
+
+    /// Reads a stored list of values of this type (tag first) straight into a field of type
+    /// `[Self]`, in one pass into an array reserved for the count the bytes give; `false` as
+    /// ``decode(from:into:optional:)`` returns it, for a null element too (arrays hold none), and
+    /// for decimals and URLs (``isReadInLists``).
+    @inline(never)
+    func decodeList<Reader: SingleValueReading>(from reader: inout Reader, into field: UnsafeMutableRawPointer) -> Bool {
+        decodeElements(from: &reader, into: field, asSet: false)
+    }
+
+    /// ``decodeList(from:into:)`` for a field of type `Set<Self>`: equal elements kept once, as
+    /// the general path keeps them.
+    @inline(never)
+    func decodeSet<Reader: SingleValueReading>(from reader: inout Reader, into field: UnsafeMutableRawPointer) -> Bool {
+        decodeElements(from: &reader, into: field, asSet: true)
+    }
+
+    @inline(__always)
+    private func decodeElements<Reader: SingleValueReading>(from reader: inout Reader, into field: UnsafeMutableRawPointer, asSet: Bool) -> Bool {
+        guard reader.readByte() == ValueTag.list.rawValue, let count = reader.readCount() else { return false }
+        switch self {
+        case .bool: return elements(Bool.self, count, &reader, field, asSet) { tag, _ in tag == ValueTag.true.rawValue }
+        case .int: return elements(Int.self, count, &reader, field, asSet) { Self.signed(Int.self, &$1) }
+        case .int8: return elements(Int8.self, count, &reader, field, asSet) { Self.signed(Int8.self, &$1) }
+        case .int16: return elements(Int16.self, count, &reader, field, asSet) { Self.signed(Int16.self, &$1) }
+        case .int32: return elements(Int32.self, count, &reader, field, asSet) { Self.signed(Int32.self, &$1) }
+        case .int64: return elements(Int64.self, count, &reader, field, asSet) { Self.signed(Int64.self, &$1) }
+        case .uint: return elements(UInt.self, count, &reader, field, asSet) { Self.unsigned(UInt.self, &$1) }
+        case .uint8: return elements(UInt8.self, count, &reader, field, asSet) { Self.unsigned(UInt8.self, &$1) }
+        case .uint16: return elements(UInt16.self, count, &reader, field, asSet) { Self.unsigned(UInt16.self, &$1) }
+        case .uint32: return elements(UInt32.self, count, &reader, field, asSet) { Self.unsigned(UInt32.self, &$1) }
+        case .uint64: return elements(UInt64.self, count, &reader, field, asSet) { Self.unsigned(UInt64.self, &$1) }
+        case .float: return elements(Float.self, count, &reader, field, asSet) { $1.readUInt32().map(Float.init(bitPattern:)) }
+        case .double: return elements(Double.self, count, &reader, field, asSet) { $1.readUInt64().map(Double.init(bitPattern:)) }
+        case .string: return elements(String.self, count, &reader, field, asSet) { $1.readString() }
+        case .data: return elements(Data.self, count, &reader, field, asSet) { $1.readData() }
+        case .date: return elements(Date.self, count, &reader, field, asSet) { $1.readUInt64().flatMap(StoredValues.date) }
+        case .uuid: return elements(UUID.self, count, &reader, field, asSet) { $1.readUUID() }
+        case .decimal, .url: return false
+        }
+    }
+
+    /// Reads `count` elements, each a tag this type is written with and what `element` reads
+    /// after it (given the tag), into the array or set at `field`.
+    @inline(__always)
+    private func elements<Value: Hashable, Reader: SingleValueReading>(
+        _ type: Value.Type, _ count: Int, _ reader: inout Reader, _ field: UnsafeMutableRawPointer, _ asSet: Bool,
+        _ element: (UInt8, inout Reader) -> Value?
+    ) -> Bool {
+        if asSet {
+            var set = Set<Value>(minimumCapacity: count)
+            for _ in 0..<count {
+                guard let tag = reader.readByte(), isWritten(with: tag), let value = element(tag, &reader) else { return false }
+                set.insert(value)
+            }
+            FieldMemory.store(set, to: field, at: 0)
+            return true
+        }
+        var array: [Value] = []
+        // Not for no element: the empty array is shared, and stays so.
+        if count > 0 { array.reserveCapacity(count) }
+        for _ in 0..<count {
+            guard let tag = reader.readByte(), isWritten(with: tag), let value = element(tag, &reader) else { return false }
+            array.append(value)
+        }
+        FieldMemory.store(array, to: field, at: 0)
+        return true
+    }
+
+    @inline(__always)
+    private static func signed<Value: FixedWidthInteger, Reader: SingleValueReading>(_ type: Value.Type, _ reader: inout Reader) -> Value? {
+        reader.readVarint().flatMap { Value(exactly: RawCursor.unzigzag($0)) }
+    }
+
+    @inline(__always)
+    private static func unsigned<Value: FixedWidthInteger, Reader: SingleValueReading>(_ type: Value.Type, _ reader: inout Reader) -> Value? {
+        reader.readVarint().flatMap { Value(exactly: $0) }
     }
 
     /// Stores `nil` into an optional field of this type.

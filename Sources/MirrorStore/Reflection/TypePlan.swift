@@ -32,6 +32,27 @@ final class TypePlan: @unchecked Sendable {
     /// For a struct that stores a `let` property: how to initialise a fresh value, which is then
     /// filled from the record instead of an instance from `init()` (see `EmptyInstance`).
     private(set) var freshRecipe: EmptyRecipe?
+    /// When every field can be read from stored bytes straight into its place (single values,
+    /// arrays and sets of them, embedded structs whose fields can): the steps that fill an
+    /// instance from `init()` so (`FlatModelReading.swift`). In memory the plan owns, as `slots`.
+    @exclusivity(unchecked) private(set) var directSteps: UnsafeBufferPointer<DirectStep>?
+    /// The index in ``directSteps`` of the primary key's step, or -1.
+    private(set) var directKeyStep = -1
+    /// How many embedded records deep ``directSteps`` reach.
+    private(set) var directNesting = 0
+    /// Whether the plan has a field for every stored property of the type: nothing ignored, lazy
+    /// or an inverse, which a fill in place would leave as the instance had it.
+    private var coversEveryStoredField = false
+
+    /// ``directSteps`` when they can fill this model embedded in another, in the place the other
+    /// model's `init()` gave it: a struct (a class would be shared with whatever else holds that
+    /// instance) without a primary key (so it is embedded, not linked), made by `init()`, whose
+    /// every stored property the record sets (filling it in place then leaves the same value as
+    /// filling a new one).
+    var embeddableSteps: UnsafeBufferPointer<DirectStep>? {
+        guard !isClass, schema.primaryKey == nil, coversEveryStoredField else { return nil }
+        return directSteps
+    }
 
     private init(type: any Persistable.Type) {
         typeName = type.persistedTypeName
@@ -63,6 +84,7 @@ final class TypePlan: @unchecked Sendable {
 
     deinit {
         slots.deallocate()
+        directSteps?.deallocate()
     }
 
     /// Drops the accessors of a plan that failed to build and will never be published.
@@ -187,6 +209,15 @@ final class TypePlan: @unchecked Sendable {
         self.slots = UnsafeBufferPointer(slots)
         hasLinks = accessors.contains { $0.kind.containsLink }
         isFlat = slots.allSatisfy { $0.primitive != nil } && inverses.isEmpty && freshRecipe == nil
+        coversEveryStoredField = accessors.count == storedFields.count
+        if inverses.isEmpty, freshRecipe == nil,
+           let program = DirectStep.program(for: accessors, keyPosition: accessors.firstIndex { $0.name == primaryKey }) {
+            let steps = UnsafeMutableBufferPointer<DirectStep>.allocate(capacity: program.steps.count)
+            _ = steps.initialize(from: program.steps)
+            directSteps = UnsafeBufferPointer(steps)
+            directKeyStep = program.keyStep
+            directNesting = program.nesting
+        }
         schema = ObjectSchema(
             typeName: typeName,
             properties: accessors.map { field in

@@ -6,10 +6,13 @@ protocol AnyValueCodec {
     var linkedPlans: [TypePlan] { get }
     /// Where the value's enum raw values lie; `nil` when it holds none.
     var enumShape: EnumShape? { get }
+    /// How a field of the value's type is read straight from stored bytes; `nil` when it is not.
+    var directRead: DirectRead? { get }
 }
 
 extension AnyValueCodec {
     var linkedPlans: [TypePlan] { [] }
+    var directRead: DirectRead? { nil }
 }
 
 protocol ValueCodec<Value>: AnyValueCodec {

@@ -15,9 +15,10 @@ import MirrorStoreEngine
 /// - `.graph`: other models link to the type, so a record may be met again through a link (a cycle,
 ///   an inverse): records are decoded once each by one ``RecordReader``, then mapped to models.
 ///
-/// The first two fill the model from the bytes: the single values of a flat plan straight into a
-/// fresh instance, and otherwise (or when the bytes are not what the flat fill expects) the
-/// model's fields as the ``RecordDecoder`` reads them (`fieldModel`).
+/// The first two fill the model from the bytes: a plan with direct steps (``TypePlan/directSteps``:
+/// single values, arrays and sets of them, embedded structs) straight into a fresh instance, and
+/// otherwise (or when the bytes are not what the direct fill expects) the model's fields as the
+/// ``RecordDecoder`` reads them (`fieldModel`).
 /// The tests in `ReadRouteDifferentialTests` prove the routes and the fills give the same models.
 struct ModelReader {
     /// The plan of the type read.
@@ -89,7 +90,7 @@ struct ModelReader {
         case .standalone(let embedded):
             return try Self.standaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key)
         case .linking(let records):
-            // A type with links is never flat: no single-value fill to try first.
+            // A type with links has no direct steps: no direct fill to try first.
             try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
             let decoder = records.decoder
             return try records.mapping { context in
@@ -150,35 +151,35 @@ struct ModelReader {
     static func standaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytes: [UInt8], key: StorageKey
     ) throws -> Model {
-        // A flat plan's single values straight into a fresh instance, the key checked on the way.
-        // Only a flat plan: others may be structs that must not be made by `init()`. No `Model?`
-        // on the way: this runs unspecialised, where one costs a metadata lookup per read.
-        if plan.isFlat {
+        // A direct plan's fields straight into a fresh instance, the key checked on the way. Only
+        // a plan with direct steps: others may be structs that must not be made by `init()`. No
+        // `Model?` on the way: this runs unspecialised, where one costs a metadata lookup per read.
+        if plan.directSteps != nil {
             var instance = Model._autoMalloc()
-            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
+            if ModelMapping.fillDirectly(&instance, plan: plan, reading: bytes, key: key) { return instance }
         }
         return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key)
     }
 
     /// ``standaloneModel(_:plan:embedding:bytes:key:)`` of bytes where they lie (in the file's mapping),
-    /// valid during the call: a flat model is filled from them without copying them first.
+    /// valid during the call: a direct plan's model is filled from them without copying them first.
     static func standaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytesInPlace bytes: UnsafeRawBufferPointer, key: StorageKey
     ) throws -> Model {
-        if plan.isFlat {
+        if plan.directSteps != nil {
             var instance = Model._autoMalloc()
-            if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
+            if ModelMapping.fillDirectly(&instance, plan: plan, reading: bytes, key: key) { return instance }
         }
         return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: Array(bytes), key: key)
     }
 
-    /// The `.standalone` route without the flat fill: the key checked, then each field as the
+    /// The `.standalone` route without the direct fill: the key checked, then each field as the
     /// record decoder reads it.
     private static func generalStandaloneModel<Model: Persistable>(
         _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytes: [UInt8], key: StorageKey
     ) throws -> Model {
         try PrimaryKey.checkStored(bytes, under: key, schema: plan.schema)
-        // Made only here: a context is large, and a flat model needs none.
+        // Made only here: a context is large, and a direct fill needs none.
         var context = DecodingContext(holdsRecords: true)
         return try fieldModel(type, plan: plan, key: key, bytes: bytes, decoder: .withoutLinks(embedding: embedded), context: &context)
     }

@@ -127,7 +127,7 @@ struct RecordEncodingFuzzTests {
 
             var filled = Flat()
             let general = generalModel(Flat.self, plan: plan, bytes: bytes)
-            if ModelMapping.fillSingleValues(of: &filled, plan: plan, reading: bytes, key: .integer(1)) {
+            if ModelMapping.fillDirectly(&filled, plan: plan, reading: bytes, key: .integer(1)) {
                 fast += 1
                 #expect(general == filled, "seed \(Self.seed), case \(index): the paths read different models")
             } else {
@@ -149,7 +149,7 @@ struct RecordEncodingFuzzTests {
             if !intact { mutate(&classBytes, &random) }
             var fresh = FlatClass()
             let generalClass = generalModel(FlatClass.self, plan: classPlan, bytes: classBytes)
-            if ModelMapping.fillSingleValues(of: &fresh, plan: classPlan, reading: classBytes, key: .integer(1)) {
+            if ModelMapping.fillDirectly(&fresh, plan: classPlan, reading: classBytes, key: .integer(1)) {
                 let same = generalClass.map { $0.count == fresh.count && $0.name == fresh.name && $0.nickname == fresh.nickname }
                 #expect(same == true, "seed \(Self.seed), case \(index)")
             }
@@ -213,7 +213,7 @@ struct RecordEncodingFuzzTests {
         #expect(inPlace == general, "seed \(Self.seed), case \(index): \(Model.self) in place under \(readKey)")
         if intact, readKey == key { #expect(read == model, "seed \(Self.seed), case \(index): \(Model.self) intact") }
         var filled = Model._autoMalloc()
-        return ModelMapping.fillSingleValues(of: &filled, plan: plan, reading: bytes, key: readKey)
+        return ModelMapping.fillDirectly(&filled, plan: plan, reading: bytes, key: readKey)
     }
 
     @Test("a keyed flat model read under its key, another or a differently spelled one, intact or damaged, as the general route reads it (4,000 cases)")

@@ -5,8 +5,8 @@ import TestSupport
 import MirrorStoreEngine
 
 /// The fast routes from stored bytes to a model against the general one, on random models, intact
-/// and damaged: the store's reads of a standalone type (single values read straight from the
-/// bytes for a flat model, a field sink for the others) against decoding a record and mapping
+/// and damaged: the store's reads of a standalone type (the direct fill for a model whose plan
+/// has direct steps, a field sink for the others) against decoding a record and mapping
 /// it, both with the plan's own schema (the flat-record route) and with an equal copy of it (the
 /// general route, which matches fields by position). On intact bytes every route gives the model
 /// written; on damaged bytes every route fails, or every route gives the same model. Every route
@@ -88,6 +88,146 @@ struct ReadRouteDifferentialTests {
         init() {}
     }
 
+    /// Embedded two levels deep: every field read directly.
+    struct Spot: Persistable {
+        var label = ""
+        var level: Int8 = 0
+        var lit: Bool?
+        init() {}
+    }
+
+    /// Embedded in `Happening` and `Reading`: single values, optionals, arrays and sets of them,
+    /// and an embedded struct, all filled in place.
+    struct Hall: Persistable {
+        var name = ""
+        var city: String?
+        var capacity = 0
+        var spot = Spot()
+        var tags: [String] = []
+        var codes: Set<Int> = []
+        init() {}
+    }
+
+    /// A class with a string key whose every field is read directly: embedded structs, optionals,
+    /// arrays and sets of single values.
+    final class Happening: Persistable {
+        var code = ""
+        var startsAt = Date(timeIntervalSinceReferenceDate: 0)
+        var endsAt: Date?
+        var attendees: Int?
+        var hall = Hall()
+        var scores: [Int] = []
+        var weights: [Double] = []
+        var small: [UInt8] = []
+        var wide: [Int64] = []
+        var ids: [UUID] = []
+        var blobs: [Data] = []
+        var flags: [Bool] = []
+        var moments: [Date] = []
+        var names: Set<String> = []
+        var note: String?
+        var spot = Spot()
+        init() {}
+        static var primaryKey: String? { "code" }
+    }
+
+    /// A struct root with embedded structs, read directly too.
+    struct Reading: Persistable {
+        var id: UInt32 = 0
+        var hall = Hall()
+        var values: [Float] = []
+        var counts: Set<UInt16> = []
+        var spot = Spot()
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    /// Embedded with an ignored property, which a fill in place would leave as the embedding
+    /// model's `init()` set it: not embeddable, so `HoldsCached` is read by the general path.
+    struct Cached: Persistable {
+        var value = 0
+        var cache = 7
+        init() {}
+        static var ignoredProperties: [String] { ["cache"] }
+    }
+
+    final class HoldsCached: Persistable {
+        var id = 0
+        var cached = Cached()
+        init() { cached.cache = 99 }
+        static var primaryKey: String? { "id" }
+    }
+
+    @Test("which plans read stored bytes directly")
+    func directPlans() throws {
+        for type in [Happening.self, Reading.self, FlatClass.self, FlatStruct.self, Hall.self, Spot.self] as [any Persistable.Type] {
+            #expect(try PlanCache.shared.plan(for: type).directSteps != nil, "\(type)")
+        }
+        // An array of embedded models and an embedded class, an embedded struct with an ignored
+        // property, a struct built without `init()`, an optional embedded model: the general path.
+        for type in [WithEmbedded.self, HoldsCached.self, Frozen.self, Holder.self] as [any Persistable.Type] {
+            #expect(try PlanCache.shared.plan(for: type).directSteps == nil, "\(type)")
+        }
+        #expect(try PlanCache.shared.plan(for: Cached.self).embeddableSteps == nil)
+        #expect(try PlanCache.shared.plan(for: Hall.self).embeddableSteps != nil)
+    }
+
+    static func randomSpot(_ random: inout SeededRandom) -> Spot {
+        var spot = Spot()
+        spot.label = random.string()
+        spot.level = random.integer()
+        spot.lit = random.optional { $0.chance(50) }
+        return spot
+    }
+
+    static func randomHall(_ random: inout SeededRandom) -> Hall {
+        var hall = Hall()
+        hall.name = random.string()
+        hall.city = random.optional { $0.string() }
+        hall.capacity = random.integer()
+        hall.spot = randomSpot(&random)
+        hall.tags = (0..<random.count()).map { _ in random.string() }
+        hall.codes = Set((0..<random.count()).map { _ in random.integer(Int.self) })
+        return hall
+    }
+
+    static func randomHappening(_ random: inout SeededRandom, index: Int) -> Happening {
+        let happening = Happening()
+        happening.code = "\(index)-" + random.string()
+        happening.startsAt = Date(timeIntervalSinceReferenceDate: Double(random.integer(Int32.self)))
+        happening.endsAt = random.optional { Date(timeIntervalSinceReferenceDate: Double($0.integer(Int32.self))) }
+        happening.attendees = random.optional { $0.integer() }
+        happening.hall = randomHall(&random)
+        happening.scores = (0..<random.count()).map { _ in random.integer() }
+        happening.weights = (0..<random.count()).map { _ in random.double() }
+        happening.small = (0..<random.count()).map { _ in random.integer() }
+        happening.wide = (0..<random.count()).map { _ in random.integer() }
+        happening.ids = (0..<random.count()).map { _ in random.uuid() }
+        happening.blobs = (0..<random.count()).map { _ in random.data() }
+        happening.flags = (0..<random.count()).map { _ in random.chance(50) }
+        happening.moments = (0..<random.count()).map { _ in Date(timeIntervalSinceReferenceDate: Double(random.integer(Int32.self))) }
+        happening.names = Set((0..<random.count()).map { _ in random.string() })
+        happening.note = random.optional { $0.string() }
+        happening.spot = randomSpot(&random)
+        return happening
+    }
+
+    @Test("a direct plan's intact bytes are filled by the direct steps alone")
+    func directFillTakesIntactBytes() throws {
+        var random = SeededRandom(seed: Self.seed ^ 0x44)
+        for index in 0..<200 {
+            let happening = Self.randomHappening(&random, index: index)
+            let record = try happening.managedObject()
+            var encoder = RecordEncoder()
+            let bytes = try encoder.encode(record)
+            let plan = try PlanCache.shared.plan(for: Happening.self)
+            var instance = Happening()
+            let key = try #require(try PrimaryKey.storageKey(of: record))
+            #expect(ModelMapping.fillDirectly(&instance, plan: plan, reading: bytes, key: key), "seed \(Self.seed), #\(index)")
+            if let difference = firstDifference(happening, instance) { Issue.record("seed \(Self.seed), #\(index): \(difference)") }
+        }
+    }
+
     @Test("a model that embeds models without links is read on its own; one whose embedded model links is not")
     func embeddingWithoutLinksIsStandalone() throws {
         let registry = try ModelRegistry(models: [WithEmbedded.self, Holder.self])
@@ -143,8 +283,25 @@ struct ReadRouteDifferentialTests {
             var all = PropertyBasedMappingTests.randomModel(&random)
             all.int = index
             compared += try check(all, index: index, random: &random)
+
+            compared += try check(Self.randomHappening(&random, index: index), index: index, random: &random)
+
+            var reading = Reading()
+            reading.id = UInt32(index)
+            reading.hall = Self.randomHall(&random)
+            reading.values = (0..<random.count()).map { _ in random.float() }
+            reading.counts = Set((0..<random.count()).map { _ in random.integer(UInt16.self) })
+            reading.spot = Self.randomSpot(&random)
+            compared += try check(reading, index: index, random: &random)
+
+            // Its `init()` sets `cached.cache` to 99; read, it is a new `Cached`'s 7.
+            let holder = HoldsCached()
+            holder.id = index
+            holder.cached = Cached()
+            holder.cached.value = random.integer()
+            compared += try check(holder, index: index, random: &random)
         }
-        #expect(compared > 10_000)
+        #expect(compared > 20_000)
     }
 
     /// Reads `model`'s bytes, then 8 damaged copies of them, by every route; returns how many
