@@ -97,6 +97,44 @@ struct RawCursor {
         guard position < bytes.count else { return false }
         let tag = bytes[position]
         position += 1
+        return skipBodyQuickly(ofTag: tag)
+    }
+
+    /// Moves past the marker and bitmap of a tagless record of `layout` (``TaglessLayout``) and
+    /// returns where its bitmap starts; nil, without moving, for a record in the tagged form, or
+    /// for a bitmap that runs past the end or sets unused bits (left to ``RecordGrammar``'s reading,
+    /// which says why).
+    @inline(__always)
+    mutating func skipTaglessStart(_ layout: TaglessLayout) -> Int? {
+        let bitmapStart = position + 1
+        guard position < bytes.count, bytes[position] == TaglessLayout.marker,
+              bytes.count - bitmapStart >= layout.bitmapSize,
+              layout.bitmapSize == 0 || layout.unusedBitsAreZero(lastByte: bytes[bitmapStart + layout.bitmapSize - 1]) else { return nil }
+        position = bitmapStart + layout.bitmapSize
+        return bitmapStart
+    }
+
+    /// Why the tagless start here, of `layout`, is not one (``RecordGrammar/readStart(from:of:)`` says).
+    @inline(never)
+    func taglessStartFailure(_ layout: TaglessLayout) -> DecodeFailure {
+        let start = position
+        let bitmapEnd = start + 1 + layout.bitmapSize
+        guard bitmapEnd <= bytes.count else {
+            return RecordGrammar.shortBitmapFailure(layout.bitmapSize, at: start + 1)
+        }
+        return RecordGrammar.unusedBitsFailure(at: bitmapEnd - 1)
+    }
+
+    /// The tag of property `index` of a tagless record of `layout` whose bitmap starts at `bitmapStart`.
+    @inline(__always)
+    func impliedTag(_ layout: TaglessLayout, at index: Int, bitmapStart: Int) -> UInt8 {
+        layout.tag(at: index) { bytes[bitmapStart + $0] }
+    }
+
+    /// Moves past the body of a single value whose tag, read or implied, is `tag`; false, with the
+    /// position anywhere, when the bytes end first.
+    @_transparent
+    mutating func skipBodyQuickly(ofTag tag: UInt8) -> Bool {
         switch RecordGrammar.payload(ofTag: tag) {
         case .empty?:
             return true

@@ -24,6 +24,16 @@ extension ModelMapping {
         let keyPosition = plan.schema.primaryKeyPosition ?? -1
         // A cursor over the bytes in place, whose reads inline into the loop.
         var cursor = RawCursor(bytes)
+        if let layout = plan.schema.taglessLayout, let bitmapStart = cursor.skipTaglessStart(layout) {
+            guard layout.types.count == plan.slots.count else { return false }
+            for (position, slot) in plan.slots.enumerated() {
+                let tag = cursor.impliedTag(layout, at: position, bitmapStart: bitmapStart)
+                if position == keyPosition, !cursor.startsWithStoredKey(key, tag: tag) { return false }
+                guard let primitive = slot.primitive,
+                      primitive.decode(tag: tag, from: &cursor, into: base + slot.offset, optional: slot.isOptional) else { return false }
+            }
+            return cursor.position == bytes.count
+        }
         guard cursor.skipVarint() == UInt64(plan.slots.count) else { return false }
         for (position, slot) in plan.slots.enumerated() {
             if position == keyPosition, !cursor.startsWithStoredKey(key) { return false }
@@ -37,11 +47,12 @@ extension ModelMapping {
 private extension RawCursor {
     /// Whether the value here is the primary key `key` in the bytes ``PrimaryKey`` writes for it,
     /// read without moving; `false` for anything else, which the general check then looks at (a
-    /// string key in another spelling of the same text, say, or damage).
+    /// string key in another spelling of the same text, say, or damage). `tag` is the one a
+    /// tagless record implies, the cursor then standing at the body; nil to read it.
     @inline(__always)
-    func startsWithStoredKey(_ key: StorageKey) -> Bool {
+    func startsWithStoredKey(_ key: StorageKey, tag implied: UInt8? = nil) -> Bool {
         var cursor = self
-        guard let tag = cursor.byte() else { return false }
+        guard let tag = implied ?? cursor.byte() else { return false }
         switch (tag, key) {
         case (ValueTag.int.rawValue, .integer(let expected)):
             return cursor.skipVarint().map { RawCursor.unzigzag($0) == expected } ?? false

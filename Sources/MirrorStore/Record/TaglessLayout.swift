@@ -1,0 +1,68 @@
+/// How the records of a type whose properties are all required single values may be written
+/// without a tag per value: the *tagless form* (docs/FILE_FORMAT.md, "Record encoding").
+///
+/// Such a type's schema fixes every value's kind, so the tag the tagged form writes before each
+/// value says nothing the schema does not, except a `Bool`'s value, which lies in a bitmap. A
+/// tagless record is ``marker``, then the bitmap (one bit per `Bool` property, in schema order,
+/// from bit 0 of its first byte; the unused high bits zero), then the body of every other value in
+/// schema order, as the tagged form writes it after the tag. Readers take both forms: each value
+/// read from a tagless record comes with the tag the tagged form would have written
+/// (``tag(at:bitmap:)``), so that one reading of the bodies serves both.
+struct TaglessLayout: Sendable {
+    /// The first byte of a tagless record. The tagged form starts with its value count, which for
+    /// a type with fewer than 128 properties (the only ones written tagless) is a byte below 0x80.
+    static let marker: UInt8 = 0x80
+    /// Types with this many properties or more are always written tagged (their count's varint
+    /// may start with ``marker``).
+    static let maximumCount = 128
+
+    /// Each property's value type, in schema order.
+    let types: [StoredValueType]
+    /// Per property, its bit in the bitmap for a `Bool`, -1 for the others.
+    let bits: [Int]
+    /// The bitmap's size in bytes: the `Bool` properties' count, rounded up to bytes.
+    let bitmapSize: Int
+    /// The bits of the bitmap's last byte in use, 0 when all are.
+    private let usedInLastByte: Int
+
+    /// The layout of the records of a schema with `properties`, or nil when they are always
+    /// tagged: a property is optional, links, holds a container, or there are none or too many.
+    init?(_ properties: [ObjectSchema.Property]) {
+        guard !properties.isEmpty, properties.count < Self.maximumCount else { return nil }
+        var types: [StoredValueType] = []
+        var bits: [Int] = []
+        var booleans = 0
+        for property in properties {
+            guard let type = property.kind.storedValueType else { return nil }
+            types.append(type)
+            if type == .bool {
+                bits.append(booleans)
+                booleans += 1
+            } else {
+                bits.append(-1)
+            }
+        }
+        self.types = types
+        self.bits = bits
+        bitmapSize = (booleans + 7) / 8
+        usedInLastByte = booleans % 8
+    }
+
+    /// Where the first value's body starts: after the marker and the bitmap.
+    var bodiesStart: Int { 1 + bitmapSize }
+
+    /// The tag the tagged form writes before the value of property `index`, given the bitmap's
+    /// byte at an offset from the bitmap's start; a `Bool` reads as its value's tag.
+    @inline(__always)
+    func tag(at index: Int, bitmap: (Int) -> UInt8) -> UInt8 {
+        let bit = bits[index]
+        guard bit >= 0 else { return types[index].tag.rawValue }
+        return bitmap(bit >> 3) & (1 << UInt8(bit & 7)) != 0 ? ValueTag.true.rawValue : ValueTag.false.rawValue
+    }
+
+    /// Whether the bitmap's unused high bits, which a writer leaves zero, are zero: its last
+    /// byte given.
+    func unusedBitsAreZero(lastByte: UInt8) -> Bool {
+        usedInLastByte == 0 || lastByte >> UInt8(usedInLastByte) == 0
+    }
+}
