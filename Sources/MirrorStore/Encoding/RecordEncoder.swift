@@ -36,9 +36,9 @@ struct RecordEncoder {
     /// Whether every value is one of its property's type (a required property may hold null, or
     /// another kind, in a record built by hand: such a record is written tagged, as it always was).
     private static func fits(_ values: [RecordValue], _ layout: TaglessLayout) -> Bool {
-        guard values.count == layout.types.count else { return false }
-        for (value, type) in zip(values, layout.types) {
-            guard let tag = tag(of: value), type.isWritten(with: tag.rawValue) else { return false }
+        guard values.count == layout.codes.count else { return false }
+        for (index, value) in values.enumerated() {
+            guard let tag = tag(of: value), layout.holds(tag.rawValue, at: index) else { return false }
         }
         return true
     }
@@ -49,8 +49,7 @@ struct RecordEncoder {
         let bitmapStart = writer.bytes.count
         for _ in 0..<layout.bitmapSize { writer.byte(0) }
         for (position, value) in record.values.enumerated() {
-            let bit = layout.bits[position]
-            if bit >= 0 {
+            if let bit = layout.bit(at: position) {
                 if case .bool(true) = value { writer.bytes[bitmapStart + bit >> 3] |= 1 << UInt8(bit & 7) }
                 continue
             }

@@ -16,10 +16,10 @@ struct TaglessLayout: Sendable {
     /// may start with ``marker``).
     static let maximumCount = 128
 
-    /// Each property's value type, in schema order.
-    let types: [StoredValueType]
-    /// Per property, its bit in the bitmap for a `Bool`, -1 for the others.
-    let bits: [Int]
+    /// Per property in schema order, one byte: below 0x80, the tag its values are written with
+    /// (a value type's, ``StoredValueType/tag``); from 0x80, a `Bool`, whose bit in the bitmap is
+    /// the low seven bits. One array, so that a reader holds one reference per record.
+    let codes: [UInt8]
     /// The bitmap's size in bytes: the `Bool` properties' count, rounded up to bytes.
     let bitmapSize: Int
     /// The bits of the bitmap's last byte in use, 0 when all are.
@@ -29,35 +29,44 @@ struct TaglessLayout: Sendable {
     /// tagged: a property is optional, links, holds a container, or there are none or too many.
     init?(_ properties: [ObjectSchema.Property]) {
         guard !properties.isEmpty, properties.count < Self.maximumCount else { return nil }
-        var types: [StoredValueType] = []
-        var bits: [Int] = []
-        var booleans = 0
+        var codes: [UInt8] = []
+        var booleans: UInt8 = 0
         for property in properties {
             guard let type = property.kind.storedValueType else { return nil }
-            types.append(type)
             if type == .bool {
-                bits.append(booleans)
+                codes.append(0x80 | booleans)
                 booleans += 1
             } else {
-                bits.append(-1)
+                codes.append(type.tag.rawValue)
             }
         }
-        self.types = types
-        self.bits = bits
-        bitmapSize = (booleans + 7) / 8
-        usedInLastByte = booleans % 8
+        self.codes = codes
+        bitmapSize = (Int(booleans) + 7) / 8
+        usedInLastByte = Int(booleans) % 8
     }
 
-    /// Where the first value's body starts: after the marker and the bitmap.
-    var bodiesStart: Int { 1 + bitmapSize }
+    /// The bit of property `index` in the bitmap when it is a `Bool`, else nil.
+    @inline(__always)
+    func bit(at index: Int) -> Int? {
+        let code = codes[index]
+        return code < 0x80 ? nil : Int(code & 0x7F)
+    }
+
+    /// Whether a value tagged `tag` (the byte) is one the property at `index` holds: what the
+    /// tagless form can write without its tag.
+    func holds(_ tag: UInt8, at index: Int) -> Bool {
+        let code = codes[index]
+        return code < 0x80 ? tag == code : (tag == ValueTag.false.rawValue || tag == ValueTag.true.rawValue)
+    }
 
     /// The tag the tagged form writes before the value of property `index`, given the bitmap's
     /// byte at an offset from the bitmap's start; a `Bool` reads as its value's tag.
     @inline(__always)
     func tag(at index: Int, bitmap: (Int) -> UInt8) -> UInt8 {
-        let bit = bits[index]
-        guard bit >= 0 else { return types[index].tag.rawValue }
-        return bitmap(bit >> 3) & (1 << UInt8(bit & 7)) != 0 ? ValueTag.true.rawValue : ValueTag.false.rawValue
+        let code = codes[index]
+        guard code >= 0x80 else { return code }
+        let bit = code & 0x7F
+        return bitmap(Int(bit >> 3)) & (1 << (bit & 7)) != 0 ? ValueTag.true.rawValue : ValueTag.false.rawValue
     }
 
     /// Whether the bitmap's unused high bits, which a writer leaves zero, are zero: its last

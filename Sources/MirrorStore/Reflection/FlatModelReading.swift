@@ -25,7 +25,7 @@ extension ModelMapping {
         // A cursor over the bytes in place, whose reads inline into the loop.
         var cursor = RawCursor(bytes)
         if let layout = plan.schema.taglessLayout, let bitmapStart = cursor.skipTaglessStart(layout) {
-            guard layout.types.count == plan.slots.count else { return false }
+            guard layout.codes.count == plan.slots.count else { return false }
             for (position, slot) in plan.slots.enumerated() {
                 let tag = cursor.impliedTag(layout, at: position, bitmapStart: bitmapStart)
                 if position == keyPosition, !cursor.startsWithStoredKey(key, tag: tag) { return false }

@@ -175,7 +175,7 @@ struct TaglessRecordTests {
                 #expect(offset <= end, "seed \(Self.seed), case \(index): offset \(offset) past the cut at \(end)")
             }
             let layout = try #require(schema.taglessLayout)
-            if layout.bitmapSize > 0, layout.bits.filter({ $0 >= 0 }).count % 8 != 0 {
+            if layout.bitmapSize > 0, layout.codes.filter({ $0 >= 0x80 }).count % 8 != 0 {
                 var flipped = bytes
                 flipped[layout.bitmapSize] |= 0x80
                 #expect(throws: RecordCodingFailure.self) { try Self.decoded(flipped, schema: schema).get() }
