@@ -105,7 +105,7 @@ enum RecordGrammar {
         guard reader.end - bitmapStart >= layout.bitmapSize else {
             throw shortBitmapFailure(layout.bitmapSize, at: bitmapStart)
         }
-        if layout.bitmapSize > 0, !layout.unusedBitsAreZero(lastByte: reader.bytes[bitmapStart + layout.bitmapSize - 1]) {
+        if layout.bitmapSize > 0, !layout.bitmap.unusedBitsAreZero(lastByte: reader.bytes[bitmapStart + layout.bitmapSize - 1]) {
             throw unusedBitsFailure(at: bitmapStart + layout.bitmapSize - 1)
         }
         try reader.skipBytes(1 + layout.bitmapSize)

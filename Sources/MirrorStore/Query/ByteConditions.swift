@@ -448,7 +448,7 @@ final class ByteConditions {
             var cursor = RawCursor(bytes)
             var isTagless = false
             if let layout = schema.taglessLayout, bytes.first == TaglessLayout.marker {
-                guard let bitmapStart = cursor.skipTaglessStart(layout) else { throw .decode(cursor.taglessStartFailure(layout)) }
+                guard let bitmapStart = cursor.skipTaglessStart(layout.bitmap) else { throw .decode(cursor.taglessStartFailure(layout)) }
                 isTagless = true
                 var property = 0
                 for slot in skips.indices {

@@ -100,18 +100,28 @@ struct RawCursor {
         return skipBodyQuickly(ofTag: tag)
     }
 
-    /// Moves past the marker and bitmap of a tagless record of `layout` (``TaglessLayout``) and
-    /// returns where its bitmap starts; nil, without moving, for a record in the tagged form, or
-    /// for a bitmap that runs past the end or sets unused bits (left to ``RecordGrammar``'s reading,
+    /// Moves past the marker and `bitmap` of a tagless record (``TaglessLayout``) and returns
+    /// where its bitmap starts; nil, without moving, for a record in the tagged form, or for a
+    /// bitmap that runs past the end or sets unused bits (left to ``RecordGrammar``'s reading,
     /// which says why).
     @inline(__always)
-    mutating func skipTaglessStart(_ layout: TaglessLayout) -> Int? {
+    mutating func skipTaglessStart(_ bitmap: TaglessLayout.Bitmap) -> Int? {
         let bitmapStart = position + 1
         guard position < bytes.count, bytes[position] == TaglessLayout.marker,
-              bytes.count - bitmapStart >= layout.bitmapSize,
-              layout.bitmapSize == 0 || layout.unusedBitsAreZero(lastByte: bytes[bitmapStart + layout.bitmapSize - 1]) else { return nil }
-        position = bitmapStart + layout.bitmapSize
+              bytes.count - bitmapStart >= bitmap.size,
+              bitmap.size == 0 || bitmap.unusedBitsAreZero(lastByte: bytes[bitmapStart + bitmap.size - 1]) else { return nil }
+        position = bitmapStart + bitmap.size
         return bitmapStart
+    }
+
+    /// The tag a value of `type` implies in a tagless record whose bitmap starts at `bitmapStart`,
+    /// `booleans` counting the `Bool` values before it (and this one, when it is one): for a
+    /// reader that knows each property's type, in schema order, without the layout's codes.
+    @inline(__always)
+    func impliedTag(of type: StoredValueType, booleans: inout Int, bitmapStart: Int) -> UInt8 {
+        guard type == .bool else { return type.tag.rawValue }
+        defer { booleans += 1 }
+        return TaglessLayout.booleanTag(bit: booleans) { bytes[bitmapStart + $0] }
     }
 
     /// Why the tagless start here, of `layout`, is not one (``RecordGrammar/readStart(from:of:)`` says).

@@ -40,7 +40,7 @@ struct StoredNumberReading: Sendable {
     func value(in bytes: UnsafeRawBufferPointer) -> RecordValue? {
         var cursor = RawCursor(bytes)
         let found: UInt8
-        if let tagless, let bitmapStart = cursor.skipTaglessStart(tagless) {
+        if let tagless, let bitmapStart = cursor.skipTaglessStart(tagless.bitmap) {
             for index in 0..<position {
                 guard cursor.skipBodyQuickly(ofTag: cursor.impliedTag(tagless, at: index, bitmapStart: bitmapStart)) else { return nil }
             }

@@ -20,10 +20,26 @@ struct TaglessLayout: Sendable {
     /// (a value type's, ``StoredValueType/tag``); from 0x80, a `Bool`, whose bit in the bitmap is
     /// the low seven bits. One array, so that a reader holds one reference per record.
     let codes: [UInt8]
-    /// The bitmap's size in bytes: the `Bool` properties' count, rounded up to bytes.
-    let bitmapSize: Int
-    /// The bits of the bitmap's last byte in use, 0 when all are.
-    private let usedInLastByte: Int
+    /// The bitmap's shape, apart from the codes: a reader that knows each value's type otherwise
+    /// (a model's plan) finds the bodies with it alone.
+    let bitmap: Bitmap
+
+    /// The bitmap of the `Bool`s.
+    struct Bitmap: Sendable {
+        /// Its size in bytes: the `Bool` properties' count, rounded up to bytes.
+        let size: Int
+        /// The bits of its last byte in use, 0 when all are.
+        let usedInLastByte: Int
+
+        /// Whether its unused high bits, which a writer leaves zero, are zero: its last byte given.
+        @inline(__always)
+        func unusedBitsAreZero(lastByte: UInt8) -> Bool {
+            usedInLastByte == 0 || lastByte >> UInt8(usedInLastByte) == 0
+        }
+    }
+
+    /// The bitmap's size in bytes.
+    var bitmapSize: Int { bitmap.size }
 
     /// The layout of the records of a schema with `properties`, or nil when they are always
     /// tagged: a property is optional, links, holds a container, or there are none or too many.
@@ -41,8 +57,7 @@ struct TaglessLayout: Sendable {
             }
         }
         self.codes = codes
-        bitmapSize = (Int(booleans) + 7) / 8
-        usedInLastByte = Int(booleans) % 8
+        bitmap = Bitmap(size: (Int(booleans) + 7) / 8, usedInLastByte: Int(booleans) % 8)
     }
 
     /// The bit of property `index` in the bitmap when it is a `Bool`, else nil.
@@ -65,13 +80,12 @@ struct TaglessLayout: Sendable {
     func tag(at index: Int, bitmap: (Int) -> UInt8) -> UInt8 {
         let code = codes[index]
         guard code >= 0x80 else { return code }
-        let bit = code & 0x7F
-        return bitmap(Int(bit >> 3)) & (1 << (bit & 7)) != 0 ? ValueTag.true.rawValue : ValueTag.false.rawValue
+        return Self.booleanTag(bit: Int(code & 0x7F), bitmap: bitmap)
     }
 
-    /// Whether the bitmap's unused high bits, which a writer leaves zero, are zero: its last
-    /// byte given.
-    func unusedBitsAreZero(lastByte: UInt8) -> Bool {
-        usedInLastByte == 0 || lastByte >> UInt8(usedInLastByte) == 0
+    /// The tag of the `Bool` whose bit is `bit`.
+    @inline(__always)
+    static func booleanTag(bit: Int, bitmap: (Int) -> UInt8) -> UInt8 {
+        bitmap(bit >> 3) & (1 << UInt8(bit & 7)) != 0 ? ValueTag.true.rawValue : ValueTag.false.rawValue
     }
 }

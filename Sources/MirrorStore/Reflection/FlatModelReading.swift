@@ -24,13 +24,14 @@ extension ModelMapping {
         let keyPosition = plan.schema.primaryKeyPosition ?? -1
         // A cursor over the bytes in place, whose reads inline into the loop.
         var cursor = RawCursor(bytes)
-        if let layout = plan.schema.taglessLayout, let bitmapStart = cursor.skipTaglessStart(layout) {
-            guard layout.codes.count == plan.slots.count else { return false }
+        if let bitmap = plan.schema.taglessLayout?.bitmap, let bitmapStart = cursor.skipTaglessStart(bitmap) {
+            // Each slot's type is its property's in the schema, so it gives the value's tag.
+            var booleans = 0
             for (position, slot) in plan.slots.enumerated() {
-                let tag = cursor.impliedTag(layout, at: position, bitmapStart: bitmapStart)
+                guard let primitive = slot.primitive else { return false }
+                let tag = cursor.impliedTag(of: primitive, booleans: &booleans, bitmapStart: bitmapStart)
                 if position == keyPosition, !cursor.startsWithStoredKey(key, tag: tag) { return false }
-                guard let primitive = slot.primitive,
-                      primitive.decode(tag: tag, from: &cursor, into: base + slot.offset, optional: slot.isOptional) else { return false }
+                guard primitive.decode(tag: tag, from: &cursor, into: base + slot.offset, optional: slot.isOptional) else { return false }
             }
             return cursor.position == bytes.count
         }
