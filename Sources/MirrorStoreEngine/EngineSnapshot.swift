@@ -17,17 +17,25 @@ public struct EngineSnapshot: Sendable {
     public let sequence: UInt64
     /// The ``StorageEngine/version`` of the state this snapshot shows; 0 for one made outside an engine.
     public let version: UInt64
+    /// The format of the file the snapshot's log is written in, which says what its writers may
+    /// write; the current one for a snapshot made outside an engine.
+    public let formatVersion: UInt32
 
     init(
         index: KeyIndex, generation: any LogStorage, sequence: UInt64, secondary: SecondaryIndexes = SecondaryIndexes(),
-        version: UInt64 = 0
+        version: UInt64 = 0, formatVersion: UInt32 = LogHeader.currentVersion
     ) {
         self.index = index
         self.generation = generation
         self.sequence = sequence
         self.secondary = secondary
         self.version = version
+        self.formatVersion = formatVersion
     }
+
+    /// Whether values written against this snapshot may take the forms of format 5 on: the
+    /// layer above's tagless records, which code of an earlier format cannot read.
+    public var allowsNewerValueForms: Bool { formatVersion >= LogHeader.valueFormsVersion }
 
     /// Throws `closed` when the snapshot was taken after its engine closed: it reads nothing.
     public func checkOpen() throws(StorageError) {

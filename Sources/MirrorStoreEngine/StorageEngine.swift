@@ -861,7 +861,7 @@ public final class StorageEngine: Sendable {
             state.secondary.providePositionsMemos()
             return EngineSnapshot(
                 index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary,
-                version: publishedVersion.load(ordering: .relaxed))
+                version: publishedVersion.load(ordering: .relaxed), formatVersion: state.formatVersion)
         }
     }
 

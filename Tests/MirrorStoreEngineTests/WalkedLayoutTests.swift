@@ -83,7 +83,7 @@ import TestSupport
         let engines = [
             try StorageEngine(path: older, configuration: Self.configuration()), try StorageEngine(path: newer, configuration: Self.configuration()),
         ]
-        #expect(engines.map(\.statistics.formatVersion) == [3, 4])
+        #expect(engines.map(\.statistics.formatVersion) == [3, LogHeader.currentVersion])
         var next: Int64 = Int64.random(in: -50...50, using: &generator)
         var written: [Int64] = []
         for round in 0..<Int.random(in: 25...45, using: &generator) {
@@ -103,7 +103,7 @@ import TestSupport
         let bytes = try [older, newer].map(readFile)
         #expect(!Self.holdsWalkedBlocks(bytes[0]))
         #expect(Self.holdsWalkedBlocks(bytes[1]))
-        #expect(bytes[0][8] == 3 && bytes[1][8] == 4)
+        #expect(bytes[0][8] == 3 && UInt32(bytes[1][8]) == LogHeader.currentVersion)
         for path in [older, newer] {
             for mode in [EngineConfiguration.RecoveryMode.strict, .recoverValidPrefix] {
                 let engine = try StorageEngine(path: path, configuration: Self.configuration(mode))
@@ -250,10 +250,10 @@ import TestSupport
 
         let compacting = try StorageEngine(path: path, configuration: Self.configuration())
         try compacting.compact()
-        #expect(compacting.statistics.formatVersion == 4)
+        #expect(compacting.statistics.formatVersion == LogHeader.currentVersion)
         try compacting.close()
         let compacted = try readFile(path)
-        #expect(compacted[8] == 4)
+        #expect(UInt32(compacted[8]) == LogHeader.currentVersion)
         #expect(Self.holdsWalkedBlocks(compacted))
         #expect(try openState(path, Self.configuration()) == expected)
         let reopened = try StorageEngine(path: path, configuration: Self.configuration())

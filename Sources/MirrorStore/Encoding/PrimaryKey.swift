@@ -118,9 +118,14 @@ extension PrimaryKey {
         var reader = ByteReader(bytes)
         let found: String
         do throws(DecodeFailure) {
-            _ = try reader.varint()
-            for _ in 0..<position { try RecordGrammar.skipValue(from: &reader) }
-            let tag = try reader.byte()
+            let tag: UInt8
+            if let tagless = try RecordGrammar.readStart(from: &reader, of: schema) {
+                for index in 0..<position { try RecordGrammar.skipBody(ofTag: tagless.tag(at: index, in: bytes), from: &reader) }
+                tag = tagless.tag(at: position, in: bytes)
+            } else {
+                for _ in 0..<position { try RecordGrammar.skipValue(from: &reader) }
+                tag = try reader.byte()
+            }
             switch (tag, key) {
             case (ValueTag.int.rawValue, .integer(let expected)):
                 let value = ByteWriter.unzigzag(try reader.varint())

@@ -49,14 +49,20 @@ struct RecordDecoder {
     func decode(_ bytes: [UInt8], schema: ObjectSchema, into sink: inout some RecordSink) throws {
         var reader = ByteReader(bytes)
         do {
-            try RecordGrammar.readValueCount(from: &reader, of: schema)
+            let tagless = try RecordGrammar.readStart(from: &reader, of: schema)
             // Through a buffer: copying each property would retain and release its name and kind.
             try schema.properties.withUnsafeBufferPointer { properties in
                 for index in properties.indices {
                     let start = reader.position
-                    if try sink.readDirectly(index, from: &reader) { continue }
+                    let tag = tagless?.tag(at: index, in: bytes)
+                    if try sink.readDirectly(index, tag: tag, from: &reader) { continue }
                     reader.rewind(to: start)
-                    try sink.take(index, try read(properties[index].kind, from: &reader, depth: 0))
+                    let value = if let tag {
+                        try read(properties[index].kind, tag: tag, from: &reader, depth: 0, start: start)
+                    } else {
+                        try read(properties[index].kind, from: &reader, depth: 0)
+                    }
+                    try sink.take(index, value)
                 }
             }
         } catch let failure as DecodeFailure {
@@ -65,10 +71,18 @@ struct RecordDecoder {
         guard reader.isAtEnd else { throw RecordCodingFailure.malformed(reader, "\(reader.remaining) bytes follow the last property") }
     }
 
+    /// A record's values: a top-level one's (`depth` 0) in either form, an embedded one's tagged.
     private func readFields(of schema: ObjectSchema, from reader: inout ByteReader, depth: Int) throws -> [RecordValue] {
-        try RecordGrammar.readValueCount(from: &reader, of: schema)
         var values: [RecordValue] = []
         values.reserveCapacity(schema.properties.count)
+        if depth == 0, let tagless = try RecordGrammar.readStart(from: &reader, of: schema) {
+            for (index, property) in schema.properties.enumerated() {
+                let tag = tagless.tag(at: index, in: reader.bytes)
+                values.append(try read(property.kind, tag: tag, from: &reader, depth: depth, start: reader.position))
+            }
+            return values
+        }
+        if depth > 0 { try RecordGrammar.readValueCount(from: &reader, of: schema) }
         for property in schema.properties {
             values.append(try read(property.kind, from: &reader, depth: depth))
         }
@@ -80,7 +94,12 @@ struct RecordDecoder {
     private func read(_ kind: PropertyKind, from reader: inout ByteReader, depth: Int) throws -> RecordValue {
         let start = reader.position
         if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
-        let tagByte = try reader.byte()
+        return try read(kind, tag: try reader.byte(), from: &reader, depth: depth, start: start)
+    }
+
+    /// The value whose tag, read or implied by a tagless record, is `tagByte`: `reader` stands at
+    /// its body, and the value starts at `start`.
+    private func read(_ kind: PropertyKind, tag tagByte: UInt8, from reader: inout ByteReader, depth: Int, start: Int) throws -> RecordValue {
         guard let tag = ValueTag(rawValue: tagByte) else {
             throw RecordGrammar.unknownTagFailure(tagByte, at: start)
         }

@@ -5,7 +5,9 @@ import MirrorStoreEngine
 /// (docs/FILE_FORMAT.md, "Record encoding").
 ///
 /// - A record is a varint count of values, equal to its schema's property count
-///   (``readValueCount(from:of:)``), then one value per property in schema order.
+///   (``readValueCount(from:of:)``), then one value per property in schema order; or, for a
+///   type whose properties are all required single values, the tagless form of ``TaglessLayout``
+///   (``readStart(from:of:)``), whose values are read with the tags the schema implies.
 /// - A value is a ``ValueTag`` byte, then the payload its tag names (``payload(ofTag:)``). Every
 ///   count and length is checked against the bytes that remain (``ByteReader/count()``) before
 ///   anything is allocated.
@@ -90,6 +92,47 @@ enum RecordGrammar {
         }
     }
 
+    /// Reads the start of a top-level record of `schema` in either form: the count of the tagged
+    /// form, or the marker and bitmap of the tagless one, which it returns. Embedded records are
+    /// always tagged (``readValueCount(from:of:)``).
+    static func readStart(from reader: inout ByteReader, of schema: ObjectSchema) throws(DecodeFailure) -> TaglessRecord? {
+        guard let layout = schema.taglessLayout, reader.position < reader.end,
+              reader.bytes[reader.position] == TaglessLayout.marker else {
+            try readValueCount(from: &reader, of: schema)
+            return nil
+        }
+        let bitmapStart = reader.position + 1
+        guard reader.end - bitmapStart >= layout.bitmapSize else {
+            throw shortBitmapFailure(layout.bitmapSize, at: bitmapStart)
+        }
+        if layout.bitmapSize > 0, !layout.bitmap.unusedBitsAreZero(lastByte: reader.bytes[bitmapStart + layout.bitmapSize - 1]) {
+            throw unusedBitsFailure(at: bitmapStart + layout.bitmapSize - 1)
+        }
+        try reader.skipBytes(1 + layout.bitmapSize)
+        return TaglessRecord(layout: layout, bitmapStart: bitmapStart)
+    }
+
+    @inline(never)
+    static func shortBitmapFailure(_ size: Int, at offset: Int) -> DecodeFailure {
+        DecodeFailure(offset: offset, reason: "the record ends inside its \(size)-byte bitmap")
+    }
+
+    @inline(never)
+    static func unusedBitsFailure(at offset: Int) -> DecodeFailure {
+        DecodeFailure(offset: offset, reason: "the bitmap sets bits no Bool property uses")
+    }
+
+    /// Moves past the body of a single value whose tag is `tag`, the tag read or implied.
+    static func skipBody(ofTag tag: UInt8, from reader: inout ByteReader) throws(DecodeFailure) {
+        switch payload(ofTag: tag) {
+        case .empty?: break
+        case .varint?: _ = try reader.varint()
+        case .fixed(let size)?: try reader.skipBytes(size)
+        case .lengthPrefixed?: _ = try reader.lengthPrefixedRange()
+        case .key?, .values?, .entries?, nil: throw unknownTagFailure(tag, at: reader.position)
+        }
+    }
+
     @inline(never)
     static func valueCountFailure(_ count: UInt64, of typeName: String, expected: Int, at offset: Int) -> DecodeFailure {
         DecodeFailure(offset: offset, reason: "\(count) values for the \(expected) properties of \(typeName)")
@@ -139,6 +182,18 @@ enum RecordGrammar {
     @inline(never)
     static func unknownTagFailure(_ tag: UInt8, at offset: Int) -> DecodeFailure {
         DecodeFailure(offset: offset, reason: "unknown value tag \(tag)")
+    }
+}
+
+/// A top-level record in the tagless form being read: its layout, and where its bitmap lies.
+struct TaglessRecord {
+    let layout: TaglessLayout
+    let bitmapStart: Int
+
+    /// The tag the value of property `index` would carry in the tagged form.
+    @inline(__always)
+    func tag(at index: Int, in bytes: [UInt8]) -> UInt8 {
+        layout.tag(at: index) { bytes[bitmapStart + $0] }
     }
 }
 

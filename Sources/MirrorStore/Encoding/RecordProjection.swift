@@ -36,14 +36,14 @@ struct RecordProjection: Sendable {
     func values(of bytes: [UInt8]) throws(RecordCodingFailure) -> [QueryValue] {
         var reader = ByteReader(bytes)
         do throws(DecodeFailure) {
-            try RecordGrammar.readValueCount(from: &reader, of: schema)
+            let tagless = try RecordGrammar.readStart(from: &reader, of: schema)
             var values = [QueryValue](repeating: .null, count: schema.properties.count)
             var index = 0
             while index <= lastWanted {
                 if wanted[index] {
-                    values[index] = try Self.read(schema.properties[index].kind, from: &reader, schemaNamed: schemas.schema(named:))
+                    values[index] = try Self.read(schema.properties[index].kind, at: index, of: tagless, from: &reader, schemaNamed: schemas.schema(named:))
                 } else {
-                    try RecordGrammar.skipValue(from: &reader)
+                    try Self.skip(at: index, of: tagless, from: &reader)
                 }
                 index += 1
             }
@@ -58,34 +58,66 @@ struct RecordProjection: Sendable {
     func value(at position: Int, of bytes: [UInt8]) throws(RecordCodingFailure) -> QueryValue {
         var reader = ByteReader(bytes)
         do throws(DecodeFailure) {
-            try RecordGrammar.readValueCount(from: &reader, of: schema)
+            let tagless = try RecordGrammar.readStart(from: &reader, of: schema)
             guard schema.properties.indices.contains(position) else { return .null }
-            for _ in 0..<position { try RecordGrammar.skipValue(from: &reader) }
-            return try Self.read(schema.properties[position].kind, from: &reader, schemaNamed: schemas.schema(named:))
+            for index in 0..<position { try Self.skip(at: index, of: tagless, from: &reader) }
+            return try Self.read(schema.properties[position].kind, at: position, of: tagless, from: &reader, schemaNamed: schemas.schema(named:))
         } catch {
             throw RecordCodingFailure(error)
         }
     }
 
-    /// Every value of an encoded record (of an embedded record, or a linked one a condition reads).
+    /// Every value of an encoded record: a linked one a condition reads (`depth` 0), in either
+    /// form, or an embedded one, tagged.
     static func allValues(
         of schema: ObjectSchema, from reader: inout ByteReader, schemaNamed: (String) -> ObjectSchema?, depth: Int = 0
     ) throws(DecodeFailure) -> [QueryValue] {
-        try RecordGrammar.readValueCount(from: &reader, of: schema)
+        var tagless: TaglessRecord?
+        if depth == 0 {
+            tagless = try RecordGrammar.readStart(from: &reader, of: schema)
+        } else {
+            try RecordGrammar.readValueCount(from: &reader, of: schema)
+        }
         var values: [QueryValue] = []
         values.reserveCapacity(schema.properties.count)
-        for property in schema.properties {
-            values.append(try read(property.kind, from: &reader, schemaNamed: schemaNamed, depth: depth))
+        for (index, property) in schema.properties.enumerated() {
+            values.append(try read(property.kind, at: index, of: tagless, from: &reader, schemaNamed: schemaNamed, depth: depth))
         }
         return values
     }
 
+    /// The value of the property at `index`, of kind `kind`, of a tagless record or a tagged one (`tagless` nil).
     private static func read(
-        _ kind: PropertyKind, from reader: inout ByteReader, schemaNamed: (String) -> ObjectSchema?, depth: Int = 0
+        _ kind: PropertyKind, at index: Int, of tagless: TaglessRecord?, from reader: inout ByteReader,
+        schemaNamed: (String) -> ObjectSchema?, depth: Int = 0
     ) throws(DecodeFailure) -> QueryValue {
         let start = reader.position
         if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
-        let tagByte = try reader.byte()
+        let tag = if let tagless { tagless.tag(at: index, in: reader.bytes) } else { try reader.byte() }
+        return try read(kind, tag: tag, from: &reader, start: start, schemaNamed: schemaNamed, depth: depth)
+    }
+
+    /// Moves past the value of the property at `index` of a tagless record or a tagged one.
+    private static func skip(at index: Int, of tagless: TaglessRecord?, from reader: inout ByteReader) throws(DecodeFailure) {
+        if let tagless {
+            try RecordGrammar.skipBody(ofTag: tagless.tag(at: index, in: reader.bytes), from: &reader)
+        } else {
+            try RecordGrammar.skipValue(from: &reader)
+        }
+    }
+
+    private static func read(
+        _ kind: PropertyKind, from reader: inout ByteReader, schemaNamed: (String) -> ObjectSchema?, depth: Int
+    ) throws(DecodeFailure) -> QueryValue {
+        let start = reader.position
+        if RecordGrammar.nestsTooDeep(depth) { throw RecordGrammar.nestingFailure(at: start, depth: depth) }
+        return try read(kind, tag: try reader.byte(), from: &reader, start: start, schemaNamed: schemaNamed, depth: depth)
+    }
+
+    /// The value whose tag, read or implied, is `tagByte`; `reader` stands at its body.
+    private static func read(
+        _ kind: PropertyKind, tag tagByte: UInt8, from reader: inout ByteReader, start: Int, schemaNamed: (String) -> ObjectSchema?, depth: Int
+    ) throws(DecodeFailure) -> QueryValue {
         guard let tag = ValueTag(rawValue: tagByte) else {
             throw RecordGrammar.unknownTagFailure(tagByte, at: start)
         }

@@ -194,7 +194,8 @@ final class MigrationRun {
         existedBefore: (String, StorageKey) throws -> Bool
     ) throws {
         let typeName = record.objectSchema.typeName
-        var encoder = RecordEncoder()
+        // A migration writes a new file of the current format, which reads tagless records.
+        var encoder = RecordEncoder(writesTagless: true)
         try target.put(type: typeName, key: key, value: try encoder.encode(record))
         enumValues.values(in: record, into: &writtenEnumValues)
         try references.collect(from: record, existedBefore: existedBefore)

@@ -403,12 +403,14 @@ final class ByteConditions {
     /// Calls `body` with the program and one scratch space for every record it tests.
     private func withProgram<Result>(_ body: (Program) throws -> Result) throws -> Result {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: skips.count) { offsets in
-            try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: steps.count) { values in
-                for index in steps.indices where steps[index].operation == .constant { values[index] = steps[index].bits }
-                return try body(Program(offsets: offsets, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
-                                        steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
-                                        text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
-                                        schema: schema))
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: skips.count) { tags in
+                try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: steps.count) { values in
+                    for index in steps.indices where steps[index].operation == .constant { values[index] = steps[index].bits }
+                    return try body(Program(offsets: offsets, tags: tags, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
+                                            steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
+                                            text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
+                                            schema: schema))
+                }
             }
         }
     }
@@ -416,8 +418,10 @@ final class ByteConditions {
     /// Everything testing a record reads besides its bytes, gathered once per pass, so that the
     /// test of each record is one inlined loop in the pass's closure, with no call of its own.
     private struct Program {
-        /// Where the walk leaves the offset of each value the tests read.
+        /// Where the walk leaves the offset of each value the tests read: of its tag, or in a
+        /// tagless record of its body, whose implied tag it leaves in `tags`.
         let offsets: UnsafeMutableBufferPointer<Int>
+        let tags: UnsafeMutableBufferPointer<UInt8>
         let skips: UnsafeBufferPointer<Int>
         let nodes: UnsafeBufferPointer<Node>
         let steps: UnsafeBufferPointer<Step>
@@ -442,21 +446,42 @@ final class ByteConditions {
         @inline(__always)
         private func test(_ bytes: UnsafeRawBufferPointer) throws(TestFailure) -> Bool {
             var cursor = RawCursor(bytes)
-            let count = try cursor.varint().mapError(TestFailure.decode).get()
-            guard count == UInt64(propertyCount) else {
-                throw .decode(RecordGrammar.valueCountFailure(count, of: schema.typeName, expected: propertyCount, at: 0))
-            }
-            // The last value read is left to its test, which checks its bounds.
-            for slot in skips.indices {
-                var remaining = skips[slot]
-                while remaining > 0 {
-                    let start = cursor.position
-                    guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
-                    remaining -= 1
+            var isTagless = false
+            if let layout = schema.taglessLayout, bytes.first == TaglessLayout.marker {
+                guard let bitmapStart = cursor.skipTaglessStart(layout.bitmap) else { throw .decode(cursor.taglessStartFailure(layout)) }
+                isTagless = true
+                var property = 0
+                for slot in skips.indices {
+                    var remaining = skips[slot]
+                    while remaining > 0 {
+                        let start = cursor.position
+                        guard cursor.skipBodyQuickly(ofTag: cursor.impliedTag(layout, at: property, bitmapStart: bitmapStart)) else {
+                            throw .decode(RawCursor(bytes, at: start).endFailure())
+                        }
+                        property += 1
+                        remaining -= 1
+                    }
+                    tags[slot] = cursor.impliedTag(layout, at: property, bitmapStart: bitmapStart)
+                    offsets[slot] = cursor.position
                 }
-                offsets[slot] = cursor.position
+            } else {
+                let count = try cursor.varint().mapError(TestFailure.decode).get()
+                guard count == UInt64(propertyCount) else {
+                    throw .decode(RecordGrammar.valueCountFailure(count, of: schema.typeName, expected: propertyCount, at: 0))
+                }
+                // The last value read is left to its test, which checks its bounds.
+                for slot in skips.indices {
+                    var remaining = skips[slot]
+                    while remaining > 0 {
+                        let start = cursor.position
+                        guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
+                        remaining -= 1
+                    }
+                    offsets[slot] = cursor.position
+                }
             }
-            let reading = Reading(bytes: bytes, offsets: offsets, nodes: nodes, steps: steps, elements: elements, values: values, text: text)
+            let reading = Reading(bytes: bytes, offsets: offsets, tags: isTagless ? UnsafeBufferPointer(tags) : nil, nodes: nodes,
+                                  steps: steps, elements: elements, values: values, text: text)
             return try reading.evaluate(from: entry, strings: strings)
         }
 
@@ -481,6 +506,9 @@ final class ByteConditions {
     private struct Reading {
         let bytes: UnsafeRawBufferPointer
         let offsets: UnsafeMutableBufferPointer<Int>
+        /// In a tagless record, the tag each value read implies (its offset is its body's); nil
+        /// when the values carry their tags.
+        let tags: UnsafeBufferPointer<UInt8>?
         let nodes: UnsafeBufferPointer<Node>
         let steps: UnsafeBufferPointer<Step>
         let elements: UnsafeBufferPointer<Node>
@@ -510,10 +538,10 @@ final class ByteConditions {
                 return node.accepts & Order.of(Double(bitPattern: try value(node)), Double(bitPattern: node.bits)) != 0
             case .bool, .int, .uint, .double, .string, .foldedEqual, .prefix:
                 var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
-                return node.accepts & (try order(&cursor, node, strings: strings).get()) != 0
+                return node.accepts & (try order(&cursor, node, strings: strings, tag: tags?[Int(node.slot)]).get()) != 0
             case .containerCount:
                 var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
-                let count = try containerCount(&cursor).get()
+                let count = try containerCount(&cursor, tag: tags?[Int(node.slot)]).get()
                 return node.accepts & Order.of(count, Int64(bitPattern: node.bits)) != 0
             case .containerContains, .containerSameElements, .containerElementsEqual:
                 return try testElements(node, strings: strings)
@@ -521,9 +549,10 @@ final class ByteConditions {
         }
 
         /// The element count of the array or set at `cursor`, which is left at its first element.
-        private func containerCount(_ cursor: inout RawCursor) -> Result<Int64, TestFailure> {
+        /// `implied` is the tag a tagless record implies, the cursor then at the body.
+        private func containerCount(_ cursor: inout RawCursor, tag implied: UInt8?) -> Result<Int64, TestFailure> {
             let start = cursor.position
-            guard let tag = cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
+            guard let tag = implied ?? cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
             guard tag == ValueTag.list.rawValue else { return .failure(.decode(Self.notContainer(tag, at: start))) }
             return cursor.varint().mapError(TestFailure.decode).flatMap { count in
                 // Each element takes a byte at least: a larger count is damage.
@@ -543,7 +572,7 @@ final class ByteConditions {
         /// Each element is read from where it starts once per constant it is compared with.
         private func testElements(_ node: Node, strings: [String]) throws(TestFailure) -> Bool {
             var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
-            let count = try containerCount(&cursor).get()
+            let count = try containerCount(&cursor, tag: tags?[Int(node.slot)]).get()
             let constants = elements[Int(node.first)..<Int(node.second)]
             let isContains = node.operation == .containerContains
             if !isContains, count != Int64(constants.count) { return false }
@@ -554,7 +583,7 @@ final class ByteConditions {
                 let candidates = node.operation == .containerElementsEqual ? constants[(constants.startIndex + index)...].prefix(1) : constants[...]
                 for constant in candidates {
                     cursor = RawCursor(bytes, at: start)
-                    if try order(&cursor, constant, strings: strings).get() == Order.equal {
+                    if try order(&cursor, constant, strings: strings, tag: nil).get() == Order.equal {
                         found = true
                         break
                     }
@@ -566,11 +595,12 @@ final class ByteConditions {
             return !isContains
         }
 
-        /// How the stored value at `cursor` stands to the node's constant.
+        /// How the stored value at `cursor` stands to the node's constant. `implied` is the tag a
+        /// tagless record implies, the cursor then at the body; nil to read it.
         @inline(__always)
-        private func order(_ cursor: inout RawCursor, _ node: Node, strings: [String]) -> Result<UInt8, TestFailure> {
+        private func order(_ cursor: inout RawCursor, _ node: Node, strings: [String], tag implied: UInt8?) -> Result<UInt8, TestFailure> {
             let start = cursor.position
-            guard let tag = cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
+            guard let tag = implied ?? cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
             if tag == ValueTag.null.rawValue, node.isOptional { return .success(Order.null) }
             switch node.operation {
             case .bool:
@@ -679,7 +709,7 @@ final class ByteConditions {
                     values[index] = step.bits
                 case .load:
                     var cursor = RawCursor(bytes, at: offsets[step.slot])
-                    values[index] = try Self.load(&cursor, step.number, step.representation).mapError(TestFailure.decode).get()
+                    values[index] = try Self.load(&cursor, step.number, step.representation, tag: tags?[step.slot]).mapError(TestFailure.decode).get()
                 case .negate:
                     let value = values[step.first]
                     guard let result = step.number.negate(value) else { throw .trap(step.number.negationTrap(value)) }
@@ -696,10 +726,10 @@ final class ByteConditions {
         /// A stored value of `number`'s type (whose representation is `representation`), as bits.
         @inline(__always)
         private static func load(
-            _ cursor: inout RawCursor, _ number: QueryNumber, _ representation: QueryNumber.Representation
+            _ cursor: inout RawCursor, _ number: QueryNumber, _ representation: QueryNumber.Representation, tag implied: UInt8?
         ) -> Result<UInt64, DecodeFailure> {
             let start = cursor.position
-            guard let tag = cursor.byte() else { return .failure(cursor.endFailure()) }
+            guard let tag = implied ?? cursor.byte() else { return .failure(cursor.endFailure()) }
             switch representation {
             case .signed(let min, let max):
                 guard tag == ValueTag.int.rawValue else { break }

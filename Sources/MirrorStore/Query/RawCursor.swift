@@ -97,6 +97,54 @@ struct RawCursor {
         guard position < bytes.count else { return false }
         let tag = bytes[position]
         position += 1
+        return skipBodyQuickly(ofTag: tag)
+    }
+
+    /// Moves past the marker and `bitmap` of a tagless record (``TaglessLayout``) and returns
+    /// where its bitmap starts; nil, without moving, for a record in the tagged form, or for a
+    /// bitmap that runs past the end or sets unused bits (left to ``RecordGrammar``'s reading,
+    /// which says why).
+    @inline(__always)
+    mutating func skipTaglessStart(_ bitmap: TaglessLayout.Bitmap) -> Int? {
+        let bitmapStart = position + 1
+        guard position < bytes.count, bytes[position] == TaglessLayout.marker,
+              bytes.count - bitmapStart >= bitmap.size,
+              bitmap.size == 0 || bitmap.unusedBitsAreZero(lastByte: bytes[bitmapStart + bitmap.size - 1]) else { return nil }
+        position = bitmapStart + bitmap.size
+        return bitmapStart
+    }
+
+    /// The tag a value of `type` implies in a tagless record whose bitmap starts at `bitmapStart`,
+    /// `booleans` counting the `Bool` values before it (and this one, when it is one): for a
+    /// reader that knows each property's type, in schema order, without the layout's codes.
+    @inline(__always)
+    func impliedTag(of type: StoredValueType, booleans: inout Int, bitmapStart: Int) -> UInt8 {
+        guard type == .bool else { return type.tag.rawValue }
+        defer { booleans += 1 }
+        return TaglessLayout.booleanTag(bit: booleans) { bytes[bitmapStart + $0] }
+    }
+
+    /// Why the tagless start here, of `layout`, is not one (``RecordGrammar/readStart(from:of:)`` says).
+    @inline(never)
+    func taglessStartFailure(_ layout: TaglessLayout) -> DecodeFailure {
+        let start = position
+        let bitmapEnd = start + 1 + layout.bitmapSize
+        guard bitmapEnd <= bytes.count else {
+            return RecordGrammar.shortBitmapFailure(layout.bitmapSize, at: start + 1)
+        }
+        return RecordGrammar.unusedBitsFailure(at: bitmapEnd - 1)
+    }
+
+    /// The tag of property `index` of a tagless record of `layout` whose bitmap starts at `bitmapStart`.
+    @inline(__always)
+    func impliedTag(_ layout: TaglessLayout, at index: Int, bitmapStart: Int) -> UInt8 {
+        layout.tag(at: index) { bytes[bitmapStart + $0] }
+    }
+
+    /// Moves past the body of a single value whose tag, read or implied, is `tag`; false, with the
+    /// position anywhere, when the bytes end first.
+    @_transparent
+    mutating func skipBodyQuickly(ofTag tag: UInt8) -> Bool {
         switch RecordGrammar.payload(ofTag: tag) {
         case .empty?:
             return true

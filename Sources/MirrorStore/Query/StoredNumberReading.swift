@@ -13,6 +13,8 @@ struct StoredNumberReading: Sendable {
     /// The tag the property's kind stores, and whether null is allowed.
     let tag: UInt8
     let isOptional: Bool
+    /// The schema's tagless form, whose records it reads too.
+    let tagless: TaglessLayout?
 
     /// A reader for the property at `position` of `schema`, or `nil` when its kind is no number
     /// or boolean.
@@ -30,17 +32,27 @@ struct StoredNumberReading: Sendable {
         valueCount = schema.properties.count
         self.position = position
         isOptional = kind.isOptional
+        tagless = schema.taglessLayout
     }
 
     /// The property's value in `bytes`, or `nil` for a record this read leaves to the general one.
     @inline(__always)
     func value(in bytes: UnsafeRawBufferPointer) -> RecordValue? {
         var cursor = RawCursor(bytes)
-        guard cursor.skipVarint() == UInt64(valueCount) else { return nil }
-        for _ in 0..<position {
-            guard cursor.skipSingleValueQuickly() else { return nil }
+        let found: UInt8
+        if let tagless, let bitmapStart = cursor.skipTaglessStart(tagless.bitmap) {
+            for index in 0..<position {
+                guard cursor.skipBodyQuickly(ofTag: cursor.impliedTag(tagless, at: index, bitmapStart: bitmapStart)) else { return nil }
+            }
+            found = cursor.impliedTag(tagless, at: position, bitmapStart: bitmapStart)
+        } else {
+            guard cursor.skipVarint() == UInt64(valueCount) else { return nil }
+            for _ in 0..<position {
+                guard cursor.skipSingleValueQuickly() else { return nil }
+            }
+            guard let tag = cursor.byte() else { return nil }
+            found = tag
         }
-        guard let found = cursor.byte() else { return nil }
         if found == ValueTag.null.rawValue { return isOptional ? .null : nil }
         switch tag {
         case ValueTag.int.rawValue:

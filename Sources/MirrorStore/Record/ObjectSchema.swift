@@ -54,6 +54,8 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     let positions: [String: Int]
     /// Whether any property links to another model, at any depth.
     let hasLinks: Bool
+    /// How its records may be written without tags, when every property is a required single value.
+    let taglessLayout: TaglessLayout?
 
     /// Creates a schema. Property names must be unique.
     public init(typeName: String, properties: [Property], ignoredProperties: [String] = []) {
@@ -68,6 +70,7 @@ public final class ObjectSchema: Hashable, Sendable, CustomStringConvertible {
         }
         self.positions = positions
         hasLinks = properties.contains { $0.kind.containsLink }
+        taglessLayout = TaglessLayout(properties)
     }
 
     /// The names of the indexed properties.

@@ -28,6 +28,19 @@ extension ModelMapping {
         let keyStep = plan.directKeyStep
         // A cursor over the bytes in place, whose reads inline into the loop.
         var cursor = RawCursor(bytes)
+        if let bitmap = plan.schema.taglessLayout?.bitmap, let bitmapStart = cursor.skipTaglessStart(bitmap) {
+            // A tagless type's properties are all single values, one step each in schema order,
+            // and each step's type is its property's, so it gives the value's tag.
+            var booleans = 0
+            for index in steps.indices {
+                let step = steps[index]
+                guard step.kind == .value else { return false }
+                let tag = cursor.impliedTag(of: step.type, booleans: &booleans, bitmapStart: bitmapStart)
+                if index == keyStep, !cursor.startsWithStoredKey(key, tag: tag) { return false }
+                guard step.type.decode(tag: tag, from: &cursor, into: base + step.offset, optional: step.isOptional) else { return false }
+            }
+            return cursor.position == bytes.count
+        }
         guard cursor.skipVarint() == UInt64(plan.slots.count) else { return false }
         for index in steps.indices {
             let step = steps[index]
@@ -52,11 +65,12 @@ extension ModelMapping {
 private extension RawCursor {
     /// Whether the value here is the primary key `key` in the bytes ``PrimaryKey`` writes for it,
     /// read without moving; `false` for anything else, which the general check then looks at (a
-    /// string key in another spelling of the same text, say, or damage).
+    /// string key in another spelling of the same text, say, or damage). `tag` is the one a
+    /// tagless record implies, the cursor then standing at the body; nil to read it.
     @inline(__always)
-    func startsWithStoredKey(_ key: StorageKey) -> Bool {
+    func startsWithStoredKey(_ key: StorageKey, tag implied: UInt8? = nil) -> Bool {
         var cursor = self
-        guard let tag = cursor.byte() else { return false }
+        guard let tag = implied ?? cursor.byte() else { return false }
         switch (tag, key) {
         case (ValueTag.int.rawValue, .integer(let expected)):
             return cursor.skipVarint().map { RawCursor.unzigzag($0) == expected } ?? false

@@ -21,11 +21,11 @@ struct ModelFieldSink: RecordSink {
         self.context = context
     }
 
-    mutating func readDirectly(_ index: Int, from reader: inout ByteReader) throws -> Bool {
+    mutating func readDirectly(_ index: Int, tag: UInt8?, from reader: inout ByteReader) throws -> Bool {
         guard slots.indices.contains(index) else { throw tooManyValues }
         let slot = slots[index]
         guard let primitive = slot.primitive,
-              primitive.decode(from: &reader, into: base + slot.offset, optional: slot.isOptional) else { return false }
+              primitive.decode(tag: tag, from: &reader, into: base + slot.offset, optional: slot.isOptional) else { return false }
         filled += 1
         return true
     }

@@ -74,9 +74,12 @@ extension StoredValueType {
     /// path leaves to the general one, which then reads the same bytes again and reports them as
     /// it always does: bytes that end or are malformed, a tag that does not fit, a number the field
     /// cannot hold, `null` in a required field, a NaN date, decimals and URLs (parsed from text).
+    ///
+    /// `tag` is the one a tagless record's schema implies, the reader then standing at the body;
+    /// nil to read it from the bytes (``RecordGrammar``).
     @inline(never)
-    func decode<Reader: SingleValueReading>(from reader: inout Reader, into field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
-        guard let tag = reader.readByte() else { return false }
+    func decode<Reader: SingleValueReading>(tag implied: UInt8? = nil, from reader: inout Reader, into field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
+        guard let tag = implied ?? reader.readByte() else { return false }
         if tag == ValueTag.null.rawValue {
             guard optional else { return false }
             return setNil(field)

@@ -16,15 +16,19 @@ struct ProjectionSink: RecordSink {
     var fields: ModelFieldSink
     let shape: ProjectionShape
 
-    mutating func readDirectly(_ index: Int, from reader: inout ByteReader) throws -> Bool {
+    mutating func readDirectly(_ index: Int, tag: UInt8?, from reader: inout ByteReader) throws -> Bool {
         guard shape.fieldIndex.indices.contains(index) else {
             throw MappingError(.unsupportedModel("the stored record has more values than the model has properties"), modelType: shape.plan.typeName)
         }
         guard let field = shape.fieldIndex[index] else {
-            try RecordGrammar.skipValue(from: &reader)
+            if let tag {
+                try RecordGrammar.skipBody(ofTag: tag, from: &reader)
+            } else {
+                try RecordGrammar.skipValue(from: &reader)
+            }
             return true
         }
-        return try fields.readDirectly(field, from: &reader)
+        return try fields.readDirectly(field, tag: tag, from: &reader)
     }
 
     mutating func take(_ index: Int, _ value: RecordValue) throws {

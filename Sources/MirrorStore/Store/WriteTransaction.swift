@@ -79,7 +79,7 @@ public final class WriteTransaction {
     }
 
     private func save(_ root: ManagedObject, linkedObjects: LinkedObjects) throws {
-        var encoder = RecordEncoder()
+        var encoder = RecordEncoder(writesTagless: snapshot.allowsNewerValueForms)
         var queue = [root]
         var index = 0
         while index < queue.count {

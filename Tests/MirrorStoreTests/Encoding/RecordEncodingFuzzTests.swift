@@ -29,7 +29,7 @@ struct RecordEncodingFuzzTests {
         let schemas = Schemas(all: ["AllTypes": schema])
         for index in 0..<500 {
             let record = try PropertyBasedMappingTests.randomModel(&random).managedObject()
-            var encoder = RecordEncoder()
+            var encoder = RecordEncoder(writesTagless: false)
             let bytes = try encoder.encode(record)
             let copy = ManagedObject(objectSchema: schema, values: [])
             try RecordDecoder(schema: { schemas.schema(named: $0) }, resolve: { _, _ in nil }).decode(bytes, into: copy)
@@ -49,7 +49,7 @@ struct RecordEncodingFuzzTests {
         var rejected = 0
         for index in 0..<4_000 {
             var bytes: [UInt8]
-            var encoder = RecordEncoder()
+            var encoder = RecordEncoder(writesTagless: false)
             let useEmployee = random.chance(30)
             if useEmployee {
                 let model = Employee()
@@ -120,7 +120,7 @@ struct RecordEncodingFuzzTests {
             model.nickname = random.chance(50) ? "nick \(index)" : nil
             model.when = Date(timeIntervalSinceReferenceDate: Double(random.integer() % 1_000_000))
             model.amount = random.chance(20) ? Decimal(index) / 4 : nil
-            var encoder = RecordEncoder()
+            var encoder = RecordEncoder(writesTagless: false)
             var bytes = try encoder.encode(model.managedObject())
             let intact = random.chance(30)
             if !intact { mutate(&bytes, &random) }
@@ -197,11 +197,11 @@ struct RecordEncodingFuzzTests {
     /// One keyed model's record, intact or damaged, read by the store's route under its own key,
     /// another key or a differently spelled one: the same as the general route's answer.
     private func checkKeyed<Model: Persistable & Equatable>(
-        _ model: Model, key: StorageKey, otherKeys: [StorageKey], case index: Int, random: inout SeededRandom
+        _ model: Model, key: StorageKey, otherKeys: [StorageKey], case index: Int, tagless: Bool, random: inout SeededRandom
     ) throws -> Bool {
         let plan = try PlanCache.shared.plan(for: Model.self)
         #expect(plan.isFlat, "\(Model.self) is not flat")
-        var encoder = RecordEncoder()
+        var encoder = RecordEncoder(writesTagless: tagless)
         var bytes = try encoder.encode(model.managedObject())
         let intact = random.chance(40)
         if !intact { mutate(&bytes, &random) }
@@ -216,8 +216,10 @@ struct RecordEncodingFuzzTests {
         return ModelMapping.fillDirectly(&filled, plan: plan, reading: bytes, key: readKey)
     }
 
-    @Test("a keyed flat model read under its key, another or a differently spelled one, intact or damaged, as the general route reads it (4,000 cases)")
-    func flatPathChecksTheKey() throws {
+    /// In both record forms: these models' properties are all required single values.
+    @Test("a keyed flat model read under its key, another or a differently spelled one, intact or damaged, as the general route reads it (4,000 cases)",
+          arguments: [false, true])
+    func flatPathChecksTheKey(tagless: Bool) throws {
         var random = SeededRandom(seed: Self.seed &+ 4)
         var (fast, fallBack) = (0, 0)
         for index in 0..<1_000 {
@@ -241,11 +243,11 @@ struct RecordEncodingFuzzTests {
             uuid.name = "v\(index)"
             let outcomes = [
                 try checkKeyed(integer, key: integerKey, otherKeys: [.integer(Int64(integer.identifier) &+ 1), .string("\(integer.identifier)")],
-                               case: index, random: &random),
+                               case: index, tagless: tagless, random: &random),
                 try checkKeyed(unsigned, key: .integer(Int64(bitPattern: unsigned.identifier)),
-                               otherKeys: [.integer(Int64(bitPattern: unsigned.identifier &+ 1))], case: index, random: &random),
-                try checkKeyed(text, key: .string(text.code), otherKeys: [decomposed, .string(text.code + " "), .integer(1)], case: index, random: &random),
-                try checkKeyed(uuid, key: .bytes(uuidBytes), otherKeys: [.bytes(uuidBytes.reversed()), .bytes([1, 2])], case: index, random: &random),
+                               otherKeys: [.integer(Int64(bitPattern: unsigned.identifier &+ 1))], case: index, tagless: tagless, random: &random),
+                try checkKeyed(text, key: .string(text.code), otherKeys: [decomposed, .string(text.code + " "), .integer(1)], case: index, tagless: tagless, random: &random),
+                try checkKeyed(uuid, key: .bytes(uuidBytes), otherKeys: [.bytes(uuidBytes.reversed()), .bytes([1, 2])], case: index, tagless: tagless, random: &random),
             ]
             for filled in outcomes {
                 if filled { fast += 1 } else { fallBack += 1 }

@@ -77,7 +77,7 @@ struct RecordGrammarTests {
         let kinds = (0..<Int.random(in: 1...8, using: &random)).map { _ in randomKind(&random) }
         let schema = ObjectSchema(typeName: "Random", properties: kinds.enumerated().map { .init(name: "p\($0.offset)", kind: $0.element) })
         let values = kinds.map { randomValue(of: $0, &random) }
-        var encoder = RecordEncoder()
+        var encoder = RecordEncoder(writesTagless: false)
         let bytes = try encoder.encode(ManagedObject(objectSchema: schema, values: values))
         // Each value alone, after a one-byte count, to know where it ends.
         var boundaries = [ByteWriter.varintSize(UInt64(kinds.count))]
@@ -235,7 +235,7 @@ struct RecordGrammarTests {
             let record = ManagedObject(objectSchema: schema, values: [])
             #expect(((try? RecordDecoder.withoutLinks.decode(bytes, into: record)) != nil) == accepted, "\(note): decoder")
             #expect(((try? SchemaCoding.decode(SchemaCoding.encode(schema))) != nil) == accepted, "\(note): schema")
-            var encoder = RecordEncoder()
+            var encoder = RecordEncoder(writesTagless: false)
             var value = RecordValue.int(7)
             for _ in 0..<nesting { value = .list([value]) }
             let written = Result { () throws(StoreError) in try encoder.encode(ManagedObject(objectSchema: schema, values: [value])) }
@@ -253,7 +253,7 @@ struct RecordGrammarTests {
             let record = ManagedObject(objectSchema: Schemas.node, values: [])
             let decoder = RecordDecoder(schema: schemas.schema(named:), resolve: { _, _ in nil })
             #expect(((try? decoder.decode(bytes, into: record)) != nil) == accepted, "\(note): decoder")
-            var encoder = RecordEncoder()
+            var encoder = RecordEncoder(writesTagless: false)
             switch Result(catching: { () throws(StoreError) in try encoder.encode(chain) }) {
             case .success(let written):
                 #expect(accepted && written == bytes, "\(note): writer")

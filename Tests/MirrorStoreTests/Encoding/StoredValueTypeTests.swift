@@ -41,7 +41,7 @@ struct StoredValueTypeTests {
             let value = try #require(samples[type])
             #expect(type.accepts(value) && type.kind.accepts(value))
             let schema = ObjectSchema(typeName: "T", properties: [.init(name: "p", kind: type.kind)])
-            var encoder = RecordEncoder()
+            var encoder = RecordEncoder(writesTagless: false)
             let bytes = try encoder.encode(ManagedObject(objectSchema: schema, values: [value]))
             #expect(type.isWritten(with: bytes[1]), "\(type)")
             let others = StoredValueType.allCases.filter { $0.tag != type.tag }

@@ -157,7 +157,7 @@ struct ByteConditionTests {
         let texts = try store.objects(Sample.self).filter(\.label, .startsWith("ca")).filter(\.label, .equals("CAFÉ"), options: .caseInsensitive)
         let matching = try #require(ByteConditions(conditions: texts.conditions.map { ($0.node, $0.root) }, schema: schema))
         var trapped = 0
-        var encoder = RecordEncoder()
+        var encoder = RecordEncoder(writesTagless: false)
         let valid = try Self.samples(&random).prefix(20).map { try encoder.encode($0.managedObject()) }
         var rejected = 0
         for index in 0..<4_000 {

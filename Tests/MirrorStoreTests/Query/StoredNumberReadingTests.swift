@@ -30,7 +30,7 @@ import MirrorStoreEngine
         let projection = RecordProjection(schema: schema, properties: Set(schema.properties.map(\.name)), schemas: try ModelRegistry(models: [Row.self]))
         let readers = schema.properties.indices.compactMap { StoredNumberReading(schema: schema, position: $0) }
         #expect(readers.count == 7)
-        var encoder = RecordEncoder()
+        var encoder = RecordEncoder(writesTagless: false)
         var answered = 0, deferred = 0
         for index in 0..<1_500 {
             let row = Row(id: index, label: random.string(), small: random.integer(), count: random.integer(),

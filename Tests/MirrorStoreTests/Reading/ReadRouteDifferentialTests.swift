@@ -218,7 +218,7 @@ struct ReadRouteDifferentialTests {
         for index in 0..<200 {
             let happening = Self.randomHappening(&random, index: index)
             let record = try happening.managedObject()
-            var encoder = RecordEncoder()
+            var encoder = RecordEncoder(writesTagless: false)
             let bytes = try encoder.encode(record)
             let plan = try PlanCache.shared.plan(for: Happening.self)
             var instance = Happening()
@@ -308,7 +308,7 @@ struct ReadRouteDifferentialTests {
     /// readings were compared.
     private func check<Model: Persistable>(_ model: Model, index: Int, random: inout SeededRandom) throws -> Int {
         let plan = try PlanCache.shared.plan(for: Model.self)
-        var encoder = RecordEncoder()
+        var encoder = RecordEncoder(writesTagless: false)
         let record = try model.managedObject()
         let bytes = try encoder.encode(record)
         let context = "seed \(Self.seed), \(Model.self) #\(index)"
