@@ -13,7 +13,7 @@
 ///
 /// A removed key's bytes stay where they are, marked dead, until dead entries are a quarter of
 /// the map; then the buffer and the table are rebuilt without them.
-struct ByteKeyMap: Sendable {
+public struct ByteKeyMap: Sendable {
     private var bytes: [UInt8] = []
     /// The length of every key while all have one (nil before the first).
     private var width: Int?
@@ -27,11 +27,15 @@ struct ByteKeyMap: Sendable {
     /// Open addressing with linear probing: 0 is empty, else the entry's number plus one.
     private var slots: [UInt32] = []
     /// The number of keys held.
-    private(set) var count = 0
+    public private(set) var count = 0
 
     static let minimumDead = 1_024
 
-    var isEmpty: Bool { count == 0 }
+    /// An empty map.
+    public init() {}
+
+    /// Whether the map holds no key.
+    public var isEmpty: Bool { count == 0 }
 
     /// The bytes the map takes, beside the array headers.
     var byteCapacity: Int { bytes.capacity + ends.capacity * 8 + values.capacity * 8 + dead.capacity * 8 + slots.capacity * 4 }
@@ -85,14 +89,15 @@ struct ByteKeyMap: Sendable {
 
     // MARK: String keys
 
-    /// `value(for:)` of the string's key bytes (its NFC's UTF-8).
-    func value(forString key: String) -> UInt64? {
+    /// The value of the string key `key` (kept as its NFC's UTF-8), or nil when the map holds none.
+    public func value(forString key: String) -> UInt64? {
         if Self.isASCII(key) { return value(for: key.utf8) }
         return value(for: key._nfcCodeUnits)
     }
 
+    /// Sets the value of the string key `key` and returns the one it replaced, or nil.
     @discardableResult
-    mutating func updateValue(_ value: UInt64, forString key: String) -> UInt64? {
+    public mutating func updateValue(_ value: UInt64, forString key: String) -> UInt64? {
         if Self.isASCII(key) { return updateValue(value, for: key.utf8) }
         return updateValue(value, for: key._nfcCodeUnits)
     }
@@ -106,6 +111,14 @@ struct ByteKeyMap: Sendable {
     private static func isASCII(_ key: String) -> Bool {
         key.utf8.allSatisfy { $0 < 0x80 }
     }
+
+    /// The value of the byte-string key `key`, or nil: `value(for:)` for a caller in another module,
+    /// which could not specialize it.
+    public func value(forBytes key: [UInt8]) -> UInt64? { value(for: key) }
+
+    /// Sets the value of the byte-string key `key` and returns the one it replaced, or nil.
+    @discardableResult
+    public mutating func updateValue(_ value: UInt64, forBytes key: [UInt8]) -> UInt64? { updateValue(value, for: key) }
 
     // MARK: Reading every entry
 
@@ -146,23 +159,32 @@ struct ByteKeyMap: Sendable {
         !dead.isEmpty && entry >> 6 < dead.count && dead[entry >> 6] & (1 << UInt64(entry & 63)) != 0
     }
 
-    /// A hash of the key's bytes, taken eight at a time.
+    /// A hash of the key's bytes, taken eight at a time, each word folded in by SplitMix64's
+    /// finalizer from a seed drawn once per process (`Hasher`, which a probe and every table
+    /// growth paid for each key, cost most of an insert of a key).
     static func hash<Key: Collection<UInt8>>(_ key: Key) -> UInt64 {
-        var hasher = Hasher()
+        var state = seed
         var word: UInt64 = 0
         var filled: UInt64 = 0
         for byte in key {
-            word |= UInt64(byte) << (filled * 8)
-            filled += 1
+            word |= UInt64(byte) << (filled &* 8)
+            filled &+= 1
             if filled == 8 {
-                hasher.combine(word)
+                state = mix(state &+ word)
                 word = 0
                 filled = 0
             }
         }
-        hasher.combine(word)
-        hasher.combine(filled)
-        return UInt64(bitPattern: Int64(hasher.finalize()))
+        return mix(state &+ word &+ (UInt64(truncatingIfNeeded: key.count) << 56 | filled))
+    }
+
+    private static let seed = UInt64.random(in: 0...UInt64.max)
+
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var mixed = value &+ 0x9E37_79B9_7F4A_7C15
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
     }
 
     /// Slots for `count` keys: a power of two at most three quarters full.
