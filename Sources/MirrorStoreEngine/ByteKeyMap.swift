@@ -70,6 +70,15 @@ public struct ByteKeyMap: Sendable {
         return nil
     }
 
+    /// The value of `key`, or nil after giving it `value`: one probe where reading and then
+    /// setting took two.
+    mutating func valueOrInsert<Key: Collection<UInt8>>(_ value: UInt64, for key: Key) -> UInt64? {
+        let hash = Self.hash(key)
+        if count > 0, let entry = find(key, hash: hash).entry { return values[entry] }
+        append(key, value, hash: hash)
+        return nil
+    }
+
     /// Removes `key` and returns its value, or nil when the map held none.
     @discardableResult
     mutating func removeValue<Key: Collection<UInt8>>(for key: Key) -> UInt64? {
@@ -119,6 +128,15 @@ public struct ByteKeyMap: Sendable {
     /// Sets the value of the byte-string key `key` and returns the one it replaced, or nil.
     @discardableResult
     public mutating func updateValue(_ value: UInt64, forBytes key: [UInt8]) -> UInt64? { updateValue(value, for: key) }
+
+    /// The value of the string key `key`, or nil after giving it `value`.
+    public mutating func valueOrInsert(_ value: UInt64, forString key: String) -> UInt64? {
+        if Self.isASCII(key) { return valueOrInsert(value, for: key.utf8) }
+        return valueOrInsert(value, for: key._nfcCodeUnits)
+    }
+
+    /// The value of the byte-string key `key`, or nil after giving it `value`.
+    public mutating func valueOrInsert(_ value: UInt64, forBytes key: [UInt8]) -> UInt64? { valueOrInsert(value, for: key) }
 
     // MARK: Reading every entry
 

@@ -28,6 +28,11 @@ import TestSupport
                 #expect(map.removeValue(for: chosen) == reference.removeValue(forKey: chosen), "step \(step): remove \(chosen)")
             case 3:
                 #expect(map.value(for: chosen) == reference[chosen], "step \(step): read \(chosen)")
+            case 4:
+                let new = UInt64.random(in: 1...UInt64.max, using: &random)
+                let old = reference[chosen]
+                if old == nil { reference[chosen] = new }
+                #expect(map.valueOrInsert(new, for: chosen) == old, "step \(step): read or insert \(chosen)")
             default:
                 let new = random.chance(10) ? 0 : UInt64.random(in: 1...UInt64.max, using: &random)
                 #expect(map.updateValue(new, for: chosen) == reference.updateValue(new, forKey: chosen), "step \(step): set \(chosen)")

@@ -104,8 +104,8 @@ final class PendingWrites {
         mutating func place(of key: StorageKey, orGive next: Int) -> Int? {
             let old: UInt64? = switch key {
             case .integer(let value): integers[value] ?? integers.updateValue(UInt64(next), forKey: value)
-            case .string(let value): strings.value(forString: value) ?? strings.updateValue(UInt64(next), forString: value)
-            case .bytes(let value): byteStrings.value(forBytes: value) ?? byteStrings.updateValue(UInt64(next), forBytes: value)
+            case .string(let value): strings.valueOrInsert(UInt64(next), forString: value)
+            case .bytes(let value): byteStrings.valueOrInsert(UInt64(next), forBytes: value)
             }
             return old.map { Int($0) }
         }
