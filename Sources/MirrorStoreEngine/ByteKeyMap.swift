@@ -99,26 +99,20 @@ public struct ByteKeyMap: Sendable {
     // MARK: String keys
 
     /// The value of the string key `key` (kept as its NFC's UTF-8), or nil when the map holds none.
-    public func value(forString key: String) -> UInt64? {
-        if Self.isASCII(key) { return value(for: key.utf8) }
-        return value(for: key._nfcCodeUnits)
-    }
+    public func value(forString key: String) -> UInt64? { value(for: Self.keyBytes(key)) }
 
     /// Sets the value of the string key `key` and returns the one it replaced, or nil.
     @discardableResult
-    public mutating func updateValue(_ value: UInt64, forString key: String) -> UInt64? {
-        if Self.isASCII(key) { return updateValue(value, for: key.utf8) }
-        return updateValue(value, for: key._nfcCodeUnits)
-    }
+    public mutating func updateValue(_ value: UInt64, forString key: String) -> UInt64? { updateValue(value, for: Self.keyBytes(key)) }
 
     @discardableResult
-    mutating func removeValue(forString key: String) -> UInt64? {
-        if Self.isASCII(key) { return removeValue(for: key.utf8) }
-        return removeValue(for: key._nfcCodeUnits)
-    }
+    mutating func removeValue(forString key: String) -> UInt64? { removeValue(for: Self.keyBytes(key)) }
 
-    private static func isASCII(_ key: String) -> Bool {
-        key.utf8.allSatisfy { $0 < 0x80 }
+    /// A string key's bytes: its UTF-8 copied out at once (reading a `String`'s UTF-8 view a byte at
+    /// a time, to hash and compare it, cost several times the copy), or its NFC's when not ASCII.
+    private static func keyBytes(_ key: String) -> [UInt8] {
+        let bytes = Array(key.utf8)
+        return bytes.allSatisfy { $0 < 0x80 } ? bytes : key._nfcCodeUnits
     }
 
     /// The value of the byte-string key `key`, or nil: `value(for:)` for a caller in another module,
@@ -131,8 +125,7 @@ public struct ByteKeyMap: Sendable {
 
     /// The value of the string key `key`, or nil after giving it `value`.
     public mutating func valueOrInsert(_ value: UInt64, forString key: String) -> UInt64? {
-        if Self.isASCII(key) { return valueOrInsert(value, for: key.utf8) }
-        return valueOrInsert(value, for: key._nfcCodeUnits)
+        valueOrInsert(value, for: Self.keyBytes(key))
     }
 
     /// The value of the byte-string key `key`, or nil after giving it `value`.
@@ -205,10 +198,12 @@ public struct ByteKeyMap: Sendable {
         return mixed ^ (mixed >> 31)
     }
 
-    /// Slots for `count` keys: a power of two at most three quarters full.
+    /// Slots for `count` keys: a power of two at most seven eighths full. A slot is 4 bytes and
+    /// a probe compares keys in place, so a fuller table costs a few probes more and saves more
+    /// memory than it would for a dictionary.
     private static func slotCount(for count: Int) -> Int {
         var slots = 16
-        while slots / 4 * 3 < count { slots *= 2 }
+        while slots / 8 * 7 < count { slots *= 2 }
         return slots
     }
 
