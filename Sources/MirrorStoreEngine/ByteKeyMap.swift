@@ -198,12 +198,11 @@ public struct ByteKeyMap: Sendable {
         return mixed ^ (mixed >> 31)
     }
 
-    /// Slots for `count` keys: a power of two at most seven eighths full. A slot is 4 bytes and
-    /// a probe compares keys in place, so a fuller table costs a few probes more and saves more
-    /// memory than it would for a dictionary.
+    /// Slots for `count` keys: a power of two at most three quarters full (fuller, the probes'
+    /// key comparisons cost more than the slots saved).
     private static func slotCount(for count: Int) -> Int {
         var slots = 16
-        while slots / 8 * 7 < count { slots *= 2 }
+        while slots / 4 * 3 < count { slots *= 2 }
         return slots
     }
 
