@@ -24,8 +24,8 @@ public struct ValueLocation: Hashable, Sendable {
 }
 
 /// The objects of one type: the persisted key runs of the last checkpoint (`KeyRun`, newest
-/// first), and in memory what changed since, a dictionary per key kind, so integer keys cost 16
-/// bytes per slot instead of the 32 a `[StorageKey: UInt64]` slot would take. A key's location
+/// first), and in memory what changed since, a compact map per key kind (`IntegerKeyMap`, 16
+/// bytes an integer key; `ByteKeyMap`, about 24 bytes a string or byte-string key beside its bytes). A key's location
 /// is the memory part's, else the newest run's that mentions it; location 0 marks a key deleted
 /// since a run recorded it (offset 0 is the header, never a value).
 struct TypeIndex: Sendable {
@@ -39,8 +39,8 @@ struct TypeIndex: Sendable {
         // cost a lookup as much as hashing its key.
         @exclusivity(unchecked) var runs: [KeyRun] = []
         @exclusivity(unchecked) var integers = IntegerKeyMap()
-        @exclusivity(unchecked) var strings: [String: UInt64] = [:]
-        @exclusivity(unchecked) var byteStrings: [[UInt8]: UInt64] = [:]
+        @exclusivity(unchecked) var strings = ByteKeyMap()
+        @exclusivity(unchecked) var byteStrings = ByteKeyMap()
         var fileOrder: Memo<FileOrder.Sorted>?
         var keyOrder: Memo<FileOrder.Sorted>?
         var schema: [UInt8]?
@@ -78,12 +78,12 @@ struct TypeIndex: Sendable {
         set { unique(); storage.integers = newValue }
         _modify { unique(); yield &storage.integers }
     }
-    private(set) var strings: [String: UInt64] {
+    private(set) var strings: ByteKeyMap {
         get { storage.strings }
         set { unique(); storage.strings = newValue }
         _modify { unique(); yield &storage.strings }
     }
-    private(set) var byteStrings: [[UInt8]: UInt64] {
+    private(set) var byteStrings: ByteKeyMap {
         get { storage.byteStrings }
         set { unique(); storage.byteStrings = newValue }
         _modify { unique(); yield &storage.byteStrings }
@@ -139,8 +139,8 @@ struct TypeIndex: Sendable {
         // Right after a checkpoint the memory is empty, and a lookup need not hash its key.
         switch key {
         case .integer(let value): return integers.isEmpty ? nil : integers[value]
-        case .string(let value): return strings.isEmpty ? nil : strings[value]
-        case .bytes(let value): return byteStrings.isEmpty ? nil : byteStrings[value]
+        case .string(let value): return strings.isEmpty ? nil : strings.value(forString: value)
+        case .bytes(let value): return byteStrings.isEmpty ? nil : byteStrings.value(for: value)
         }
     }
 
@@ -177,16 +177,16 @@ struct TypeIndex: Sendable {
     private mutating func setMemory(_ key: StorageKey, _ packed: UInt64) -> UInt64? {
         switch key {
         case .integer(let value): return integers.updateValue(packed, forKey: value)
-        case .string(let value): return strings.updateValue(packed, forKey: value)
-        case .bytes(let value): return byteStrings.updateValue(packed, forKey: value)
+        case .string(let value): return strings.updateValue(packed, forString: value)
+        case .bytes(let value): return byteStrings.updateValue(packed, for: value)
         }
     }
 
     private mutating func removeMemory(_ key: StorageKey) {
         switch key {
         case .integer(let value): integers[value] = nil
-        case .string(let value): strings[value] = nil
-        case .bytes(let value): byteStrings[value] = nil
+        case .string(let value): strings.removeValue(forString: value)
+        case .bytes(let value): byteStrings.removeValue(for: value)
         }
     }
 
@@ -289,8 +289,14 @@ struct TypeIndex: Sendable {
             }
         }
         for (key, packed) in integers where packed != 0 { try body(.integer(key), packed) }
-        for (key, packed) in strings where packed != 0 { try body(.string(key), packed) }
-        for (key, packed) in byteStrings where packed != 0 { try body(.bytes(key), packed) }
+        try strings.forEachEntry { entry in
+            let packed = strings.value(at: entry)
+            if packed != 0 { try body(.string(String(decoding: strings.key(at: entry), as: UTF8.self)), packed) }
+        }
+        try byteStrings.forEachEntry { entry in
+            let packed = byteStrings.value(at: entry)
+            if packed != 0 { try body(.bytes(Array(byteStrings.key(at: entry))), packed) }
+        }
     }
 }
 

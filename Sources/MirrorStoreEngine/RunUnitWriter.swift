@@ -3,7 +3,9 @@
 /// a run of any size holds one unit in memory. Shared by the key and index run writers, which
 /// differ only in what their entries are.
 struct RunUnitWriter {
-    static let unitTarget = 4 << 20
+    /// A checkpoint writes its runs while the commit it follows still holds its keys: a unit of
+    /// a megabyte keeps the buffer small beside them (a run of 100,000 UUID keys is 3 MB).
+    static let unitTarget = 1 << 20
     /// Units of a scratch file's runs, which are written while a commit holds the entries they
     /// come from: each unit is held whole until written.
     static let scratchUnitTarget = 256 << 10

@@ -30,18 +30,21 @@ import TestSupport
     typealias Reference = [String: [StorageKey: [UInt8]]]
 
     /// One to six random puts (62 in 100), deletes (up to `deletesBelow`; mostly of stored keys)
-    /// and deletes of a whole type of "P" and "Q", applied to `reference` as well.
-    static func randomBatch(_ generator: inout SeededRandom, applyingTo reference: inout Reference, deletesBelow: Int) -> WriteBatch {
+    /// and deletes of a whole type of "P" and "Q", applied to `reference` as well; new keys from `key`.
+    static func randomBatch(
+        _ generator: inout SeededRandom, applyingTo reference: inout Reference, deletesBelow: Int,
+        key: (inout SeededRandom) -> StorageKey = CheckpointTests.key
+    ) -> WriteBatch {
         var batch = WriteBatch()
         for _ in 0..<Int.random(in: 1...6, using: &generator) {
             let type = generator.pick(["P", "Q"])
             switch Int.random(in: 0..<100, using: &generator) {
             case 0..<62:
-                let key = Self.key(&generator), value = Self.value(&generator)
+                let key = key(&generator), value = Self.value(&generator)
                 batch.put(type: type, key: key, value: value)
                 reference[type, default: [:]][key] = value
             case 62..<deletesBelow:
-                let key = generator.chance(70) ? (reference[type]?.keys.randomElement(using: &generator) ?? Self.key(&generator)) : Self.key(&generator)
+                let key = generator.chance(70) ? (reference[type]?.keys.randomElement(using: &generator) ?? key(&generator)) : key(&generator)
                 batch.delete(type: type, key: key)
                 reference[type]?[key] = nil
             default:

@@ -35,21 +35,23 @@ import TestSupport
 
     /// The same commits, made once: the batches choose keys to delete from the reference's
     /// dictionaries, whose order differs between two that hold the same keys.
-    static func script(seed: UInt64) -> (base: [WriteBatch], baseReference: CheckpointTests.Reference, rounds: [Round]) {
+    static func script(
+        seed: UInt64, key: (inout SeededRandom) -> StorageKey = CheckpointTests.key
+    ) -> (base: [WriteBatch], baseReference: CheckpointTests.Reference, rounds: [Round]) {
         var generator = SeededRandom(seed: seed)
         var reference = CheckpointTests.Reference()
-        let base = (0..<20).map { _ in CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90) }
+        let base = (0..<20).map { _ in CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90, key: key) }
         let baseReference = reference
         var rounds: [Round] = []
         for _ in 0..<6 {
             var round = Round()
             // Each write is a piece of its own; deletes of whole types are rare (3 in 100).
             for _ in 0..<Int.random(in: 4...40, using: &generator) {
-                round.pieces.append(CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 97))
+                round.pieces.append(CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 97, key: key))
             }
-            round.tail = CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90)
+            round.tail = CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90, key: key)
             round.afterStream = reference
-            round.after = CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90)
+            round.after = CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90, key: key)
             round.afterCommit = reference
             rounds.append(round)
         }
@@ -65,8 +67,23 @@ import TestSupport
         try checkSpilledStreams(seed: SeededRandom.seed(default: 0x5911_E000 + seed), encrypted: true)
     }
 
-    func checkSpilledStreams(seed: UInt64, encrypted: Bool) throws {
-        let (base, baseReference, rounds) = Self.script(seed: seed)
+    /// UUID-sized keys (the fixed-width layout of `ByteKeyMap`), a few shorter ones among them
+    /// (which end that layout), and long ASCII strings sharing prefixes, through the same streams.
+    @Test(arguments: 0..<4) func spilledStreamsOfUUIDAndStringKeysReadAsHeldOnes(seed: UInt64) throws {
+        try checkSpilledStreams(seed: SeededRandom.seed(default: 0x5911_0A00 + seed), encrypted: seed == 3, key: Self.wideKey)
+    }
+
+    static func wideKey(_ generator: inout SeededRandom) -> StorageKey {
+        let number = UInt8.random(in: 0..<80, using: &generator)
+        switch Int.random(in: 0..<20, using: &generator) {
+        case 0: return .bytes([number, 1, 2, 3, 4])
+        case 1..<6: return .string("user_" + String(repeating: "x", count: Int(number % 7)) + String(number))
+        default: return .bytes([number] + (1..<16).map { UInt8(truncatingIfNeeded: Int($0) * Int(number) &+ 7) })
+        }
+    }
+
+    func checkSpilledStreams(seed: UInt64, encrypted: Bool, key: (inout SeededRandom) -> StorageKey = CheckpointTests.key) throws {
+        let (base, baseReference, rounds) = Self.script(seed: seed, key: key)
         let directory = TemporaryDirectory()
         var states: [StoreState] = []
         var runs: [Int] = []

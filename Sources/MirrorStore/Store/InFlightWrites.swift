@@ -30,6 +30,19 @@ final class InFlightWrites: Sendable {
         }
     }
 
+    /// Lets the writes `writes` names, whose commit the engine has just published, leave now with
+    /// those before them (published with or before them, or refused), rather than at the next
+    /// `current()`: every snapshot taken from now on shows them, and a transaction that read
+    /// through them holds them itself. A streamed transaction's table of where its records lie is
+    /// so freed before the checkpoint that follows its commit, instead of lying beside the
+    /// engine's copy of the same keys until the next transaction.
+    func published(_ writes: ObjectIdentifier) {
+        entries.withLock { entries in
+            guard let position = entries.firstIndex(where: { ObjectIdentifier($0.writes) == writes }) else { return }
+            entries.removeFirst(position + 1)
+        }
+    }
+
     func add(_ ticket: CommitTicket, writes: PendingWrites) {
         entries.withLock { $0.append(Entry(ticket: ticket, writes: writes)) }
     }

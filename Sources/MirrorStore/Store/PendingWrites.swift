@@ -85,26 +85,29 @@ final class PendingWrites {
     }
 
     /// Where each unwritten change of one type lies in `entries`. Integer keys added in ascending
-    /// order append to sorted arrays without hashing.
+    /// order append to sorted arrays without hashing; strings and byte strings lie in one byte
+    /// buffer each (`ByteKeyMap`), not a dictionary entry of their own.
     private struct Positions {
         var integers = IntegerKeyMap()
-        var others: [StorageKey: Int] = [:]
+        var strings = ByteKeyMap()
+        var byteStrings = ByteKeyMap()
 
         subscript(key: StorageKey) -> Int? {
-            if case .integer(let value) = key { return integers[value].map { Int($0) } }
-            return others[key]
+            switch key {
+            case .integer(let value): integers[value].map { Int($0) }
+            case .string(let value): strings.value(forString: value).map { Int($0) }
+            case .bytes(let value): byteStrings.value(forBytes: value).map { Int($0) }
+            }
         }
 
         /// The key's place, or nil after giving it `next`.
         mutating func place(of key: StorageKey, orGive next: Int) -> Int? {
-            if case .integer(let value) = key {
-                if let position = integers[value] { return Int(position) }
-                integers[value] = UInt64(next)
-                return nil
+            let old: UInt64? = switch key {
+            case .integer(let value): integers[value] ?? integers.updateValue(UInt64(next), forKey: value)
+            case .string(let value): strings.valueOrInsert(UInt64(next), forString: value)
+            case .bytes(let value): byteStrings.valueOrInsert(UInt64(next), forBytes: value)
             }
-            if let position = others[key] { return position }
-            others[key] = next
-            return nil
+            return old.map { Int($0) }
         }
     }
 

@@ -240,8 +240,12 @@ public final class Store: Sendable {
             let enumValues = enumValues
             let newEnumValues = transaction.newEnumValues
             sources.removeAll()
+            let inFlight = inFlight
+            let writes = ObjectIdentifier(transaction.pending)
             let onPublish: @Sendable () -> Void = {
                 if !newEnumValues.isEmpty { enumValues.published(newEnumValues) }
+                // The identity only: holding the writes here would keep them until the commit ends.
+                inFlight.published(writes)
                 observers.notify(written: written)
             }
             let ticket = if let stream {

@@ -1,0 +1,93 @@
+import Testing
+import TestSupport
+@testable import MirrorStoreEngine
+
+/// `ByteKeyMap` against a `Dictionary`: random sets, replacements, removals and reads of byte
+/// keys of several lengths (empty, UUID-sized, long, sharing prefixes) and of strings (ASCII,
+/// precomposed and decomposed accents, which are one key); after every step the same answers
+/// and count, and at checkpoints the same entries in byte order.
+@Suite struct ByteKeyMapTests {
+    @Test("byte keys: the map answers as a dictionary does, its entries in byte order", arguments: 0..<4)
+    func bytesAgainstDictionary(shape: Int) {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_0000) &+ UInt64(shape))
+        var map = ByteKeyMap()
+        var reference: [[UInt8]: UInt64] = [:]
+        func key() -> [UInt8] {
+            switch shape {
+            case 0: return (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+            case 1: return (0..<Int.random(in: 0...3, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) }
+            case 2: return [7, 7, 7] + (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0...1, using: &random) }
+            default: return (0..<Int.random(in: 0...8, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            }
+        }
+        let steps = 20_000
+        for step in 0..<steps {
+            let chosen = random.chance(30) && !reference.isEmpty ? reference.keys.randomElement(using: &random) ?? key() : key()
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0, 1, 2:
+                #expect(map.removeValue(for: chosen) == reference.removeValue(forKey: chosen), "step \(step): remove \(chosen)")
+            case 3:
+                #expect(map.value(for: chosen) == reference[chosen], "step \(step): read \(chosen)")
+            case 4:
+                let new = UInt64.random(in: 1...UInt64.max, using: &random)
+                let old = reference[chosen]
+                if old == nil { reference[chosen] = new }
+                #expect(map.valueOrInsert(new, for: chosen) == old, "step \(step): read or insert \(chosen)")
+            default:
+                let new = random.chance(10) ? 0 : UInt64.random(in: 1...UInt64.max, using: &random)
+                #expect(map.updateValue(new, for: chosen) == reference.updateValue(new, forKey: chosen), "step \(step): set \(chosen)")
+            }
+            #expect(map.count == reference.count, "step \(step)")
+            if step % 1_000 == 0 || step == steps - 1 {
+                let entries = map.sortedEntries().map { (Array(map.key(at: Int($0))), map.value(at: Int($0))) }
+                let expected = reference.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+                #expect(entries.map(\.0) == expected.map(\.key), "step \(step): keys in byte order")
+                #expect(entries.map(\.1) == expected.map(\.value), "step \(step): values")
+                var seen = 0
+                map.forEachEntry { entry in
+                    seen += 1
+                    #expect(reference[Array(map.key(at: entry))] == map.value(at: entry))
+                }
+                #expect(seen == reference.count)
+                for probe in reference.keys.prefix(50) { #expect(map.value(for: probe) == reference[probe], "step \(step): read \(probe)") }
+            }
+        }
+    }
+
+    @Test("string keys: canonically equal strings are one key, read back in NFC in StorageKey order")
+    func stringsAgainstDictionary() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_1000))
+        var map = ByteKeyMap()
+        var reference: [String: UInt64] = [:]
+        let pieces = ["a", "e", "\u{E9}", "e\u{301}", "z", "\u{1F600}", "\u{212B}", "A\u{30A}", "1"]
+        func key() -> String { (0..<Int.random(in: 0...4, using: &random)).map { _ in random.pick(pieces) }.joined() }
+        for step in 0..<10_000 {
+            let chosen = key()
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0:
+                #expect(map.removeValue(forString: chosen) == reference.removeValue(forKey: chosen), "step \(step): remove \(chosen.debugDescription)")
+            case 1:
+                #expect(map.value(forString: chosen) == reference[chosen], "step \(step): read \(chosen.debugDescription)")
+            default:
+                let new = UInt64.random(in: 1...1_000, using: &random)
+                #expect(map.updateValue(new, forString: chosen) == reference.updateValue(new, forKey: chosen), "step \(step): set")
+            }
+            #expect(map.count == reference.count, "step \(step)")
+        }
+        let keys = map.sortedEntries().map { String(decoding: map.key(at: Int($0)), as: UTF8.self) }
+        #expect(keys == reference.keys.sorted { StorageKey.stringPrecedes($0, $1) })
+        for key in keys { #expect(map.value(forString: key) == reference[key]) }
+    }
+
+    @Test("UUID-sized keys take about 40 bytes each, under half a dictionary's")
+    func uuidKeysAreCompact() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_2000))
+        var map = ByteKeyMap()
+        for value in 1...100_000 {
+            map.updateValue(UInt64(value), for: (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })
+        }
+        #expect(map.count == 100_000)
+        // Arrays grow by a quarter; the table doubles: the bound leaves the allocator room.
+        #expect(map.byteCapacity < 100_000 * 56)
+    }
+}
