@@ -1,8 +1,8 @@
 import MirrorStoreEngine
 
 extension ModelMapping {
-    /// Fills `instance`, fresh from `init()`, with a flat plan's (`TypePlan.isFlat`) fields read
-    /// straight from stored bytes written with the plan's own schema: one loop over the slots,
+    /// Fills a new `instance` (`TypePlan.newInstance(_:)`) with a flat plan's (`TypePlan.isFlat`)
+    /// fields read straight from stored bytes written with the plan's own schema: one loop over the slots,
     /// with no sink, closure or conversion context per model. The primary-key value in the bytes
     /// must be `key`, the key they are stored under, byte for byte. Returns `false` when any value,
     /// the key, or the bytes themselves, need the general path, which then reads them again and

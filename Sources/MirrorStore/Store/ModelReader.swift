@@ -154,7 +154,7 @@ struct ModelReader {
         // Only a flat plan: others may be structs that must not be made by `init()`. No `Model?`
         // on the way: this runs unspecialised, where one costs a metadata lookup per read.
         if plan.isFlat {
-            var instance = Model._autoMalloc()
+            var instance = plan.newInstance(Model.self)
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
         }
         return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key)
@@ -166,7 +166,7 @@ struct ModelReader {
         _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytesInPlace bytes: UnsafeRawBufferPointer, key: StorageKey
     ) throws -> Model {
         if plan.isFlat {
-            var instance = Model._autoMalloc()
+            var instance = plan.newInstance(Model.self)
             if ModelMapping.fillSingleValues(of: &instance, plan: plan, reading: bytes, key: key) { return instance }
         }
         return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: Array(bytes), key: key)

@@ -1,0 +1,116 @@
+@_spi(Reflection) import Swift
+import CMirrorStoreSupport
+
+// How an instance of a class model comes into being without its `init()`: the runtime's own
+// allocator makes it (header set, properties uninitialised), every stored property of every class
+// in its hierarchy gets its type's empty value, and the mapping then assigns the record's values
+// into it as into any instance. docs/ARCHITECTURE.md ("Instances without init()") says when this
+// is sound; `EmptyInstance.objectRecipe(for:fields:)` decides it, once per type.
+
+/// How to make instances of one class model without running its `init()`.
+///
+/// Made once per type, never changed afterwards, which is why the unchecked `Sendable` is sound
+/// (the class metadata it points to lives as long as the process).
+final class FreshObjectRecipe: @unchecked Sendable {
+    private let metadata: UnsafeRawPointer
+    private let size: Int
+    private let alignmentMask: Int
+    private let recipe: EmptyRecipe
+
+    /// The recipe for `type`, or `nil` unless the runtime's description of the class shows that
+    /// `fields` (with `recipe`, which initialises each of them) are all of its stored properties
+    /// and nothing else lives in its instances. Always `nil` with Objective-C interoperability,
+    /// whose class metadata has another layout and whose classes the Objective-C runtime may
+    /// have to set up first: such platforms keep calling `init()`.
+    init?(type: AnyClass, fields: [StoredField], recipe: EmptyRecipe) {
+        #if _runtime(_ObjC)
+        return nil
+        #else
+        guard let layout = Self.instanceLayout(of: type, fields: fields) else { return nil }
+        metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        size = layout.size
+        alignmentMask = layout.alignmentMask
+        self.recipe = recipe
+        #endif
+    }
+
+    /// A new instance, retained once, each stored property holding its empty value. Nothing can
+    /// fail between the allocation and the last property initialised, so no one ever sees (or
+    /// releases) an instance with a property that holds no value.
+    func make() -> AnyObject {
+        let address = mirrorstore_allocate_object(metadata, size, alignmentMask)
+        recipe.initialize(address)
+        return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
+    }
+
+    /// ``make()`` as `Model`, which must be the class this recipe was made for.
+    @inline(__always)
+    func make<Model>(_ type: Model.Type) -> Model {
+        unsafeBitCast(make(), to: Model.self)
+    }
+
+    /// Initialises the uninitialised reference at `address` with ``make()``: the plan's
+    /// `initializeObject` for models made in place, such as the elements of a list.
+    func initialize(_ address: UnsafeMutableRawPointer) {
+        address.initializeMemory(as: AnyObject.self, to: make())
+    }
+
+    #if !_runtime(_ObjC)
+    /// The size and alignment mask the runtime gives instances of `type`, read from its class
+    /// metadata, when they agree with `fields` exactly: the size ends where the last field ends
+    /// (or where the object header does, when there is none), the mask is the largest alignment
+    /// any field needs (at least a pointer's), no two fields overlap, and the runtime lists no
+    /// field that `fields` leaves out. `nil` otherwise, and for anything that is not a plain
+    /// natively reference-counted class, so a layout this code does not know is never trusted.
+    private static func instanceLayout(of type: AnyClass, fields: [StoredField]) -> (size: Int, alignmentMask: Int)? {
+        // Class metadata without Objective-C interop (`TargetClassMetadata` in the runtime's
+        // Metadata.h): the kind, the superclass, then the flags (UInt32), the instance address
+        // point (UInt32), the instance size (UInt32) and the instance alignment mask (UInt16).
+        let word = MemoryLayout<Int>.size
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        let classKind: UInt = 0
+        let usesSwiftRefcounting: UInt32 = 0x2
+        guard metadata.load(as: UInt.self) == classKind,
+              metadata.load(fromByteOffset: 2 * word, as: UInt32.self) & usesSwiftRefcounting != 0,
+              metadata.load(fromByteOffset: 2 * word + 4, as: UInt32.self) == 0 else { return nil }
+        let size = Int(metadata.load(fromByteOffset: 2 * word + 8, as: UInt32.self))
+        let alignmentMask = Int(metadata.load(fromByteOffset: 2 * word + 12, as: UInt16.self))
+        // The object header: the metadata pointer and the reference counts.
+        var end = 2 * word
+        var expectedMask = word - 1
+        for field in fields.sorted(by: { $0.offset < $1.offset }) {
+            let layout = memoryLayout(of: field.type)
+            guard field.offset >= end else { return nil }
+            end = field.offset + layout.size
+            expectedMask = max(expectedMask, layout.alignment - 1)
+        }
+        guard size == end, alignmentMask == expectedMask,
+              runtimeFieldCount(of: type) == fields.count else { return nil }
+        return (size, alignmentMask)
+    }
+
+    private static func memoryLayout(of type: Any.Type) -> (size: Int, alignment: Int) {
+        func layout<Value>(_: Value.Type) -> (size: Int, alignment: Int) {
+            (MemoryLayout<Value>.size, MemoryLayout<Value>.alignment)
+        }
+        return _openExistential(type, do: layout)
+    }
+
+    /// How many distinct stored fields the runtime lists for `type` and its superclasses, counted
+    /// by name and offset: a field that `FieldLayout` kept once for two classes (a private property
+    /// of a superclass named like one of the subclass) counts twice here.
+    private static func runtimeFieldCount(of type: AnyClass) -> Int? {
+        var seen = Set<String>()
+        var current: AnyClass? = type
+        while let level = current {
+            let complete = _forEachField(of: level, options: FieldLayout.classTypeOption) { name, offset, _, _ in
+                seen.insert("\(offset) \(String(cString: name))")
+                return true
+            }
+            guard complete else { return nil }
+            current = _getSuperclass(level)
+        }
+        return seen.count
+    }
+    #endif
+}
