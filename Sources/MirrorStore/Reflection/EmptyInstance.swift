@@ -88,7 +88,7 @@ enum EmptyInstance {
                   let initialize = EmptyValue.initializer(for: field.type) else { return nil }
             fields.append(EmptyField(offset: field.offset, initialize: initialize))
         }
-        return FreshObjectRecipe(type: type, fields: stored, recipe: EmptyRecipe(fields: fields))
+        return FreshObjectRecipe(type: type, fields: stored, empty: fields)
     }
 
     /// The empty value of a struct type, for the default `init()`.

@@ -9,29 +9,55 @@ import CMirrorStoreSupport
 
 /// How to make instances of one class model without running its `init()`.
 ///
+/// The empty values that are plain bytes (those of trivial types such as numbers, dates and
+/// UUIDs, and `nil`, which holds no reference whatever its type) are written once into a template
+/// of the instance, and each new instance starts as a copy of it; only the others (strings,
+/// arrays, embedded and linked models) are initialised one by one.
+///
 /// Made once per type, never changed afterwards, which is why the unchecked `Sendable` is sound
 /// (the class metadata it points to lives as long as the process).
 final class FreshObjectRecipe: @unchecked Sendable {
     private let metadata: UnsafeRawPointer
     private let size: Int
     private let alignmentMask: Int
-    private let recipe: EmptyRecipe
+    /// Where the stored properties start: after the object header.
+    private let start: Int
+    /// `size` bytes, holding the byte-copied empty values from `start` on.
+    private let template: UnsafeMutableRawPointer
+    /// The empty values that are not plain bytes, initialised after the copy.
+    private let others: EmptyRecipe
 
     /// The recipe for `type`, or `nil` unless the runtime's description of the class shows that
-    /// `fields` (with `recipe`, which initialises each of them) are all of its stored properties
-    /// and nothing else lives in its instances. Always `nil` with Objective-C interoperability,
-    /// whose class metadata has another layout and whose classes the Objective-C runtime may
-    /// have to set up first: such platforms keep calling `init()`.
-    init?(type: AnyClass, fields: [StoredField], recipe: EmptyRecipe) {
+    /// `fields` (each with an `empty` entry that initialises it, in the same order) are all of its
+    /// stored properties and nothing else lives in its instances. Always `nil` with Objective-C
+    /// interoperability, whose class metadata has another layout and whose classes the
+    /// Objective-C runtime may have to set up first: such platforms keep calling `init()`.
+    init?(type: AnyClass, fields: [StoredField], empty: [EmptyField]) {
         #if _runtime(_ObjC)
         return nil
         #else
-        guard let layout = Self.instanceLayout(of: type, fields: fields) else { return nil }
+        guard fields.count == empty.count, let layout = Self.instanceLayout(of: type, fields: fields) else { return nil }
         metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
         size = layout.size
         alignmentMask = layout.alignmentMask
-        self.recipe = recipe
+        start = layout.start
+        template = UnsafeMutableRawPointer.allocate(byteCount: layout.size, alignment: layout.alignmentMask + 1)
+        template.initializeMemory(as: UInt8.self, repeating: 0, count: layout.size)
+        var others: [EmptyField] = []
+        for (field, empty) in zip(fields, empty) {
+            if Self.copiesAsBytes(field.type) {
+                // Plain bytes: the template owns nothing that would have to be released.
+                empty.initialize(template + empty.offset)
+            } else {
+                others.append(empty)
+            }
+        }
+        self.others = EmptyRecipe(fields: others)
         #endif
+    }
+
+    deinit {
+        template.deallocate()
     }
 
     /// A new instance, retained once, each stored property holding its empty value. Nothing can
@@ -39,8 +65,19 @@ final class FreshObjectRecipe: @unchecked Sendable {
     /// releases) an instance with a property that holds no value.
     func make() -> AnyObject {
         let address = mirrorstore_allocate_object(metadata, size, alignmentMask)
-        recipe.initialize(address)
+        (address + start).copyMemory(from: template + start, byteCount: size - start)
+        if !others.fields.isEmpty { others.initialize(address) }
         return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
+    }
+
+    /// Whether a copy of the bytes of `type`'s empty value is a copy of the value: for trivial
+    /// types, and for optionals, whose empty value is `nil`. Not for models, whose empty value
+    /// comes from their `init()` each time.
+    private static func copiesAsBytes(_ type: Any.Type) -> Bool {
+        if type is any _AutoMallocObjectProtocol.Type { return false }
+        if FieldLayout.metadataKind(of: type) == .optional { return true }
+        func trivial<Value>(_: Value.Type) -> Bool { _isPOD(Value.self) }
+        return _openExistential(type, do: trivial)
     }
 
     /// ``make()`` as `Model`, which must be the class this recipe was made for.
@@ -62,7 +99,7 @@ final class FreshObjectRecipe: @unchecked Sendable {
     /// any field needs (at least a pointer's), no two fields overlap, and the runtime lists no
     /// field that `fields` leaves out. `nil` otherwise, and for anything that is not a plain
     /// natively reference-counted class, so a layout this code does not know is never trusted.
-    private static func instanceLayout(of type: AnyClass, fields: [StoredField]) -> (size: Int, alignmentMask: Int)? {
+    private static func instanceLayout(of type: AnyClass, fields: [StoredField]) -> (size: Int, alignmentMask: Int, start: Int)? {
         // Class metadata without Objective-C interop (`TargetClassMetadata` in the runtime's
         // Metadata.h): the kind, the superclass, then the flags (UInt32), the instance address
         // point (UInt32), the instance size (UInt32) and the instance alignment mask (UInt16).
@@ -76,7 +113,8 @@ final class FreshObjectRecipe: @unchecked Sendable {
         let size = Int(metadata.load(fromByteOffset: 2 * word + 8, as: UInt32.self))
         let alignmentMask = Int(metadata.load(fromByteOffset: 2 * word + 12, as: UInt16.self))
         // The object header: the metadata pointer and the reference counts.
-        var end = 2 * word
+        let start = 2 * word
+        var end = start
         var expectedMask = word - 1
         for field in fields.sorted(by: { $0.offset < $1.offset }) {
             let layout = memoryLayout(of: field.type)
@@ -86,7 +124,7 @@ final class FreshObjectRecipe: @unchecked Sendable {
         }
         guard size == end, alignmentMask == expectedMask,
               runtimeFieldCount(of: type) == fields.count else { return nil }
-        return (size, alignmentMask)
+        return (size, alignmentMask, start)
     }
 
     private static func memoryLayout(of type: Any.Type) -> (size: Int, alignment: Int) {
