@@ -4,7 +4,7 @@ import CMirrorStoreSupport
 // How an instance of a class model comes into being without its `init()`: the runtime's own
 // allocator makes it (header set, properties uninitialised), every stored property of every class
 // in its hierarchy gets its type's empty value, and the mapping then assigns the record's values
-// into it as into any instance. docs/ARCHITECTURE.md ("Instances without init()") says when this
+// into it as into any instance. docs/ARCHITECTURE.md ("Models without init()") says when this
 // is sound; `EmptyInstance.objectRecipe(for:fields:)` decides it, once per type.
 
 /// How to make instances of one class model without running its `init()`.
