@@ -1,5 +1,6 @@
 @_spi(Reflection) import Swift
 import CMirrorStoreSupport
+import Foundation
 
 // How an instance of a class model comes into being without its `init()`: the runtime's own
 // allocator makes it (header set, properties uninitialised), every stored property of every class
@@ -11,8 +12,9 @@ import CMirrorStoreSupport
 ///
 /// The empty values that are plain bytes (those of trivial types such as numbers, dates and
 /// UUIDs, and `nil`, which holds no reference whatever its type) are written once into a template
-/// of the instance, and each new instance starts as a copy of it; only the others (strings,
-/// arrays, embedded and linked models) are initialised one by one.
+/// of the instance, and each new instance starts as a copy of it; the other single values
+/// (strings, data, URLs) are initialised by a `switch` over concrete code, and the rest (arrays,
+/// embedded and linked models) through their recipe's closures.
 ///
 /// Made once per type, never changed afterwards, which is why the unchecked `Sendable` is sound
 /// (the class metadata it points to lives as long as the process).
@@ -24,7 +26,9 @@ final class FreshObjectRecipe: @unchecked Sendable {
     private let start: Int
     /// `size` bytes, holding the byte-copied empty values from `start` on.
     private let template: UnsafeMutableRawPointer
-    /// The empty values that are not plain bytes, initialised after the copy.
+    /// The single-value properties whose empty values are not plain bytes, initialised after the copy.
+    private let primitives: UnsafeMutableBufferPointer<EmptyPrimitive>
+    /// The other empty values that are not plain bytes, initialised after the copy.
     private let others: EmptyRecipe
 
     /// The recipe for `type`, or `nil` unless the runtime's description of the class shows that
@@ -43,21 +47,27 @@ final class FreshObjectRecipe: @unchecked Sendable {
         start = layout.start
         template = UnsafeMutableRawPointer.allocate(byteCount: layout.size, alignment: layout.alignmentMask + 1)
         template.initializeMemory(as: UInt8.self, repeating: 0, count: layout.size)
+        var primitives: [EmptyPrimitive] = []
         var others: [EmptyField] = []
         for (field, empty) in zip(fields, empty) {
             if Self.copiesAsBytes(field.type) {
                 // Plain bytes: the template owns nothing that would have to be released.
                 empty.initialize(template + empty.offset)
+            } else if let primitive = field.type as? any FieldPrimitive.Type {
+                primitives.append(EmptyPrimitive(offset: field.offset, type: primitive.slot))
             } else {
                 others.append(empty)
             }
         }
+        self.primitives = .allocate(capacity: primitives.count)
+        _ = self.primitives.initialize(from: primitives)
         self.others = EmptyRecipe(fields: others)
         #endif
     }
 
     deinit {
         template.deallocate()
+        primitives.deallocate()
     }
 
     /// A new instance, retained once, each stored property holding its empty value. Nothing can
@@ -66,6 +76,7 @@ final class FreshObjectRecipe: @unchecked Sendable {
     func make() -> AnyObject {
         let address = mirrorstore_allocate_object(metadata, size, alignmentMask)
         (address + start).copyMemory(from: template + start, byteCount: size - start)
+        for primitive in primitives { primitive.type.initializeEmpty(address + primitive.offset) }
         if !others.fields.isEmpty { others.initialize(address) }
         return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
     }
@@ -151,4 +162,43 @@ final class FreshObjectRecipe: @unchecked Sendable {
         return seen.count
     }
     #endif
+}
+
+/// A single-value property whose empty value is initialised in concrete code.
+private struct EmptyPrimitive {
+    let offset: Int
+    let type: StoredValueType
+}
+
+private extension StoredValueType {
+    /// Initialises uninitialised memory of this type with its empty value, specialized per type
+    /// where a recipe's closure would run generic code.
+    func initializeEmpty(_ field: UnsafeMutableRawPointer) {
+        switch self {
+        case .bool: Self.initializeEmpty(Bool.self, field)
+        case .int: Self.initializeEmpty(Int.self, field)
+        case .int8: Self.initializeEmpty(Int8.self, field)
+        case .int16: Self.initializeEmpty(Int16.self, field)
+        case .int32: Self.initializeEmpty(Int32.self, field)
+        case .int64: Self.initializeEmpty(Int64.self, field)
+        case .uint: Self.initializeEmpty(UInt.self, field)
+        case .uint8: Self.initializeEmpty(UInt8.self, field)
+        case .uint16: Self.initializeEmpty(UInt16.self, field)
+        case .uint32: Self.initializeEmpty(UInt32.self, field)
+        case .uint64: Self.initializeEmpty(UInt64.self, field)
+        case .float: Self.initializeEmpty(Float.self, field)
+        case .double: Self.initializeEmpty(Double.self, field)
+        case .string: Self.initializeEmpty(String.self, field)
+        case .data: Self.initializeEmpty(Data.self, field)
+        case .date: Self.initializeEmpty(Date.self, field)
+        case .uuid: Self.initializeEmpty(UUID.self, field)
+        case .decimal: Self.initializeEmpty(Decimal.self, field)
+        case .url: Self.initializeEmpty(URL.self, field)
+        }
+    }
+
+    @inline(__always)
+    private static func initializeEmpty<Value: FieldPrimitive>(_ type: Value.Type, _ field: UnsafeMutableRawPointer) {
+        field.initializeMemory(as: Value.self, to: Value.emptyValue)
+    }
 }
