@@ -11,7 +11,8 @@ let package = Package(
         .library(name: "MirrorStoreBehaviorSuite", targets: ["MirrorStoreBehaviorSuite"]),
     ],
     targets: [
-        // C helpers the engine needs: hardware CRC32C, the stack left, and the SEEK_DATA/SEEK_HOLE calls Glibc does not export.
+        // C helpers: hardware CRC32C, the stack left, and the SEEK_DATA/SEEK_HOLE calls Glibc does not
+        // export, for the engine; the runtime's class allocator, for models made without init().
         .target(name: "CMirrorStoreSupport"),
         // OpenSSL's libcrypto on Linux, for encryption at rest (libssl-dev): a system library, so
         // the package still declares no package dependency. Apple platforms use CryptoKit instead.
@@ -23,7 +24,7 @@ let package = Package(
             .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
         ]),
         // Records, reflection mapping, record encoding and the Store API.
-        .target(name: "MirrorStore", dependencies: ["MirrorStoreEngine"]),
+        .target(name: "MirrorStore", dependencies: ["MirrorStoreEngine", "CMirrorStoreSupport"]),
         .executableTarget(name: "MirrorStoreExample", dependencies: ["MirrorStore"]),
         // One behaviour suite for every `ModelStore`, as checks that throw on a mismatch: a test
         // target of another package cannot depend on this package's test targets, so it is a library.

@@ -1,10 +1,12 @@
 import Foundation
 import MirrorStoreEngine
 
-// How a struct value comes into being without an `init()` of its own: every stored property is
-// initialised, one by one, in memory no value has used yet, then the whole is moved out as one
-// value. docs/ARCHITECTURE.md ("Structs without init()") explains why this is sound where writing
-// into an instance that already exists is not.
+// How a model comes into being without running an `init()`: every stored property is
+// initialised, one by one, in memory no value has used yet, with its type's empty value, then
+// filled from the record. A struct value is then moved out as one value; a class instance is
+// allocated by the runtime first (`FreshObjectUnsafe.swift`). docs/ARCHITECTURE.md ("Models
+// without init()") explains why this is sound where writing into an instance that already exists
+// is not, and when a class qualifies.
 
 /// Initialises one stored property with its type's empty value, in uninitialised memory.
 struct EmptyField {
@@ -34,7 +36,7 @@ enum EmptyInstance {
     private static let recipes = Lock<[ObjectIdentifier: EmptyRecipe]>([:])
 
     /// The recipe for a struct type, or the first property that has no empty value. Classes have
-    /// none: their instances come from their own `init()`.
+    /// none here: `objectRecipe(for:fields:)` decides whether one can be made without `init()`.
     static func recipe(for type: Any.Type) -> Result<EmptyRecipe, NoEmptyValue> {
         let identifier = ObjectIdentifier(type)
         if let recipe = recipes.withLock({ $0[identifier] }) { return .success(recipe) }
@@ -71,6 +73,22 @@ enum EmptyInstance {
             throw error
         }
         return memory.move()
+    }
+
+    /// How to make instances of the class `type` without its `init()`, given all its stored
+    /// properties, inherited ones included (`FieldLayout.storedFields(of:)`); `nil` when one of
+    /// them is not a strong `var` or has no empty value, when the class is an actor, or when the
+    /// runtime's description of the class does not confirm that these are all it stores.
+    static func objectRecipe(for type: AnyClass, fields stored: [StoredField]) -> FreshObjectRecipe? {
+        // An actor's instances hold state of the runtime's own that only its initialiser sets up.
+        guard !(type is any Actor.Type) else { return nil }
+        var fields: [EmptyField] = []
+        for field in stored {
+            guard field.isVar, field.isStrong, !field.isLazyStorage,
+                  let initialize = EmptyValue.initializer(for: field.type) else { return nil }
+            fields.append(EmptyField(offset: field.offset, initialize: initialize))
+        }
+        return FreshObjectRecipe(type: type, fields: stored, empty: fields)
     }
 
     /// The empty value of a struct type, for the default `init()`.
@@ -158,5 +176,17 @@ extension RawRepresentable {
               let emptyRaw = raw.emptyValue as? RawValue,
               let value = Self(rawValue: emptyRaw) else { return nil }
         return { $0.initializeMemory(as: Self.self, to: value) }
+    }
+}
+
+extension TypePlan {
+    /// A new instance of the plan's model for a conversion to fill: made without `init()` when
+    /// the plan has a ``freshObject`` recipe, from `init()` otherwise. Every conversion that
+    /// fills it writes every field of the plan or throws (a record without one of them is
+    /// `MappingError.missingProperty`), so no empty value it starts with reaches the app.
+    @inline(__always)
+    func newInstance<Model: Persistable>(_ type: Model.Type) -> Model {
+        if let freshObject { return freshObject.make(type) }
+        return Model._autoMalloc()
     }
 }

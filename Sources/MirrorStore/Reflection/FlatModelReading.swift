@@ -2,7 +2,7 @@ import Foundation
 import MirrorStoreEngine
 
 extension ModelMapping {
-    /// Fills `instance`, fresh from `init()`, from stored bytes written with the plan's own schema,
+    /// Fills a new `instance` (`TypePlan.newInstance(_:)`) from stored bytes written with the plan's own schema,
     /// following the plan's ``TypePlan/directSteps`` (present, checked by the caller): one loop
     /// over the steps, with no sink, closure, `RecordValue` or conversion context per model;
     /// single values, arrays and sets of them go straight into their fields and embedded structs

@@ -10,7 +10,7 @@ extension ModelMapping {
                 .unsupportedModel("\(values.count) values were given for the model's \(slots.count) properties"), modelType: plan.typeName)
         }
         guard plan.isFlat else { return try model(type, from: ManagedObject(objectSchema: plan.schema, values: values)) }
-        var instance = Model._autoMalloc()
+        var instance = plan.newInstance(Model.self)
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
             try values.withUnsafeBufferPointer { values throws(MappingError) in
                 try fillSingleValues(base, values: values, plan: plan)

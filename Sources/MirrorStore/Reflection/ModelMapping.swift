@@ -95,7 +95,7 @@ enum ModelMapping {
     static func model<Model: Persistable>(_ type: Model.Type, from record: ManagedObject) throws(MappingError) -> Model {
         let plan = try PlanCache.shared.plan(for: type)
         if isFlatRecord(record, of: plan) {
-            var instance = Model._autoMalloc()
+            var instance = plan.newInstance(Model.self)
             try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base throws(MappingError) in
                 try fillSingleValues(base, from: record, plan: plan)
             }
@@ -151,7 +151,7 @@ enum ModelMapping {
                 try fill(base, from: record, plan: plan, context: &context)
             }
         }
-        var instance = Model._autoMalloc()
+        var instance = plan.newInstance(Model.self)
         if plan.isClass && tracksIdentity {
             context.remember(FieldMemory.object(instance), madeFrom: record)
         }
@@ -261,7 +261,7 @@ enum ModelMapping {
                 try fill(base, plan: plan, context: &context, decode: decode)
             }
         }
-        var instance = Model._autoMalloc()
+        var instance = plan.newInstance(Model.self)
         try FieldMemory.withMutableFields(of: &instance, isClass: plan.isClass) { base in
             try fill(base, plan: plan, context: &context, decode: decode)
         }

@@ -9,11 +9,12 @@ final class TypePlan: @unchecked Sendable {
     let modelType: any Persistable.Type
     let typeIdentifier: ObjectIdentifier
     let isClass: Bool
-    /// For a class model: initialises the reference at an address with a new instance from the
-    /// model's `init()`. Lets linked class models be made without a generic parameter (see
+    /// For a class model: initialises the reference at an address with a new instance, from
+    /// ``freshObject`` when there is one, from the model's `init()` otherwise. Lets linked class
+    /// models be made without a generic parameter (see
     /// `ModelMapping.object(from:plan:initializeObject:into:context:)`); storing in place moves the new reference
     /// where a returned `AnyObject` would be a copy of it.
-    let initializeObject: ((UnsafeMutableRawPointer) -> Void)?
+    private(set) var initializeObject: ((UnsafeMutableRawPointer) -> Void)?
     // Unchecked exclusivity: set only while building, read-only afterwards, so no two accesses can
     // overlap, and the dynamic check cost as much as a field conversion.
     @exclusivity(unchecked) private(set) var fields: [any FieldAccessor] = []
@@ -53,6 +54,11 @@ final class TypePlan: @unchecked Sendable {
         guard !isClass, schema.primaryKey == nil, coversEveryStoredField else { return nil }
         return directSteps
     }
+    /// For a class whose every stored property, its superclasses' included, is in the record:
+    /// how to make an instance without running `init()`, for the record to fill (see
+    /// `FreshObjectRecipe`). `nil` for other classes, whose instances come from `init()`, which
+    /// gives the properties the record does not hold their values.
+    @exclusivity(unchecked) private(set) var freshObject: FreshObjectRecipe?
 
     private init(type: any Persistable.Type) {
         typeName = type.persistedTypeName
@@ -114,14 +120,20 @@ final class TypePlan: @unchecked Sendable {
         var accessors: [any FieldAccessor] = []
         var inverseCandidates: [InverseCandidate] = []
         var storesConstant = false
+        // Whether the record holds every stored property, so an instance can be made without `init()`.
+        var persistsEveryField = true
         for field in storedFields {
             // A lazy property is a cache its model recomputes on demand, so it is not stored.
             if field.isLazyStorage {
                 declaredNames.insert(field.declaredName)
+                persistsEveryField = false
                 continue
             }
             declaredNames.insert(field.name)
-            if ignored.contains(field.name) { continue }
+            if ignored.contains(field.name) {
+                persistsEveryField = false
+                continue
+            }
             let path = [field.name]
             guard field.isStrong else { throw MappingError(.nonStrongReference, modelType: typeName, path: path) }
             if !field.isVar {
@@ -130,6 +142,7 @@ final class TypePlan: @unchecked Sendable {
             }
             if let relationship = field.type as? any InverseRelationship.Type {
                 inverseCandidates.append(InverseCandidate(field: field, relationship: relationship))
+                persistsEveryField = false
                 continue
             }
             do throws(CodecFactory.Failure) {
@@ -201,6 +214,11 @@ final class TypePlan: @unchecked Sendable {
             case .failure(let missing):
                 throw MappingError(.noEmptyValue(type: missing.typeName), modelType: typeName, path: [missing.property])
             }
+        }
+        if persistsEveryField, factory.makesFreshObjects, let classType = type as? AnyClass,
+           let recipe = EmptyInstance.objectRecipe(for: classType, fields: storedFields) {
+            freshObject = recipe
+            initializeObject = recipe.initialize
         }
         inverses = try InverseCandidate.fields(inverseCandidates, of: type, isClass: isClass, factory: &factory)
         fields = accessors

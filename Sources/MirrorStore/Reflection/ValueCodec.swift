@@ -46,6 +46,9 @@ struct CodecFactory {
     var plans: [ObjectIdentifier: TypePlan]
     /// Plans built by this factory, published together once all of them are complete.
     var newPlans: [TypePlan] = []
+    /// Whether class plans may make instances without `init()` (`TypePlan.freshObject`); off
+    /// only in tests that compare those instances with instances from `init()`.
+    var makesFreshObjects = true
 
     mutating func codec<Value>(for type: Value.Type) throws(Failure) -> any ValueCodec<Value> {
         guard let codec = try anyCodec(for: type) as? any ValueCodec<Value> else { throw .unsupported }

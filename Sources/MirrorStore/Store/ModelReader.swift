@@ -155,7 +155,7 @@ struct ModelReader {
         // a plan with direct steps: others may be structs that must not be made by `init()`. No
         // `Model?` on the way: this runs unspecialised, where one costs a metadata lookup per read.
         if plan.directSteps != nil {
-            var instance = Model._autoMalloc()
+            var instance = plan.newInstance(Model.self)
             if ModelMapping.fillDirectly(&instance, plan: plan, reading: bytes, key: key) { return instance }
         }
         return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: bytes, key: key)
@@ -167,7 +167,7 @@ struct ModelReader {
         _ type: Model.Type, plan: TypePlan, embedding embedded: [String: ObjectSchema], bytesInPlace bytes: UnsafeRawBufferPointer, key: StorageKey
     ) throws -> Model {
         if plan.directSteps != nil {
-            var instance = Model._autoMalloc()
+            var instance = plan.newInstance(Model.self)
             if ModelMapping.fillDirectly(&instance, plan: plan, reading: bytes, key: key) { return instance }
         }
         return try generalStandaloneModel(type, plan: plan, embedding: embedded, bytes: Array(bytes), key: key)
