@@ -180,6 +180,10 @@ final class ByteConditions {
     /// walk counts down instead of comparing each position it passes.
     private let skips: UnsafeMutableBufferPointer<Int>
     private let propertyCount: Int
+    /// For a type whose records may be tagless (``TaglessLayout``): each property's code, a tag
+    /// or a `Bool`'s bit, copied out of the layout so that testing a record retains nothing.
+    private let taglessCodes: UnsafeMutableBufferPointer<UInt8>
+    private let taglessBitmap: TaglessLayout.Bitmap?
     /// The records' schema: its type name and how its keys are spelled name a record that fails.
     private let schema: ObjectSchema
 
@@ -207,6 +211,8 @@ final class ByteConditions {
         strings = flattener.strings
         skips = Self.buffer(positions.indices.map { $0 == 0 ? positions[0] : positions[$0] - positions[$0 - 1] })
         propertyCount = schema.properties.count
+        taglessCodes = Self.buffer(schema.taglessLayout?.codes ?? [])
+        taglessBitmap = schema.taglessLayout?.bitmap
         self.schema = schema
     }
 
@@ -216,6 +222,7 @@ final class ByteConditions {
         elements.deallocate()
         text.deallocate()
         skips.deallocate()
+        taglessCodes.deallocate()
     }
 
     private static func buffer<Element>(_ elements: [Element]) -> UnsafeMutableBufferPointer<Element> {
@@ -409,7 +416,7 @@ final class ByteConditions {
                     return try body(Program(offsets: offsets, tags: tags, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
                                             steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
                                             text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
-                                            schema: schema))
+                                            taglessCodes: UnsafeBufferPointer(taglessCodes), taglessBitmap: taglessBitmap, schema: schema))
                 }
             }
         }
@@ -431,6 +438,8 @@ final class ByteConditions {
         let strings: [String]
         let entry: Int
         let propertyCount: Int
+        let taglessCodes: UnsafeBufferPointer<UInt8>
+        let taglessBitmap: TaglessLayout.Bitmap?
         let schema: ObjectSchema
 
         /// `key` is made only to name a record that fails.
@@ -447,21 +456,24 @@ final class ByteConditions {
         private func test(_ bytes: UnsafeRawBufferPointer) throws(TestFailure) -> Bool {
             var cursor = RawCursor(bytes)
             var isTagless = false
-            if let layout = schema.taglessLayout, bytes.first == TaglessLayout.marker {
-                guard let bitmapStart = cursor.skipTaglessStart(layout.bitmap) else { throw .decode(cursor.taglessStartFailure(layout)) }
+            if let bitmap = taglessBitmap, bytes.first == TaglessLayout.marker {
+                guard let bitmapStart = cursor.skipTaglessStart(bitmap) else { throw .decode(cursor.taglessStartFailure(bitmap)) }
                 isTagless = true
                 var property = 0
                 for slot in skips.indices {
                     var remaining = skips[slot]
                     while remaining > 0 {
                         let start = cursor.position
-                        guard cursor.skipBodyQuickly(ofTag: cursor.impliedTag(layout, at: property, bitmapStart: bitmapStart)) else {
+                        let code = taglessCodes[property]
+                        // A `Bool` lies in the bitmap: it has no body to pass.
+                        if code < 0x80, !cursor.skipBodyQuickly(ofTag: code) {
                             throw .decode(RawCursor(bytes, at: start).endFailure())
                         }
                         property += 1
                         remaining -= 1
                     }
-                    tags[slot] = cursor.impliedTag(layout, at: property, bitmapStart: bitmapStart)
+                    let code = taglessCodes[property]
+                    tags[slot] = code < 0x80 ? code : TaglessLayout.booleanTag(bit: Int(code & 0x7F)) { bytes[bitmapStart + $0] }
                     offsets[slot] = cursor.position
                 }
             } else {

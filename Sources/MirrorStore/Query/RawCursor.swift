@@ -124,13 +124,13 @@ struct RawCursor {
         return TaglessLayout.booleanTag(bit: booleans) { bytes[bitmapStart + $0] }
     }
 
-    /// Why the tagless start here, of `layout`, is not one (``RecordGrammar/readStart(from:of:)`` says).
+    /// Why the tagless start here, with `bitmap`, is not one (``RecordGrammar/readStart(from:of:)`` says).
     @inline(never)
-    func taglessStartFailure(_ layout: TaglessLayout) -> DecodeFailure {
+    func taglessStartFailure(_ bitmap: TaglessLayout.Bitmap) -> DecodeFailure {
         let start = position
-        let bitmapEnd = start + 1 + layout.bitmapSize
+        let bitmapEnd = start + 1 + bitmap.size
         guard bitmapEnd <= bytes.count else {
-            return RecordGrammar.shortBitmapFailure(layout.bitmapSize, at: start + 1)
+            return RecordGrammar.shortBitmapFailure(bitmap.size, at: start + 1)
         }
         return RecordGrammar.unusedBitsFailure(at: bitmapEnd - 1)
     }
