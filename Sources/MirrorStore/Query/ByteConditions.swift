@@ -466,14 +466,13 @@ final class ByteConditions {
                         let start = cursor.position
                         let code = taglessCodes[property]
                         // A `Bool` lies in the bitmap: it has no body to pass.
-                        if code < 0x80, !cursor.skipBodyQuickly(ofTag: code) {
+                        if !TaglessLayout.isBoolean(code), !cursor.skipBodyQuickly(ofTag: code) {
                             throw .decode(RawCursor(bytes, at: start).endFailure())
                         }
                         property += 1
                         remaining -= 1
                     }
-                    let code = taglessCodes[property]
-                    tags[slot] = code < 0x80 ? code : TaglessLayout.booleanTag(bit: Int(code & 0x7F)) { bytes[bitmapStart + $0] }
+                    tags[slot] = TaglessLayout.tag(ofCode: taglessCodes[property]) { bytes[bitmapStart + $0] }
                     offsets[slot] = cursor.position
                 }
             } else {

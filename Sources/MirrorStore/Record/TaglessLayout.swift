@@ -78,10 +78,19 @@ struct TaglessLayout: Sendable {
     /// byte at an offset from the bitmap's start; a `Bool` reads as its value's tag.
     @inline(__always)
     func tag(at index: Int, bitmap: (Int) -> UInt8) -> UInt8 {
-        let code = codes[index]
-        guard code >= 0x80 else { return code }
-        return Self.booleanTag(bit: Int(code & 0x7F), bitmap: bitmap)
+        Self.tag(ofCode: codes[index], bitmap: bitmap)
     }
+
+    /// ``tag(at:bitmap:)`` for a property's code (one of ``codes``), for a reader holding the
+    /// codes in a buffer of its own.
+    @inline(__always)
+    static func tag(ofCode code: UInt8, bitmap: (Int) -> UInt8) -> UInt8 {
+        isBoolean(code) ? booleanTag(bit: Int(code & 0x7F), bitmap: bitmap) : code
+    }
+
+    /// Whether a property's code is a `Bool`'s, whose value lies in the bitmap (no body).
+    @inline(__always)
+    static func isBoolean(_ code: UInt8) -> Bool { code >= 0x80 }
 
     /// The tag of the `Bool` whose bit is `bit`.
     @inline(__always)
