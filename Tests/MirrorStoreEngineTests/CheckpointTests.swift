@@ -44,7 +44,7 @@ import TestSupport
                 batch.put(type: type, key: key, value: value)
                 reference[type, default: [:]][key] = value
             case 62..<deletesBelow:
-                let key = generator.chance(70) ? (reference[type]?.keys.randomElement(using: &generator) ?? key(&generator)) : key(&generator)
+                let key = generator.chance(70) ? (generator.pick(from: reference[type]?.keys ?? [:].keys, by: StorageKey.precedes) ?? key(&generator)) : key(&generator)
                 batch.delete(type: type, key: key)
                 reference[type]?[key] = nil
             default:
@@ -144,7 +144,7 @@ import TestSupport
         for number in 1...commits {
             var batch = WriteBatch()
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                if generator.chance(25), let key = recorded.states.last?.objects["P"]?.keys.randomElement(using: &generator) {
+                if generator.chance(25), let key = generator.pick(from: recorded.states.last?.objects["P"]?.keys ?? [:].keys, by: StorageKey.precedes) {
                     batch.delete(type: "P", key: key)
                 } else {
                     batch.put(type: "P", key: .integer(Int64.random(in: 0..<12, using: &generator)), value: value(&generator))

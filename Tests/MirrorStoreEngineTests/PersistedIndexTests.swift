@@ -276,7 +276,7 @@ import TestSupport
         for _ in 1...commits {
             var batch = WriteBatch()
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                if generator.chance(25), let key = recorded.states.last?.objects["P"]?.keys.randomElement(using: &generator) {
+                if generator.chance(25), let key = generator.pick(from: recorded.states.last?.objects["P"]?.keys ?? [:].keys, by: StorageKey.precedes) {
                     batch.delete(type: "P", key: key)
                 } else {
                     batch.put(type: "P", key: .integer(Int64.random(in: 0..<12, using: &generator)), value: CheckpointTests.value(&generator))

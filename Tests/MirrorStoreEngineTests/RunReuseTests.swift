@@ -122,12 +122,12 @@ import TestSupport
                     reference[type, default: [:]][key] = value
                 }
             case 75..<87:
-                guard let key = reference[type]?.keys.randomElement(using: &generator) else { continue }
+                guard let key = generator.pick(from: reference[type]?.keys ?? [:].keys, by: StorageKey.precedes) else { continue }
                 let value = CheckpointTests.value(&generator)
                 batch.put(type: type, key: key, value: value)
                 reference[type, default: [:]][key] = value
             case 87..<98:
-                guard let key = reference[type]?.keys.randomElement(using: &generator) else { continue }
+                guard let key = generator.pick(from: reference[type]?.keys ?? [:].keys, by: StorageKey.precedes) else { continue }
                 batch.delete(type: type, key: key)
                 reference[type]?[key] = nil
             default:

@@ -25,6 +25,14 @@ public struct SeededRandom: RandomNumberGenerator {
 
     public mutating func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &self)] }
 
+    /// One of `elements`, chosen by the generator alone whatever order they come in. A dictionary's
+    /// or set's order changes from one process to the next (Swift seeds its hashing per process),
+    /// so `randomElement(using:)` on its keys would make a seeded test differ from run to run.
+    public mutating func pick<C: Collection>(from elements: C, by areInIncreasingOrder: (C.Element, C.Element) -> Bool) -> C.Element? {
+        guard !elements.isEmpty else { return nil }
+        return elements.sorted(by: areInIncreasingOrder)[Int.random(in: 0..<elements.count, using: &self)]
+    }
+
     public mutating func integer<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
         chance(30) ? pick([T.min, T.max, 0, 1, T.max / 2]) : T.random(in: T.min...T.max, using: &self)
     }
