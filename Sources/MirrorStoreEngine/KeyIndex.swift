@@ -148,8 +148,25 @@ struct TypeIndex: Sendable {
     /// block it must read is damaged.
     func location(for key: StorageKey) throws -> UInt64? {
         if case .integer(let value) = key { return try location(forInteger: value) }
+        if case .string(let text) = key { return try StringProbe.with(text) { try location(of: $0) } }
         if let packed = memoryValue(key) { return packed == 0 ? nil : packed }
         return try persistedLocation(for: key)
+    }
+
+    /// `location(for: .string(…))`, the key's canonical bytes made once for the memory and every run.
+    func location(of probe: StringProbe) throws -> UInt64? {
+        if !storage.strings.isEmpty, let packed = probe.value(in: storage.strings) { return packed == 0 ? nil : packed }
+        return try persistedLocation(of: probe)
+    }
+
+    /// The location the runs alone hold for a string key.
+    private func persistedLocation(of probe: StringProbe) throws -> UInt64? {
+        var index = 0
+        while index < storage.runs.count {
+            if let packed = try storage.runs[index].packed(for: probe) { return packed == 0 ? nil : packed }
+            index += 1
+        }
+        return nil
     }
 
     /// `location(for: .integer(value))`, the common case, without a `StorageKey` to pass around.
@@ -167,6 +184,7 @@ struct TypeIndex: Sendable {
 
     /// The location the runs alone hold for `key`.
     func persistedLocation(for key: StorageKey) throws -> UInt64? {
+        if case .string(let text) = key { return try StringProbe.with(text) { try persistedLocation(of: $0) } }
         for index in runs.indices {
             if let packed = try runs[index].packed(for: key) { return packed == 0 ? nil : packed }
         }

@@ -65,6 +65,9 @@ final class KeyRun: Sendable {
     /// should lie, so that a lookup reads the one line of the block that holds it.
     let blockCounts: [UInt16]
     let fences: Fences
+    /// The fences as canonical bytes when every one is a string: a string key's search compares
+    /// them in place.
+    let stringFences: StringFences?
     /// Entries in the run, deleted keys included.
     let entryCount: Int
     /// Bytes the run's units take in the log.
@@ -85,6 +88,7 @@ final class KeyRun: Sendable {
     ) {
         self.blockCounts = blockCounts
         self.fences = fences
+        if case .keys(let keys) = fences { stringFences = StringFences(keys) } else { stringFences = nil }
         self.entryCount = entryCount
         self.byteCount = byteCount
         blocks = RunBlocks(offsets: blockOffsets, log: log, end: end, what: "key run", regions: regions)
@@ -131,6 +135,7 @@ final class KeyRun: Sendable {
     /// The packed location the run holds for `key` (0 when the run records its deletion), or
     /// nil when the run does not mention it.
     func packed(for key: StorageKey) throws -> UInt64? {
+        if case .string(let text) = key { return try StringProbe.with(text) { try packed(for: $0) } }
         guard let block = fences.block(for: key) else { return nil }
         if case .integer(let wanted) = key {
             return try packed(withBlock(block) { reader in reader.location(ofInteger: wanted) }, inBlock: block)
@@ -139,6 +144,22 @@ final class KeyRun: Sendable {
             // A walked block holds integers only, which precede every other key.
             if reader.layout == RunBlockReader.walkedLayout { return nil }
             switch reader.location(of: key) {
+            case .found(let packed): return packed
+            case .absent: return nil
+            case .damaged: throw undecodable(block)
+            }
+        }
+    }
+
+    /// ``packed(for:)-(StorageKey)`` for a string key, whose canonical bytes the caller made
+    /// once for every run it asks.
+    func packed(for probe: StringProbe) throws -> UInt64? {
+        let found = if let stringFences { probe.block(in: stringFences) } else { fences.block(for: probe.key) }
+        guard let block = found else { return nil }
+        return try withBlock(block) { reader -> UInt64? in
+            // A walked block holds integers only, which precede every other key.
+            if reader.layout == RunBlockReader.walkedLayout { return nil }
+            switch reader.location(of: probe) {
             case .found(let packed): return packed
             case .absent: return nil
             case .damaged: throw undecodable(block)

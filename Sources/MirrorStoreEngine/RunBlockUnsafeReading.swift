@@ -105,7 +105,7 @@ struct RunBlockReader {
     }
 
     /// Where entry `index` of a general block starts, or nil when the block does not hold it.
-    private func entryStart(_ index: Int) -> Int? {
+    func entryStart(_ index: Int) -> Int? {
         let count = count
         let table = Self.prefixSize + 2 * index
         guard index < count, table + 2 <= size else { return nil }
@@ -114,7 +114,7 @@ struct RunBlockReader {
     }
 
     /// A varint at `position`, advancing it; nil when it runs past the entries or overflows.
-    private func varint(_ position: inout Int) -> UInt64? {
+    func varint(_ position: inout Int) -> UInt64? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         let end = size - Self.checksumSize
@@ -144,28 +144,24 @@ struct RunBlockReader {
     }
 
     /// The packed location a general block holds for `key` (0 for a deleted key), searched in
-    /// place: a byte-string key, or an ASCII string key against ASCII entries, is compared with
-    /// each probed entry's bytes where they lie, as ``StorageKey/precedes(_:_:)`` orders them (for
-    /// byte strings and ASCII text, the order of their bytes, the shorter first); any other entry
-    /// or key is decoded by ``entry(_:)`` and compared as keys.
+    /// place: a byte-string key is compared with each probed entry's bytes where they lie, as
+    /// ``StorageKey/precedes(_:_:)`` orders them (the order of their bytes, the shorter first); a
+    /// string key by its canonical bytes (``location(of:)-(StringProbe)``); any other entry or key
+    /// is decoded by ``entry(_:)`` and compared as keys.
     func location(of key: StorageKey) -> KeySearch {
         switch key {
         case .bytes(let bytes):
             return bytes.withUnsafeBytes { searchGeneral(key, tag: OperationCodec.KeyTag.bytes.rawValue, bytes: $0) }
-        case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
-            if let search = text.utf8.withContiguousStorageIfAvailable({
-                searchGeneral(key, tag: OperationCodec.KeyTag.string.rawValue, bytes: UnsafeRawBufferPointer($0))
-            }) { return search }
-            var text = text
-            return text.withUTF8 { searchGeneral(key, tag: OperationCodec.KeyTag.string.rawValue, bytes: UnsafeRawBufferPointer($0)) }
-        case .integer, .string:
+        case .string(let text):
+            return StringProbe.with(text) { location(of: $0) }
+        case .integer:
             return searchGeneral(key, tag: nil, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
         }
     }
 
     /// The halving search of ``location(of:)``: `tag` and `bytes` are the key as compared in
     /// place (nil tag: never).
-    private func searchGeneral(_ key: StorageKey, tag: UInt8?, bytes: UnsafeRawBufferPointer) -> KeySearch {
+    func searchGeneral(_ key: StorageKey, tag: UInt8?, bytes: UnsafeRawBufferPointer) -> KeySearch {
         var low = 0
         var high = count
         while low < high {
@@ -405,7 +401,7 @@ struct RunBlockReader {
 
     /// What `use` makes of the `count` bytes at `position`, advancing it; nil when they run
     /// past the entries.
-    private func withBody<Result>(_ position: inout Int, count: UInt64, _ use: (UnsafeRawBufferPointer) -> Result?) -> Result? {
+    func withBody<Result>(_ position: inout Int, count: UInt64, _ use: (UnsafeRawBufferPointer) -> Result?) -> Result? {
         let end = size - Self.checksumSize
         guard count <= UInt64(end - position) else { return nil }
         let start = position

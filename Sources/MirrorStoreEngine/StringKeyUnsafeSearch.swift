@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A string key being looked up, as key runs order it: the UTF-8 of its canonical composition
+/// (NFC), made once per lookup and compared where they lie with the run's fences and the stored
+/// keys of the block they pick, so that no `String` is made per comparison. The byte order of
+/// NFC's UTF-8 is the order of NFC's scalars, ``StorageKey/stringPrecedes(_:_:)``'s, and two
+/// strings are canonically equal (one key) exactly when those bytes are equal.
+///
+/// A stored key that is ASCII is its own NFC and is compared as it lies; one that is not may be
+/// in another form (a file written before string keys went through `ByteKeyMap`), so it is
+/// decoded and normalized to be compared, as ``StorageKey/precedes(_:_:)`` would.
+struct StringProbe {
+    /// The canonical UTF-8, lent for the lookup only.
+    let bytes: UnsafeRawBufferPointer
+    /// The key as given, for the stored keys of other kinds that are ordered as keys.
+    let key: StorageKey
+
+    /// Calls `body` with the probe for `text`: its own bytes where they lie when it is ASCII (its
+    /// own NFC, and the common key), else its NFC, normalized once.
+    static func with<Result>(_ text: String, _ body: (StringProbe) throws -> Result) rethrows -> Result {
+        var text = text
+        let key = StorageKey.string(text)
+        let ascii = try text.withUTF8 { utf8 -> Result? in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            return isASCII(bytes) ? try body(StringProbe(bytes: bytes, key: key)) : nil
+        }
+        if let ascii { return ascii }
+        return try text._nfcCodeUnits.withUnsafeBytes { try body(StringProbe(bytes: $0, key: key)) }
+    }
+
+    /// Whether every byte is below 0x80: the high bits gathered in one loop with no exit, which
+    /// the compiler vectorises.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80
+    }
+
+    /// How the stored string body `stored` orders against the probe (-1: the stored key
+    /// first); nil when it is not valid UTF-8, which no key decodes from.
+    @inline(__always)
+    func order(ofStored stored: UnsafeRawBufferPointer) -> Int? {
+        if Self.isASCII(stored) { return RunBlockReader.order(stored, bytes) }
+        guard let text = UTF8Text.string(stored.assumingMemoryBound(to: UInt8.self)) else { return nil }
+        return text._nfcCodeUnits.withUnsafeBytes { RunBlockReader.order($0, bytes) }
+    }
+
+    /// The value `map` (a map of string keys, kept as NFC's UTF-8) holds for the probe.
+    func value(in map: ByteKeyMap) -> UInt64? {
+        map.value(for: bytes)
+    }
+
+    /// The block among `fences` that may hold the probe: the last whose first key is not after
+    /// it, or nil when it precedes them all.
+    func block(in fences: StringFences) -> Int? {
+        fences.block(for: bytes)
+    }
+}
+
+/// The fences of a key run whose every fence is a string, as the UTF-8 of their canonical
+/// compositions one after another in one buffer, with each one's first eight bytes as a number
+/// (``IndexRun/stringPrefix(_:)``): a search compares most fences as numbers, and the few that
+/// share the probe's first eight bytes byte by byte, where ordering them as keys read each
+/// fence's `String` per probe.
+struct StringFences: Sendable {
+    private let bytes: [UInt8]
+    /// Where each fence's bytes end in `bytes` (each starts where the one before ends).
+    private let ends: [Int]
+    private let prefixes: [UInt64]
+
+    /// The table of `fences`, or nil when one is not a string.
+    init?(_ fences: [StorageKey]) {
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        var prefixes: [UInt64] = []
+        ends.reserveCapacity(fences.count)
+        prefixes.reserveCapacity(fences.count)
+        for fence in fences {
+            guard case .string(let text) = fence else { return nil }
+            let utf8 = Array(text.utf8)
+            let canonical = utf8.allSatisfy { $0 < 0x80 } ? utf8 : text._nfcCodeUnits
+            prefixes.append(IndexRun.stringPrefix(canonical))
+            bytes += canonical
+            ends.append(bytes.count)
+        }
+        self.bytes = bytes
+        self.ends = ends
+        self.prefixes = prefixes
+    }
+
+    /// The last fence not after `wanted` (canonical UTF-8), or nil when it precedes them all.
+    func block(for wanted: UnsafeRawBufferPointer) -> Int? {
+        let wantedPrefix = IndexRun.stringPrefix(wanted)
+        return bytes.withUnsafeBytes { all -> Int? in
+            var low = 0
+            var high = prefixes.count
+            while low < high {
+                let middle = (low + high) / 2
+                let notAfter: Bool
+                if prefixes[middle] != wantedPrefix {
+                    notAfter = prefixes[middle] < wantedPrefix
+                } else {
+                    let start = middle == 0 ? 0 : ends[middle - 1]
+                    let fence = UnsafeRawBufferPointer(rebasing: all[start..<ends[middle]])
+                    notAfter = RunBlockReader.order(fence, wanted) <= 0
+                }
+                if notAfter { low = middle + 1 } else { high = middle }
+            }
+            return low > 0 ? low - 1 : nil
+        }
+    }
+}
+
+extension RunBlockReader {
+    /// The packed location a key-run block holds for `probe` (0 for a deleted key), searched in
+    /// place: each probed string entry's bytes are compared with the probe's where they lie
+    /// (``StringProbe/order(ofStored:)``); entries of other kinds, and blocks of other layouts,
+    /// are decoded and ordered as keys. `.damaged` when a probed entry does not decode, as
+    /// ``entry(_:)`` would find it.
+    func location(of probe: StringProbe) -> KeySearch {
+        guard layout == Self.generalLayout else { return searchGeneral(probe.key, tag: nil, bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
+        let count = count
+        let end = size - Self.checksumSize
+        let entries = Self.prefixSize + 2 * count
+        guard tail.isEmpty, let base = head.baseAddress, entries <= end else { return searchInPieces(probe) }
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            let offset = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: Self.prefixSize + 2 * middle, as: UInt16.self))
+            var position = entries + Int(offset)
+            guard position < end else { return .damaged }
+            let order: Int
+            if base.load(fromByteOffset: position, as: UInt8.self) == OperationCodec.KeyTag.string.rawValue {
+                position += 1
+                var length: UInt64 = 0
+                var shift: UInt64 = 0
+                while true {
+                    guard position < end else { return .damaged }
+                    let byte = base.load(fromByteOffset: position, as: UInt8.self)
+                    position += 1
+                    guard shift < 63 || (shift == 63 && byte <= 1) else { return .damaged }
+                    length |= UInt64(byte & 0x7F) << shift
+                    if byte & 0x80 == 0 { break }
+                    shift += 7
+                }
+                guard length <= UInt64(end - position),
+                      let found = probe.order(ofStored: UnsafeRawBufferPointer(start: base + position, count: Int(length))) else { return .damaged }
+                position += Int(length)
+                guard end - position >= 8 else { return .damaged }
+                if found == 0 { return .found(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))) }
+                order = found
+            } else {
+                guard let entry = entry(middle) else { return .damaged }
+                // Of another kind, so never equal.
+                order = StorageKey.precedes(entry.key, probe.key) ? -1 : 1
+            }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return .absent
+    }
+
+    /// ``location(of:)-(StringProbe)`` for a block in two pieces, through the reads that
+    /// address both.
+    private func searchInPieces(_ probe: StringProbe) -> KeySearch {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            guard var position = entryStart(middle) else { return .damaged }
+            let order: Int
+            if self[position] == OperationCodec.KeyTag.string.rawValue {
+                position += 1
+                guard let length = varint(&position), let found = withBody(&position, count: length, probe.order(ofStored:)),
+                      size - Self.checksumSize - position >= 8 else { return .damaged }
+                if found == 0 { return .found(uint64(at: position)) }
+                order = found
+            } else {
+                guard let entry = entry(middle) else { return .damaged }
+                order = StorageKey.precedes(entry.key, probe.key) ? -1 : 1
+            }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return .absent
+    }
+}
