@@ -112,8 +112,10 @@ public final class PostgresMigration {
     /// (``EmbeddedEvolution``), named by `newName`.
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) when the database has no table
-    ///   `oldName` (no stored layout `oldName`, for an embedded model), no model is called
-    ///   `newName`, or the database has a table (a stored layout) `newName` already.
+    ///   `oldName` (for an embedded model: no stored layout `oldName`, nor a table whose
+    ///   metadata predates recorded layouts and whose own properties hold `oldName`), no model
+    ///   is called `newName`, or the database has a table (a stored embedded model) `newName`
+    ///   already.
     public func renameType(from oldName: String, to newName: String) throws {
         if mapping.tables[newName] == nil, let model = mapping.models.type(named: newName), model.schema.primaryKey == nil {
             return try renameEmbeddedType(from: oldName, to: newName)
@@ -130,15 +132,25 @@ public final class PostgresMigration {
 
     /// ``renameType(from:to:)`` for an embedded model `newName`.
     ///
-    /// A table whose metadata predates embedded layouts (`NULL`) is taken to hold the models'
-    /// layouts, as an open without a migration takes it, under the names the migration renames
-    /// them from: a rename that no recorded layout knows is then taken as it is. Its values,
-    /// which do not spell type names, are not rewritten, and the open records the models'
-    /// layouts for the next.
+    /// The stored embedded models are those the metadata names: every model of a recorded layout,
+    /// and for a table whose metadata predates embedded layouts (`NULL`), the models its schema
+    /// description spells, those of its own properties. As in the file store, which refuses a
+    /// rename from a type it does not hold, a rename from any other name is refused: for such a
+    /// table, a model embedded deeper may be stored, but under a name nothing records, so the
+    /// refusal says how to proceed (the table is taken to hold the models' layouts, so the
+    /// rename can be left out; or an open with the models it was written with records them).
     private func renameEmbeddedType(from oldName: String, to newName: String) throws {
-        let layoutsUnknown = storedTables.values.contains { !$0.knowsEmbeddedLayouts }
-        guard let source = storedEmbeddedName(of: oldName) ?? (layoutsUnknown && !embeddedTypeRenames.values.contains(oldName) ? oldName : nil) else {
-            throw failed(oldName, "no table of the database holds an embedded model of that name to rename to \(newName)")
+        guard let source = storedEmbeddedName(of: oldName) else {
+            let unrecorded = storedTables.values.filter { !$0.knowsEmbeddedLayouts }.map(\.typeName).sorted()
+            guard !unrecorded.isEmpty else {
+                throw failed(oldName, "no table of the database holds an embedded model of that name to rename to \(newName)")
+            }
+            throw failed(oldName, """
+                no table of the database holds an embedded model of that name to rename to \(newName), as far as its metadata says: \
+                that of \(unrecorded.joined(separator: ", ")) predates recorded embedded layouts and names only the embedded models of \
+                its own properties, so a model embedded deeper is not known by its stored name; leave the rename out (such a table \
+                is taken to hold the models' layouts) or first open the database with the models it was written with, which records them
+                """)
         }
         guard storedEmbeddedName(of: newName) == nil else {
             throw failed(newName, "the database holds an embedded model of that name already, so \(oldName) cannot take its name")
@@ -152,7 +164,8 @@ public final class PostgresMigration {
     private func storedEmbeddedName(of typeName: String) -> String? {
         if let source = embeddedTypeRenames[typeName] { return source }
         let renamedAway = embeddedTypeRenames.values.contains(typeName)
-        return storedTables.values.contains { $0.embeddedSchemas[typeName] != nil } && !renamedAway ? typeName : nil
+        let stored = storedTables.values.contains { $0.embeddedSchemas[typeName] != nil || $0.describedEmbeddedTypes.contains(typeName) }
+        return stored && !renamedAway ? typeName : nil
     }
 
     /// Stored type names, of tables and of embedded models, to the names the migration gives

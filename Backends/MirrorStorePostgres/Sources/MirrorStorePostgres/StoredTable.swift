@@ -25,6 +25,9 @@ struct StoredTable {
     /// Whether the metadata records the embedded layouts (`NULL` in a row written before they
     /// were kept): when not, the table is taken to hold the models' layouts.
     let knowsEmbeddedLayouts: Bool
+    /// The embedded models the table's own properties hold, by the names its schema description
+    /// spells (links to stored tables left out): all a row without embedded layouts says of them.
+    let describedEmbeddedTypes: Set<String>
 
     /// Every table the metadata table names, by type name: one query, before the block runs,
     /// so that `oldSchema(ofType:)` can answer without the server.
@@ -70,6 +73,7 @@ struct StoredTable {
         self.embeddedSchemas = embeddedSchemas
         self.knowsEmbeddedLayouts = knowsEmbeddedLayouts
         let (described, primaryKey) = Self.parse(description, typeName: typeName)
+        describedEmbeddedTypes = Self.modelNames(in: described.values.compactMap(KindSpelling.kind(of:))).subtracting(keySchemas.keys)
         var columns: [Column] = []
         var properties: [ObjectSchema.Property] = []
         for (position, column) in stored.enumerated() {
@@ -105,6 +109,20 @@ struct StoredTable {
         }
         self.columns = columns
         schema = ObjectSchema(typeName: typeName, properties: properties)
+    }
+
+    /// The model type names `kinds` name, at any depth of containers and optionals.
+    private static func modelNames(in kinds: [PropertyKind]) -> Set<String> {
+        var names: Set<String> = []
+        var pending = kinds
+        while let kind = pending.popLast() {
+            switch kind {
+            case .optional(let inner), .list(let inner), .set(let inner), .dictionary(let inner): pending.append(inner)
+            case .object(let typeName): names.insert(typeName)
+            default: continue
+            }
+        }
+        return names
     }
 
     /// The property kinds a description may name, by their spelling: single values, and every

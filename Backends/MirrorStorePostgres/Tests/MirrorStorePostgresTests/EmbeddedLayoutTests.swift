@@ -145,27 +145,62 @@ struct EmbeddedLayoutTests {
         #expect(try await storedLayouts(of: "BehaviorDelivery") == "BehaviorCap(color: String)\nBehaviorCrate(label: String, weight: Int, lid: BehaviorCap)")
     }
 
-    /// A table whose metadata predates embedded layouts is taken to hold the models' layouts
-    /// under the names the migration renames them from: its embedded types are renamed, its
-    /// values read back, and the layouts are recorded, so that a later migration of the
-    /// embedded model's properties finds them.
+    /// A table whose metadata predates embedded layouts names only the embedded models of its
+    /// own properties (its schema description): a rename from any other name is refused, as
+    /// the file store refuses a type it does not hold, with the way on, and leaves the database
+    /// as it was. Leaving out the rename of the model embedded deeper migrates (the table is
+    /// taken to hold the models' layouts); so does the whole rename once an open with the
+    /// models it was written with has recorded their layouts.
     @Test func renamingAnEmbeddedTypeWhoseLayoutsAreNotRecorded() async throws {
         let settings = try #require(serverSettings)
-        try await dropTables(["BehaviorDelivery"])
-        let one = try await PostgresStore.open(settings, models: [BehaviorDeliveryOne.self], schemaVersion: 1)
-        try await one.write { transaction in
-            try await transaction.add(BehaviorDeliveryOne(
-                id: 1, main: BehaviorBoxOne(label: "a", weight: 5, lid: "red"), extra: [BehaviorBoxOne(label: "b", weight: 6)]))
+        let deliveries = [
+            BehaviorDeliveryOne(id: 1, main: BehaviorBoxOne(label: "a", weight: 5, lid: "red"), extra: [BehaviorBoxOne(label: "b", weight: 6)]),
+        ]
+        let crates = [
+            BehaviorDeliveryTwo(id: 1, main: BehaviorCrateTwo(label: "a", weight: 5, lid: "red"), extra: [BehaviorCrateTwo(label: "b", weight: 6)]),
+        ]
+        func writeForgotten() async throws {
+            try await dropTables(["BehaviorDelivery"])
+            let one = try await PostgresStore.open(settings, models: [BehaviorDeliveryOne.self], schemaVersion: 1)
+            try await one.write { try await $0.add(contentsOf: deliveries) }
+            await one.close()
+            try await forgetLayouts(of: "BehaviorDelivery")
+            #expect(try await storedLayouts(of: "BehaviorDelivery") == nil)
         }
-        await one.close()
-        try await forgetLayouts(of: "BehaviorDelivery")
-        #expect(try await storedLayouts(of: "BehaviorDelivery") == nil)
+        let unrecorded = { (name: String, newName: String) in
+            PostgresStoreError(.migrationFailed(typeName: name, reason: """
+                no table of the database holds an embedded model of that name to rename to \(newName), as far as its metadata says: \
+                that of BehaviorDelivery predates recorded embedded layouts and names only the embedded models of its own properties, \
+                so a model embedded deeper is not known by its stored name; leave the rename out (such a table is taken to hold the \
+                models' layouts) or first open the database with the models it was written with, which records them
+                """))
+        }
+        try await writeForgotten()
+        // A name the table's description does not hold, at its own level or deeper.
+        await #expect(throws: unrecorded("BehaviorNoSuchBox", "BehaviorCrate")) {
+            _ = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
+                try migration.renameType(from: "BehaviorNoSuchBox", to: "BehaviorCrate")
+            }
+        }
+        for lid in ["BehaviorNoSuchLid", "BehaviorLid"] {
+            await #expect(throws: unrecorded(lid, "BehaviorCap")) {
+                _ = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
+                    try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
+                    try migration.renameType(from: lid, to: "BehaviorCap")
+                }
+            }
+        }
+        // Refused: the database is as it was, its layouts still unknown.
+        let unchanged = try await PostgresStore.open(settings, models: [BehaviorDeliveryOne.self], schemaVersion: 1)
+        #expect(try await unchanged.objects(BehaviorDeliveryOne.self).all() == deliveries)
+        await unchanged.close()
+
+        // The deeper rename left out.
+        try await writeForgotten()
         let two = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
             try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
-            try migration.renameType(from: "BehaviorLid", to: "BehaviorCap")
         }
-        #expect(try await two.objects(BehaviorDeliveryTwo.self).all() == [BehaviorDeliveryTwo(
-            id: 1, main: BehaviorCrateTwo(label: "a", weight: 5, lid: "red"), extra: [BehaviorCrateTwo(label: "b", weight: 6)])])
+        #expect(try await two.objects(BehaviorDeliveryTwo.self).all() == crates)
         await two.close()
         #expect(try await storedLayouts(of: "BehaviorDelivery") == "BehaviorCap(color: String)\nBehaviorCrate(label: String, weight: Int, lid: BehaviorCap)")
         let three = try await PostgresStore.open(settings, models: [BehaviorDeliveryThree.self], schemaVersion: 3) { migration, _ in
@@ -175,6 +210,17 @@ struct EmbeddedLayoutTests {
         #expect(try await three.objects(BehaviorDeliveryThree.self).all() == [BehaviorDeliveryThree(
             id: 1, main: BehaviorCartonThree(title: "a", weight: 5, lid: "red"), extra: [BehaviorCartonThree(title: "b", weight: 6)])])
         await three.close()
+
+        // The layouts recorded first by an open with the models the table was written with.
+        try await writeForgotten()
+        let recorded = try await PostgresStore.open(settings, models: [BehaviorDeliveryOne.self], schemaVersion: 1)
+        await recorded.close()
+        let renamed = try await PostgresStore.open(settings, models: [BehaviorDeliveryTwo.self], schemaVersion: 2) { migration, _ in
+            try migration.renameType(from: "BehaviorBox", to: "BehaviorCrate")
+            try migration.renameType(from: "BehaviorLid", to: "BehaviorCap")
+        }
+        #expect(try await renamed.objects(BehaviorDeliveryTwo.self).all() == crates)
+        await renamed.close()
     }
 
     /// A kind change inside an embedded model that no automatic rule makes is refused, saying

@@ -23,8 +23,8 @@ struct MultiProcessTests {
 
     /// Four processes, each with its own store, make 1,000 write transactions each at once: every
     /// process's own keys are all there, the shared counters (`update`, which locks the row) add
-    /// up exactly, the shared upserted rows are five, and an observer in this process saw the
-    /// children's commits.
+    /// up exactly, the shared upserted rows are five, and observers in this process (of the
+    /// counters' results, and of one counter by key) saw the children's commits.
     @Test func processesWritingAtOnceLoseNothingAndAnObserverSeesTheirCommits() async throws {
         let child = try #require(writerChildURL(), "PostgresWriterChild must be built next to the tests")
         let processes = Self.processes, transactions = Self.transactions, total = processes * transactions
@@ -49,6 +49,22 @@ struct MultiProcessTests {
         }
         defer { observer.cancel() }
         _ = try await within(10, "the observer's first element") { for await _ in started { return true }; return false }
+        // One object observed by key: the counter the children's sequences 0, 8, 16, … add to.
+        let counterZero = (0..<transactions).filter { $0 % 8 == 0 }.count * processes
+        let (objectStarted, objectSignal) = AsyncStream.makeStream(of: Void.self)
+        let objectObserver = Task { () -> (elements: Int, count: Int?) in
+            var elements = 0
+            var count: Int?
+            for try await counter in try store.changes(ChildCounter.self, primaryKey: 0) {
+                elements += 1
+                objectSignal.yield()
+                count = counter?.count
+                if count == counterZero { break }
+            }
+            return (elements, count)
+        }
+        defer { objectObserver.cancel() }
+        _ = try await within(10, "the object observer's first element") { for await _ in objectStarted { return true }; return false }
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -101,6 +117,9 @@ struct MultiProcessTests {
         let seen = try await within(10, "the observer to see the children's last commit", task: observer)
         #expect(seen.sum == total)
         #expect(seen.elements >= 2)
+        let seenObject = try await within(10, "the object observer to see the children's last change of counter 0", task: objectObserver)
+        #expect(seenObject.count == counterZero)
+        #expect(seenObject.elements >= 2)
         await store.close()
     }
 }
