@@ -413,10 +413,12 @@ final class ByteConditions {
             try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: skips.count) { tags in
                 try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: steps.count) { values in
                     for index in steps.indices where steps[index].operation == .constant { values[index] = steps[index].bits }
-                    return try body(Program(offsets: offsets, tags: tags, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
-                                            steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
-                                            text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
-                                            taglessCodes: UnsafeBufferPointer(taglessCodes), taglessBitmap: taglessBitmap, schema: schema))
+                    let reading = Reading(offsets: offsets, tags: UnsafeBufferPointer(tags), nodes: UnsafeBufferPointer(nodes),
+                                          steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
+                                          text: UnsafeRawBufferPointer(text))
+                    return try body(Program(offsets: offsets, tags: tags, skips: UnsafeBufferPointer(skips), reading: reading, strings: strings,
+                                            entry: entry, propertyCount: propertyCount, taglessCodes: UnsafeBufferPointer(taglessCodes),
+                                            taglessBitmap: taglessBitmap, schema: schema))
                 }
             }
         }
@@ -431,11 +433,9 @@ final class ByteConditions {
         let offsets: UnsafeMutableBufferPointer<Int>
         let tags: UnsafeMutableBufferPointer<UInt8>
         let skips: UnsafeBufferPointer<Int>
-        let nodes: UnsafeBufferPointer<Node>
-        let steps: UnsafeBufferPointer<Step>
-        let elements: UnsafeBufferPointer<Node>
-        let values: UnsafeMutableBufferPointer<UInt64>
-        let text: UnsafeRawBufferPointer
+        /// Made once per pass and kept here, so that each record's test passes it where it lies
+        /// rather than a copy of it.
+        let reading: Reading
         let strings: [String]
         let entry: Int
         let propertyCount: Int
@@ -495,9 +495,7 @@ final class ByteConditions {
                     offsets[slot] = cursor.position + 1
                 }
             }
-            let reading = Reading(bytes: bytes, offsets: offsets, tags: UnsafeBufferPointer(tags), tagWidth: tagWidth, nodes: nodes,
-                                  steps: steps, elements: elements, values: values, text: text)
-            return try reading.evaluate(from: entry, strings: strings)
+            return try reading.evaluate(TestedRecord(bytes: bytes, tagWidth: tagWidth), from: entry, strings: strings)
         }
 
         /// The error naming the record that `error` stopped.
@@ -517,15 +515,18 @@ final class ByteConditions {
         case trap(ArithmeticTrap)
     }
 
-    /// What evaluating one record reads, as buffers.
-    private struct Reading {
+    /// The record a test reads: its bytes, and the bytes of a tag before each value's body (1,
+    /// or 0 in a tagless record), only for the offset a failure names, where the value starts.
+    private struct TestedRecord {
         let bytes: UnsafeRawBufferPointer
+        let tagWidth: Int
+    }
+
+    /// What evaluating a record reads besides its bytes, as buffers.
+    private struct Reading {
         /// The body of each value read (``Program/offsets``), and its tag.
         let offsets: UnsafeMutableBufferPointer<Int>
         let tags: UnsafeBufferPointer<UInt8>
-        /// The bytes of a tag before each body: 1, or 0 in a tagless record. Only for the offset
-        /// a failure names, where the value starts.
-        let tagWidth: Int
         let nodes: UnsafeBufferPointer<Node>
         let steps: UnsafeBufferPointer<Step>
         let elements: UnsafeBufferPointer<Node>
@@ -533,11 +534,11 @@ final class ByteConditions {
         let values: UnsafeMutableBufferPointer<UInt64>
         let text: UnsafeRawBufferPointer
 
-        func evaluate(from entry: Int, strings: [String]) throws(TestFailure) -> Bool {
+        func evaluate(_ record: TestedRecord, from entry: Int, strings: [String]) throws(TestFailure) -> Bool {
             var index = entry
             while true {
                 let node = nodes[index]
-                let next = try test(node, strings: strings) ? node.whenTrue : node.whenFalse
+                let next = try test(node, record, strings: strings) ? node.whenTrue : node.whenFalse
                 if next < 0 { return next == ByteConditions.accept }
                 index = Int(next)
             }
@@ -545,25 +546,25 @@ final class ByteConditions {
 
         /// Whether the node's comparison holds.
         @inline(__always)
-        private func test(_ node: Node, strings: [String]) throws(TestFailure) -> Bool {
+        private func test(_ node: Node, _ record: TestedRecord, strings: [String]) throws(TestFailure) -> Bool {
             switch node.operation {
             case .computedSigned:
-                return node.accepts & Order.of(Int64(bitPattern: try value(node)), Int64(bitPattern: node.bits)) != 0
+                return node.accepts & Order.of(Int64(bitPattern: try value(node, record)), Int64(bitPattern: node.bits)) != 0
             case .computedUnsigned:
-                return node.accepts & Order.of(try value(node), node.bits) != 0
+                return node.accepts & Order.of(try value(node, record), node.bits) != 0
             case .computedDouble:
-                return node.accepts & Order.of(Double(bitPattern: try value(node)), Double(bitPattern: node.bits)) != 0
+                return node.accepts & Order.of(Double(bitPattern: try value(node, record)), Double(bitPattern: node.bits)) != 0
             case .bool, .int, .uint, .double, .string, .foldedEqual, .prefix:
                 let slot = Int(node.slot)
-                var cursor = RawCursor(bytes, at: offsets[slot])
-                return node.accepts & (try order(&cursor, node, strings: strings, tag: tags[slot], at: offsets[slot] - tagWidth).get()) != 0
+                var cursor = RawCursor(record.bytes, at: offsets[slot])
+                return node.accepts & (try order(&cursor, node, strings: strings, tag: tags[slot], at: offsets[slot] - record.tagWidth).get()) != 0
             case .containerCount:
                 let slot = Int(node.slot)
-                var cursor = RawCursor(bytes, at: offsets[slot])
-                let count = try containerCount(&cursor, tag: tags[slot], at: offsets[slot] - tagWidth).get()
+                var cursor = RawCursor(record.bytes, at: offsets[slot])
+                let count = try containerCount(&cursor, tag: tags[slot], at: offsets[slot] - record.tagWidth).get()
                 return node.accepts & Order.of(count, Int64(bitPattern: node.bits)) != 0
             case .containerContains, .containerSameElements, .containerElementsEqual:
-                return try testElements(node, strings: strings)
+                return try testElements(node, record, strings: strings)
             }
         }
 
@@ -573,7 +574,7 @@ final class ByteConditions {
             guard tag == ValueTag.list.rawValue else { return .failure(.decode(Self.notContainer(tag, at: start))) }
             return cursor.varint().mapError(TestFailure.decode).flatMap { count in
                 // Each element takes a byte at least: a larger count is damage.
-                guard count <= UInt64(bytes.count - cursor.position) else {
+                guard count <= UInt64(cursor.bytes.count - cursor.position) else {
                     return .failure(.decode(DecodeFailure(offset: start, reason: "\(count) elements run past the end of the record")))
                 }
                 return .success(Int64(count))
@@ -587,10 +588,10 @@ final class ByteConditions {
 
         /// Whether the container the node reads holds its constants as the node's operation asks.
         /// Each element is read from where it starts once per constant it is compared with.
-        private func testElements(_ node: Node, strings: [String]) throws(TestFailure) -> Bool {
+        private func testElements(_ node: Node, _ record: TestedRecord, strings: [String]) throws(TestFailure) -> Bool {
             let slot = Int(node.slot)
-            var cursor = RawCursor(bytes, at: offsets[slot])
-            let count = try containerCount(&cursor, tag: tags[slot], at: offsets[slot] - tagWidth).get()
+            var cursor = RawCursor(record.bytes, at: offsets[slot])
+            let count = try containerCount(&cursor, tag: tags[slot], at: offsets[slot] - record.tagWidth).get()
             let constants = elements[Int(node.first)..<Int(node.second)]
             let isContains = node.operation == .containerContains
             if !isContains, count != Int64(constants.count) { return false }
@@ -602,7 +603,7 @@ final class ByteConditions {
                 // An array's `==` compares each element with the constant in its place only.
                 let candidates = node.operation == .containerElementsEqual ? constants[(constants.startIndex + index)...].prefix(1) : constants[...]
                 for constant in candidates {
-                    cursor = RawCursor(bytes, at: body)
+                    cursor = RawCursor(record.bytes, at: body)
                     if try order(&cursor, constant, strings: strings, tag: tag, at: start).get() == Order.equal {
                         found = true
                         break
@@ -719,7 +720,7 @@ final class ByteConditions {
 
         /// The value a computed comparison compares, as bits (see ``QueryNumber``): its steps in
         /// order, operands before the operation on them, as Swift evaluates them.
-        private func value(_ node: Node) throws(TestFailure) -> UInt64 {
+        private func value(_ node: Node, _ record: TestedRecord) throws(TestFailure) -> UInt64 {
             // From `first` on, no constant (set once per pass); none at all for a constant term.
             var index = Int(node.first)
             while index <= Int(node.second) {
@@ -729,8 +730,8 @@ final class ByteConditions {
                 case .constant:
                     values[index] = step.bits
                 case .load:
-                    var cursor = RawCursor(bytes, at: offsets[step.slot])
-                    values[index] = try Self.load(&cursor, step.number, step.representation, tag: tags[step.slot], at: offsets[step.slot] - tagWidth)
+                    var cursor = RawCursor(record.bytes, at: offsets[step.slot])
+                    values[index] = try Self.load(&cursor, step.number, step.representation, tag: tags[step.slot], at: offsets[step.slot] - record.tagWidth)
                         .mapError(TestFailure.decode).get()
                 case .negate:
                     let value = values[step.first]
