@@ -413,10 +413,12 @@ final class ByteConditions {
             try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: skips.count) { tags in
                 try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: steps.count) { values in
                     for index in steps.indices where steps[index].operation == .constant { values[index] = steps[index].bits }
-                    return try body(Program(offsets: offsets, tags: tags, skips: UnsafeBufferPointer(skips), nodes: UnsafeBufferPointer(nodes),
-                                            steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
-                                            text: UnsafeRawBufferPointer(text), strings: strings, entry: entry, propertyCount: propertyCount,
-                                            taglessCodes: UnsafeBufferPointer(taglessCodes), taglessBitmap: taglessBitmap, schema: schema))
+                    let reading = Reading(offsets: offsets, tags: UnsafeBufferPointer(tags), nodes: UnsafeBufferPointer(nodes),
+                                          steps: UnsafeBufferPointer(steps), elements: UnsafeBufferPointer(elements), values: values,
+                                          text: UnsafeRawBufferPointer(text))
+                    return try body(Program(offsets: offsets, tags: tags, skips: UnsafeBufferPointer(skips), reading: reading, strings: strings,
+                                            entry: entry, propertyCount: propertyCount, taglessCodes: UnsafeBufferPointer(taglessCodes),
+                                            taglessBitmap: taglessBitmap, schema: schema))
                 }
             }
         }
@@ -425,16 +427,15 @@ final class ByteConditions {
     /// Everything testing a record reads besides its bytes, gathered once per pass, so that the
     /// test of each record is one inlined loop in the pass's closure, with no call of its own.
     private struct Program {
-        /// Where the walk leaves the offset of each value the tests read: of its tag, or in a
-        /// tagless record of its body, whose implied tag it leaves in `tags`.
+        /// Where the walk leaves the offset of the body of each value the tests read, and its
+        /// tag: the one before the body, or the one a tagless record implies. One shape for both
+        /// forms, so that the tests hold no branch per form.
         let offsets: UnsafeMutableBufferPointer<Int>
         let tags: UnsafeMutableBufferPointer<UInt8>
         let skips: UnsafeBufferPointer<Int>
-        let nodes: UnsafeBufferPointer<Node>
-        let steps: UnsafeBufferPointer<Step>
-        let elements: UnsafeBufferPointer<Node>
-        let values: UnsafeMutableBufferPointer<UInt64>
-        let text: UnsafeRawBufferPointer
+        /// Made once per pass and kept here, so that each record's test passes it where it lies
+        /// rather than a copy of it.
+        let reading: Reading
         let strings: [String]
         let entry: Int
         let propertyCount: Int
@@ -455,10 +456,10 @@ final class ByteConditions {
         @inline(__always)
         private func test(_ bytes: UnsafeRawBufferPointer) throws(TestFailure) -> Bool {
             var cursor = RawCursor(bytes)
-            var isTagless = false
+            var tagWidth = 1
             if let bitmap = taglessBitmap, bytes.first == TaglessLayout.marker {
                 guard let bitmapStart = cursor.skipTaglessStart(bitmap) else { throw .decode(cursor.taglessStartFailure(bitmap)) }
-                isTagless = true
+                tagWidth = 0
                 var property = 0
                 for slot in skips.indices {
                     var remaining = skips[slot]
@@ -480,7 +481,8 @@ final class ByteConditions {
                 guard count == UInt64(propertyCount) else {
                     throw .decode(RecordGrammar.valueCountFailure(count, of: schema.typeName, expected: propertyCount, at: 0))
                 }
-                // The last value read is left to its test, which checks its bounds.
+                // Each value read is left where it stands, its tag read: the next skip passes it,
+                // and its test checks its body's bounds.
                 for slot in skips.indices {
                     var remaining = skips[slot]
                     while remaining > 0 {
@@ -488,12 +490,12 @@ final class ByteConditions {
                         guard cursor.skipSingleValueQuickly() else { throw .decode(cursor.skipFailure(from: start)) }
                         remaining -= 1
                     }
-                    offsets[slot] = cursor.position
+                    guard cursor.position < bytes.count else { throw .decode(cursor.endFailure()) }
+                    tags[slot] = bytes[cursor.position]
+                    offsets[slot] = cursor.position + 1
                 }
             }
-            let reading = Reading(bytes: bytes, offsets: offsets, tags: isTagless ? UnsafeBufferPointer(tags) : nil, nodes: nodes,
-                                  steps: steps, elements: elements, values: values, text: text)
-            return try reading.evaluate(from: entry, strings: strings)
+            return try reading.evaluate(TestedRecord(bytes: bytes, tagWidth: tagWidth), from: entry, strings: strings)
         }
 
         /// The error naming the record that `error` stopped.
@@ -513,13 +515,18 @@ final class ByteConditions {
         case trap(ArithmeticTrap)
     }
 
-    /// What evaluating one record reads, as buffers.
-    private struct Reading {
+    /// The record a test reads: its bytes, and the bytes of a tag before each value's body (1,
+    /// or 0 in a tagless record), only for the offset a failure names, where the value starts.
+    private struct TestedRecord {
         let bytes: UnsafeRawBufferPointer
+        let tagWidth: Int
+    }
+
+    /// What evaluating a record reads besides its bytes, as buffers.
+    private struct Reading {
+        /// The body of each value read (``Program/offsets``), and its tag.
         let offsets: UnsafeMutableBufferPointer<Int>
-        /// In a tagless record, the tag each value read implies (its offset is its body's); nil
-        /// when the values carry their tags.
-        let tags: UnsafeBufferPointer<UInt8>?
+        let tags: UnsafeBufferPointer<UInt8>
         let nodes: UnsafeBufferPointer<Node>
         let steps: UnsafeBufferPointer<Step>
         let elements: UnsafeBufferPointer<Node>
@@ -527,11 +534,11 @@ final class ByteConditions {
         let values: UnsafeMutableBufferPointer<UInt64>
         let text: UnsafeRawBufferPointer
 
-        func evaluate(from entry: Int, strings: [String]) throws(TestFailure) -> Bool {
+        func evaluate(_ record: TestedRecord, from entry: Int, strings: [String]) throws(TestFailure) -> Bool {
             var index = entry
             while true {
                 let node = nodes[index]
-                let next = try test(node, strings: strings) ? node.whenTrue : node.whenFalse
+                let next = try test(node, record, strings: strings) ? node.whenTrue : node.whenFalse
                 if next < 0 { return next == ByteConditions.accept }
                 index = Int(next)
             }
@@ -539,35 +546,35 @@ final class ByteConditions {
 
         /// Whether the node's comparison holds.
         @inline(__always)
-        private func test(_ node: Node, strings: [String]) throws(TestFailure) -> Bool {
+        private func test(_ node: Node, _ record: TestedRecord, strings: [String]) throws(TestFailure) -> Bool {
             switch node.operation {
             case .computedSigned:
-                return node.accepts & Order.of(Int64(bitPattern: try value(node)), Int64(bitPattern: node.bits)) != 0
+                return node.accepts & Order.of(Int64(bitPattern: try value(node, record)), Int64(bitPattern: node.bits)) != 0
             case .computedUnsigned:
-                return node.accepts & Order.of(try value(node), node.bits) != 0
+                return node.accepts & Order.of(try value(node, record), node.bits) != 0
             case .computedDouble:
-                return node.accepts & Order.of(Double(bitPattern: try value(node)), Double(bitPattern: node.bits)) != 0
+                return node.accepts & Order.of(Double(bitPattern: try value(node, record)), Double(bitPattern: node.bits)) != 0
             case .bool, .int, .uint, .double, .string, .foldedEqual, .prefix:
-                var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
-                return node.accepts & (try order(&cursor, node, strings: strings, tag: tags?[Int(node.slot)]).get()) != 0
+                let slot = Int(node.slot)
+                var cursor = RawCursor(record.bytes, at: offsets[slot])
+                return node.accepts & (try order(&cursor, node, strings: strings, tag: tags[slot], at: offsets[slot] - record.tagWidth).get()) != 0
             case .containerCount:
-                var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
-                let count = try containerCount(&cursor, tag: tags?[Int(node.slot)]).get()
+                let slot = Int(node.slot)
+                var cursor = RawCursor(record.bytes, at: offsets[slot])
+                let count = try containerCount(&cursor, tag: tags[slot], at: offsets[slot] - record.tagWidth).get()
                 return node.accepts & Order.of(count, Int64(bitPattern: node.bits)) != 0
             case .containerContains, .containerSameElements, .containerElementsEqual:
-                return try testElements(node, strings: strings)
+                return try testElements(node, record, strings: strings)
             }
         }
 
-        /// The element count of the array or set at `cursor`, which is left at its first element.
-        /// `implied` is the tag a tagless record implies, the cursor then at the body.
-        private func containerCount(_ cursor: inout RawCursor, tag implied: UInt8?) -> Result<Int64, TestFailure> {
-            let start = cursor.position
-            guard let tag = implied ?? cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
+        /// The element count of the array or set whose body is at `cursor`, tagged `tag` (the
+        /// value starting at `start`); the cursor is left at its first element.
+        private func containerCount(_ cursor: inout RawCursor, tag: UInt8, at start: Int) -> Result<Int64, TestFailure> {
             guard tag == ValueTag.list.rawValue else { return .failure(.decode(Self.notContainer(tag, at: start))) }
             return cursor.varint().mapError(TestFailure.decode).flatMap { count in
                 // Each element takes a byte at least: a larger count is damage.
-                guard count <= UInt64(bytes.count - cursor.position) else {
+                guard count <= UInt64(cursor.bytes.count - cursor.position) else {
                     return .failure(.decode(DecodeFailure(offset: start, reason: "\(count) elements run past the end of the record")))
                 }
                 return .success(Int64(count))
@@ -581,20 +588,23 @@ final class ByteConditions {
 
         /// Whether the container the node reads holds its constants as the node's operation asks.
         /// Each element is read from where it starts once per constant it is compared with.
-        private func testElements(_ node: Node, strings: [String]) throws(TestFailure) -> Bool {
-            var cursor = RawCursor(bytes, at: offsets[Int(node.slot)])
-            let count = try containerCount(&cursor, tag: tags?[Int(node.slot)]).get()
+        private func testElements(_ node: Node, _ record: TestedRecord, strings: [String]) throws(TestFailure) -> Bool {
+            let slot = Int(node.slot)
+            var cursor = RawCursor(record.bytes, at: offsets[slot])
+            let count = try containerCount(&cursor, tag: tags[slot], at: offsets[slot] - record.tagWidth).get()
             let constants = elements[Int(node.first)..<Int(node.second)]
             let isContains = node.operation == .containerContains
             if !isContains, count != Int64(constants.count) { return false }
             for index in 0..<Int(count) {
                 let start = cursor.position
+                guard let tag = cursor.byte() else { throw .decode(cursor.endFailure()) }
+                let body = cursor.position
                 var found = false
                 // An array's `==` compares each element with the constant in its place only.
                 let candidates = node.operation == .containerElementsEqual ? constants[(constants.startIndex + index)...].prefix(1) : constants[...]
                 for constant in candidates {
-                    cursor = RawCursor(bytes, at: start)
-                    if try order(&cursor, constant, strings: strings, tag: nil).get() == Order.equal {
+                    cursor = RawCursor(record.bytes, at: body)
+                    if try order(&cursor, constant, strings: strings, tag: tag, at: start).get() == Order.equal {
                         found = true
                         break
                     }
@@ -606,12 +616,13 @@ final class ByteConditions {
             return !isContains
         }
 
-        /// How the stored value at `cursor` stands to the node's constant. `implied` is the tag a
-        /// tagless record implies, the cursor then at the body; nil to read it.
-        @inline(__always)
-        private func order(_ cursor: inout RawCursor, _ node: Node, strings: [String], tag implied: UInt8?) -> Result<UInt8, TestFailure> {
-            let start = cursor.position
-            guard let tag = implied ?? cursor.byte() else { return .failure(.decode(cursor.endFailure())) }
+        /// How the stored value whose body is at `cursor`, tagged `tag` (the value starting at
+        /// `start`, which a failure names), stands to the node's constant.
+        ///
+        /// Transparent, so that it is inlined into the loop over the nodes: with
+        /// `@inline(__always)` the optimizer left a call per node once the loop grew.
+        @_transparent
+        private func order(_ cursor: inout RawCursor, _ node: Node, strings: [String], tag: UInt8, at start: Int) -> Result<UInt8, TestFailure> {
             if tag == ValueTag.null.rawValue, node.isOptional { return .success(Order.null) }
             switch node.operation {
             case .bool:
@@ -709,7 +720,7 @@ final class ByteConditions {
 
         /// The value a computed comparison compares, as bits (see ``QueryNumber``): its steps in
         /// order, operands before the operation on them, as Swift evaluates them.
-        private func value(_ node: Node) throws(TestFailure) -> UInt64 {
+        private func value(_ node: Node, _ record: TestedRecord) throws(TestFailure) -> UInt64 {
             // From `first` on, no constant (set once per pass); none at all for a constant term.
             var index = Int(node.first)
             while index <= Int(node.second) {
@@ -719,8 +730,9 @@ final class ByteConditions {
                 case .constant:
                     values[index] = step.bits
                 case .load:
-                    var cursor = RawCursor(bytes, at: offsets[step.slot])
-                    values[index] = try Self.load(&cursor, step.number, step.representation, tag: tags?[step.slot]).mapError(TestFailure.decode).get()
+                    var cursor = RawCursor(record.bytes, at: offsets[step.slot])
+                    values[index] = try Self.load(&cursor, step.number, step.representation, tag: tags[step.slot], at: offsets[step.slot] - record.tagWidth)
+                        .mapError(TestFailure.decode).get()
                 case .negate:
                     let value = values[step.first]
                     guard let result = step.number.negate(value) else { throw .trap(step.number.negationTrap(value)) }
@@ -734,13 +746,12 @@ final class ByteConditions {
             return values[Int(node.second)]
         }
 
-        /// A stored value of `number`'s type (whose representation is `representation`), as bits.
+        /// A stored value of `number`'s type (whose representation is `representation`), as bits:
+        /// its body at `cursor`, tagged `tag` (the value starting at `start`).
         @inline(__always)
         private static func load(
-            _ cursor: inout RawCursor, _ number: QueryNumber, _ representation: QueryNumber.Representation, tag implied: UInt8?
+            _ cursor: inout RawCursor, _ number: QueryNumber, _ representation: QueryNumber.Representation, tag: UInt8, at start: Int
         ) -> Result<UInt64, DecodeFailure> {
-            let start = cursor.position
-            guard let tag = implied ?? cursor.byte() else { return .failure(cursor.endFailure()) }
             switch representation {
             case .signed(let min, let max):
                 guard tag == ValueTag.int.rawValue else { break }

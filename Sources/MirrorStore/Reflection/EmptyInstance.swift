@@ -186,7 +186,7 @@ extension TypePlan {
     /// `MappingError.missingProperty`), so no empty value it starts with reaches the app.
     @inline(__always)
     func newInstance<Model: Persistable>(_ type: Model.Type) -> Model {
-        if let freshObject { return freshObject.make(type) }
+        if let unretainedFreshObject { return unretainedFreshObject.make(type) }
         return Model._autoMalloc()
     }
 }

@@ -97,6 +97,21 @@ final class FreshObjectRecipe: @unchecked Sendable {
         unsafeBitCast(make(), to: Model.self)
     }
 
+    /// This recipe, held without a retain of its own by whoever keeps it alive (its plan), so that
+    /// making an instance retains and releases nothing but the instance.
+    var unretained: Unretained { Unretained(recipe: Unmanaged.passUnretained(self)) }
+
+    /// A recipe referred to without a retain (``unretained``).
+    struct Unretained: @unchecked Sendable {
+        fileprivate let recipe: Unmanaged<FreshObjectRecipe>
+
+        /// ``FreshObjectRecipe/make(_:)``.
+        @inline(__always)
+        func make<Model>(_ type: Model.Type) -> Model {
+            recipe._withUnsafeGuaranteedRef { $0.make(type) }
+        }
+    }
+
     /// Initialises the uninitialised reference at `address` with ``make()``: the plan's
     /// `initializeObject` for models made in place, such as the elements of a list.
     func initialize(_ address: UnsafeMutableRawPointer) {

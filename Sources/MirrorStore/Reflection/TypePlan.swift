@@ -59,6 +59,9 @@ final class TypePlan: @unchecked Sendable {
     /// `FreshObjectRecipe`). `nil` for other classes, whose instances come from `init()`, which
     /// gives the properties the record does not hold their values.
     @exclusivity(unchecked) private(set) var freshObject: FreshObjectRecipe?
+    /// ``freshObject`` without a retain of its own (the plan keeps it alive), so that reading it
+    /// per instance made retains nothing.
+    @exclusivity(unchecked) private(set) var unretainedFreshObject: FreshObjectRecipe.Unretained?
 
     private init(type: any Persistable.Type) {
         typeName = type.persistedTypeName
@@ -218,6 +221,7 @@ final class TypePlan: @unchecked Sendable {
         if persistsEveryField, factory.makesFreshObjects, let classType = type as? AnyClass,
            let recipe = EmptyInstance.objectRecipe(for: classType, fields: storedFields) {
             freshObject = recipe
+            unretainedFreshObject = recipe.unretained
             initializeObject = recipe.initialize
         }
         inverses = try InverseCandidate.fields(inverseCandidates, of: type, isClass: isClass, factory: &factory)
