@@ -158,12 +158,14 @@ final class KeyRun: Sendable {
         return key
     }
 
-    /// Whether the run records a deleted key (location 0). The packed and walked layouts cannot
-    /// hold one, so only the entries of other blocks are read.
+    /// Whether the run records a deleted key (location 0). The packed, walked and packed
+    /// byte-string layouts cannot hold one, so only the entries of other blocks are read.
     func holdsDeletions() throws -> Bool {
         for block in blockOffsets.indices {
             let holds = try withBlock(block) { reader -> Bool? in
-                if reader.layout == RunBlockReader.packedLayout || reader.layout == RunBlockReader.walkedLayout { return false }
+                if [RunBlockReader.packedLayout, RunBlockReader.walkedLayout, RunBlockReader.packedBytesLayout].contains(reader.layout) {
+                    return false
+                }
                 for index in 0..<reader.count {
                     guard let entry = reader.entry(index) else { return nil }
                     if entry.packed == 0 { return true }
@@ -215,6 +217,11 @@ struct KeyRunWriter {
     /// they are all the block's, it closes in that layout.
     private var walk = WalkedIntegerBlock()
     private var walkStart = 0
+    /// Whether blocks of byte-string keys of one length take the packed byte-string layout
+    /// (format 6 on).
+    private let packsBytes: Bool
+    /// The block's entries as the packed byte-string layout would hold them, while it can.
+    private var bytePacking = PackedByteBlock()
     /// The checksums the run's walks check the log against.
     private let regions: CoveredRegions?
 
@@ -226,13 +233,15 @@ struct KeyRunWriter {
     /// A writer of a run in the file at `log`; `packsIntegers` when the file's format has the
     /// packed layout (``LogHeader/packsEncodings(_:)``), `walksLocations` when it has the walked
     /// one (``LogHeader/walksLocations(_:)``), which needs the checksums of the log before the
-    /// checkpoint, `regions` (nil where the log was replayed in this process).
+    /// checkpoint, `regions` (nil where the log was replayed in this process), `packsBytes` when
+    /// it has the packed byte-string one (``LogHeader/packsByteKeys(_:)``).
     init(
         log: any LogStorage, sequence: UInt64, offset: UInt64, packsIntegers: Bool, walksLocations: Bool = false,
-        regions: CoveredRegions? = nil
+        regions: CoveredRegions? = nil, packsBytes: Bool = false
     ) {
         units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .keyRun)
         self.packsIntegers = packsIntegers
+        self.packsBytes = packsBytes
         self.walksLocations = walksLocations && packsIntegers
         self.regions = regions
     }
@@ -292,13 +301,14 @@ struct KeyRunWriter {
                 try closeBlock()
             } else {
                 for entry in blockIntegers { appendGeneral(encoded: Self.encoded(.integer(entry.key), packed: entry.packed)) }
+                if !blockIntegers.isEmpty { bytePacking.disqualify() }
                 blockIntegers.removeAll(keepingCapacity: true)
                 packing.removeAll()
                 walk = WalkedIntegerBlock()
                 walkStart = 0
             }
             blockAllIntegers = false
-        } else if wouldOverflow(adding: encoded) {
+        } else if closesGeneral(adding: key, packed: packed, encoded: encoded) {
             try closeBlock()
             if let integer {
                 try appendInteger(integer, key: key, packed: packed)
@@ -312,6 +322,7 @@ struct KeyRunWriter {
             keyFences.append(key)
         }
         appendGeneral(encoded: encoded)
+        if packsBytes { bytePacking.add(key, packed: packed) }
         entries += 1
     }
 
@@ -389,6 +400,15 @@ struct KeyRunWriter {
         block.bytes.append(contentsOf: encoded)
     }
 
+    /// Whether a block of keys that are not all integers closes before one more entry: by the
+    /// packed byte-string layout's size while the block and the entry fit that layout, else by
+    /// the general layout's (a block that took only packed entries so far and cannot take this
+    /// one in the general layout closes in the packed one).
+    private func closesGeneral(adding key: StorageKey, packed: UInt64, encoded: [UInt8]) -> Bool {
+        if packsBytes, let closes = bytePacking.closes(adding: key, packed: packed, target: KeyRun.blockTarget) { return closes }
+        return wouldOverflow(adding: encoded)
+    }
+
     /// Whether adding an entry to the block's general layout would take it past its size.
     private func wouldOverflow(adding encoded: [UInt8]) -> Bool {
         Self.wouldOverflow(entries: entryOffsets.count, bytes: block.bytes.count, adding: encoded)
@@ -416,6 +436,8 @@ struct KeyRunWriter {
                 integers.uint64(entry.packed)
             }
             placed = try units.appendBlock(layout: RunBlockReader.integerLayout, count: count, entries: integers.bytes)
+        } else if packsBytes, bytePacking.isEligible, bytePacking.count == count {
+            placed = try units.appendBlock(layout: RunBlockReader.packedBytesLayout, count: count, entries: bytePacking.encode())
         } else {
             placed = try units.appendBlock(
                 layout: RunBlockReader.generalLayout, count: count,
@@ -427,6 +449,7 @@ struct KeyRunWriter {
         packing.removeAll()
         walk = WalkedIntegerBlock()
         walkStart = 0
+        bytePacking.removeAll()
         blockAllIntegers = true
         block = ByteWriter()
         entryOffsets.removeAll(keepingCapacity: true)
