@@ -220,7 +220,8 @@ struct KeyRunWriter {
     /// Whether blocks of byte-string keys of one length take the packed byte-string layout
     /// (format 6 on).
     private let packsBytes: Bool
-    /// The block's entries as the packed byte-string layout would hold them, while it can.
+    /// The block's entries while they are all byte strings of one length (then it takes the
+    /// packed byte-string layout, and holds no general entry).
     private var bytePacking = PackedByteBlock()
     /// The checksums the run's walks check the log against.
     private let regions: CoveredRegions?
@@ -292,6 +293,18 @@ struct KeyRunWriter {
             try appendInteger(integer, key: key, packed: packed)
             return
         }
+        if bytePacking.count > 0, !bytePacking.accepts(key, packed: packed) {
+            try unpack(adding: Self.encoded(key, packed: packed))
+        }
+        if packsBytes, blockIntegers.isEmpty, entryOffsets.isEmpty, bytePacking.accepts(key, packed: packed) {
+            if bytePacking.closes(adding: key, packed: packed, target: KeyRun.blockTarget) == true { try closeBlock() }
+            if bytePacking.count == 0 { keyFences.append(key) }
+            blockAllIntegers = false
+            onlyIntegers = false
+            bytePacking.add(key, packed: packed)
+            entries += 1
+            return
+        }
         let encoded = Self.encoded(key, packed: packed)
         if blockAllIntegers {
             // The block's first key that is not an integer: the block takes the general layout,
@@ -301,14 +314,13 @@ struct KeyRunWriter {
                 try closeBlock()
             } else {
                 for entry in blockIntegers { appendGeneral(encoded: Self.encoded(.integer(entry.key), packed: entry.packed)) }
-                if !blockIntegers.isEmpty { bytePacking.disqualify() }
                 blockIntegers.removeAll(keepingCapacity: true)
                 packing.removeAll()
                 walk = WalkedIntegerBlock()
                 walkStart = 0
             }
             blockAllIntegers = false
-        } else if closesGeneral(adding: key, packed: packed, encoded: encoded) {
+        } else if wouldOverflow(adding: encoded) {
             try closeBlock()
             if let integer {
                 try appendInteger(integer, key: key, packed: packed)
@@ -322,8 +334,21 @@ struct KeyRunWriter {
             keyFences.append(key)
         }
         appendGeneral(encoded: encoded)
-        if packsBytes { bytePacking.add(key, packed: packed) }
         entries += 1
+    }
+
+    /// Before an entry (`encoded`) that a block of packed byte-string entries cannot take: closes
+    /// the block in that layout when the general layout would not hold it with the entry, else
+    /// moves its entries into the general layout, where the entry joins them.
+    private mutating func unpack(adding encoded: [UInt8]) throws {
+        var bytes = 0
+        bytePacking.forEachEntry { key, _ in bytes += OperationCodec.encodedSize(of: key) + MemoryLayout<UInt64>.size }
+        if Self.wouldOverflow(entries: bytePacking.count, bytes: bytes, adding: encoded) {
+            try closeBlock()
+            return
+        }
+        bytePacking.forEachEntry { key, packed in appendGeneral(encoded: Self.encoded(key, packed: packed)) }
+        bytePacking.removeAll()
     }
 
     /// Adds an integer key to a block whose keys are all integers so far; its bytes are written
@@ -400,15 +425,6 @@ struct KeyRunWriter {
         block.bytes.append(contentsOf: encoded)
     }
 
-    /// Whether a block of keys that are not all integers closes before one more entry: by the
-    /// packed byte-string layout's size while the block and the entry fit that layout, else by
-    /// the general layout's (a block that took only packed entries so far and cannot take this
-    /// one in the general layout closes in the packed one).
-    private func closesGeneral(adding key: StorageKey, packed: UInt64, encoded: [UInt8]) -> Bool {
-        if packsBytes, let closes = bytePacking.closes(adding: key, packed: packed, target: KeyRun.blockTarget) { return closes }
-        return wouldOverflow(adding: encoded)
-    }
-
     /// Whether adding an entry to the block's general layout would take it past its size.
     private func wouldOverflow(adding encoded: [UInt8]) -> Bool {
         Self.wouldOverflow(entries: entryOffsets.count, bytes: block.bytes.count, adding: encoded)
@@ -421,7 +437,7 @@ struct KeyRunWriter {
     }
 
     private mutating func closeBlock() throws {
-        let count = blockAllIntegers ? blockIntegers.count : entryOffsets.count
+        let count = blockAllIntegers ? blockIntegers.count : bytePacking.count > 0 ? bytePacking.count : entryOffsets.count
         guard count > 0 else { return }
         let placed: UInt64
         if blockAllIntegers, blockWalks {
@@ -436,7 +452,7 @@ struct KeyRunWriter {
                 integers.uint64(entry.packed)
             }
             placed = try units.appendBlock(layout: RunBlockReader.integerLayout, count: count, entries: integers.bytes)
-        } else if packsBytes, bytePacking.isEligible, bytePacking.count == count {
+        } else if bytePacking.count > 0 {
             placed = try units.appendBlock(layout: RunBlockReader.packedBytesLayout, count: count, entries: bytePacking.encode())
         } else {
             placed = try units.appendBlock(

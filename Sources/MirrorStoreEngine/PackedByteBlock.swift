@@ -37,22 +37,17 @@ struct PackedByteBlock {
     private var lowestOffset = UInt64.max
     private var highestOffset: UInt64 = 0
     private var longest: UInt64 = 0
-    /// Whether every entry so far fits the layout: a byte-string key of the first one's length
-    /// and a location that is not a deletion mark.
-    private(set) var isEligible = true
 
-    /// Whether the block could take `key` at `packed` in this layout.
+    /// Whether the block could take `key` at `packed` in this layout: a byte-string key of the
+    /// first one's length, at a location that is not a deletion mark.
     func accepts(_ key: StorageKey, packed: UInt64) -> Bool {
-        guard isEligible, packed != 0, case .bytes(let bytes) = key, (1...255).contains(bytes.count) else { return false }
+        guard packed != 0, case .bytes(let bytes) = key, (1...255).contains(bytes.count) else { return false }
         return count == 0 || bytes.count == keyWidth
     }
 
-    /// Adds the next entry; one the layout cannot hold makes the block ineligible for good.
+    /// Adds the next entry, one that ``accepts(_:packed:)`` takes (any other is left out).
     mutating func add(_ key: StorageKey, packed: UInt64) {
-        guard accepts(key, packed: packed), case .bytes(let bytes) = key else {
-            disqualify()
-            return
-        }
+        guard accepts(key, packed: packed), case .bytes(let bytes) = key else { return }
         if count == 0 {
             keyWidth = bytes.count
             shared = bytes.count
@@ -68,10 +63,11 @@ struct PackedByteBlock {
         longest = max(longest, packed & 0xFF_FFFF)
     }
 
-    /// Marks the block as one this layout cannot hold (another kind of key among its entries).
-    mutating func disqualify() {
-        self = PackedByteBlock()
-        isEligible = false
+    /// Calls `body` with every entry, in order: for a block that takes another layout after all.
+    func forEachEntry(_ body: (StorageKey, UInt64) throws -> Void) rethrows {
+        for (index, packed) in locations.enumerated() {
+            try body(.bytes(Array(keys[(index * keyWidth)..<((index + 1) * keyWidth)])), packed)
+        }
     }
 
     mutating func removeAll() {
