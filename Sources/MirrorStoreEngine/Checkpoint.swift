@@ -33,8 +33,9 @@ enum Checkpoint {
 
     /// Appends the runs and the checkpoint unit numbered `number` at `offset` of `log`, a file of
     /// format `format`, whose writers pack the key runs' integer blocks from format 3 on
-    /// (``LogHeader/packsEncodings(_:)``) and walk their locations from format 4 on
-    /// (``LogHeader/walksLocations(_:)``) unless the log is encrypted (a walk would decrypt pages).
+    /// (``LogHeader/packsEncodings(_:)``), walk their locations from format 4 on
+    /// (``LogHeader/walksLocations(_:)``) unless the log is encrypted (a walk would decrypt pages),
+    /// and pack byte-string keys of one length from format 6 on (``LogHeader/packsByteKeys(_:)``).
     static func write(
         index: KeyIndex, secondary: SecondaryIndexes, types: TypeTable, log: any LogStorage, at offset: UInt64, sequence: UInt64,
         number: UInt64, format: UInt32
@@ -50,7 +51,8 @@ enum Checkpoint {
             guard objects.memoryCount > 0 || !elsewhere.isEmpty else { continue }
             var writer = KeyRunWriter(
                 log: log, sequence: sequence, offset: position, packsIntegers: LogHeader.packsEncodings(format),
-                walksLocations: LogHeader.walksLocations(format) && !log.authenticatesReads, regions: next.regions)
+                walksLocations: LogHeader.walksLocations(format) && !log.authenticatesReads, regions: next.regions,
+                packsBytes: LogHeader.packsByteKeys(format))
             let merged = elsewhere.count + runsToMerge(
                 newEntries: elsewhere.reduce(objects.memoryCount) { $0 + $1.entryCount },
                 runSizes: objects.runs.dropFirst(elsewhere.count).map(\.entryCount))

@@ -179,12 +179,14 @@ final class KeyRun: Sendable {
         return key
     }
 
-    /// Whether the run records a deleted key (location 0). The packed and walked layouts cannot
-    /// hold one, so only the entries of other blocks are read.
+    /// Whether the run records a deleted key (location 0). The packed, walked and packed
+    /// byte-string layouts cannot hold one, so only the entries of other blocks are read.
     func holdsDeletions() throws -> Bool {
         for block in blockOffsets.indices {
             let holds = try withBlock(block) { reader -> Bool? in
-                if reader.layout == RunBlockReader.packedLayout || reader.layout == RunBlockReader.walkedLayout { return false }
+                if [RunBlockReader.packedLayout, RunBlockReader.walkedLayout, RunBlockReader.packedBytesLayout].contains(reader.layout) {
+                    return false
+                }
                 for index in 0..<reader.count {
                     guard let entry = reader.entry(index) else { return nil }
                     if entry.packed == 0 { return true }
@@ -236,6 +238,12 @@ struct KeyRunWriter {
     /// they are all the block's, it closes in that layout.
     private var walk = WalkedIntegerBlock()
     private var walkStart = 0
+    /// Whether blocks of byte-string keys of one length take the packed byte-string layout
+    /// (format 6 on).
+    private let packsBytes: Bool
+    /// The block's entries while they are all byte strings of one length (then it takes the
+    /// packed byte-string layout, and holds no general entry).
+    private var bytePacking = PackedByteBlock()
     /// The checksums the run's walks check the log against.
     private let regions: CoveredRegions?
 
@@ -247,13 +255,15 @@ struct KeyRunWriter {
     /// A writer of a run in the file at `log`; `packsIntegers` when the file's format has the
     /// packed layout (``LogHeader/packsEncodings(_:)``), `walksLocations` when it has the walked
     /// one (``LogHeader/walksLocations(_:)``), which needs the checksums of the log before the
-    /// checkpoint, `regions` (nil where the log was replayed in this process).
+    /// checkpoint, `regions` (nil where the log was replayed in this process), `packsBytes` when
+    /// it has the packed byte-string one (``LogHeader/packsByteKeys(_:)``).
     init(
         log: any LogStorage, sequence: UInt64, offset: UInt64, packsIntegers: Bool, walksLocations: Bool = false,
-        regions: CoveredRegions? = nil
+        regions: CoveredRegions? = nil, packsBytes: Bool = false
     ) {
         units = RunUnitWriter(log: log, sequence: sequence, offset: offset, kind: .keyRun)
         self.packsIntegers = packsIntegers
+        self.packsBytes = packsBytes
         self.walksLocations = walksLocations && packsIntegers
         self.regions = regions
     }
@@ -304,6 +314,18 @@ struct KeyRunWriter {
             try appendInteger(integer, key: key, packed: packed)
             return
         }
+        if bytePacking.count > 0, !bytePacking.accepts(key, packed: packed) {
+            try unpack(adding: Self.encoded(key, packed: packed))
+        }
+        if packsBytes, blockIntegers.isEmpty, entryOffsets.isEmpty, bytePacking.accepts(key, packed: packed) {
+            if bytePacking.closes(adding: key, packed: packed, target: KeyRun.blockTarget) == true { try closeBlock() }
+            if bytePacking.count == 0 { keyFences.append(key) }
+            blockAllIntegers = false
+            onlyIntegers = false
+            bytePacking.add(key, packed: packed)
+            entries += 1
+            return
+        }
         let encoded = Self.encoded(key, packed: packed)
         if blockAllIntegers {
             // The block's first key that is not an integer: the block takes the general layout,
@@ -334,6 +356,20 @@ struct KeyRunWriter {
         }
         appendGeneral(encoded: encoded)
         entries += 1
+    }
+
+    /// Before an entry (`encoded`) that a block of packed byte-string entries cannot take: closes
+    /// the block in that layout when the general layout would not hold it with the entry, else
+    /// moves its entries into the general layout, where the entry joins them.
+    private mutating func unpack(adding encoded: [UInt8]) throws {
+        var bytes = 0
+        bytePacking.forEachEntry { key, _ in bytes += OperationCodec.encodedSize(of: key) + MemoryLayout<UInt64>.size }
+        if Self.wouldOverflow(entries: bytePacking.count, bytes: bytes, adding: encoded) {
+            try closeBlock()
+            return
+        }
+        bytePacking.forEachEntry { key, packed in appendGeneral(encoded: Self.encoded(key, packed: packed)) }
+        bytePacking.removeAll()
     }
 
     /// Adds an integer key to a block whose keys are all integers so far; its bytes are written
@@ -422,7 +458,7 @@ struct KeyRunWriter {
     }
 
     private mutating func closeBlock() throws {
-        let count = blockAllIntegers ? blockIntegers.count : entryOffsets.count
+        let count = blockAllIntegers ? blockIntegers.count : bytePacking.count > 0 ? bytePacking.count : entryOffsets.count
         guard count > 0 else { return }
         let placed: UInt64
         if blockAllIntegers, blockWalks {
@@ -437,6 +473,8 @@ struct KeyRunWriter {
                 integers.uint64(entry.packed)
             }
             placed = try units.appendBlock(layout: RunBlockReader.integerLayout, count: count, entries: integers.bytes)
+        } else if bytePacking.count > 0 {
+            placed = try units.appendBlock(layout: RunBlockReader.packedBytesLayout, count: count, entries: bytePacking.encode())
         } else {
             placed = try units.appendBlock(
                 layout: RunBlockReader.generalLayout, count: count,
@@ -448,6 +486,7 @@ struct KeyRunWriter {
         packing.removeAll()
         walk = WalkedIntegerBlock()
         walkStart = 0
+        bytePacking.removeAll()
         blockAllIntegers = true
         block = ByteWriter()
         entryOffsets.removeAll(keepingCapacity: true)

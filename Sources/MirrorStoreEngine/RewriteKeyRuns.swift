@@ -81,7 +81,7 @@ struct RewriteKeyRuns {
         _ name: String, _ objects: TypeIndex, memory: SortedMemoryEntries, runs: Int, into index: inout KeyIndex, at offset: UInt64
     ) throws -> UInt64 {
         // A rewrite's file is always of the current format.
-        var writer = KeyRunWriter(log: log, sequence: sequence, offset: offset, packsIntegers: true, walksLocations: walksLocations)
+        var writer = KeyRunWriter(log: log, sequence: sequence, offset: offset, packsIntegers: true, walksLocations: walksLocations, packsBytes: true)
         index.types[name] = try Checkpoint.writeKeyRun(of: objects, memory: memory, merging: runs, with: &writer)
         // Only a writer that wrote the type's newest run may extend it.
         newest[name] = writer.lastKey == nil ? nil : writer

@@ -14,7 +14,8 @@ import Darwin
 /// its packed value location (8, little-endian; 0 marks a deleted key). In the integer layout (1),
 /// for blocks whose keys are all integers, each entry is the key and the location, 8 bytes each,
 /// so a lookup compares plain numbers at fixed places; the packed layout (3) is the same entries
-/// in fewer bytes (`PackedIntegerBlockUnsafeReading.swift`). In the index layout (2), a block of a
+/// in fewer bytes (`PackedIntegerBlockUnsafeReading.swift`), and the packed byte-string layout (5)
+/// holds byte-string keys of one length so (`PackedByteBlockUnsafeReading.swift`). In the index layout (2), a block of a
 /// secondary index's run (`IndexRun`), the offsets are as in the general layout and each entry is
 /// a flag (1 for an entry, 0 for the mark of one deleted), the index key (`IndexKeyTag`) and the
 /// object's key encoded as in a payload.
@@ -74,6 +75,7 @@ struct RunBlockReader {
         case Self.integerLayout: return count * Self.integerEntrySize == room
         case Self.packedLayout: return packedIsWellFormed
         case Self.walkedLayout: return walkedIsWellFormed
+        case Self.packedBytesLayout: return packedBytesIsWellFormed
         case Self.generalLayout, Self.indexLayout: return 2 * count <= room
         default: return false
         }
@@ -133,6 +135,7 @@ struct RunBlockReader {
     /// in the log (a walked block's, which `KeyRun` reads).
     func entry(_ index: Int) -> (key: StorageKey, packed: UInt64)? {
         if layout == Self.packedLayout { return packedEntry(index) }
+        if layout == Self.packedBytesLayout { return packedBytesEntry(index) }
         if layout == Self.integerLayout {
             guard index < count else { return nil }
             let start = Self.prefixSize + Self.integerEntrySize * index
@@ -149,6 +152,7 @@ struct RunBlockReader {
     /// string key by its canonical bytes (``location(of:)-(StringProbe)``); any other entry or key
     /// is decoded by ``entry(_:)`` and compared as keys.
     func location(of key: StorageKey) -> KeySearch {
+        if layout == Self.packedBytesLayout { return packedBytesLocation(of: key) }
         switch key {
         case .bytes(let bytes):
             return bytes.withUnsafeBytes { searchGeneral(key, tag: OperationCodec.KeyTag.bytes.rawValue, bytes: $0) }
@@ -596,6 +600,8 @@ extension RunBlockReader {
         if let found = denseWalk(ofInteger: wanted) { return found }
         if layout == Self.packedLayout { return packedLocation(ofInteger: wanted, guess: guess) }
         if layout == Self.walkedLayout { return walkedLocation(ofInteger: wanted, guess: guess) }
+        // Its keys are byte strings, which every integer precedes.
+        if layout == Self.packedBytesLayout { return .absent }
         let count = count
         if layout == Self.integerLayout {
             let entry = Self.search(for: wanted, count: count, guess: guess) { index in

@@ -30,15 +30,21 @@ enum PlainLogUnits {
 
     /// The layout byte of every block of every key-run unit of the log `bytes`.
     static func keyRunBlockLayouts(of bytes: [UInt8]) -> [UInt8] {
-        var layouts: [UInt8] = []
+        keyRunBlocks(of: bytes).map(\.layout)
+    }
+
+    /// Every block of every key-run unit of the log `bytes`: its layout and where it lies.
+    static func keyRunBlocks(of bytes: [UInt8]) -> [(layout: UInt8, range: Range<Int>)] {
+        var blocks: [(layout: UInt8, range: Range<Int>)] = []
         for unit in units(of: bytes) where unit.indexKind == IndexUnit.Kind.keyRun.rawValue {
             var block = unit.payload.lowerBound + 1
             while block + 5 <= unit.payload.upperBound {
-                layouts.append(bytes[block + 4])
-                block += 4 + littleEndian(bytes, at: block) + RunBlockReader.checksumSize
+                let end = min(unit.payload.upperBound, block + 4 + littleEndian(bytes, at: block) + RunBlockReader.checksumSize)
+                blocks.append((bytes[block + 4], block..<end))
+                block = end
             }
         }
-        return layouts
+        return blocks
     }
 
     /// The four bytes at `offset`, little-endian.

@@ -20,12 +20,14 @@ import Darwin
         keySets.append(Set((0..<700).map { _ in Int64.random(in: .min ... .max, using: &random) }).map { .integer($0) })
         keySets.append(Set((0..<300).map { _ in randomText(&random) }).map { .string($0) })
         keySets.append(Set((0..<200).map { _ in randomBytes(&random, upTo: 200) }).map { .bytes($0) })
+        // UUID-like keys, which blocks of format 6 pack.
+        keySets.append(Set((0..<600).map { _ in (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) } }).map { .bytes($0) })
         keySets.append(
             Set((0..<200).map { _ in Int64.random(in: -50...50, using: &random) }).map { StorageKey.integer($0) }
                 + Set((0..<200).map { _ in randomText(&random) }).map { .string($0) })
         var keys: [KeyRun] = []
         for keySet in keySets {
-            var writer = KeyRunWriter(log: log, sequence: 1, offset: log.size(), packsIntegers: random.chance(50))
+            var writer = KeyRunWriter(log: log, sequence: 1, offset: log.size(), packsIntegers: random.chance(50), packsBytes: random.chance(50))
             for key in keySet.sorted(by: StorageKey.precedes) {
                 try writer.append(key, packed: random.chance(10) ? 0 : UInt64.random(in: 1...UInt64.max, using: &random))
             }
@@ -93,6 +95,17 @@ import Darwin
                 lines.append(String(describing: reader.indexEntriesBelow(KeysBelow(before: IndexBound(key, inclusive: inclusive)))))
             }
         }
+        // The block's own keys and neighbours of them, as a lookup of a key of any kind searches.
+        var keys: [StorageKey] = []
+        for position in Set([0, reader.count / 2, reader.count - 1]).sorted() where position >= 0 {
+            guard let (key, _) = reader.entry(position) else { continue }
+            keys.append(key)
+            if case .bytes(var bytes) = key, !bytes.isEmpty {
+                bytes[bytes.count - 1] ^= 1
+                keys.append(.bytes(bytes))
+            }
+        }
+        for key in keys { lines.append(String(describing: reader.location(of: key))) }
         for wanted in integers {
             lines.append(String(describing: reader.location(ofInteger: wanted)))
             lines.append(String(describing: reader.location(ofInteger: wanted, guess: Int(wanted & 0xFF))))
