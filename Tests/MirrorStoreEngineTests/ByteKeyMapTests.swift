@@ -11,7 +11,7 @@ import TestSupport
     func bytesAgainstDictionary(shape: Int) {
         var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_0000) &+ UInt64(shape))
         var map = ByteKeyMap()
-        var reference: [[UInt8]: UInt64] = [:]
+        var reference = PickableDictionary<[UInt8], UInt64>()
         func key() -> [UInt8] {
             switch shape {
             case 0: return (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -22,7 +22,7 @@ import TestSupport
         }
         let steps = 20_000
         for step in 0..<steps {
-            let chosen = random.chance(30) && !reference.isEmpty ? random.pick(from: reference.keys, by: { $0.lexicographicallyPrecedes($1) }) ?? key() : key()
+            let chosen = random.chance(30) && !reference.isEmpty ? reference.randomKey(using: &random) ?? key() : key()
             switch Int.random(in: 0..<10, using: &random) {
             case 0, 1, 2:
                 #expect(map.removeValue(for: chosen) == reference.removeValue(forKey: chosen), "step \(step): remove \(chosen)")
@@ -40,7 +40,7 @@ import TestSupport
             #expect(map.count == reference.count, "step \(step)")
             if step % 1_000 == 0 || step == steps - 1 {
                 let entries = map.sortedEntries().map { (Array(map.key(at: Int($0))), map.value(at: Int($0))) }
-                let expected = reference.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+                let expected = reference.sorted { $0.lexicographicallyPrecedes($1) }
                 #expect(entries.map(\.0) == expected.map(\.key), "step \(step): keys in byte order")
                 #expect(entries.map(\.1) == expected.map(\.value), "step \(step): values")
                 var seen = 0
@@ -49,7 +49,7 @@ import TestSupport
                     #expect(reference[Array(map.key(at: entry))] == map.value(at: entry))
                 }
                 #expect(seen == reference.count)
-                for probe in reference.keys.prefix(50) { #expect(map.value(for: probe) == reference[probe], "step \(step): read \(probe)") }
+                for probe in reference.orderedKeys.prefix(50) { #expect(map.value(for: probe) == reference[probe], "step \(step): read \(probe)") }
             }
         }
     }

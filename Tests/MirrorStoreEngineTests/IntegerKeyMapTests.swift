@@ -10,7 +10,7 @@ import TestSupport
     func againstDictionary(shape: Int) {
         var random = SeededRandom(seed: SeededRandom.seed(default: 0x1_4E7_0000) &+ UInt64(shape))
         var map = IntegerKeyMap()
-        var reference: [Int64: UInt64] = [:]
+        var reference = PickableDictionary<Int64, UInt64>()
         var next: Int64 = shape == 1 ? 1_000_000 : 0
         func key() -> Int64 {
             switch shape {
@@ -27,7 +27,7 @@ import TestSupport
         }
         let steps = 12_000
         for step in 0..<steps {
-            let chosen = random.chance(30) && !reference.isEmpty ? random.pick(from: reference.keys, by: <) ?? key() : key()
+            let chosen = random.chance(30) && !reference.isEmpty ? reference.randomKey(using: &random) ?? key() : key()
             switch Int.random(in: 0..<10, using: &random) {
             case 0, 1:
                 #expect(map.removeValue(forKey: chosen) == reference.removeValue(forKey: chosen), "step \(step): remove \(chosen)")
@@ -44,8 +44,8 @@ import TestSupport
             #expect(map.count == reference.count, "step \(step)")
             if step % 500 == 0 || step == steps - 1 {
                 let entries = map.map { [$0.key: $0.value] }
-                #expect(entries == reference.sorted { $0.key < $1.key }.map { [$0.key: $0.value] }, "step \(step): entries in key order")
-                for probe in reference.keys.prefix(50) { #expect(map[probe] == reference[probe], "step \(step): read \(probe)") }
+                #expect(entries == reference.sorted(by: <).map { [$0.key: $0.value] }, "step \(step): entries in key order")
+                for probe in reference.orderedKeys.prefix(50) { #expect(map[probe] == reference[probe], "step \(step): read \(probe)") }
             }
         }
     }
