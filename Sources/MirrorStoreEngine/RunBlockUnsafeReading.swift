@@ -151,7 +151,7 @@ struct RunBlockReader {
     func location(of key: StorageKey) -> KeySearch {
         switch key {
         case .bytes(let bytes):
-            return bytes.withUnsafeBytes { searchGeneral(key, tag: OperationCodec.KeyTag.bytes.rawValue, bytes: $0) }
+            return bytes.withUnsafeBytes { location(ofByteKey: $0) ?? searchGeneral(key, tag: OperationCodec.KeyTag.bytes.rawValue, bytes: $0) }
         case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
             if let search = text.utf8.withContiguousStorageIfAvailable({
                 searchGeneral(key, tag: OperationCodec.KeyTag.string.rawValue, bytes: UnsafeRawBufferPointer($0))
