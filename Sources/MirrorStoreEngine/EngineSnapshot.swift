@@ -9,28 +9,46 @@
 /// if let bytes = try snapshot.value(type: "Hero", key: .integer(1455)) { decode(bytes) }
 /// ```
 public struct EngineSnapshot: Sendable {
-    let index: KeyIndex
-    let generation: any LogStorage
-    let secondary: SecondaryIndexes
+    /// The snapshot's parts behind one reference, which the engine keeps until its state
+    /// changes: taking a snapshot, and each copy of one, was a retain and a release of each part
+    /// of the index, more than a lookup by key then cost.
+    private final class Parts: Sendable {
+        let index: KeyIndex
+        let generation: any LogStorage
+        let secondary: SecondaryIndexes
+        let sequence: UInt64
+        let version: UInt64
+        let formatVersion: UInt32
+
+        init(index: KeyIndex, generation: any LogStorage, secondary: SecondaryIndexes, sequence: UInt64, version: UInt64, formatVersion: UInt32) {
+            self.index = index
+            self.generation = generation
+            self.secondary = secondary
+            self.sequence = sequence
+            self.version = version
+            self.formatVersion = formatVersion
+        }
+    }
+
+    private let parts: Parts
+
+    var index: KeyIndex { parts.index }
+    var generation: any LogStorage { parts.generation }
+    var secondary: SecondaryIndexes { parts.secondary }
 
     /// The sequence number of the last commit this snapshot includes (0 for an empty store).
-    public let sequence: UInt64
+    public var sequence: UInt64 { parts.sequence }
     /// The ``StorageEngine/version`` of the state this snapshot shows; 0 for one made outside an engine.
-    public let version: UInt64
+    public var version: UInt64 { parts.version }
     /// The format of the file the snapshot's log is written in, which says what its writers may
     /// write; the current one for a snapshot made outside an engine.
-    public let formatVersion: UInt32
+    public var formatVersion: UInt32 { parts.formatVersion }
 
     init(
         index: KeyIndex, generation: any LogStorage, sequence: UInt64, secondary: SecondaryIndexes = SecondaryIndexes(),
         version: UInt64 = 0, formatVersion: UInt32 = LogHeader.currentVersion
     ) {
-        self.index = index
-        self.generation = generation
-        self.sequence = sequence
-        self.secondary = secondary
-        self.version = version
-        self.formatVersion = formatVersion
+        parts = Parts(index: index, generation: generation, secondary: secondary, sequence: sequence, version: version, formatVersion: formatVersion)
     }
 
     /// Whether values written against this snapshot may take the forms of format 5 on: the
@@ -53,6 +71,17 @@ public struct EngineSnapshot: Sendable {
         let (offset, length) = index.resolve(packed)
         try index.verify(offset: offset, length: length, in: generation)
         return try generation.read(at: offset, count: length)
+    }
+
+    /// Calls `body` with the value stored for `key` of `type` where it lies in the file's memory
+    /// mapping, or with a copy when the file is not mapped there, and returns what it returns;
+    /// nil when no value is stored. For a read that decodes the value and keeps none of its
+    /// bytes, which are valid during the call only. Throws if the file cannot be read.
+    public func withValue<Result>(type: String, key: StorageKey, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        guard let packed = try index.types[type]?.location(for: key) else { return nil }
+        let (offset, length) = index.resolve(packed)
+        try index.verify(offset: offset, length: length, in: generation)
+        return try generation.withBytes(at: offset, count: length, body)
     }
 
     /// Bytes a pass in file order asks the system to read ahead at once.

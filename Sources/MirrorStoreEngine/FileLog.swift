@@ -98,15 +98,21 @@ final class FileLog: LogStorage {
         return try readOnce(at: offset, count: count)
     }
 
+    func withBytes<Result>(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        if count > 0, offset <= UInt64(Int64.max), let mapped = mapping.bytes(at: offset, count: count) { return try body(mapped) }
+        return try read(at: offset, count: count).withUnsafeBytes(body)
+    }
+
     func readOnce(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         guard offset <= UInt64(Int64.max) else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "an offset lies beyond any file"))
         }
         fileReads.add(1, ordering: .relaxed)
-        var result = [UInt8](repeating: 0, count: count)
-        var done = 0
-        try result.withUnsafeMutableBytes { buffer in
+        // Not filled with zeros first: `pread` writes every byte or the read throws, and a
+        // region check reads 16 KiB this way.
+        return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
             while done < count {
                 let got = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
                 if got > 0 {
@@ -119,8 +125,8 @@ final class FileLog: LogStorage {
                     throw FileSystem.ioError("read from", path)
                 }
             }
+            initialized = count
         }
-        return result
     }
 
     func write(_ bytes: [UInt8], at offset: UInt64) throws {

@@ -53,10 +53,16 @@ final class LogMapping: Sendable {
 
     /// `count` bytes at `offset`, or nil when they cannot be read through a mapping.
     func read(at offset: UInt64, count: Int) -> [UInt8]? {
+        bytes(at: offset, count: count).map { Array($0) }
+    }
+
+    /// `count` bytes at `offset` where they lie in a mapping, which stays mapped until this
+    /// object is released, or nil when they cannot be read through one.
+    func bytes(at offset: UInt64, count: Int) -> UnsafeRawBufferPointer? {
         let end = offset.addingReportingOverflow(UInt64(count))
         guard !end.overflow, let base = address(covering: end.partialValue) else { return nil }
         if count > Self.pageSize { prefetch(base: base, offset: offset, count: count) }
-        return Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base + UInt(offset)), count: count))
+        return UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base + UInt(offset)), count: count)
     }
 
     /// Asks the system to read `count` bytes at `offset` into the page cache now, in one request,

@@ -24,6 +24,12 @@ protocol LogStorage: AnyObject, Sendable {
     /// `lent` or from a cached page (an encrypted log's), which then goes to `lent` for the
     /// pass's next read, else copied. A short read is `corrupted`, as for ``read(at:count:)``.
     func withBytes(at offset: UInt64, count: Int, lent: inout LentPage?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// Calls `body` with exactly `count` bytes at `offset`, valid during the call only: where
+    /// they lie in a memory mapping of the file when they can be given so, else a copy. For one
+    /// read that decodes a value and keeps none of its bytes (a lookup by key), which a copy
+    /// would cost an allocation and a pass over the bytes. A short read is `corrupted`, as for
+    /// ``read(at:count:)``.
+    func withBytes<Result>(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result
     /// Calls `body` with bytes at `offset` in two pieces, the second following the first, lent in
     /// place where the storage can (from an encrypted log's cached pages), valid during the call
     /// only: together the `count` bytes there, or, when those lie across more than two pages,
@@ -75,6 +81,10 @@ extension LogStorage {
 
     func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
         try read(at: offset, count: count).withUnsafeBytes { try body($0, UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
+
+    func withBytes<Result>(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        try read(at: offset, count: count).withUnsafeBytes(body)
     }
 
     func dataStart(from offset: UInt64) -> UInt64? { offset }

@@ -155,7 +155,7 @@ struct RunBlockReader {
         if layout == Self.packedBytesLayout { return packedBytesLocation(of: key) }
         switch key {
         case .bytes(let bytes):
-            return bytes.withUnsafeBytes { searchGeneral(key, tag: OperationCodec.KeyTag.bytes.rawValue, bytes: $0) }
+            return bytes.withUnsafeBytes { location(ofByteKey: $0) ?? searchGeneral(key, tag: OperationCodec.KeyTag.bytes.rawValue, bytes: $0) }
         case .string(let text):
             return StringProbe.with(text) { location(of: $0) }
         case .integer:

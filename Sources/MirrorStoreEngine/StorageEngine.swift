@@ -90,6 +90,10 @@ public final class StorageEngine: Sendable {
         /// unit in force.
         var indexBytes: UInt64 { UInt64(index.runBytes) + UInt64(checkpoint?.unitLength ?? 0) }
         var secondary = SecondaryIndexes()
+        /// The snapshot of this state, made by the first ``StorageEngine/snapshot()`` after a
+        /// change and shared by the later ones; dropped before each change, so that the change
+        /// finds the index's storage unshared when no reader holds a snapshot.
+        var snapshot: EngineSnapshot?
     }
 
     /// The store's path as given, or nil for an in-memory engine.
@@ -857,11 +861,14 @@ public final class StorageEngine: Sendable {
     /// A consistent view as of the last acknowledged commit.
     public func snapshot() -> EngineSnapshot {
         published.withLock { state in
+            if let snapshot = state.snapshot { return snapshot }
             state.index.provideFileOrderCaches()
             state.secondary.providePositionsMemos()
-            return EngineSnapshot(
+            let snapshot = EngineSnapshot(
                 index: state.index, generation: state.generation, sequence: state.sequence, secondary: state.secondary,
                 version: publishedVersion.load(ordering: .relaxed), formatVersion: state.formatVersion)
+            state.snapshot = snapshot
+            return snapshot
         }
     }
 
@@ -873,6 +880,7 @@ public final class StorageEngine: Sendable {
     /// Changes what snapshots see, under the lock, and counts the change.
     func publish(_ change: (inout Published) -> Void) {
         published.withLock { state in
+            state.snapshot = nil
             change(&state)
             publishedVersion.wrappingAdd(1, ordering: .releasing)
         }

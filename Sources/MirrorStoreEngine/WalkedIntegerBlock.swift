@@ -28,10 +28,17 @@ struct WalkedIntegerBlock {
     /// Set by the first entry that follows another.
     private(set) var skip: Int?
 
-    /// Whether `packed` is a location a walk can give: not a deletion, not a value too long for
-    /// its length to fit a location (whose true length the checkpoint's long values keep).
+    /// The longest value a walk steps over. A step over a longer one lands in another cache
+    /// line, often another page, so a lookup's walk over up to 15 of them waited on memory for
+    /// most of the lookup's time; beside such values the packed layout's few bytes an entry
+    /// are little.
+    static let longestWalked: UInt64 = 256
+
+    /// Whether `packed` is a location a walk can give: not a deletion, not a value longer than
+    /// ``longestWalked`` (nor one too long for its length to fit a location, whose true length
+    /// the checkpoint's long values keep).
     static func isWalkable(_ packed: UInt64) -> Bool {
-        packed != 0 && packed & 0xFF_FFFF != ValueLocation.lengthSentinel
+        packed != 0 && packed & 0xFF_FFFF <= longestWalked
     }
 
     /// Whether `packed` can be the next entry: a restart takes any walkable location; any other

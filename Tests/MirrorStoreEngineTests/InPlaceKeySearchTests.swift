@@ -3,7 +3,8 @@ import TestSupport
 @testable import MirrorStoreEngine
 
 /// The search of a general key-run block in place (`RunBlockReader.location(of:)`, which
-/// compares byte-string and ASCII keys where they lie) against the search that decodes every
+/// compares byte-string and ASCII keys where they lie, byte strings of a block in one piece by
+/// `location(ofByteKey:)`, 16-byte ones as two words) against the search that decodes every
 /// probed entry as a `StorageKey`, on random keys of every kind, intact and damaged blocks.
 @Suite struct InPlaceKeySearchTests {
     /// Keys that stress the order: byte strings that begin one another, ASCII and non-ASCII
@@ -123,6 +124,39 @@ import TestSupport
             var block = generator.pick(blocks)
             for _ in 0..<Int.random(in: 1...3, using: &generator) { block = generator.damaged(block) }
             _ = Self.compare(block, probes: Array(probes.shuffled(using: &generator).prefix(40)))
+        }
+    }
+
+    /// A key of 16 bytes (a UUID's), most beginning with one of `prefixes`, so that the two
+    /// words the in-place search compares decide in turn; now and then a key of another kind or
+    /// length.
+    static func uuidKey(_ generator: inout SeededRandom, prefixes: [[UInt8]]) -> StorageKey {
+        switch Int.random(in: 0..<10, using: &generator) {
+        case 0: return randomKey(&generator)
+        case 1, 2: return .bytes((0..<16).map { _ in generator.integer(UInt8.self) })
+        default: return .bytes(generator.pick(prefixes) + (0..<8).map { _ in generator.chance(30) ? 0 : generator.integer(UInt8.self) })
+        }
+    }
+
+    @Test func inPlaceSearchOfUUIDKeysAgreesWithDecoding() throws {
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0x0A1D_5EA4))
+        let prefixes = (0..<4).map { _ in (0..<8).map { _ in generator.integer(UInt8.self) } }
+        var found = 0
+        var damagedBlocks: [[UInt8]] = []
+        var damagedProbes: [StorageKey] = []
+        for _ in 0..<20 {
+            let keys = (0..<Int.random(in: 1...900, using: &generator)).map { _ in Self.uuidKey(&generator, prefixes: prefixes) }
+            let (blocks, entries) = try Self.blocks(of: keys)
+            let probes = entries.map(\.0) + (0..<60).map { _ in Self.uuidKey(&generator, prefixes: prefixes) }
+            for block in blocks { found += Self.compare(block, probes: probes) }
+            damagedBlocks += blocks
+            damagedProbes += entries.map(\.0).prefix(50)
+        }
+        #expect(found > 2_000)
+        for _ in 0..<1_000 {
+            var block = generator.pick(damagedBlocks)
+            for _ in 0..<Int.random(in: 1...3, using: &generator) { block = generator.damaged(block) }
+            _ = Self.compare(block, probes: (0..<30).map { _ in generator.pick(damagedProbes) })
         }
     }
 

@@ -58,13 +58,12 @@ extension RawCursor: SingleValueReading {
         return Data(bytes)
     }
 
-    /// Built from the bytes in place: an array of them first cost an allocation per UUID.
+    /// Built from the bytes in place, loaded as one `uuid_t` (16 bytes, any alignment): an array
+    /// of them first cost an allocation per UUID, and a tuple built byte by byte a check per byte.
     mutating func readUUID() -> UUID? {
         let start = position
         guard skip(16) else { return nil }
-        let stored = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 16)])
-        return UUID(uuid: (stored[0], stored[1], stored[2], stored[3], stored[4], stored[5], stored[6], stored[7],
-                           stored[8], stored[9], stored[10], stored[11], stored[12], stored[13], stored[14], stored[15]))
+        return UUID(uuid: bytes.loadUnaligned(fromByteOffset: start, as: uuid_t.self))
     }
 }
 

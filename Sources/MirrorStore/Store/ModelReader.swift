@@ -73,6 +73,22 @@ struct ModelReader {
         return try ModelReader(entry: entry, snapshot: snapshot, registry: registry).model(type, key: key, bytes: bytes)
     }
 
+    /// The model stored under `key` of `entry`'s type in `snapshot`, or `nil` when none is, read
+    /// on its own as ``model(_:entry:key:bytes:snapshot:registry:)`` reads it; a standalone
+    /// type's from its bytes where they lie in the file's mapping, not from a copy.
+    static func model<Model: Persistable>(
+        _ type: Model.Type, entry: borrowing ModelRegistry.Entry, key: StorageKey, snapshot: EngineSnapshot, registry: borrowing ModelRegistry
+    ) throws -> Model? {
+        if entry.isStandalone {
+            let (plan, embedded) = (entry.plan, entry.embeddedSchemas)
+            return try snapshot.withValue(type: plan.typeName, key: key) { bytes in
+                try standaloneModel(type, plan: plan, embedding: embedded, bytesInPlace: bytes, key: key)
+            }
+        }
+        guard let bytes = try snapshot.value(type: entry.plan.typeName, key: key) else { return nil }
+        return try ModelReader(entry: entry, snapshot: snapshot, registry: registry).model(type, key: key, bytes: bytes)
+    }
+
     /// The model stored under `key`, or `nil` when none is.
     func model<Model: Persistable>(_ type: Model.Type, key: StorageKey) throws -> Model? {
         if case .graph(let records) = route {

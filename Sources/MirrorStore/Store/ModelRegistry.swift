@@ -3,7 +3,9 @@ import MirrorStoreEngine
 /// The model types a store was opened with, plus every model they link to, by stored type name.
 struct ModelRegistry: Sendable {
     /// What the store needs about one registered model type, found with one lookup.
-    struct Entry: Sendable {
+    /// A class, so that finding one for a read by key, and passing it on, is one retain rather
+    /// than one of each of its parts.
+    final class Entry: Sendable {
         let plan: TypePlan
         /// Neither links to other models (through the models it embeds either) nor is linked to:
         /// its records are read on their own.
@@ -17,6 +19,18 @@ struct ModelRegistry: Sendable {
         let primaryKeyKind: PropertyKind?
         /// The secondary indexes the model asks for, in property order.
         let indexes: [WantedIndex]
+
+        init(
+            plan: TypePlan, isStandalone: Bool, embeddedSchemas: [String: ObjectSchema], isLinkTarget: Bool,
+            primaryKeyKind: PropertyKind?, indexes: [WantedIndex]
+        ) {
+            self.plan = plan
+            self.isStandalone = isStandalone
+            self.embeddedSchemas = embeddedSchemas
+            self.isLinkTarget = isLinkTarget
+            self.primaryKeyKind = primaryKeyKind
+            self.indexes = indexes
+        }
     }
 
     private let plans: [String: TypePlan]

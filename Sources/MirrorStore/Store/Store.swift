@@ -281,8 +281,7 @@ public final class Store: Sendable {
         let snapshot = engine.snapshot()
         // A closed store holds no index to miss in: a key it never held is refused too.
         try snapshot.checkOpen()
-        guard let bytes = try snapshot.value(type: entry.plan.typeName, key: key) else { return nil }
-        return try ModelReader.model(type, entry: entry, key: key, bytes: bytes, snapshot: snapshot, registry: registry)
+        return try ModelReader.model(type, entry: entry, key: key, snapshot: snapshot, registry: registry)
     }
 
     /// All stored models of a type, as lazy ``Results`` to filter and sort. Making them reads no

@@ -38,6 +38,19 @@ struct ReadRouteDifferentialTests {
         static var primaryKey: String? { "id" }
     }
 
+    /// A class keyed by a UUID, with optionals of several kinds: the direct fill checks the
+    /// stored key in place.
+    final class UUIDKeyed: Persistable {
+        var id = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var owner = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var ended: Date?
+        var device: String?
+        var rating: Double?
+        var events: Int?
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
     /// An immutable struct, made fresh from its record.
     struct Frozen: Persistable {
         let id: Int
@@ -160,7 +173,7 @@ struct ReadRouteDifferentialTests {
 
     @Test("which plans read stored bytes directly")
     func directPlans() throws {
-        for type in [Happening.self, Reading.self, FlatClass.self, FlatStruct.self, Hall.self, Spot.self] as [any Persistable.Type] {
+        for type in [Happening.self, Reading.self, FlatClass.self, FlatStruct.self, UUIDKeyed.self, Hall.self, Spot.self] as [any Persistable.Type] {
             #expect(try PlanCache.shared.plan(for: type).directSteps != nil, "\(type)")
         }
         // An array of embedded models and an embedded class, an embedded struct with an ignored
@@ -264,6 +277,15 @@ struct ReadRouteDifferentialTests {
             flatStruct.uuid = random.uuid()
             flatStruct.blob = random.data()
             compared += try check(flatStruct, index: index, random: &random)
+
+            let keyed = UUIDKeyed()
+            keyed.id = random.uuid()
+            keyed.owner = random.uuid()
+            keyed.ended = random.optional { Date(timeIntervalSinceReferenceDate: Double($0.integer(Int32.self))) }
+            keyed.device = random.optional { $0.string() }
+            keyed.rating = random.optional { $0.double() }
+            keyed.events = random.optional { $0.integer() }
+            compared += try check(keyed, index: index, random: &random)
 
             let frozen = Frozen(
                 id: index, name: random.string(), values: (0..<random.count()).map { _ in random.integer() },
