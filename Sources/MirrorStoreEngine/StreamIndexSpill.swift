@@ -33,9 +33,10 @@ struct StreamIndexSpill {
         sealed = log.authenticatesReads
     }
 
-    /// Whether `pending` holds `bound` entries or `byteBound` bytes or more.
+    /// Whether `pending` holds `bound` entries, or takes `byteBound` bytes of memory (its
+    /// buffers as allocated), or more.
     func isDue(_ pending: PendingIndexEntries) -> Bool {
-        pending.count >= bound || pending.byteCount >= byteBound
+        pending.count >= bound || pending.heldBytes >= byteBound
     }
 
     /// `index` with `pending` and its changes in memory written as a run in front of its others
