@@ -26,6 +26,12 @@ struct PendingIndexEntries {
     var count: Int { starts.count }
     /// Bytes they take, beside `count` starts of 4 bytes.
     var byteCount: Int { buffer.bytes.count }
+    /// Bytes the buffer and the starts take as allocated, which a spill's bound counts.
+    var heldBytes: Int { buffer.bytes.capacity + starts.capacity * 4 }
+
+    /// Room left for the next entry before the buffer grows: entries longer than this grow it
+    /// as an array grows.
+    static let growthRoom = 256
     var isEmpty: Bool { starts.isEmpty }
 
     init(index: String) {
@@ -37,6 +43,11 @@ struct PendingIndexEntries {
     /// - Throws: `StorageError` when the key is the bound `greatest`, which no entry holds.
     mutating func append(_ entry: IndexEntry, isLive: Bool) throws {
         let start = buffer.bytes.count
+        // Grown by a quarter, not doubled: the buffer is most of what a streamed commit holds, and
+        // a doubling near a spill's bound held three times the bound while it copied.
+        if start + Self.growthRoom > buffer.bytes.capacity {
+            buffer.bytes.reserveCapacity(Swift.max(start + Self.growthRoom, buffer.bytes.capacity + buffer.bytes.capacity / 4, 4_096))
+        }
         buffer.byte(isLive ? 1 : 0)
         guard IndexKeyTag.encode(entry.key, into: &buffer) != nil else {
             buffer.bytes.removeSubrange(start...)

@@ -1132,7 +1132,7 @@ public final class StorageEngine: Sendable {
 
     /// Entries per secondary index a streamed commit's index update holds in memory before they
     /// go to index runs in an unnamed scratch file (`StreamIndexSpill`): as many as keys, and at
-    /// most `StreamIndexSpill.bytesInMemory` bytes of them encoded.
+    /// most `StreamIndexSpill.bytesInMemory` bytes of memory for them encoded.
     var streamIndexEntriesInMemory: Int {
         streamKeysInMemory
     }

@@ -141,6 +141,23 @@ import TestSupport
         return log
     }
 
+    /// The buffer grows by a quarter, so what it holds as allocated (which a spill's bound
+    /// counts) stays near what its entries take: a doubling near the bound held three times it.
+    @Test func heldBytesStayNearTheEntries() throws {
+        var pending = PendingIndexEntries(index: "email")
+        var generator = SeededRandom(seed: 26)
+        for number in 0..<150_000 {
+            let email = Self.longPrefix + String(Int.random(in: 0..<1_000_000, using: &generator)) + "@example.com"
+            try pending.append(IndexEntry(key: .string(email), object: .integer(Int64(number))), isLive: true)
+            // The starts double as arrays do, at 4 bytes an entry.
+            let limit = (pending.byteCount + PendingIndexEntries.growthRoom) * 5 / 4 + 8 * pending.count + 8_192
+            guard pending.heldBytes >= pending.byteCount + 4 * pending.count, pending.heldBytes <= limit else {
+                Issue.record("entry \(number): \(pending.heldBytes) bytes held for \(pending.byteCount) bytes of \(pending.count) entries")
+                return
+            }
+        }
+    }
+
     @Test(arguments: 0..<4) func spilledEntriesReadAsHeldOnes(seed: UInt64) throws {
         let seed = SeededRandom.seed(default: 0x9E4D_1D00 + seed)
         let directory = TemporaryDirectory()
