@@ -36,9 +36,9 @@ extension ModelMapping {
         if tagless, let layout = plan.schema.taglessLayout {
             // Every step is then a required single value of the root, one per property in
             // schema order (a tagless layout has no optionals, containers or embedded models).
-            writer.put(TaglessLayout.marker)
+            writer.byte(TaglessLayout.marker)
             let bitmapStart = writer.bytes.count
-            for _ in 0..<layout.bitmapSize { writer.put(0) }
+            for _ in 0..<layout.bitmapSize { writer.byte(0) }
             for index in steps.indices {
                 let step = steps[index]
                 if let bit = layout.bit(at: index) {
@@ -50,7 +50,7 @@ extension ModelMapping {
                 guard step.type.write(at: base + step.offset, optional: false, tagged: false, into: &writer) else { return nil }
             }
         } else {
-            writer.putVarint(UInt64(plan.slots.count))
+            writer.varint(UInt64(plan.slots.count))
             for step in steps {
                 let field = base + step.offset
                 switch step.kind {
@@ -62,8 +62,8 @@ extension ModelMapping {
                     guard step.type.writeList(at: field, asSet: true, into: &writer) else { return nil }
                 case .embedded:
                     // Its values are the steps that follow, at its offset already.
-                    writer.put(ValueTag.embedded.rawValue)
-                    writer.putVarint(UInt64(step.count))
+                    writer.byte(ValueTag.embedded.rawValue)
+                    writer.varint(UInt64(step.count))
                 }
             }
         }
@@ -156,7 +156,7 @@ extension StoredValueType {
     ) -> Bool {
         if optional {
             guard let value = field.assumingMemoryBound(to: Value?.self).pointee else {
-                writer.put(ValueTag.null.rawValue)
+                writer.byte(ValueTag.null.rawValue)
                 return true
             }
             return value.write(tagged: tagged, into: &writer)
@@ -168,17 +168,17 @@ extension StoredValueType {
     private static func list<Value: DirectlyWritten & Hashable>(
         _ type: Value.Type, _ field: UnsafeRawPointer, _ asSet: Bool, _ writer: inout ByteWriter
     ) -> Bool {
-        writer.put(ValueTag.list.rawValue)
+        writer.byte(ValueTag.list.rawValue)
         if asSet {
             let set = field.assumingMemoryBound(to: Set<Value>.self).pointee
-            writer.putVarint(UInt64(set.count))
+            writer.varint(UInt64(set.count))
             for element in set {
                 guard element.write(tagged: true, into: &writer) else { return false }
             }
             return true
         }
         let array = field.assumingMemoryBound(to: [Value].self).pointee
-        writer.putVarint(UInt64(array.count))
+        writer.varint(UInt64(array.count))
         for element in array {
             guard element.write(tagged: true, into: &writer) else { return false }
         }
@@ -196,7 +196,7 @@ extension Bool: DirectlyWritten {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
         // Untagged `Bool`s are bits of the tagless bitmap, written by the caller.
-        if tagged { writer.put(self ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
+        if tagged { writer.byte(self ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
         return true
     }
 }
@@ -204,8 +204,8 @@ extension Bool: DirectlyWritten {
 extension DirectlyWritten where Self: FixedWidthInteger & SignedInteger {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.int.rawValue) }
-        writer.putVarint(UInt64(bitPattern: (Int64(self) << 1) ^ (Int64(self) >> 63)))
+        if tagged { writer.byte(ValueTag.int.rawValue) }
+        writer.varint(ByteWriter.zigzag(Int64(self)))
         return true
     }
 }
@@ -213,8 +213,8 @@ extension DirectlyWritten where Self: FixedWidthInteger & SignedInteger {
 extension DirectlyWritten where Self: FixedWidthInteger & UnsignedInteger {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.uint.rawValue) }
-        writer.putVarint(UInt64(self))
+        if tagged { writer.byte(ValueTag.uint.rawValue) }
+        writer.varint(UInt64(self))
         return true
     }
 }
@@ -233,8 +233,8 @@ extension UInt64: DirectlyWritten {}
 extension Float: DirectlyWritten {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.float.rawValue) }
-        writer.putWord(bitPattern)
+        if tagged { writer.byte(ValueTag.float.rawValue) }
+        writer.uint32(bitPattern)
         return true
     }
 }
@@ -242,8 +242,8 @@ extension Float: DirectlyWritten {
 extension Double: DirectlyWritten {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.double.rawValue) }
-        writer.putWord(bitPattern)
+        if tagged { writer.byte(ValueTag.double.rawValue) }
+        writer.uint64(bitPattern)
         return true
     }
 }
@@ -251,8 +251,8 @@ extension Double: DirectlyWritten {
 extension String: DirectlyWritten {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.string.rawValue) }
-        writer.putString(self)
+        if tagged { writer.byte(ValueTag.string.rawValue) }
+        writer.lengthPrefixed(self)
         return true
     }
 }
@@ -260,8 +260,8 @@ extension String: DirectlyWritten {
 extension Data: DirectlyWritten {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.data.rawValue) }
-        writer.putVarint(UInt64(count))
+        if tagged { writer.byte(ValueTag.data.rawValue) }
+        writer.varint(UInt64(count))
         withUnsafeBytes { writer.bytes.append(contentsOf: $0) }
         return true
     }
@@ -272,8 +272,8 @@ extension Date: DirectlyWritten {
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
         // A NaN date is refused by the encoder, with the error naming its property.
         guard !timeIntervalSinceReferenceDate.isNaN else { return false }
-        if tagged { writer.put(ValueTag.date.rawValue) }
-        writer.putWord(timeIntervalSinceReferenceDate.bitPattern)
+        if tagged { writer.byte(ValueTag.date.rawValue) }
+        writer.uint64(timeIntervalSinceReferenceDate.bitPattern)
         return true
     }
 }
@@ -281,7 +281,7 @@ extension Date: DirectlyWritten {
 extension UUID: DirectlyWritten {
     @inline(__always)
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.uuid.rawValue) }
+        if tagged { writer.byte(ValueTag.uuid.rawValue) }
         withUnsafeBytes(of: uuid) { writer.bytes.append(contentsOf: $0) }
         return true
     }
@@ -289,50 +289,17 @@ extension UUID: DirectlyWritten {
 
 extension Decimal: DirectlyWritten {
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.decimal.rawValue) }
-        writer.putString(description)
+        if tagged { writer.byte(ValueTag.decimal.rawValue) }
+        writer.lengthPrefixed(description)
         return true
     }
 }
 
 extension URL: DirectlyWritten {
     func write(tagged: Bool, into writer: inout ByteWriter) -> Bool {
-        if tagged { writer.put(ValueTag.url.rawValue) }
-        writer.putString(absoluteString)
+        if tagged { writer.byte(ValueTag.url.rawValue) }
+        writer.lengthPrefixed(absoluteString)
         return true
     }
 }
 
-/// `ByteWriter`'s appends, inlined into the direct write (the engine's own are calls across the
-/// module boundary, one per byte of a varint, which cost more than the byte).
-private extension ByteWriter {
-    @inline(__always)
-    mutating func put(_ byte: UInt8) {
-        bytes.append(byte)
-    }
-
-    @inline(__always)
-    mutating func putVarint(_ value: UInt64) {
-        var rest = value
-        while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
-    }
-
-    @inline(__always)
-    mutating func putWord<Word: FixedWidthInteger>(_ value: Word) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    /// The length and the UTF-8, copied once from the string's storage.
-    @inline(__always)
-    mutating func putString(_ value: String) {
-        var text = value
-        text.withUTF8 { utf8 in
-            putVarint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
-    }
-}
