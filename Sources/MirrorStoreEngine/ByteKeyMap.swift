@@ -174,6 +174,7 @@ public struct ByteKeyMap: Sendable {
     /// finalizer from a seed drawn once per process (`Hasher`, which a probe and every table
     /// growth paid for each key, cost most of an insert of a key).
     static func hash<Key: Collection<UInt8>>(_ key: Key) -> UInt64 {
+        if let hash = key.withContiguousStorageIfAvailable({ hash(contiguous: $0, seed: seed) }) { return hash }
         var state = seed
         var word: UInt64 = 0
         var filled: UInt64 = 0
@@ -191,7 +192,7 @@ public struct ByteKeyMap: Sendable {
 
     private static let seed = UInt64.random(in: 0...UInt64.max)
 
-    private static func mix(_ value: UInt64) -> UInt64 {
+    static func mix(_ value: UInt64) -> UInt64 {
         var mixed = value &+ 0x9E37_79B9_7F4A_7C15
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB

@@ -54,6 +54,22 @@ import TestSupport
         }
     }
 
+    @Test("the hash of contiguous bytes, a word at a time, equals the byte loop's, at every length and offset")
+    func contiguousHashEqualsByteLoop() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_4A54))
+        for length in 0..<80 {
+            for _ in 0..<8 {
+                let bytes = (0..<(length + 3)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let offset = Int.random(in: 0...3, using: &random)
+                let key = bytes[offset..<(offset + length)]
+                // A lazy map has no contiguous storage: it takes the byte loop.
+                let byteLoop = ByteKeyMap.hash(key.lazy.map { $0 })
+                #expect(ByteKeyMap.hash(key) == byteLoop, "length \(length), offset \(offset)")
+                #expect(ByteKeyMap.hash(Array(key)) == byteLoop, "length \(length)")
+            }
+        }
+    }
+
     @Test("string keys: canonically equal strings are one key, read back in NFC in StorageKey order")
     func stringsAgainstDictionary() {
         var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_1000))

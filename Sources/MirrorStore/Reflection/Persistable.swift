@@ -50,6 +50,10 @@ public protocol Persistable: _AutoMallocObjectProtocol {
     static var persistedTypeName: String { get }
 
     /// The record of this instance and, through links, of every model it reaches.
+    ///
+    /// A store reads and writes models by their reflected plans and may convert an instance
+    /// without calling this method or ``modelInstance(managedObject:)``: their reflection-driven
+    /// defaults give the same records.
     func managedObject() throws -> ManagedObject
     /// A new instance filled from `managedObject`.
     static func modelInstance(managedObject: ManagedObject) throws -> Self

@@ -20,6 +20,8 @@ public final class WriteTransaction {
     /// The registered type last saved: a transaction saves long runs of one type, whose name is
     /// then compared instead of looked up.
     private var lastSavedType: String?
+    /// The registered plan with direct steps of the model last saved directly (`saveDirectly`).
+    private var lastDirectPlan: TypePlan?
     let snapshot: EngineSnapshot
     private var isOpen = true
     private let enumValues: StoredEnumValues
@@ -66,6 +68,7 @@ public final class WriteTransaction {
     ///   the store was not opened with, or a link by key to an object that is not stored.
     public func add<Model: Persistable>(_ model: Model, linkedObjects: LinkedObjects = .save) throws {
         try checkOpen()
+        if try saveDirectly(model) { return }
         let record = try model.managedObject()
         defer { record.releaseGraph() }
         try save(record, linkedObjects: linkedObjects)
@@ -76,6 +79,27 @@ public final class WriteTransaction {
         for model in models {
             try add(model, linkedObjects: linkedObjects)
         }
+    }
+
+    /// Saves `model` from bytes written straight from its fields (`ModelMapping.writeDirectly`),
+    /// the bytes and key the general path would make from its record; returns `false`, having
+    /// saved nothing, when its type is not registered or its plan or a value needs that path.
+    /// The store reads and writes models by their plans alike: the fill from bytes does not call
+    /// `modelInstance(managedObject:)` either.
+    private func saveDirectly<Model: Persistable>(_ model: Model) throws -> Bool {
+        let identifier = ObjectIdentifier(type(of: model))
+        let plan: TypePlan
+        if let last = lastDirectPlan, last.typeIdentifier == identifier {
+            plan = last
+        } else {
+            guard let registered = registry.plan(ofType: type(of: model)), registered.directSteps != nil else { return false }
+            plan = registered
+            lastDirectPlan = registered
+        }
+        guard let record = ModelMapping.writeDirectly(model, plan: plan, tagless: snapshot.allowsNewerValueForms) else { return false }
+        let key = try record.key ?? generatedKey(for: plan.typeName)
+        try pending.put(type: plan.typeName, key: key, value: record.bytes)
+        return true
     }
 
     private func save(_ root: ManagedObject, linkedObjects: LinkedObjects) throws {
