@@ -22,17 +22,7 @@ extension RunBlockReader {
             var position = entries + Int(offset)
             guard position < end, base.load(fromByteOffset: position, as: UInt8.self) == tag else { return nil }
             position += 1
-            var length: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard position < end else { return nil }
-                let byte = base.load(fromByteOffset: position, as: UInt8.self)
-                position += 1
-                guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
-                length |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { break }
-                shift += 7
-            }
+            guard let length = Self.varint(in: base, &position, end: end) else { return nil }
             // The body, then the packed location's 8 bytes, before the checksum.
             guard length <= UInt64(end - position), end - position - Int(length) >= 8 else { return nil }
             let body = base + position

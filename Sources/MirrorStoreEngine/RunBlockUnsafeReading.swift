@@ -131,6 +131,23 @@ struct RunBlockReader {
         return nil
     }
 
+    /// ``varint(_:)`` for a block in one piece at `base`, read before `end`: the searches that
+    /// read entries straight from memory share it.
+    @inline(__always)
+    static func varint(in base: UnsafeRawPointer, _ position: inout Int, end: Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < end {
+            let byte = base.load(fromByteOffset: position, as: UInt8.self)
+            position += 1
+            guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
     /// Entry `index` as its key and packed location, or nil when its bytes do not decode or lie
     /// in the log (a walked block's, which `KeyRun` reads).
     func entry(_ index: Int) -> (key: StorageKey, packed: UInt64)? {
@@ -312,17 +329,7 @@ struct RunBlockReader {
                 order = kind.rank < tag.rank ? -1 : 1
             } else {
                 // The same rank is the same kind for strings and byte strings.
-                var length: UInt64 = 0
-                var shift: UInt64 = 0
-                while true {
-                    guard position < end else { return nil }
-                    let byte = base.load(fromByteOffset: position, as: UInt8.self)
-                    position += 1
-                    guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
-                    length |= UInt64(byte & 0x7F) << shift
-                    if byte & 0x80 == 0 { break }
-                    shift += 7
-                }
+                guard let length = Self.varint(in: base, &position, end: end) else { return nil }
                 guard length <= UInt64(end - position) else { return nil }
                 order = Self.order(UnsafeRawBufferPointer(start: base + position, count: Int(length)), wanted)
             }

@@ -138,17 +138,7 @@ extension RunBlockReader {
             let order: Int
             if base.load(fromByteOffset: position, as: UInt8.self) == OperationCodec.KeyTag.string.rawValue {
                 position += 1
-                var length: UInt64 = 0
-                var shift: UInt64 = 0
-                while true {
-                    guard position < end else { return .damaged }
-                    let byte = base.load(fromByteOffset: position, as: UInt8.self)
-                    position += 1
-                    guard shift < 63 || (shift == 63 && byte <= 1) else { return .damaged }
-                    length |= UInt64(byte & 0x7F) << shift
-                    if byte & 0x80 == 0 { break }
-                    shift += 7
-                }
+                guard let length = Self.varint(in: base, &position, end: end) else { return .damaged }
                 guard length <= UInt64(end - position),
                       let found = probe.order(ofStored: UnsafeRawBufferPointer(start: base + position, count: Int(length))) else { return .damaged }
                 position += Int(length)
