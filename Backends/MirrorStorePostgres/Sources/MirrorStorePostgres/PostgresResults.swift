@@ -188,13 +188,16 @@ public struct PostgresResults<Model: Persistable>: Sendable {
     /// - Throws: ``PostgresStoreError`` when the server refuses or a row does not read back;
     ///   what a predicate throws for an object when Swift evaluates it.
     public func all(isolation: isolated (any Actor)? = #isolation) async throws -> [Model] {
-        // On the caller's actor throughout, as postgres-nio's own calls run: its lease, query
-        // and row stream run on the caller's executor, so leaving it would add two thread
-        // switches (there and back) to each read.
+        try await models().value
+    }
+
+    /// ``all(isolation:)``, away from the caller's actor: every step awaits the connection, and
+    /// each would otherwise come back to the actor; the caller's actor is met once, at the end.
+    private func models() async throws -> Handoff<[Model]> {
         let table = table
-        return try await read(isolation: isolation, { reader, condition, parameters, orderBy, limit in
+        return Handoff(try await read(isolation: nil, { reader, condition, parameters, orderBy, limit in
             try await reader.models(Model.self, table: table, condition: condition, parameters: parameters, orderBy: orderBy, limit: limit)
-        }, model: { $0 })
+        }, model: { $0 }))
     }
 
     /// One object of the results, with what observation compares it by.

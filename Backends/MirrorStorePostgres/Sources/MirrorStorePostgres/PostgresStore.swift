@@ -192,11 +192,18 @@ public final class PostgresStore: Sendable {
     ) async throws -> Model? {
         let table = try mapping.table(for: Model.self)
         let key = try PrimaryKeys.check(primaryKey.recordValue, table: table)
-        // On the caller's actor, as ``PostgresResults/all(isolation:)`` reads.
-        return try await withConnection(isolation: isolation) { connection in
+        let found: Handoff<Model?> = try await object(table: table, key: Handoff(key))
+        return found.value
+    }
+
+    /// ``object(_:primaryKey:isolation:)``, away from the caller's actor: every step awaits the
+    /// connection, and each would otherwise come back to the actor; the caller's actor is met
+    /// once, at the end. The key is a single value, which nothing else holds.
+    private func object<Model: Persistable>(table: TableMapping, key: Handoff<RecordValue>) async throws -> Handoff<Model?> {
+        try await withConnection(isolation: nil) { connection in
             let reader = RowReader(connection: connection, mapping: self.mapping)
-            return Handoff(try await reader.model(Model.self, table: table, key: key))
-        }.value
+            return Handoff(try await reader.model(Model.self, table: table, key: key.value))
+        }
     }
 
     /// The objects of `type`, lazily: nothing is read until ``PostgresResults/all(isolation:)``

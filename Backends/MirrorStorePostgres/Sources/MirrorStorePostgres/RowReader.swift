@@ -270,8 +270,9 @@ final class RowReader {
         return found
     }
 
-    /// The rows `sql` returns, received whole: a row that does not read back then fails the
-    /// read, not the statement.
+    /// The rows `sql` returns, received whole: `collect()` runs off the caller's actor, where
+    /// reading them one by one would come back to it for each; and a row that does not read
+    /// back then fails the read, not the statement.
     private func rows(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
         statementCount += 1
         do {
