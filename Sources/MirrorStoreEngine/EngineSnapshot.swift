@@ -341,7 +341,7 @@ public struct TypeValues: Sendable {
         if let file = parts.mapped?.bytes, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
             return try body(UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
         }
-        return try parts.snapshot.generation.read(at: offset, count: length).withUnsafeBytes(body)
+        return try parts.snapshot.generation.withBytes(at: offset, count: length, body)
     }
 
     /// Calls `body` with each of `keys` that is stored, where its value lies, and the value, in

@@ -36,9 +36,17 @@ package enum AES256GCM {
     package static func open(
         _ sealed: [UInt8], key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []
     ) throws(StorageError) -> [UInt8] {
+        try open(sealed[...], key: key, nonce: nonce, associatedData: associatedData)
+    }
+
+    /// As ``open(_:key:nonce:associatedData:)``, for sealed bytes where they lie in a larger
+    /// buffer (a page among those read at once): no copy of them is made first.
+    package static func open(
+        _ sealed: ArraySlice<UInt8>, key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []
+    ) throws(StorageError) -> [UInt8] {
         try check(key: key, nonce: nonce)
         guard sealed.count >= tagByteCount else { throw StorageError(.authenticationFailed) }
-        let split = sealed.count - tagByteCount
+        let split = sealed.endIndex - tagByteCount
         let opened = try key.withUnsafeBytes { (keyBytes) throws(StorageError) in
             try CryptoBinding.aes256GCMOpen(
                 key: keyBytes, nonce: nonce, associatedData: associatedData,

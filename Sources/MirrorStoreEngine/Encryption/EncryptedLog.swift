@@ -232,7 +232,7 @@ final class EncryptedLog: LogStorage {
         let nonceEnd = nonceStart + AES256GCM.nonceByteCount
         let opened = Result { () throws(StorageError) in
             try AES256GCM.open(
-                Array(physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)]), key: dataKey,
+                physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)], key: dataKey,
                 nonce: Array(physical[nonceStart..<nonceEnd]),
                 associatedData: associatedData(page: index, length: length, tailVersion: tailVersion))
         }
