@@ -62,6 +62,8 @@ final class EncryptedLog: LogStorage {
     /// damage there, never an empty slot.
     let isScratch: Bool
     private let dataKey: SecretBytes
+    /// Opens this log's pages under `dataKey`, the cipher keyed once.
+    private let opener: AES256GCM.Opener
     private let state: Lock<State>
 
     private struct State: Sendable {
@@ -101,10 +103,11 @@ final class EncryptedLog: LogStorage {
     private init(
         file: FileLog, header: EncryptedFileHeader, dataKey: SecretBytes, slot: EncryptedFileHeader.KeySlot,
         physicalSize: UInt64, reservedBound: UInt64, followsWriter: Bool, isScratch: Bool = false
-    ) {
+    ) throws {
         self.file = file
         self.header = header
         self.dataKey = dataKey
+        opener = try AES256GCM.Opener(key: dataKey)
         self.followsWriter = followsWriter
         self.isScratch = isScratch
         state = Lock(State(
@@ -121,7 +124,7 @@ final class EncryptedLog: LogStorage {
         let slot = EncryptedFileHeader.KeySlot(number: 1, nonceBound: nonceReservation, envelope: envelope)
         try file.truncate(to: 0)
         try file.write(header.page(with: slot), at: 0)
-        let log = EncryptedLog(
+        let log = try EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: UInt64(pageSize), reservedBound: nonceReservation,
             followsWriter: false, isScratch: isScratch)
         log.state.withLock { $0.budget = NonceBudget(used: 0) }
@@ -162,7 +165,7 @@ final class EncryptedLog: LogStorage {
         }
         let (header, slot) = try EncryptedFileHeader.decode(try file.read(at: 0, count: pageSize), path: file.path)
         let dataKey = try keys.dataKey(opening: slot.envelope, path: file.path)
-        let log = EncryptedLog(
+        let log = try EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: physicalSize, reservedBound: slot.nonceBound,
             followsWriter: followsWriter)
         try log.state.withLock { try log.findEnd(&$0) }
@@ -231,8 +234,8 @@ final class EncryptedLog: LogStorage {
         let nonceStart = start + 2
         let nonceEnd = nonceStart + AES256GCM.nonceByteCount
         let opened = Result { () throws(StorageError) in
-            try AES256GCM.open(
-                physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)], key: dataKey,
+            try opener.open(
+                physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)],
                 nonce: Array(physical[nonceStart..<nonceEnd]),
                 associatedData: associatedData(page: index, length: length, tailVersion: tailVersion))
         }
