@@ -531,17 +531,16 @@ final class EncryptedLog: LogStorage {
         }
     }
 
-    /// What a read of `count` bytes at `offset` finds under one lock: the log's size, the cached
-    /// page it starts in (`within` that page), and the next page when the read runs into it and
-    /// the first one is full. One lock for the common reads, a value within one cached page or a
-    /// run block across two: each lock taken and each page looked up again cost more than a copy.
-    func cachedPages(forReadAt offset: UInt64, count: Int) -> (size: UInt64, first: [UInt8]?, next: [UInt8]?, within: Int) {
-        let index = Self.page(containing: offset)
-        let within = Int(offset - Self.start(ofPage: index))
-        let spansNext = within + count > Self.capacity(ofPage: index)
+    /// What a read of `count` bytes from `within` on in page `index` finds under one lock: the
+    /// log's size, the cached page, and the next page when the read runs into it and the first
+    /// one is full. One lock for the common reads, a value within one cached page or a run block
+    /// across two: each lock taken and each page looked up again cost more than a copy. The
+    /// caller has found the page and `within` already.
+    func cachedPages(page index: Int, within: Int, count: Int) -> (size: UInt64, first: [UInt8]?, next: [UInt8]?) {
+        let capacity = Self.capacity(ofPage: index)
+        let spansNext = within + count > capacity
         let (size, first, next) = state.withLock { ($0.size, $0.cache[index], spansNext ? $0.cache[index + 1] : nil) }
-        let full = first?.count == Self.capacity(ofPage: index)
-        return (size, first, full ? next : nil, within)
+        return (size, first, first?.count == capacity ? next : nil)
     }
 
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {

@@ -9,7 +9,7 @@ extension EncryptedLog {
         if count > 0, let page = lent, page.index == index, page.bytes.count >= within + count {
             return try page.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
         }
-        let (size, first, _, _) = cachedPages(forReadAt: offset, count: count)
+        let (size, first, _) = cachedPages(page: index, within: within, count: count)
         if count > 0, offset <= size, UInt64(count) <= size - offset, let first, first.count >= within + count {
             lent = LentPage(index: index, bytes: first)
             return try first.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
@@ -28,7 +28,7 @@ extension EncryptedLog {
         guard count > 0, within + count <= Self.capacity(ofPage: index) else {
             return try read(at: offset, count: count).withUnsafeBytes(body)
         }
-        let (size, first, _, _) = cachedPages(forReadAt: offset, count: count)
+        let (size, first, _) = cachedPages(page: index, within: within, count: count)
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
@@ -43,7 +43,8 @@ extension EncryptedLog {
 extension EncryptedLog {
     func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
         let index = Self.page(containing: offset)
-        let (size, first, next, within) = cachedPages(forReadAt: offset, count: count)
+        let within = Int(offset - Self.start(ofPage: index))
+        let (size, first, next) = cachedPages(page: index, within: within, count: count)
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
