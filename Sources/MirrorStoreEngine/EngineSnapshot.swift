@@ -333,15 +333,16 @@ public struct TypeValues: Sendable {
     }
 
     /// Calls `body` with the value at `location` (a location as for ``value(at:)``) where it lies
-    /// in the file's memory mapping, or with a copy when the file is not mapped there: for a read
-    /// that decodes the value and keeps none of its bytes. The bytes are valid during the call only.
+    /// in the file's memory mapping or an encrypted file's cached page, or with a copy when it
+    /// cannot be lent so: for a read that decodes the value and keeps none of its bytes. The
+    /// bytes are valid during the call only.
     public func withValue<Result>(at location: ValueLocation, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         let (offset, length) = parts.snapshot.index.resolve(location.packed)
         try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
         if let file = parts.mapped?.bytes, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
             return try body(UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
         }
-        return try parts.snapshot.generation.read(at: offset, count: length).withUnsafeBytes(body)
+        return try parts.snapshot.generation.withBytes(at: offset, count: length, body)
     }
 
     /// Calls `body` with each of `keys` that is stored, where its value lies, and the value, in

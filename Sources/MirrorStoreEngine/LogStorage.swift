@@ -25,7 +25,8 @@ protocol LogStorage: AnyObject, Sendable {
     /// pass's next read, else copied. A short read is `corrupted`, as for ``read(at:count:)``.
     func withBytes(at offset: UInt64, count: Int, lent: inout LentPage?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
     /// Calls `body` with exactly `count` bytes at `offset`, valid during the call only: where
-    /// they lie in a memory mapping of the file when they can be given so, else a copy. For one
+    /// they lie in a memory mapping of the file or in an encrypted log's authenticated page when
+    /// they can be given so, else a copy. For one
     /// read that decodes a value and keeps none of its bytes (a lookup by key), which a copy
     /// would cost an allocation and a pass over the bytes. A short read is `corrupted`, as for
     /// ``read(at:count:)``.

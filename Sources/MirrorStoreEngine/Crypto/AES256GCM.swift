@@ -36,9 +36,17 @@ package enum AES256GCM {
     package static func open(
         _ sealed: [UInt8], key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []
     ) throws(StorageError) -> [UInt8] {
+        try open(sealed[...], key: key, nonce: nonce, associatedData: associatedData)
+    }
+
+    /// As ``open(_:key:nonce:associatedData:)``, for sealed bytes where they lie in a larger
+    /// buffer (a page among those read at once): no copy of them is made first.
+    package static func open(
+        _ sealed: ArraySlice<UInt8>, key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []
+    ) throws(StorageError) -> [UInt8] {
         try check(key: key, nonce: nonce)
         guard sealed.count >= tagByteCount else { throw StorageError(.authenticationFailed) }
-        let split = sealed.count - tagByteCount
+        let split = sealed.endIndex - tagByteCount
         let opened = try key.withUnsafeBytes { (keyBytes) throws(StorageError) in
             try CryptoBinding.aes256GCMOpen(
                 key: keyBytes, nonce: nonce, associatedData: associatedData,
@@ -46,6 +54,41 @@ package enum AES256GCM {
         }
         guard let plaintext = opened else { throw StorageError(.authenticationFailed) }
         return plaintext
+    }
+
+    /// Opens many messages sealed under one key (an encrypted log's pages), as
+    /// ``open(_:key:nonce:associatedData:)`` opens each, with the cipher's key setup done once
+    /// and kept, cleared when the opener is freed, rather than done again for every message.
+    ///
+    /// ```swift
+    /// let opener = try AES256GCM.Opener(key: dataKey)
+    /// let page = try opener.open(sealed[...], nonce: nonce, associatedData: place)
+    /// ```
+    package final class Opener: Sendable {
+        private let decryption: CryptoBinding.KeyedDecryption
+
+        /// Throws `invalidKeyLength` for a key that is not 32 bytes.
+        package init(key: SecretBytes) throws(StorageError) {
+            guard key.count == keyByteCount else {
+                throw StorageError(.invalidKeyLength(found: key.count, expected: keyByteCount))
+            }
+            decryption = try key.withUnsafeBytes { (keyBytes) throws(StorageError) in try CryptoBinding.KeyedDecryption(key: keyBytes) }
+        }
+
+        /// The plaintext of `sealed`, as `AES256GCM.open`
+        /// gives it under the opener's key: `authenticationFailed` when the tag does not match,
+        /// and no unauthenticated byte returned.
+        package func open(_ sealed: ArraySlice<UInt8>, nonce: [UInt8], associatedData: [UInt8] = []) throws(StorageError) -> [UInt8] {
+            guard nonce.count == nonceByteCount else {
+                throw StorageError(.encryptionFailed(reason: "an AES-256-GCM nonce must be \(nonceByteCount) bytes, not \(nonce.count)"))
+            }
+            guard sealed.count >= tagByteCount else { throw StorageError(.authenticationFailed) }
+            let split = sealed.endIndex - tagByteCount
+            guard let plaintext = try decryption.open(
+                nonce: nonce, associatedData: associatedData, ciphertext: sealed[..<split], tag: sealed[split...])
+            else { throw StorageError(.authenticationFailed) }
+            return plaintext
+        }
     }
 
     private static func check(key: SecretBytes, nonce: [UInt8]) throws(StorageError) {

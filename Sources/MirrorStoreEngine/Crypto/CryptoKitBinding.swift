@@ -50,6 +50,37 @@ enum CryptoBinding {
         }
     }
 
+    /// AES-256-GCM decryption under one key, many times, as `LibCryptoBinding.swift` has it:
+    /// CryptoKit keeps no context to reuse, so the key is made once and each call opens as
+    /// `aes256GCMOpen` does.
+    final class KeyedDecryption: Sendable {
+        // CryptoKit copies the key into memory of its own, which it zeroes when released.
+        private let key: SymmetricKey
+
+        init(key: UnsafeRawBufferPointer) throws(StorageError) {
+            self.key = SymmetricKey(data: key)
+        }
+
+        /// As `aes256GCMOpen` under this key: the plaintext, or nil when the tag does not authenticate.
+        func open(
+            nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
+        ) throws(StorageError) -> [UInt8]? {
+            let box: AES.GCM.SealedBox
+            do {
+                box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: Array(ciphertext), tag: Array(tag))
+            } catch {
+                throw StorageError(.encryptionFailed(reason: "\(library)'s AES.GCM.SealedBox refused its parts (\(error))"))
+            }
+            do {
+                return Array(try AES.GCM.open(box, using: key, authenticating: associatedData))
+            } catch CryptoKitError.authenticationFailure {
+                return nil
+            } catch {
+                throw StorageError(.encryptionFailed(reason: "\(library)'s AES.GCM.open failed (\(error))"))
+            }
+        }
+    }
+
     /// PBKDF2 with HMAC-SHA-256, filling `output` (CommonCrypto's CCKeyDerivationPBKDF).
     static func pbkdf2SHA256(
         password: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32, output: UnsafeMutableRawBufferPointer

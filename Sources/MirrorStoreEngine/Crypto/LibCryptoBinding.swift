@@ -60,12 +60,20 @@ enum CryptoBinding {
     static func aes256GCMOpen(
         key: UnsafeRawBufferPointer, nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
     ) throws(StorageError) -> [UInt8]? {
-        guard let textLength = Int32(exactly: ciphertext.count), let dataLength = Int32(exactly: associatedData.count) else {
-            throw StorageError(.encryptionFailed(reason: "a message or its associated data is longer than libcrypto takes in one call"))
-        }
         guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
         try start(context, encrypting: false, key: key, nonce: nonce)
+        return try decrypt(in: context, associatedData: associatedData, ciphertext: ciphertext, tag: tag)
+    }
+
+    /// The decryption of `ciphertext` in `context`, keyed and given its nonce: its associated
+    /// data, the text and the tag, then the plaintext or nil when the tag does not authenticate.
+    private static func decrypt(
+        in context: OpaquePointer, associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
+    ) throws(StorageError) -> [UInt8]? {
+        guard let textLength = Int32(exactly: ciphertext.count), let dataLength = Int32(exactly: associatedData.count) else {
+            throw StorageError(.encryptionFailed(reason: "a message or its associated data is longer than libcrypto takes in one call"))
+        }
         try addAssociatedData(associatedData, length: dataLength, to: context, encrypting: false)
 
         // The tag goes in through a `void *`, so it is handed over from a copy of its own.
@@ -110,6 +118,65 @@ enum CryptoBinding {
             return nil
         }
         return plaintext
+    }
+
+    /// AES-256-GCM decryption under one key, many times (an encrypted log's pages): contexts
+    /// keyed once and reused, each message only setting its nonce, so that a page does not make,
+    /// key (the key schedule) and free a context of its own. A context is taken by one call at a
+    /// time; a free one is kept for the next, and one more is copied from the keyed template
+    /// when all are taken.
+    final class KeyedDecryption: Sendable {
+        /// A context of this key, used by one call at a time.
+        private struct Context: @unchecked Sendable {
+            // @unchecked: a context is used only by the call that took it from `free`.
+            let pointer: OpaquePointer
+        }
+
+        /// Keyed, never used to decrypt: what a new context is copied from.
+        private let template: Context
+        private let free: Lock<[Context]>
+
+        init(key: UnsafeRawBufferPointer) throws(StorageError) {
+            guard let context = EVP_CIPHER_CTX_new() else { throw CryptoBinding.failure("EVP_CIPHER_CTX_new") }
+            let keyed = EVP_DecryptInit_ex(context, CryptoBinding.aes256GCM, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nil)
+            guard keyed == 1 else {
+                EVP_CIPHER_CTX_free(context)
+                throw CryptoBinding.failure("EVP_DecryptInit_ex")
+            }
+            template = Context(pointer: context)
+            free = Lock([])
+        }
+
+        deinit {
+            // Freeing a context clears it, its key schedule included.
+            free.withLock { $0.forEach { EVP_CIPHER_CTX_free($0.pointer) } }
+            EVP_CIPHER_CTX_free(template.pointer)
+        }
+
+        /// As `aes256GCMOpen` under this key: the plaintext, or nil when the tag does not authenticate.
+        func open(
+            nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
+        ) throws(StorageError) -> [UInt8]? {
+            guard nonce.count == AES256GCM.nonceByteCount else {
+                throw StorageError(.encryptionFailed(reason: "a reused AES-256-GCM context takes \(AES256GCM.nonceByteCount)-byte nonces"))
+            }
+            let context = try take()
+            defer { free.withLock { $0.append(context) } }
+            // The key stays; the nonce given restarts the message (a failed one's state included).
+            let started = nonce.withUnsafeBufferPointer { EVP_DecryptInit_ex(context.pointer, nil, nil, nil, $0.baseAddress) }
+            guard started == 1 else { throw CryptoBinding.failure("EVP_DecryptInit_ex") }
+            return try CryptoBinding.decrypt(in: context.pointer, associatedData: associatedData, ciphertext: ciphertext, tag: tag)
+        }
+
+        private func take() throws(StorageError) -> Context {
+            if let context = free.withLock({ $0.popLast() }) { return context }
+            guard let context = EVP_CIPHER_CTX_new() else { throw CryptoBinding.failure("EVP_CIPHER_CTX_new") }
+            guard EVP_CIPHER_CTX_copy(context, template.pointer) == 1 else {
+                EVP_CIPHER_CTX_free(context)
+                throw CryptoBinding.failure("EVP_CIPHER_CTX_copy")
+            }
+            return Context(pointer: context)
+        }
     }
 
     /// PBKDF2 with HMAC-SHA-256, filling `output`.

@@ -24,6 +24,19 @@ enum CryptoBinding {
         throw unavailable
     }
 
+    /// Decryption under one key, many times: never made here.
+    final class KeyedDecryption: Sendable {
+        init(key: UnsafeRawBufferPointer) throws(StorageError) {
+            throw CryptoBinding.unavailable
+        }
+
+        func open(
+            nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
+        ) throws(StorageError) -> [UInt8]? {
+            throw CryptoBinding.unavailable
+        }
+    }
+
     static func pbkdf2SHA256(
         password: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32, output: UnsafeMutableRawBufferPointer
     ) throws(StorageError) {

@@ -62,6 +62,8 @@ final class EncryptedLog: LogStorage {
     /// damage there, never an empty slot.
     let isScratch: Bool
     private let dataKey: SecretBytes
+    /// Opens this log's pages under `dataKey`, the cipher keyed once.
+    private let opener: AES256GCM.Opener
     private let state: Lock<State>
 
     private struct State: Sendable {
@@ -101,10 +103,11 @@ final class EncryptedLog: LogStorage {
     private init(
         file: FileLog, header: EncryptedFileHeader, dataKey: SecretBytes, slot: EncryptedFileHeader.KeySlot,
         physicalSize: UInt64, reservedBound: UInt64, followsWriter: Bool, isScratch: Bool = false
-    ) {
+    ) throws {
         self.file = file
         self.header = header
         self.dataKey = dataKey
+        opener = try AES256GCM.Opener(key: dataKey)
         self.followsWriter = followsWriter
         self.isScratch = isScratch
         state = Lock(State(
@@ -121,7 +124,7 @@ final class EncryptedLog: LogStorage {
         let slot = EncryptedFileHeader.KeySlot(number: 1, nonceBound: nonceReservation, envelope: envelope)
         try file.truncate(to: 0)
         try file.write(header.page(with: slot), at: 0)
-        let log = EncryptedLog(
+        let log = try EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: UInt64(pageSize), reservedBound: nonceReservation,
             followsWriter: false, isScratch: isScratch)
         log.state.withLock { $0.budget = NonceBudget(used: 0) }
@@ -162,7 +165,7 @@ final class EncryptedLog: LogStorage {
         }
         let (header, slot) = try EncryptedFileHeader.decode(try file.read(at: 0, count: pageSize), path: file.path)
         let dataKey = try keys.dataKey(opening: slot.envelope, path: file.path)
-        let log = EncryptedLog(
+        let log = try EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: physicalSize, reservedBound: slot.nonceBound,
             followsWriter: followsWriter)
         try log.state.withLock { try log.findEnd(&$0) }
@@ -231,8 +234,8 @@ final class EncryptedLog: LogStorage {
         let nonceStart = start + 2
         let nonceEnd = nonceStart + AES256GCM.nonceByteCount
         let opened = Result { () throws(StorageError) in
-            try AES256GCM.open(
-                Array(physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)]), key: dataKey,
+            try opener.open(
+                physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)],
                 nonce: Array(physical[nonceStart..<nonceEnd]),
                 associatedData: associatedData(page: index, length: length, tailVersion: tailVersion))
         }
@@ -528,17 +531,16 @@ final class EncryptedLog: LogStorage {
         }
     }
 
-    /// What a read of `count` bytes at `offset` finds under one lock: the log's size, the cached
-    /// page it starts in (`within` that page), and the next page when the read runs into it and
-    /// the first one is full. One lock for the common reads, a value within one cached page or a
-    /// run block across two: each lock taken and each page looked up again cost more than a copy.
-    func cachedPages(forReadAt offset: UInt64, count: Int) -> (size: UInt64, first: [UInt8]?, next: [UInt8]?, within: Int) {
-        let index = Self.page(containing: offset)
-        let within = Int(offset - Self.start(ofPage: index))
-        let spansNext = within + count > Self.capacity(ofPage: index)
+    /// What a read of `count` bytes from `within` on in page `index` finds under one lock: the
+    /// log's size, the cached page, and the next page when the read runs into it and the first
+    /// one is full. One lock for the common reads, a value within one cached page or a run block
+    /// across two: each lock taken and each page looked up again cost more than a copy. The
+    /// caller has found the page and `within` already.
+    func cachedPages(page index: Int, within: Int, count: Int) -> (size: UInt64, first: [UInt8]?, next: [UInt8]?) {
+        let capacity = Self.capacity(ofPage: index)
+        let spansNext = within + count > capacity
         let (size, first, next) = state.withLock { ($0.size, $0.cache[index], spansNext ? $0.cache[index + 1] : nil) }
-        let full = first?.count == Self.capacity(ofPage: index)
-        return (size, first, full ? next : nil, within)
+        return (size, first, first?.count == capacity ? next : nil)
     }
 
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {

@@ -9,7 +9,7 @@ extension EncryptedLog {
         if count > 0, let page = lent, page.index == index, page.bytes.count >= within + count {
             return try page.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
         }
-        let (size, first, _, _) = cachedPages(forReadAt: offset, count: count)
+        let (size, first, _) = cachedPages(page: index, within: within, count: count)
         if count > 0, offset <= size, UInt64(count) <= size - offset, let first, first.count >= within + count {
             lent = LentPage(index: index, bytes: first)
             return try first.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
@@ -18,12 +18,33 @@ extension EncryptedLog {
     }
 }
 
+/// One value lent from its page in place, for a read that decodes it and keeps none of its bytes
+/// (a lookup by key): a copy of it cost an allocation and a pass over the bytes.
+extension EncryptedLog {
+    func withBytes<Result>(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        let index = Self.page(containing: offset)
+        let within = Int(offset - Self.start(ofPage: index))
+        // A value across two pages is joined in a copy, as `read` gives it.
+        guard count > 0, within + count <= Self.capacity(ofPage: index) else {
+            return try read(at: offset, count: count).withUnsafeBytes(body)
+        }
+        let (size, first, _) = cachedPages(page: index, within: within, count: count)
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
+        }
+        // A page read for it is authenticated and kept, as `read` keeps it.
+        let page = try first.flatMap { $0.count >= within + count ? $0 : nil } ?? plaintext(ofPage: index, through: within + count)
+        return try page.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
+    }
+}
+
 /// Bytes lent in two pieces from the two pages they lie across, for a run block (about a page
 /// long, so nearly always across two): searched where it lies rather than joined in a copy.
 extension EncryptedLog {
     func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
         let index = Self.page(containing: offset)
-        let (size, first, next, within) = cachedPages(forReadAt: offset, count: count)
+        let within = Int(offset - Self.start(ofPage: index))
+        let (size, first, next) = cachedPages(page: index, within: within, count: count)
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
