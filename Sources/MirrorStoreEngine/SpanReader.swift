@@ -14,14 +14,14 @@ enum SpanReader {
 
     /// Calls `body` with each key of `objects` and its value, holding at most `limit` placements
     /// at a time: the keys are taken `limit` at a time in one walk (the runs' in key order, then
-    /// the ones in memory), and each such window is read in file order. A type whose keys lie
+    /// the ones in memory; all in key order with `keyOrder`), and each such window is read in file order. A type whose keys lie
     /// in the file in key order (keys added in order, or any compacted store) is so read in file
-    /// order throughout; any other is read in one sweep of the file per window. Returns the
-    /// most placements it held at once.
+    /// order throughout; any other is read in one sweep of the file per window. `windowEnded`
+    /// is called after each window's last key. Returns the most placements it held at once.
     @discardableResult
     static func forEach(
-        _ objects: TypeIndex, in index: KeyIndex, source: any LogStorage, limit: Int = placementLimit,
-        _ body: (StorageKey, [UInt8]) throws -> Void
+        _ objects: TypeIndex, in index: KeyIndex, source: any LogStorage, limit: Int = placementLimit, keyOrder: Bool = false,
+        windowEnded: () throws -> Void = {}, _ body: (StorageKey, [UInt8]) throws -> Void
     ) throws -> Int {
         let bound = max(1, limit)
         var placed: [Placement] = []
@@ -30,13 +30,20 @@ enum SpanReader {
         func readPlaced() throws {
             held = max(held, placed.count)
             placed.sort { $0.offset < $1.offset }
+            guard !placed.isEmpty else { return }
             try forEach(placed, in: source, body)
             placed.removeAll(keepingCapacity: true)
+            try windowEnded()
         }
-        try objects.forEach { key, packed in
+        func place(_ key: StorageKey, _ packed: UInt64) throws {
             let (offset, length) = index.resolve(packed)
             placed.append((key, offset, length))
             if placed.count >= bound { try readPlaced() }
+        }
+        if keyOrder {
+            try objects.forEachInKeyOrder(place)
+        } else {
+            try objects.forEach(place)
         }
         try readPlaced()
         return held
