@@ -12,11 +12,16 @@ enum SpanReader {
     /// The most placements a pass holds at once (about 40 bytes each).
     static let placementLimit = 1 << 17
 
+    /// The most value bytes of one window a pass in key order holds, to hand them out in key order.
+    static let orderedWindowBytes = 8 << 20
+
     /// Calls `body` with each key of `objects` and its value, holding at most `limit` placements
     /// at a time: the keys are taken `limit` at a time in one walk (the runs' in key order, then
     /// the ones in memory; all in key order with `keyOrder`), and each such window is read in file order. A type whose keys lie
     /// in the file in key order (keys added in order, or any compacted store) is so read in file
-    /// order throughout; any other is read in one sweep of the file per window. `windowEnded`
+    /// order throughout; any other is read in one sweep of the file per window. With `keyOrder`,
+    /// a window whose values take at most `orderedWindowBytes` is handed out in key order too
+    /// (held in one buffer meanwhile), so that a compaction writes them in key order. `windowEnded`
     /// is called after each window's last key. Returns the most placements it held at once.
     @discardableResult
     static func forEach(
@@ -29,9 +34,13 @@ enum SpanReader {
         var held = 0
         func readPlaced() throws {
             held = max(held, placed.count)
-            placed.sort { $0.offset < $1.offset }
             guard !placed.isEmpty else { return }
-            try forEach(placed, in: source, body)
+            if keyOrder, placed.reduce(0, { $0 + $1.length }) <= orderedWindowBytes {
+                try forEachInOrder(placed, in: source, body)
+            } else {
+                placed.sort { $0.offset < $1.offset }
+                try forEach(placed, in: source, body)
+            }
             placed.removeAll(keepingCapacity: true)
             try windowEnded()
         }
@@ -47,6 +56,28 @@ enum SpanReader {
         }
         try readPlaced()
         return held
+    }
+
+    /// Calls `body` with each key and its value in the order of `placed`, reading them in file
+    /// order into one buffer first.
+    private static func forEachInOrder(_ placed: [Placement], in source: any LogStorage, _ body: (StorageKey, [UInt8]) throws -> Void) throws {
+        let byOffset = placed.indices.sorted { placed[$0].offset < placed[$1].offset }
+        var starts = [Int](repeating: 0, count: placed.count)
+        var total = 0
+        for (position, placement) in placed.enumerated() {
+            starts[position] = total
+            total += placement.length
+        }
+        var buffer = [UInt8](repeating: 0, count: total)
+        var next = 0
+        try forEach(byOffset.map { placed[$0] }, in: source) { _, value in
+            let start = starts[byOffset[next]]
+            buffer.replaceSubrange(start..<(start + value.count), with: value)
+            next += 1
+        }
+        for (position, placement) in placed.enumerated() {
+            try body(placement.key, Array(buffer[starts[position]..<(starts[position] + placement.length)]))
+        }
     }
 
     /// Calls `body` with each key and its value, in the order of `placed` (sorted by offset). The

@@ -5,7 +5,8 @@ import TestSupport
 
 /// The key runs that merges replace are dead bytes of an append-only log. A compaction whose key
 /// table goes to runs writes each window of keys at its end, so that whatever order the keys had
-/// in the old file it writes them once, in one run, and leaves no run behind; and checkpoints
+/// in the old file it writes them once, in one run, and leaves no run behind (and writes a
+/// window's values in key order, so that a run's block spans few bytes of the log); and checkpoints
 /// whose merges of keys in random order leave replaced runs behind start an automatic compaction
 /// once those pass an eighth of the file (`Compaction.supersededIndexShare`), while keys that
 /// count up, whose runs are listed as they lie, start none. Each state is checked against a
@@ -80,6 +81,27 @@ import TestSupport
         // A window's end closes a unit: its frame, nothing more (a merge would leave a run of
         // about 20 bytes an entry behind).
         #expect(streamed <= inMemory + windows * UInt64(LogFrame.headerSize + 8), "\(order): \(streamed) dead bytes against \(inMemory)")
+    }
+
+    @Test(arguments: [Order.randomBytes, .shuffledMixed])
+    func aCompactionWritesValuesInKeyOrder(order: Order) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("ordered.store")
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0x0DE5))
+        var configuration = RewriteKeyRunTests.streaming(16)
+        configuration.checkpointInterval = 1
+        let engine = try StorageEngine(path: path, configuration: configuration)
+        var reference: CheckpointTests.Reference = [:]
+        try Self.load(Self.keys(order, count: 1_000, &generator), batch: 100, into: engine, &reference, &generator)
+        try engine.compact()
+        let snapshot = engine.snapshot()
+        let keys = reference["P", default: [:]].keys.sorted(by: StorageKey.precedes)
+        let offsets = try keys.map { try snapshot.index.location(type: "P", key: $0)?.offset ?? 0 }
+        #expect(offsets.allSatisfy { $0 > 0 })
+        #expect(zip(offsets, offsets.dropFirst()).allSatisfy { $0 < $1 }, "\(order): values in key order")
+        #expect(try StoreState(snapshot).objects == reference)
+        try engine.close()
+        #expect(try verifyStoreFile(at: path).isIntact)
     }
 
     /// An engine that compacts only for the runs its checkpoints replace: the dead-byte share
