@@ -29,7 +29,8 @@ public struct EngineConfiguration: Sendable {
     public enum AutoCompaction: Sendable {
         /// Only `compact()` compacts.
         case disabled
-        /// After a commit, compact when dead bytes exceed `ratio` of the file and the file is at least `minimumFileSize` bytes.
+        /// After a commit, compact when dead bytes exceed `ratio` of the file and the file is at least `minimumFileSize` bytes;
+        /// also when the key and index runs that checkpoints merged into newer ones pass an eighth of the file.
         case whenDeadBytesExceed(ratio: Double, minimumFileSize: Int)
     }
 

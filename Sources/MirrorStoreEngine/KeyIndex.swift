@@ -372,6 +372,17 @@ struct KeyIndex: Sendable {
         return persistedIndexes.values.reduce(keyRuns) { total, index in index.runs.reduce(total) { $0 + $1.byteCount } }
     }
 
+    /// The bytes of `log` that the key runs and persisted index runs take: `runBytes` less the
+    /// runs a streamed commit wrote to a scratch file.
+    func runBytes(in log: any LogStorage) -> Int {
+        let keyRuns = types.values.reduce(0) { total, objects in
+            objects.runs.reduce(total) { $0 + ($1.log === log ? $1.byteCount : 0) }
+        }
+        return persistedIndexes.values.reduce(keyRuns) { total, index in
+            index.runs.reduce(total) { $0 + ($1.log === log ? $1.byteCount : 0) }
+        }
+    }
+
     func resolve(_ packed: UInt64) -> (offset: UInt64, length: Int) {
         let location = ValueLocation(packed: packed)
         if location.isLarge, let length = largeValueLengths[location.offset] {

@@ -50,6 +50,10 @@ public final class StorageEngine: Sendable {
         var keys: EncryptionKeys?
         /// The most the last compaction or rewrite held in memory at once.
         var lastRewriteHeld = Compaction.Held()
+        /// Bytes of key runs and index runs in the log that the checkpoints of this open merged
+        /// into others, so that no checkpoint names them any more: the dead bytes the engine's
+        /// own merges leave (`maybeCompact`). 0 again after a compaction or a rewrite.
+        var supersededIndexBytes: UInt64 = 0
     }
 
     /// What a reader beside a writer needs to go on reading the log where it stopped.
@@ -485,8 +489,10 @@ public final class StorageEngine: Sendable {
             // A writer that held the lock before us may already have written our batch.
             if let done = ticket.outcome { return done }
             writeQueued(writer: &writer)
-            maybeCompact(writer: &writer)
+            // The checkpoint first: the runs its merges replace count towards a compaction now,
+            // and a compaction after it reads every key from runs, in key order.
             maybeCheckpoint(writer: &writer)
+            maybeCompact(writer: &writer)
             return ticket.outcome
         }
         switch outcome {
@@ -785,7 +791,8 @@ public final class StorageEngine: Sendable {
         let live = published.withLock { UInt64($0.index.liveBytes) + $0.indexBytes }
         let header = writer.formatVersion >= 2 ? UInt64(LogHeader.regionSize) : UInt64(LogHeader.size)
         let dead = size > live + header ? size - live - header : 0
-        guard Double(dead) > ratio * Double(size) || rotates else { return }
+        let superseded = Double(writer.supersededIndexBytes) > Compaction.supersededIndexShare * Double(size)
+        guard Double(dead) > ratio * Double(size) || superseded || rotates else { return }
         do {
             try compact(writer: &writer)
             published.withLock { $0.lastAutoCompactionError = nil }
@@ -837,6 +844,13 @@ public final class StorageEngine: Sendable {
             }
             throw error
         }
+        // The runs the log held before plus those this checkpoint wrote, less those it names now
+        // (a merge that lists blocks as they lie names bytes it did not write). Superseded
+        // checkpoint units are left to the dead-byte share: they grow with the file, not with merges.
+        let before = UInt64(index.runBytes(in: log))
+        let after = UInt64(written.index.runBytes(in: log))
+        let wroteRuns = written.end - start - UInt64(written.slot.unitLength)
+        writer.supersededIndexBytes += before + wroteRuns > after ? before + wroteRuns - after : 0
         writer.appendOffset = written.end
         writer.checkpointEnd = written.end
         writer.checkpointNumber = written.slot.number
@@ -1036,6 +1050,7 @@ public final class StorageEngine: Sendable {
 
     private func install(_ result: Compaction.Result, writer: inout Writer) {
         writer.lastRewriteHeld = result.held
+        writer.supersededIndexBytes = 0
         writer.generation = result.generation
         writer.types = result.types
         writer.appendOffset = result.size

@@ -6,7 +6,7 @@ import TestSupport
 /// What a compaction and a migration's rewrite hold in memory at once (`Compaction.Held`, which
 /// the engine counts; nothing here is timed or measured) is the same for a store four times as
 /// large: the key table goes to runs `rewriteKeysInMemory` keys at a time (plus the keys of the
-/// one unit just written), the old file is read in windows of twice that many locations, index
+/// one unit just written), the old file is read in windows of that many locations, index
 /// entries are gathered that many at a time, and index runs are merged at most
 /// `RewriteIndexRuns.mergeWidth` at once, each entry at most twice. The states they write are
 /// checked against a reference.
@@ -52,7 +52,7 @@ import TestSupport
             #expect(try PersistedIndexTests.openAndCheck(path, configuration, "\(count) objects, reopened").objects == reference)
         }
         for (count, one) in zip([1_500, 6_000], held) {
-            #expect(one.placements == 2 * Self.bound, "\(count) objects: a window of twice the keys in memory")
+            #expect(one.placements == Self.bound, "\(count) objects: a window of the keys in memory")
             #expect(one.keys <= Self.keysHeldAtMost, "\(count) objects: \(one.keys) keys held")
         }
     }

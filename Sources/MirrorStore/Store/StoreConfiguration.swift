@@ -34,7 +34,9 @@ extension Store {
             /// Only when ``Store/compact()`` is called.
             case manual
             /// After a commit leaves more than `ratio` of a file of at least `minimumFileSize`
-            /// bytes dead.
+            /// bytes dead, or the key and index runs the store's own checkpoints merged into
+            /// newer ones pass an eighth of it (keys added in random order, such as UUIDs, leave
+            /// those behind with no update of yours).
             case whenDeadBytesExceed(ratio: Double, minimumFileSize: Int)
         }
 
