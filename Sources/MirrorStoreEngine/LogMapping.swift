@@ -1,3 +1,5 @@
+import CMirrorStoreSupport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,6 +29,14 @@ final class LogMapping: Sendable {
 
     private let descriptor: Int32
     private let state: Lock<State>
+    /// The largest mapping's base, and how far reads through it may go: the smaller of its
+    /// length and the file's known size, 0 until there is one. Published under `state`'s lock,
+    /// the base before the reach, so that a reader that loads the reach first never pairs it
+    /// with a smaller mapping's base (mappings only grow, and each covers the file from its
+    /// start): a read by key then finds its mapping without the lock, which cost it about as
+    /// much as finding its key.
+    private let publishedBase = Atomic<UInt>(0)
+    private let publishedReach = Atomic<UInt64>(0)
 
     init(descriptor: Int32, fileSize: UInt64) {
         self.descriptor = descriptor
@@ -43,12 +53,25 @@ final class LogMapping: Sendable {
 
     /// Records that the file now ends at least at `end` (after a write).
     func extend(to end: UInt64) {
-        state.withLock { $0.fileSize = max($0.fileSize, end) }
+        state.withLock { state in
+            state.fileSize = max(state.fileSize, end)
+            publish(state)
+        }
     }
 
     /// Records that the file was cut to `size`.
     func truncate(to size: UInt64) {
-        state.withLock { $0.fileSize = size }
+        state.withLock { state in
+            state.fileSize = size
+            publish(state)
+        }
+    }
+
+    /// Publishes the largest mapping and its reach (`publishedBase`), the lock held.
+    private func publish(_ state: State) {
+        guard let largest = state.mappings.last else { return }
+        publishedBase.store(largest.address, ordering: .releasing)
+        publishedReach.store(min(UInt64(largest.length), state.fileSize), ordering: .releasing)
     }
 
     /// `count` bytes at `offset`, or nil when they cannot be read through a mapping.
@@ -61,8 +84,16 @@ final class LogMapping: Sendable {
     func bytes(at offset: UInt64, count: Int) -> UnsafeRawBufferPointer? {
         let end = offset.addingReportingOverflow(UInt64(count))
         guard !end.overflow, let base = address(covering: end.partialValue) else { return nil }
-        if count > Self.pageSize { prefetch(base: base, offset: offset, count: count) }
-        return UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: base + UInt(offset)), count: count)
+        let start = UnsafeRawPointer(bitPattern: base + UInt(offset))
+        if count > Self.pageSize {
+            prefetch(base: base, offset: offset, count: count)
+        } else {
+            // A value read by key lies anywhere in the file, rarely in the CPU's caches: its
+            // lines asked for at once load together, and while the caller prepares to read them
+            // (a new model), rather than one after another as the reading reaches each.
+            mirrorstore_prefetch(start, count)
+        }
+        return UnsafeRawBufferPointer(start: start, count: count)
     }
 
     /// Asks the system to read `count` bytes at `offset` into the page cache now, in one request,
@@ -119,7 +150,8 @@ final class LogMapping: Sendable {
     /// The base of a mapping that covers `0..<end`, making one if needed, or nil when `end` lies
     /// past the known end of the file or the file cannot be mapped.
     private func address(covering end: UInt64) -> UInt? {
-        state.withLock { state in
+        if end > 0, end <= publishedReach.load(ordering: .acquiring) { return publishedBase.load(ordering: .acquiring) }
+        return state.withLock { state in
             guard end <= state.fileSize, end <= UInt64(Int.max / 2) else { return nil }
             if let largest = state.mappings.last, UInt64(largest.length) >= end { return largest.address }
             let page = Self.pageSize
@@ -135,6 +167,7 @@ final class LogMapping: Sendable {
             _ = posix_madvise(mapped, length, POSIX_MADV_RANDOM)
             let address = UInt(bitPattern: mapped)
             state.mappings.append((address, length))
+            publish(state)
             return address
         }
     }

@@ -43,6 +43,42 @@ struct LogMappingTests {
         }
     }
 
+    /// The byte at `offset` of `readsWhileGrowing()`'s file.
+    @Sendable
+    private static func byte(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset &* 7 &+ offset >> 9) }
+
+    @Test("readers on other threads read the bytes written while the file grows and its mapping is replaced")
+    func readsWhileGrowing() throws {
+        let chunk = 256 << 10
+        try withFile((0..<chunk).map(Self.byte(at:))) { descriptor in
+            let mapping = LogMapping(descriptor: descriptor, fileSize: UInt64(chunk))
+            let known = Lock(chunk)
+            let wrong = Lock(0)
+            DispatchQueue.concurrentPerform(iterations: 4) { worker in
+                if worker == 0 {
+                    // Past the first mapping's 1 MiB and through several larger ones.
+                    for step in 1..<24 {
+                        let start = step * chunk
+                        let bytes = (start..<(start + chunk)).map(Self.byte(at:))
+                        guard pwrite(descriptor, bytes, chunk, off_t(start)) == chunk else { return wrong.withLock { $0 += 1 } }
+                        mapping.extend(to: UInt64(start + chunk))
+                        known.withLock { $0 = start + chunk }
+                    }
+                    return
+                }
+                var random = SeededRandom(seed: UInt64(worker))
+                for _ in 0..<3000 {
+                    let end = known.withLock { $0 }
+                    let count = Int.random(in: 1...700, using: &random)
+                    let offset = Int.random(in: 0...(end - count), using: &random)
+                    let expected = (offset..<(offset + count)).map(Self.byte(at:))
+                    if mapping.read(at: UInt64(offset), count: count) != expected { wrong.withLock { $0 += 1 } }
+                }
+            }
+            #expect(wrong.withLock { $0 } == 0)
+        }
+    }
+
     @Test("an engine reads the same values through its mapping before and after growth and compaction")
     func engineReads() throws {
         let path = NSTemporaryDirectory() + "log-mapping-engine-" + UUID().uuidString

@@ -139,19 +139,19 @@ extension StoredValueType {
     private func decodeElements<Reader: SingleValueReading>(from reader: inout Reader, into field: UnsafeMutableRawPointer, asSet: Bool) -> Bool {
         guard reader.readByte() == ValueTag.list.rawValue, let count = reader.readCount() else { return false }
         switch self {
-        case .bool: return elements(Bool.self, count, &reader, field, asSet) { tag, _ in tag == ValueTag.true.rawValue }
-        case .int: return elements(Int.self, count, &reader, field, asSet) { Self.signed(Int.self, &$1) }
-        case .int8: return elements(Int8.self, count, &reader, field, asSet) { Self.signed(Int8.self, &$1) }
-        case .int16: return elements(Int16.self, count, &reader, field, asSet) { Self.signed(Int16.self, &$1) }
-        case .int32: return elements(Int32.self, count, &reader, field, asSet) { Self.signed(Int32.self, &$1) }
-        case .int64: return elements(Int64.self, count, &reader, field, asSet) { Self.signed(Int64.self, &$1) }
-        case .uint: return elements(UInt.self, count, &reader, field, asSet) { Self.unsigned(UInt.self, &$1) }
-        case .uint8: return elements(UInt8.self, count, &reader, field, asSet) { Self.unsigned(UInt8.self, &$1) }
-        case .uint16: return elements(UInt16.self, count, &reader, field, asSet) { Self.unsigned(UInt16.self, &$1) }
-        case .uint32: return elements(UInt32.self, count, &reader, field, asSet) { Self.unsigned(UInt32.self, &$1) }
-        case .uint64: return elements(UInt64.self, count, &reader, field, asSet) { Self.unsigned(UInt64.self, &$1) }
-        case .float: return elements(Float.self, count, &reader, field, asSet) { $1.readUInt32().map(Float.init(bitPattern:)) }
-        case .double: return elements(Double.self, count, &reader, field, asSet) { $1.readUInt64().map(Double.init(bitPattern:)) }
+        case .bool: return plain(Bool.self, count, &reader, field, asSet) { tag, _ in tag == ValueTag.true.rawValue }
+        case .int: return plain(Int.self, count, &reader, field, asSet) { Self.signed(Int.self, &$1) }
+        case .int8: return plain(Int8.self, count, &reader, field, asSet) { Self.signed(Int8.self, &$1) }
+        case .int16: return plain(Int16.self, count, &reader, field, asSet) { Self.signed(Int16.self, &$1) }
+        case .int32: return plain(Int32.self, count, &reader, field, asSet) { Self.signed(Int32.self, &$1) }
+        case .int64: return plain(Int64.self, count, &reader, field, asSet) { Self.signed(Int64.self, &$1) }
+        case .uint: return plain(UInt.self, count, &reader, field, asSet) { Self.unsigned(UInt.self, &$1) }
+        case .uint8: return plain(UInt8.self, count, &reader, field, asSet) { Self.unsigned(UInt8.self, &$1) }
+        case .uint16: return plain(UInt16.self, count, &reader, field, asSet) { Self.unsigned(UInt16.self, &$1) }
+        case .uint32: return plain(UInt32.self, count, &reader, field, asSet) { Self.unsigned(UInt32.self, &$1) }
+        case .uint64: return plain(UInt64.self, count, &reader, field, asSet) { Self.unsigned(UInt64.self, &$1) }
+        case .float: return plain(Float.self, count, &reader, field, asSet) { $1.readUInt32().map(Float.init(bitPattern:)) }
+        case .double: return plain(Double.self, count, &reader, field, asSet) { $1.readUInt64().map(Double.init(bitPattern:)) }
         case .string: return elements(String.self, count, &reader, field, asSet) { $1.readString() }
         case .data: return elements(Data.self, count, &reader, field, asSet) { $1.readData() }
         case .date: return elements(Date.self, count, &reader, field, asSet) { $1.readUInt64().flatMap(StoredValues.date) }
@@ -185,6 +185,41 @@ extension StoredValueType {
         }
         FieldMemory.store(array, to: field, at: 0)
         return true
+    }
+
+    /// ``elements(_:_:_:_:_:_:)`` for a type whose values are plain bits: a list through
+    /// ``plainList(_:_:_:_:_:)``, a set as any other.
+    @inline(__always)
+    private func plain<Value: Hashable & BitwiseCopyable, Reader: SingleValueReading>(
+        _ type: Value.Type, _ count: Int, _ reader: inout Reader, _ field: UnsafeMutableRawPointer, _ asSet: Bool,
+        _ element: (UInt8, inout Reader) -> Value?
+    ) -> Bool {
+        asSet ? elements(type, count, &reader, field, true, element) : plainList(type, count, &reader, field, element)
+    }
+
+    /// A list of `count` plain values (numbers, `Bool`s) read as ``elements(_:_:_:_:_:_:)``
+    /// reads them, into temporary storage first, then copied at once into an array made for
+    /// them: appending to an array checked its capacity and uniqueness per element, which cost
+    /// more than reading the element. A function of its own per type, so that the array is made
+    /// by code specialised for it.
+    @inline(never)
+    private func plainList<Value: BitwiseCopyable, Reader: SingleValueReading>(
+        _ type: Value.Type, _ count: Int, _ reader: inout Reader, _ field: UnsafeMutableRawPointer,
+        _ element: (UInt8, inout Reader) -> Value?
+    ) -> Bool {
+        // Not for no element: the empty array is shared, and stays so.
+        guard count > 0 else {
+            FieldMemory.store([Value](), to: field, at: 0)
+            return true
+        }
+        return withUnsafeTemporaryAllocation(of: Value.self, capacity: count) { values in
+            for index in 0..<count {
+                guard let tag = reader.readByte(), isWritten(with: tag), let value = element(tag, &reader) else { return false }
+                values.initializeElement(at: index, to: value)
+            }
+            FieldMemory.store(Array(UnsafeBufferPointer(values)), to: field, at: 0)
+            return true
+        }
     }
 
     @inline(__always)
