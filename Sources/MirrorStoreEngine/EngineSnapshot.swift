@@ -28,6 +28,21 @@ public struct EngineSnapshot: Sendable {
             self.version = version
             self.formatVersion = formatVersion
         }
+
+        /// Where the value at the packed location `packed` lies, checked against the
+        /// checkpoint's checksums when it lies where they cover. Here, on the parts themselves:
+        /// read through the snapshot's `index` getter, each call copied the index (a retain and
+        /// a release of each of its tables) for every value read.
+        func span(ofPacked packed: UInt64) throws -> (offset: UInt64, length: Int) {
+            let (offset, length) = index.resolve(packed)
+            try index.verify(offset: offset, length: length, in: generation)
+            return (offset, length)
+        }
+
+        /// The packed location of `key` of `type`, or nil; here for the same reason.
+        func location(type: String, key: StorageKey) throws -> UInt64? {
+            try index.types[type]?.location(for: key)
+        }
     }
 
     private let parts: Parts
@@ -67,9 +82,8 @@ public struct EngineSnapshot: Sendable {
 
     /// The value stored for `key` of `type`, or nil. Throws if the file cannot be read.
     public func value(type: String, key: StorageKey) throws -> [UInt8]? {
-        guard let packed = try index.types[type]?.location(for: key) else { return nil }
-        let (offset, length) = index.resolve(packed)
-        try index.verify(offset: offset, length: length, in: generation)
+        guard let packed = try parts.location(type: type, key: key) else { return nil }
+        let (offset, length) = try parts.span(ofPacked: packed)
         return try generation.read(at: offset, count: length)
     }
 
@@ -78,9 +92,8 @@ public struct EngineSnapshot: Sendable {
     /// nil when no value is stored. For a read that decodes the value and keeps none of its
     /// bytes, which are valid during the call only. Throws if the file cannot be read.
     public func withValue<Result>(type: String, key: StorageKey, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        guard let packed = try index.types[type]?.location(for: key) else { return nil }
-        let (offset, length) = index.resolve(packed)
-        try index.verify(offset: offset, length: length, in: generation)
+        guard let packed = try parts.location(type: type, key: key) else { return nil }
+        let (offset, length) = try parts.span(ofPacked: packed)
         return try generation.withBytes(at: offset, count: length, body)
     }
 
@@ -90,9 +103,14 @@ public struct EngineSnapshot: Sendable {
     /// The value at the packed location `packed` (`ValueLocation`), checked against the
     /// checkpoint's checksums when it lies where they cover.
     func value(atPacked packed: UInt64) throws -> [UInt8] {
-        let (offset, length) = index.resolve(packed)
-        try index.verify(offset: offset, length: length, in: generation)
+        let (offset, length) = try parts.span(ofPacked: packed)
         return try generation.read(at: offset, count: length)
+    }
+
+    /// Where the value at the packed location `packed` (`ValueLocation`) lies, checked as for
+    /// ``value(atPacked:)``.
+    func span(ofPacked packed: UInt64) throws -> (offset: UInt64, length: Int) {
+        try parts.span(ofPacked: packed)
     }
 
     /// The values of `type`, for reading many of them by key: the type is found once, not on
@@ -327,8 +345,7 @@ public struct TypeValues: Sendable {
     /// ``ValueBatch/location(at:)``): the bytes its key held then, read without looking the key
     /// up again. Throws if the file cannot be read.
     public func value(at location: ValueLocation) throws -> [UInt8] {
-        let (offset, length) = parts.snapshot.index.resolve(location.packed)
-        try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
+        let (offset, length) = try parts.snapshot.span(ofPacked: location.packed)
         return try parts.snapshot.generation.read(at: offset, count: length)
     }
 
@@ -337,8 +354,7 @@ public struct TypeValues: Sendable {
     /// cannot be lent so: for a read that decodes the value and keeps none of its bytes. The
     /// bytes are valid during the call only.
     public func withValue<Result>(at location: ValueLocation, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
-        let (offset, length) = parts.snapshot.index.resolve(location.packed)
-        try parts.snapshot.index.verify(offset: offset, length: length, in: parts.snapshot.generation)
+        let (offset, length) = try parts.snapshot.span(ofPacked: location.packed)
         if let file = parts.mapped?.bytes, offset <= UInt64(file.count), UInt64(length) <= UInt64(file.count) - offset {
             return try body(UnsafeRawBufferPointer(rebasing: file[Int(offset)..<(Int(offset) + length)]))
         }

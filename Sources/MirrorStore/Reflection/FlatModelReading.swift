@@ -36,7 +36,10 @@ extension ModelMapping {
                 let step = steps[index]
                 guard step.kind == .value else { return false }
                 let tag = cursor.impliedTag(of: step.type, booleans: &booleans, bitmapStart: bitmapStart)
-                if index == keyStep, !cursor.startsWithStoredKey(key, tag: tag) { return false }
+                if index == keyStep {
+                    guard cursor.readKey(key, tag: tag, step: step, into: base + step.offset) else { return false }
+                    continue
+                }
                 guard step.type.decode(tag: tag, from: &cursor, into: base + step.offset, optional: step.isOptional) else { return false }
             }
             return cursor.position == bytes.count
@@ -46,7 +49,10 @@ extension ModelMapping {
             let step = steps[index]
             switch step.kind {
             case .value:
-                if index == keyStep, !cursor.startsWithStoredKey(key) { return false }
+                if index == keyStep {
+                    guard cursor.readKey(key, tag: nil, step: step, into: base + step.offset) else { return false }
+                    continue
+                }
                 guard step.type.decode(from: &cursor, into: base + step.offset, optional: step.isOptional) else { return false }
             case .list:
                 guard step.type.decodeList(from: &cursor, into: base + step.offset) else { return false }
@@ -63,6 +69,22 @@ extension ModelMapping {
 }
 
 private extension RawCursor {
+    /// Reads the primary key's stored value into its field once it is `key`
+    /// (``startsWithStoredKey(_:tag:)``); `false` for anything else. A String field takes `key`'s
+    /// own text, whose UTF-8 was just found equal to the stored bytes, rather than a new string
+    /// made from them: the key is already made, and a new one longer than 15 bytes allocates.
+    @inline(__always)
+    mutating func readKey(_ key: StorageKey, tag: UInt8?, step: DirectStep, into field: UnsafeMutableRawPointer) -> Bool {
+        guard startsWithStoredKey(key, tag: tag) else { return false }
+        if step.type == .string, case .string(let text) = key {
+            // The tag (when stored) was just read as a string's.
+            if tag == nil { _ = byte() }
+            guard case .success = lengthPrefixed() else { return false }
+            return StoredValueType.storeString(text, into: field, optional: step.isOptional)
+        }
+        return step.type.decode(tag: tag, from: &self, into: field, optional: step.isOptional)
+    }
+
     /// Whether the value here is the primary key `key` in the bytes ``PrimaryKey`` writes for it,
     /// read without moving; `false` for anything else, which the general check then looks at (a
     /// string key in another spelling of the same text, say, or damage). `tag` is the one a

@@ -274,6 +274,13 @@ extension StoredValueType {
         return store(value, field, optional)
     }
 
+    /// Stores `text`, already read, into a field of this type (`.string`), as ``decode(tag:from:into:optional:)``
+    /// stores a string it reads.
+    @inline(__always)
+    static func storeString(_ text: String, into field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
+        store(text, field, optional)
+    }
+
     @inline(__always)
     private static func store<Value>(_ value: Value, _ field: UnsafeMutableRawPointer, _ optional: Bool) -> Bool {
         if optional {
