@@ -12,7 +12,7 @@
 /// let kept = members.contains(.string("ev-1"))
 /// ```
 public struct ObjectKeySet: Sendable {
-    private var integers = ByteStringSet()
+    private var integers = Set<Int64>()
     private var strings = ByteStringSet()
     private var bytes = ByteStringSet()
 
@@ -38,11 +38,16 @@ public struct ObjectKeySet: Sendable {
     mutating func insert(_ key: StoredObjectKey) -> Void? {
         switch key.tag {
         case .integer:
-            withUnsafeBytes(of: key.integer.littleEndian) { integers.insert($0) }
+            integers.insert(key.integer)
         case .bytes:
             bytes.insert(key.body)
         case .string:
-            return Self.withCanonical(key.body) { strings.insert($0) }
+            if Self.isASCII(key.body) {
+                strings.insert(key.body)
+            } else {
+                guard let canonical = Self.canonical(key.body) else { return nil }
+                canonical.withUnsafeBytes { strings.insert($0) }
+            }
         }
         return ()
     }
@@ -51,17 +56,20 @@ public struct ObjectKeySet: Sendable {
     func contains(_ key: StoredObjectKey) -> Bool? {
         switch key.tag {
         case .integer:
-            return integers.count > 0 && withUnsafeBytes(of: key.integer.littleEndian) { integers.contains($0) }
+            return integers.contains(key.integer)
         case .bytes:
             return bytes.count > 0 && bytes.contains(key.body)
         case .string:
-            return Self.withCanonical(key.body) { strings.count > 0 && strings.contains($0) }
+            // No closure on the way: one that captured the set copied it, arrays and all, per key.
+            if Self.isASCII(key.body) { return strings.contains(key.body) }
+            guard let canonical = Self.canonical(key.body) else { return nil }
+            return canonical.withUnsafeBytes { strings.contains($0) }
         }
     }
 
-    /// What `use` makes of the canonical bytes of the stored string `utf8`: the bytes themselves
-    /// when ASCII, else its NFC's; nil when they are not UTF-8.
-    private static func withCanonical<Result>(_ utf8: UnsafeRawBufferPointer, _ use: (UnsafeRawBufferPointer) -> Result) -> Result? {
+    /// Whether the stored string `utf8` is ASCII, which is its own canonical form.
+    @inline(__always)
+    private static func isASCII(_ utf8: UnsafeRawBufferPointer) -> Bool {
         // Eight bytes at a time: a byte at a time cost as much as the search.
         var highBits: UInt64 = 0
         var position = 0
@@ -73,8 +81,11 @@ public struct ObjectKeySet: Sendable {
             highBits |= UInt64(utf8[position])
             position &+= 1
         }
-        if highBits & 0x8080_8080_8080_8080 == 0 { return use(utf8) }
-        guard let text = UTF8Text.string(utf8.assumingMemoryBound(to: UInt8.self)) else { return nil }
-        return text._nfcCodeUnits.withUnsafeBytes(use)
+        return highBits & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The UTF-8 of the stored string `utf8`'s NFC form; nil when it is not UTF-8.
+    private static func canonical(_ utf8: UnsafeRawBufferPointer) -> [UInt8]? {
+        UTF8Text.string(utf8.assumingMemoryBound(to: UInt8.self))?._nfcCodeUnits
     }
 }
