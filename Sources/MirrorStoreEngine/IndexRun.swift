@@ -160,8 +160,9 @@ final class IndexRun: Sendable {
             // each use.
             let (visited, search) = (block, searches)
             // A block before one that starts inside the bound lies inside it whole: its keys
-            // are not compared.
-            let inside = notAbove.isEveryEntry || (visited + 1 < fences.count && notAbove.contains(fences[visited + 1]))
+            // are not compared. Not asked of the first block, where a lookup of a few entries
+            // ends: there the fence's comparison would cost more than it saves.
+            let inside = notAbove.isEveryEntry || (!search && visited + 1 < fences.count && notAbove.contains(fences[visited + 1]))
             let goesOn = try blocks.withBlock(visited) { reader -> Bool in
                 guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
                 var position = 0
