@@ -148,7 +148,8 @@ final class IndexRun: Sendable {
 
     /// Calls `body` with the object of each entry past `below` and inside `notAbove`, in order,
     /// until it returns `false`, for a run without marks read alone: each key is compared with
-    /// the upper bound where it lies, and only the object's key is decoded. The first block is
+    /// the upper bound where it lies (none in a block before one that starts inside the bound),
+    /// and only the object's key is decoded. The first block is
     /// searched for the start in the same visit that walks it.
     func forEachObject(after below: KeysBelow, through notAbove: KeysBelow, _ body: (StorageKey) -> Bool) throws {
         var block = max(0, blocksBelow(below) - 1)
@@ -158,12 +159,23 @@ final class IndexRun: Sendable {
             // Constants in the closure: a variable it changes is checked for exclusive access at
             // each use.
             let (visited, search) = (block, searches)
+            // A block before one that starts inside the bound lies inside it whole: its keys
+            // are not compared. Not asked of the first block, where a lookup of a few entries
+            // ends: there the fence's comparison would cost more than it saves.
+            let inside = notAbove.isEveryEntry || (!search && visited + 1 < fences.count && notAbove.contains(fences[visited + 1]))
             let goesOn = try blocks.withBlock(visited) { reader -> Bool in
                 guard reader.count == count(inBlock: visited) else { throw blocks.undecodable(visited) }
                 var position = 0
                 if search {
                     guard let found = reader.indexEntriesBelow(below) else { throw blocks.undecodable(visited) }
                     position = found
+                }
+                while inside, position < reader.count {
+                    guard let read = reader.withIndexEntryBytes(position, { _, object, isLive in isLive ? object.storageKey : nil }), let object = read else {
+                        throw blocks.undecodable(visited)
+                    }
+                    guard body(object) else { return false }
+                    position += 1
                 }
                 while position < reader.count {
                     guard let (order, object, isLive) = reader.indexObject(position, against: notAbove.key), isLive else {

@@ -237,7 +237,7 @@ struct SecondaryIndex: Sendable {
 
     /// The index's one source when it is a run without marks and nothing changed since: its
     /// entries are the index, read without merging.
-    private var soleRun: IndexRun? {
+    var soleRun: IndexRun? {
         runs.count == 1 && runs[0].hasNoMarks && added.count == 0 && removed.count == 0 ? runs[0] : nil
     }
 

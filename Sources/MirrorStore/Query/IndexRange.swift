@@ -82,6 +82,17 @@ final class IndexRange: Sendable {
     /// The objects in the index's order: by value, equal values in key order.
     var keysInIndexOrder: [StorageKey] { get throws { try listed ?? range.objects() } }
 
+    /// The set of the objects, for testing many objects for membership by the bytes an index
+    /// stores for them.
+    var objectKeySet: ObjectKeySet {
+        get throws {
+            guard let listed else { return try range.objectKeySet(capacity: count) }
+            var set = ObjectKeySet(capacity: listed.count)
+            for key in listed { set.insert(key) }
+            return set
+        }
+    }
+
     /// The objects in the index's order (`ascending`), or with its groups of equal values in
     /// reverse order, each group still in key order: a descending sort by the range's properties.
     func keysInIndexOrder(ascending: Bool) throws -> [StorageKey] {

@@ -27,6 +27,8 @@ final class IndexSortWalk: Sendable {
     var count: Int { range.count }
     /// The sort index by position, in the sort's direction.
     private let positions: IndexPositions
+    /// The sort index, walked keeping the range's objects (``Membership/listingRange``).
+    private let sortIndex: IndexSnapshot
     /// The filter's conditions, compiled to a ``ByteConditions`` for each batch tested: a
     /// compiled program is not `Sendable`, so the walk cannot keep one.
     private let conditions: [(QueryNode, PredicateExpressions.VariableID)]
@@ -40,13 +42,15 @@ final class IndexSortWalk: Sendable {
     enum Membership: Sendable {
         /// Its record's stored bytes are tested against the filter.
         case testingRecords
-        /// It is looked up in the set of the range's keys.
+        /// It is looked up in the set of the range's keys, by the bytes the sort index stores
+        /// for it (``ObjectKeySet``, ``IndexMemberWalk``).
         case listingRange
     }
 
     private struct State: Sendable {
-        /// The range's keys, once listed (``Membership/listingRange``).
-        var members: Set<StorageKey>?
+        /// The walk of the sort index keeping the range's objects, once they are listed
+        /// (``Membership/listingRange``).
+        var members: IndexMemberWalk?
         /// The results found so far, in order.
         var found = FoundKeys.reading()
         /// How many positions of the sort index were tested.
@@ -58,12 +62,13 @@ final class IndexSortWalk: Sendable {
     /// Results a walk of `positions` (the index of `sortKey`'s property) finds: the objects of
     /// `range`, kept as `membership` says; with ``Membership/testingRecords``, those of `values`
     /// whose records satisfy `conditions` (which must compile to ``ByteConditions``).
-    init(range: IndexRange, sortKey: RecordSortKey, positions: IndexPositions, membership: Membership,
+    init(range: IndexRange, sortKey: RecordSortKey, sortIndex: IndexSnapshot, membership: Membership,
          conditions: [(QueryNode, PredicateExpressions.VariableID)], schema: ObjectSchema, values: TypeValues) {
         self.membership = membership
         self.range = range
         self.sortKey = sortKey
-        self.positions = positions
+        self.sortIndex = sortIndex
+        positions = sortIndex.positions(ascending: sortKey.ascending)
         self.conditions = conditions
         self.schema = schema
         self.values = values
@@ -149,25 +154,29 @@ final class IndexSortWalk: Sendable {
             let missing = wanted - state.found.keys.count
             let expected = missing.multipliedReportingOverflow(by: positions.count).partialValue / Swift.max(count, 1) + 1
             batch = Swift.min(Swift.max(expected + expected / 4, 2 * batch, 16), positions.count - state.walked)
-            try positions.readAhead(state.walked + batch)
-            var keys: [StorageKey] = []
-            keys.reserveCapacity(batch)
-            for position in state.walked..<(state.walked + batch) {
-                guard let key = try positions.object(at: position) else { break }
-                keys.append(key)
-            }
-            state.walked += batch
             switch membership {
             case .testingRecords:
+                try positions.readAhead(state.walked + batch)
+                var keys: [StorageKey] = []
+                keys.reserveCapacity(batch)
+                for position in state.walked..<(state.walked + batch) {
+                    guard let key = try positions.object(at: position) else { break }
+                    keys.append(key)
+                }
+                state.walked += batch
                 guard let tests = ByteConditions(conditions: conditions, schema: schema) else {
                     state.all = try sortingRange()
                     return
                 }
                 state.found.append(contentsOf: try tests.matching(keys, in: values))
             case .listingRange:
-                if state.members == nil { state.members = Set(try range.keysInIndexOrder) }
-                guard let members = state.members else { return }
-                state.found.append(contentsOf: FoundKeys(keys.filter(members.contains)))
+                if state.members == nil { state.members = sortIndex.memberWalk(ascending: sortKey.ascending, members: try range.objectKeySet) }
+                guard var members = state.members else { return }
+                let found = try members.next(reading: batch)
+                state.members = members
+                // Read to the end of a group of equal keys, a walk may read more than the batch.
+                state.walked = members.isComplete ? positions.count : members.walked
+                state.found.append(contentsOf: FoundKeys(found))
             }
         }
     }

@@ -125,6 +125,11 @@ final class IndexAccess: Sendable {
         try chosen.objects(from: lower, to: upper)
     }
 
+    /// The set of the objects with an entry in the range, held as bytes, with room for `capacity`.
+    func objectKeySet(capacity: Int) throws -> ObjectKeySet {
+        try chosen.objectKeySet(from: lower, to: upper, capacity: capacity)
+    }
+
     /// Calls `body` with the object of each entry in the range, in index order, until it
     /// returns `false`. Read here, where the index and bounds lie: read through the access from
     /// outside, each was copied and released on the way.

@@ -494,7 +494,7 @@ public struct Results<Model: Persistable>: RandomAccessCollection, Sendable {
         guard let membership = IndexSortWalk.choice(matches: range.count, objects: objects,
                                                     testsBytes: ByteConditions(conditions: nodes, schema: source.schema) != nil)
         else { return nil }
-        let walk = IndexSortWalk(range: range, sortKey: key, positions: index.snapshot.positions(ascending: key.ascending),
+        let walk = IndexSortWalk(range: range, sortKey: key, sortIndex: index.snapshot,
                                  membership: membership, conditions: nodes, schema: source.schema, values: source.values)
         return Found(conditions: conditions, rows: .walk(walk),
                      plan: plan.ordered(.indexWalk(name: index.name, ascending: key.ascending), filter: membership == .testingRecords ? .storedBytes : .none))

@@ -26,6 +26,10 @@ struct TypeIndexes: Sendable {
             try snapshot.objects(from: lower, to: upper)
         }
 
+        func objectKeySet(from lower: IndexBound?, to upper: IndexBound?, capacity: Int) throws -> ObjectKeySet {
+            try snapshot.objectKeySet(from: lower, to: upper, capacity: capacity)
+        }
+
         func forEachObject(from lower: IndexBound?, to upper: IndexBound?, _ body: (StorageKey) -> Bool) throws {
             try snapshot.forEachObject(from: lower, to: upper, body)
         }
