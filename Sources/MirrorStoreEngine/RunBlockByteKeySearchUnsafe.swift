@@ -18,8 +18,7 @@ extension RunBlockReader {
         var high = count
         while low < high {
             let middle = (low + high) / 2
-            let offset = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: Self.prefixSize + 2 * middle, as: UInt16.self))
-            var position = entries + Int(offset)
+            var position = Self.entryStart(in: base, middle, entries: entries)
             guard position < end, base.load(fromByteOffset: position, as: UInt8.self) == tag else { return nil }
             position += 1
             guard let length = Self.varint(in: base, &position, end: end) else { return nil }

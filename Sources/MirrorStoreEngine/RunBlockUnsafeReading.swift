@@ -115,6 +115,14 @@ struct RunBlockReader {
         return start < size - Self.checksumSize ? start : nil
     }
 
+    /// ``entryStart(_:)`` for a general or index block in one piece at `base`, whose offset table
+    /// ends at `entries`, unchecked: the searches that read entries straight from memory check
+    /// the start against the entries' end themselves.
+    @inline(__always)
+    static func entryStart(in base: UnsafeRawPointer, _ index: Int, entries: Int) -> Int {
+        entries + Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: prefixSize + 2 * index, as: UInt16.self)))
+    }
+
     /// A varint at `position`, advancing it; nil when it runs past the entries or overflows.
     func varint(_ position: inout Int) -> UInt64? {
         var value: UInt64 = 0
@@ -319,9 +327,8 @@ struct RunBlockReader {
         var high = count
         while low < high {
             let middle = (low + high) / 2
-            let offset = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: Self.prefixSize + 2 * middle, as: UInt16.self))
             // Past the entry's flag.
-            var position = entries + Int(offset) + 1
+            var position = Self.entryStart(in: base, middle, entries: entries) + 1
             guard position < end, let kind = IndexKeyTag(rawValue: base.load(fromByteOffset: position, as: UInt8.self)) else { return nil }
             position += 1
             let order: Int

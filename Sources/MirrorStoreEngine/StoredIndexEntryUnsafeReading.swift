@@ -81,7 +81,7 @@ extension RunBlockReader {
             let count = Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 5, as: UInt16.self)))
             let table = Self.prefixSize + 2 * index
             guard index < count, table + 2 <= size else { return nil }
-            let start = Self.prefixSize + 2 * count + Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: table, as: UInt16.self)))
+            let start = Self.entryStart(in: base, index, entries: Self.prefixSize + 2 * count)
             guard start < end else { return nil }
             return Self.withIndexEntryBytes(in: base, at: start, end: end, use)
         }
