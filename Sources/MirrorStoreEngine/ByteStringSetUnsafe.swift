@@ -99,7 +99,7 @@ struct ByteStringSet: Sendable {
         var state = seed &+ UInt64(truncatingIfNeeded: key.count)
         var position = 0
         while position &+ 8 <= key.count {
-            state = mix(state ^ UInt64(littleEndian: key.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
+            state = ByteKeyMap.mix(state ^ UInt64(littleEndian: key.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
             position &+= 8
         }
         let remaining = key.count &- position
@@ -115,15 +115,8 @@ struct ByteStringSet: Sendable {
                 position &+= 1
             }
         }
-        return mix(state ^ word)
+        return ByteKeyMap.mix(state ^ word)
     }
 
     private static let seed = UInt64.random(in: 0...UInt64.max)
-
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var mixed = value &+ 0x9E37_79B9_7F4A_7C15
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
 }
