@@ -12,8 +12,12 @@ public enum BenchmarkEncryption {
         setenv(variable, "1", 1)
     }
 
-    /// Whether this run's stores are encrypted.
-    public static var isOn: Bool { ProcessInfo.processInfo.environment[variable] == "1" }
+    /// Whether this run's stores are encrypted. Read with `getenv`, not `ProcessInfo`'s
+    /// environment dictionary, because timed cells (the first screen) open stores through it.
+    public static var isOn: Bool {
+        guard let value = getenv(variable) else { return false }
+        return String(cString: value) == "1"
+    }
 
     /// The raw key the stores are encrypted with: a key, so that opening pays no PBKDF2.
     public static let key = Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
