@@ -3,8 +3,13 @@
 package enum UTF8Text {
     /// ASCII is valid UTF-8 and by far the common case: bytes seen to be ASCII here become a
     /// string without the standard library checking them a second time; every other case is
-    /// checked by the validating initializer.
+    /// checked by the validating initializer. Short ASCII text becomes a small string
+    /// (``SmallASCII``) without a call into the standard library.
     package static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        if utf8.count <= SmallASCII.capacity, SmallASCII.isConfirmed {
+            if let small = SmallASCII.string(utf8) { return small }
+            return String(validating: utf8, as: UTF8.self)
+        }
         // Every byte's high bit gathered in one loop with no exit, which the compiler vectorises.
         var highBits: UInt8 = 0
         for byte in utf8 { highBits |= byte }
@@ -17,5 +22,82 @@ package enum UTF8Text {
             return String(decoding: utf8, as: UTF8.self)
         }
         return String(validating: utf8, as: UTF8.self)
+    }
+}
+
+/// Strings of at most 15 ASCII bytes made from two words, the way the standard library stores
+/// them on 64-bit platforms: the bytes in order from the first word's lowest byte, and in the
+/// second word's top byte 0xE0 (immortal, ASCII, small) plus the count. Reading a record's short
+/// strings (names, cities, codes) through the standard library's initializers cost more than the
+/// rest of the value's read.
+///
+/// Used only once ``isConfirmed``: the standard library's own strings of every length from 0 to
+/// 15 were seen to have exactly the bits this code would make for the same bytes, so a string
+/// made here is one the standard library makes; on any other representation (another platform,
+/// a future runtime) every string goes through the standard library's initializers.
+enum SmallASCII {
+    static let capacity = 15
+
+    /// Whether the standard library's small strings are laid out as ``bits(_:)`` makes them,
+    /// checked once per process against strings it made itself, for every count, with bytes that
+    /// set every bit an ASCII byte can have.
+    static let isConfirmed: Bool = {
+        #if _pointerBitWidth(_64) && _endian(little)
+        guard MemoryLayout<String>.size == 16 else { return false }
+        let sample: [UInt8] = Array("\u{7F}~ azAZ09_\u{1}\u{40}\u{2A}\u{55}\u{0}".utf8)
+        for count in 0...capacity {
+            let prefix = Array(sample.prefix(count))
+            let made = String(decoding: prefix, as: UTF8.self)
+            let stored = withUnsafeBytes(of: made) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            guard let expected = prefix.withUnsafeBufferPointer({ bits($0) }), stored == expected else { return false }
+        }
+        return true
+        #else
+        return false
+        #endif
+    }()
+
+    /// The small string of `utf8` (at most ``capacity`` bytes), or nil when a byte is not ASCII.
+    @inline(__always)
+    static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        #if _pointerBitWidth(_64) && _endian(little)
+        guard let words = bits(utf8) else { return nil }
+        return unsafeBitCast(words, to: String.self)
+        #else
+        return nil
+        #endif
+    }
+
+    /// The two words of the small string of `utf8`, or nil when a byte is not ASCII. Loads each
+    /// byte once at most, never past the buffer: words and half words that overlap where the
+    /// count is not a multiple of their size (the overlapping bytes are the same bytes).
+    @inline(__always)
+    static func bits(_ utf8: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
+        let count = utf8.count
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        if let start = utf8.baseAddress, count > 0 {
+            let bytes = UnsafeRawPointer(start)
+            switch count {
+            case 8...:
+                low = bytes.loadUnaligned(as: UInt64.self).littleEndian
+                if count > 8 {
+                    // The last 8 bytes, moved down past those `low` holds.
+                    let tail = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self).littleEndian
+                    high = tail >> UInt64(8 * (16 - count))
+                }
+            case 4...:
+                let first = UInt64(bytes.loadUnaligned(as: UInt32.self).littleEndian)
+                let last = UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self).littleEndian)
+                low = first | last << UInt64(8 * (count - 4))
+            default:
+                let first = UInt64(start[0])
+                let middle = UInt64(start[count / 2])
+                let last = UInt64(start[count - 1])
+                low = first | middle << UInt64(8 * (count / 2)) | last << UInt64(8 * (count - 1))
+            }
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return (low, high | UInt64(0xE0 | count) << 56)
     }
 }

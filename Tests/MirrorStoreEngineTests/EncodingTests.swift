@@ -93,4 +93,35 @@ import TestSupport
             if let text { #expect(Array(text.utf8) == bytes) }
         }
     }
+
+    /// Short ASCII text is made from its bits (`SmallASCII`): on this platform the check against
+    /// the standard library's own strings passes, and every string of 0 to 15 bytes made so, at
+    /// every position of a buffer (its last bytes included, so no load may reach past them), is
+    /// the standard library's string of those bytes, bit for bit, equal and hashing alike; a byte
+    /// that is not ASCII leaves it to the validating initializer.
+    @Test func shortTextIsTheStandardLibrarysSmallString() {
+        #if _pointerBitWidth(_64) && _endian(little)
+        #expect(SmallASCII.isConfirmed)
+        #endif
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x5A11))
+        for round in 0..<60 {
+            let buffer: [UInt8] = (0..<24).map { _ in round % 3 == 0 ? random.pick([0, 0x7F, 0x41, 0x20]) : UInt8.random(in: 0...0x7F, using: &random) }
+            for count in 0...SmallASCII.capacity {
+                for start in 0...(buffer.count - count) {
+                    let bytes = Array(buffer[start..<(start + count)])
+                    // Copied into storage of its own size, so that its end is the allocation's end.
+                    let text = bytes.withUnsafeBufferPointer { UTF8Text.string($0) }
+                    let expected = String(decoding: bytes, as: UTF8.self)
+                    #expect(text == expected, "bytes \(bytes)")
+                    #expect(text.map { Array($0.utf8) } == bytes)
+                    #expect(text?.hashValue == expected.hashValue)
+                    let made = text.map { text in withUnsafeBytes(of: text) { Array($0) } }
+                    #expect(made == withUnsafeBytes(of: expected) { Array($0) }, "bytes \(bytes)")
+                }
+            }
+            var other = Array(buffer.prefix(Int.random(in: 1...SmallASCII.capacity, using: &random)))
+            other[Int.random(in: 0..<other.count, using: &random)] = random.pick([0x80, 0xC3, 0xE9, 0xFF])
+            #expect(other.withUnsafeBufferPointer { UTF8Text.string($0) } == String(validating: other, as: UTF8.self), "bytes \(other)")
+        }
+    }
 }

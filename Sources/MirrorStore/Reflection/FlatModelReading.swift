@@ -75,14 +75,26 @@ private extension RawCursor {
     /// made from them: the key is already made, and a new one longer than 15 bytes allocates.
     @inline(__always)
     mutating func readKey(_ key: StorageKey, tag: UInt8?, step: DirectStep, into field: UnsafeMutableRawPointer) -> Bool {
-        guard startsWithStoredKey(key, tag: tag) else { return false }
         if step.type == .string, case .string(let text) = key {
-            // The tag (when stored) was just read as a string's.
-            if tag == nil { _ = byte() }
-            guard case .success = lengthPrefixed() else { return false }
+            // Read and compared in one pass, the key's UTF-8 where it lies: no copy of the key.
+            guard (tag ?? byte()) == ValueTag.string.rawValue, case .success(let stored) = lengthPrefixed(),
+                  Self.isUTF8(of: text, stored) else { return false }
             return StoredValueType.storeString(text, into: field, optional: step.isOptional)
         }
+        guard startsWithStoredKey(key, tag: tag) else { return false }
         return step.type.decode(tag: tag, from: &self, into: field, optional: step.isOptional)
+    }
+
+    /// Whether `stored` is `text`'s UTF-8, byte for byte; `false` too when the text's UTF-8 is not
+    /// contiguous, which the general check then compares.
+    @inline(__always)
+    static func isUTF8(of text: String, _ stored: UnsafeRawBufferPointer) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { expected in
+            // Lengths, then one `memcmp`: comparing byte by byte cost a tenth of a model's fill.
+            guard expected.count == stored.count else { return false }
+            guard let left = expected.baseAddress, let right = stored.baseAddress else { return true }
+            return memcmp(left, right, expected.count) == 0
+        } ?? false
     }
 
     /// Whether the value here is the primary key `key` in the bytes ``PrimaryKey`` writes for it,
@@ -101,13 +113,7 @@ private extension RawCursor {
             return cursor.skipVarint().map { Int64(bitPattern: $0) == expected } ?? false
         case (ValueTag.string.rawValue, .string(let expected)):
             guard case .success(let stored) = cursor.lengthPrefixed() else { return false }
-            var text = expected
-            // Lengths, then one `memcmp`: comparing byte by byte cost a tenth of a model's fill.
-            return text.withUTF8 { expected in
-                guard expected.count == stored.count else { return false }
-                guard let left = expected.baseAddress, let right = stored.baseAddress else { return true }
-                return memcmp(left, right, expected.count) == 0
-            }
+            return RawCursor.isUTF8(of: expected, stored)
         case (ValueTag.uuid.rawValue, .bytes(let expected)):
             let start = cursor.position
             guard expected.count == 16, cursor.skip(16), let stored = bytes.baseAddress else { return false }

@@ -50,14 +50,7 @@ final class FreshObjectRecipe: @unchecked Sendable {
         var primitives: [EmptyPrimitive] = []
         var others: [EmptyField] = []
         for (field, empty) in zip(fields, empty) {
-            if Self.copiesAsBytes(field.type) {
-                // Plain bytes: the template owns nothing that would have to be released.
-                empty.initialize(template + empty.offset)
-            } else if let primitive = field.type as? any FieldPrimitive.Type {
-                primitives.append(EmptyPrimitive(offset: field.offset, type: primitive.slot))
-            } else {
-                others.append(empty)
-            }
+            Self.classify(field.type, at: field.offset, empty: empty, template: template, primitives: &primitives, others: &others, depth: 0)
         }
         self.primitives = .allocate(capacity: primitives.count)
         _ = self.primitives.initialize(from: primitives)
@@ -80,6 +73,48 @@ final class FreshObjectRecipe: @unchecked Sendable {
         if !others.fields.isEmpty { others.initialize(address) }
         return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
     }
+
+    /// Sorts the empty value of a property of `type` at `offset` into the template (plain bytes),
+    /// the single values initialised in concrete code, or the other initialisers (`empty`). An
+    /// embedded struct is made property by property the same way, rather than by its `init()`
+    /// through a closure, when each of its properties is a strong one with an empty value: any
+    /// value of the struct will do here, since every conversion that fills the instance writes
+    /// every field of its plan or throws (`TypePlan.newInstance(_:)`), and one made of empty
+    /// values is built in fresh memory as `EmptyInstance` builds structs without `init()`.
+    #if !_runtime(_ObjC)
+    private static func classify(
+        _ type: Any.Type, at offset: Int, empty: EmptyField, template: UnsafeMutableRawPointer,
+        primitives: inout [EmptyPrimitive], others: inout [EmptyField], depth: Int
+    ) {
+        if copiesAsBytes(type) {
+            // Plain bytes: the template owns nothing that would have to be released.
+            empty.initialize(template + offset)
+        } else if let primitive = type as? any FieldPrimitive.Type {
+            primitives.append(EmptyPrimitive(offset: offset, type: primitive.slot))
+        } else if let inner = embeddedStructFields(of: type, depth: depth) {
+            for (field, initialize) in inner {
+                classify(field.type, at: offset + field.offset, empty: EmptyField(offset: offset + field.offset, initialize: initialize),
+                         template: template, primitives: &primitives, others: &others, depth: depth + 1)
+            }
+        } else {
+            others.append(empty)
+        }
+    }
+
+    /// The stored properties of `type` with their empty values' initialisers, when it is a struct
+    /// model whose every stored property is a strong one (no `weak` or `unowned` storage) with an
+    /// empty value, at most 8 structs deep; nil otherwise.
+    private static func embeddedStructFields(of type: Any.Type, depth: Int) -> [(StoredField, (UnsafeMutableRawPointer) -> Void)]? {
+        guard depth < 8, type is any _AutoMallocObjectProtocol.Type, !(type is AnyClass),
+              let stored = FieldLayout.storedFields(of: type) else { return nil }
+        var fields: [(StoredField, (UnsafeMutableRawPointer) -> Void)] = []
+        for field in stored {
+            guard field.isStrong, let initialize = EmptyValue.initializer(for: field.type) else { return nil }
+            fields.append((field, initialize))
+        }
+        return fields
+    }
+    #endif
 
     /// Whether a copy of the bytes of `type`'s empty value is a copy of the value: for trivial
     /// types, and for optionals, whose empty value is `nil`. Not for models, whose empty value

@@ -61,6 +61,25 @@ private final class Leaf: Middle {
     var small: Int8?
 }
 
+/// Embedded in `Booking`, its defaults counted: a new `Booking` gets it made of empty values,
+/// without calling its `init()`; a nested struct and a list are made so too.
+private struct Stage: Persistable {
+    var name = counted("main")
+    var seats = 12
+    var lit: Bool?
+    var inner = Spot()
+    init() {}
+}
+
+/// Every field read straight from its bytes, its embedded struct in its place.
+private final class Booking: Persistable {
+    var id = 0
+    var stage = Stage()
+    var note = ""
+    init() {}
+    static var primaryKey: String? { "id" }
+}
+
 /// Single values only: the store reads it straight from its bytes.
 private class FlatBase: Persistable {
     var id = 0
@@ -417,6 +436,40 @@ struct ClassWithoutInitTests {
         lazy.name = "quiet"
         #expect(try WithLazy.modelInstance(managedObject: lazy.managedObject()).shout == "QUIET")
         _ = try Bare.modelInstance(managedObject: Bare().managedObject())
+    }
+
+    @Test("an embedded struct of a class made without init() is made of empty values, then read from the record")
+    func embeddedStructWithoutInit() throws {
+        let plan = try PlanCache.shared.plan(for: Booking.self)
+        #expect(plan.freshObject != nil && plan.directSteps != nil)
+        var before = initCalls.load(ordering: .relaxed)
+        let fresh = plan.newInstance(Booking.self)
+        #expect(initCalls.load(ordering: .relaxed) - before == 0)
+        #expect(fresh.stage.name == "" && fresh.stage.seats == 0 && fresh.stage.lit == nil && fresh.stage.inner.tags.isEmpty)
+
+        var random = SeededRandom(seed: Self.seed &+ 3)
+        let bookings = (0..<30).map { id in
+            let booking = Booking()
+            booking.id = id
+            booking.note = random.string()
+            booking.stage.name = random.string()
+            booking.stage.seats = random.integer()
+            booking.stage.lit = random.optional { $0.chance(50) }
+            booking.stage.inner.name = random.string()
+            booking.stage.inner.floor = random.optional { $0.integer() }
+            booking.stage.inner.tags = (0..<random.count()).map { _ in random.string() }
+            return booking
+        }
+        let store = try Store.inMemory(models: [Booking.self])
+        try store.write { transaction in
+            for booking in bookings { try transaction.add(booking) }
+        }
+        before = initCalls.load(ordering: .relaxed)
+        let stored = try Array(store.objects(Booking.self))
+        let one = try #require(try store.object(Booking.self, primaryKey: 7))
+        #expect(initCalls.load(ordering: .relaxed) - before == 0)
+        #expect(firstDifference(bookings, stored.sorted { $0.id < $1.id }) == nil)
+        #expect(firstDifference(bookings[7], one) == nil)
     }
 
     @Test("every instance made is destroyed once, whether its fill succeeds or fails half-way")
