@@ -33,12 +33,17 @@ if [ -z "$binary" ]; then
     binary="$here/.build/release/query-benchmarks"
 fi
 sizes=(--directory "$directory" --objects 100000 --open-objects "$open_objects" --seed 20261123 ${encrypted[@]+"${encrypted[@]}"})
-if ! ls "$directory"/customers-100000.* "$directory"/members-100000.* >/dev/null 2>&1; then
-    "$binary" --runs 1 --open-objects 1000 --filter / --directory "$directory" ${encrypted[@]+"${encrypted[@]}"} >/dev/null
-fi
-if ! ls "$directory/customers-$open_objects.mirrorstore" >/dev/null 2>&1; then
-    "$binary" --prepare MirrorStore --large --no-customers "${sizes[@]}" >/dev/null
-fi
+case "$cell" in
+    open*/* | first-screen*/* | first-query/*)
+        # The open cells read only the store of OPEN_OBJECTS customers.
+        if ! ls "$directory/customers-$open_objects.mirrorstore" >/dev/null 2>&1; then
+            "$binary" --prepare MirrorStore --large --no-customers "${sizes[@]}" >/dev/null
+        fi ;;
+    *)
+        if ! ls "$directory"/customers-100000.* "$directory"/members-100000.* >/dev/null 2>&1; then
+            "$binary" --runs 1 --open-objects 1000 --filter / --directory "$directory" ${encrypted[@]+"${encrypted[@]}"} >/dev/null
+        fi ;;
+esac
 if [[ "$cell" == event-* ]] && ! ls "$directory"/events-100000.* >/dev/null 2>&1; then
     "$binary" --runs 1 --shape events --filter / --directory "$directory" ${encrypted[@]+"${encrypted[@]}"} >/dev/null
 fi
@@ -55,7 +60,7 @@ case "$cell" in equal/* | compound-equal/* | event-equal/*) pass=500 ;; range/* 
     first-20/* | insensitive-prefix/* | max/* | event-first-20/* | event-newest-20/*) pass=100 ;; event-kind/*) pass=200 ;;
     event-newest-20-category/*) pass=80 ;; scan/* | scan-*/*) pass=10 ;; *) pass=1 ;; esac
 passes=$(callgrind_annotate --threshold=100 --tree=calling "$out/$name.callgrind" 2>/dev/null \
-    | grep -A1 '\* .*timedPasses' | tail -n 1 | sed -n 's/.*(\([0-9,]*\)x).*/\1/p' | tr -d ,)
+    | grep -A1 '\* .*timedPasses' | tail -n 1 | sed -n 's/.*(\([0-9,]*\)x).*/\1/p' | tr -d , || true)
 [[ "$cell" == event-newest-20-after-insert/* ]] && passes=200
 queries=$((${passes:-1} * pass))
 total=$(callgrind_annotate "$out/$name.callgrind" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
