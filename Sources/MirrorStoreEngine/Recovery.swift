@@ -395,7 +395,10 @@ struct Recovery {
               length > UInt64(LogFrame.headerSize), length <= UInt64(LogFrame.headerSize + LogFrame.maximumPayload),
               slot.unitOffset <= size, length <= size - slot.unitOffset
         else { return nil }
-        let frame = try storage.read(at: slot.unitOffset, count: Int(length))
+        // Read once: decoded whole here, never read again. An encrypted log then decrypts its
+        // pages into the frame without keeping them; a plain one reads from its mapping as ever.
+        let frame = try storage.authenticatesReads
+            ? storage.readOnce(at: slot.unitOffset, count: Int(length)) : storage.read(at: slot.unitOffset, count: Int(length))
         var reader = ByteReader(frame)
         guard let field = try? reader.uint32(), let masked = try? reader.uint32(), let sequence = try? reader.uint64(),
               field & LogFrame.indexFlag != 0, UInt64(field & ~LogFrame.indexFlag) == length - UInt64(LogFrame.headerSize),

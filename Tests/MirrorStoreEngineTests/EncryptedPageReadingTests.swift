@@ -108,4 +108,37 @@ import Darwin
             #expect(damaged ? failures > 0 : failures == 0)
         }
     }
+
+    /// A read once (`readOnce(at:count:)`: a checkpoint at open, a merge's runs), whose pages
+    /// taken whole are decrypted straight into the result (`PlaintextAssembly`) and not kept,
+    /// gives the bytes written; on a file with a flipped byte it agrees with `read(at:count:)`,
+    /// both throwing for the damaged page, and some read meets the damage.
+    @Test("a read once, its whole pages decrypted in place, gives the bytes written, intact and damaged")
+    func readOnceEqualsRead() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("once.store")
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x0_4CE))
+        let payload = (0..<60_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        try withEncryptedLog(at: path, holding: payload) { log, damaged in
+            let size = try log.size()
+            var failures = 0
+            for _ in 0..<200 {
+                let offset = UInt64.random(in: 0...size, using: &random)
+                let count = Int.random(in: 0...min(16_000, Int(size - offset) + 2), using: &random)
+                let got = Result { try log.readOnce(at: offset, count: count) }
+                // Intact, no page is cached (no `read` is made): every page is decrypted by the read once.
+                let expected: Result<[UInt8], any Error> = damaged
+                    ? Result { try log.read(at: offset, count: count) }
+                    : UInt64(count) <= size - offset
+                        ? .success(Array(payload[Int(offset)..<(Int(offset) + count)])) : .failure(StorageError(.closed))
+                switch (expected, got) {
+                case (.success(let a), .success(let b)): #expect(a == b, "\(count) bytes at \(offset)")
+                case (.failure, .failure): if UInt64(count) <= size - offset { failures += 1 }
+                case (let a, let b): Issue.record("at \(offset), \(count) bytes: expected \(a), read once \(b)")
+                }
+            }
+            // Only past the end does an intact file refuse a read.
+            #expect(damaged ? failures > 0 : failures == 0)
+        }
+    }
 }

@@ -65,7 +65,8 @@ package enum AES256GCM {
     /// let page = try opener.open(sealed[...], nonce: nonce, associatedData: place)
     /// ```
     package final class Opener: Sendable {
-        private let decryption: CryptoBinding.KeyedDecryption
+        /// Internal for `open(_:nonce:associatedData:into:)` (AES256GCMUnsafeOpening.swift).
+        let decryption: CryptoBinding.KeyedDecryption
 
         /// Throws `invalidKeyLength` for a key that is not 32 bytes.
         package init(key: SecretBytes) throws(StorageError) {

@@ -79,6 +79,21 @@ enum CryptoBinding {
                 throw StorageError(.encryptionFailed(reason: "\(library)'s AES.GCM.open failed (\(error))"))
             }
         }
+
+        /// As `open`, the plaintext written to `output` (as many bytes as `ciphertext`): true
+        /// when the tag authenticates it, else false and `output` untouched. CryptoKit gives the
+        /// plaintext only once authenticated, in memory of its own: it is copied into `output`.
+        func open(
+            nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>,
+            into output: UnsafeMutableRawBufferPointer
+        ) throws(StorageError) -> Bool {
+            guard output.count == ciphertext.count else {
+                throw StorageError(.encryptionFailed(reason: "a buffer of \(output.count) bytes cannot take \(ciphertext.count) bytes of plaintext"))
+            }
+            guard let plaintext = try open(nonce: nonce, associatedData: associatedData, ciphertext: ciphertext, tag: tag) else { return false }
+            plaintext.withUnsafeBytes { output.copyMemory(from: $0) }
+            return true
+        }
     }
 
     /// PBKDF2 with HMAC-SHA-256, filling `output` (CommonCrypto's CCKeyDerivationPBKDF).

@@ -71,53 +71,64 @@ enum CryptoBinding {
     private static func decrypt(
         in context: OpaquePointer, associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
     ) throws(StorageError) -> [UInt8]? {
+        // Not zeroed first: the decryption writes every byte (a page's worth of zeros cost as
+        // much as a tenth of its decryption), and a failed call's output is wiped.
+        var outcome: Result<Bool, StorageError> = .success(false)
+        let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count) { output, initialized in
+            outcome = Result { () throws(StorageError) in
+                try decrypt(in: context, associatedData: associatedData, ciphertext: ciphertext, tag: tag, into: UnsafeMutableRawBufferPointer(output))
+            }
+            initialized = output.count
+        }
+        return try outcome.get() ? plaintext : nil
+    }
+
+    /// The decryption of `ciphertext` in `context` into `output` (as many bytes), keyed and
+    /// given its nonce: true when the tag authenticates it, else false with `output` wiped, so
+    /// that no unauthenticated byte is left there to use.
+    private static func decrypt(
+        in context: OpaquePointer, associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(StorageError) -> Bool {
         guard let textLength = Int32(exactly: ciphertext.count), let dataLength = Int32(exactly: associatedData.count) else {
             throw StorageError(.encryptionFailed(reason: "a message or its associated data is longer than libcrypto takes in one call"))
         }
+        guard output.count == ciphertext.count else {
+            throw StorageError(.encryptionFailed(reason: "a buffer of \(output.count) bytes cannot take \(ciphertext.count) bytes of plaintext"))
+        }
         try addAssociatedData(associatedData, length: dataLength, to: context, encrypting: false)
-
+        if textLength > 0 {
+            var written: Int32 = 0
+            let updated = ciphertext.withUnsafeBufferPointer { input in
+                EVP_DecryptUpdate(context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &written, input.baseAddress, textLength)
+            }
+            guard updated == 1, written == textLength else {
+                cleanse(output)
+                throw failure("EVP_DecryptUpdate")
+            }
+        }
         // The tag goes in through a `void *`, so it is handed over from a copy of its own.
         var expectedTag = Array(tag)
-        var outcome: (authentic: Bool, failedCall: String?) = (false, nil)
-        // Not zeroed first: the decryption writes every byte (a page's worth of zeros cost as
-        // much as a tenth of its decryption), and a failed call's output is wiped below.
-        var plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count) { output, initialized in
-            var written: Int32 = 0
-            if textLength > 0 {
-                let updated = ciphertext.withUnsafeBufferPointer { input in
-                    EVP_DecryptUpdate(context, output.baseAddress, &written, input.baseAddress, textLength)
-                }
-                guard updated == 1, written == textLength else {
-                    output.initialize(repeating: 0)
-                    initialized = output.count
-                    outcome = (false, "EVP_DecryptUpdate")
-                    return
-                }
-            }
-            initialized = output.count
-            let tagSet = expectedTag.withUnsafeMutableBytes { tagBytes in
-                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagBytes.count), tagBytes.baseAddress)
-            }
-            guard tagSet == 1 else {
-                outcome = (false, "EVP_CTRL_GCM_SET_TAG")
-                return
-            }
-            // The final call compares the tags; it writes nothing for GCM. A scratch byte stands in
-            // for the output position, which may be the end of an empty buffer.
-            var scratch: UInt8 = 0
-            var finalWritten: Int32 = 0
-            outcome = (EVP_DecryptFinal_ex(context, &scratch, &finalWritten) == 1, nil)
+        let tagSet = expectedTag.withUnsafeMutableBytes { tagBytes in
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagBytes.count), tagBytes.baseAddress)
         }
-        if let call = outcome.failedCall { throw failure(call) }
-        guard outcome.authentic else {
+        guard tagSet == 1 else {
+            cleanse(output)
+            throw failure("EVP_CTRL_GCM_SET_TAG")
+        }
+        // The final call compares the tags; it writes nothing for GCM. A scratch byte stands in
+        // for the output position, which may be the end of an empty buffer.
+        var scratch: UInt8 = 0
+        var finalWritten: Int32 = 0
+        guard EVP_DecryptFinal_ex(context, &scratch, &finalWritten) == 1 else {
             // A failed tag says nothing about the error queue's state, so it is emptied here
             // rather than left to confuse a later failure's message.
             ERR_clear_error()
             // What came out is unauthenticated: it must not be used, and is wiped.
-            plaintext.withUnsafeMutableBytes { cleanse($0) }
-            return nil
+            cleanse(output)
+            return false
         }
-        return plaintext
+        return true
     }
 
     /// AES-256-GCM decryption under one key, many times (an encrypted log's pages): contexts
@@ -166,6 +177,22 @@ enum CryptoBinding {
             let started = nonce.withUnsafeBufferPointer { EVP_DecryptInit_ex(context.pointer, nil, nil, nil, $0.baseAddress) }
             guard started == 1 else { throw CryptoBinding.failure("EVP_DecryptInit_ex") }
             return try CryptoBinding.decrypt(in: context.pointer, associatedData: associatedData, ciphertext: ciphertext, tag: tag)
+        }
+
+        /// As `open`, the plaintext written to `output` (as many bytes as `ciphertext`): true
+        /// when the tag authenticates it, else false with `output` wiped.
+        func open(
+            nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>,
+            into output: UnsafeMutableRawBufferPointer
+        ) throws(StorageError) -> Bool {
+            guard nonce.count == AES256GCM.nonceByteCount else {
+                throw StorageError(.encryptionFailed(reason: "a reused AES-256-GCM context takes \(AES256GCM.nonceByteCount)-byte nonces"))
+            }
+            let context = try take()
+            defer { free.withLock { $0.append(context) } }
+            let started = nonce.withUnsafeBufferPointer { EVP_DecryptInit_ex(context.pointer, nil, nil, nil, $0.baseAddress) }
+            guard started == 1 else { throw CryptoBinding.failure("EVP_DecryptInit_ex") }
+            return try CryptoBinding.decrypt(in: context.pointer, associatedData: associatedData, ciphertext: ciphertext, tag: tag, into: output)
         }
 
         private func take() throws(StorageError) -> Context {

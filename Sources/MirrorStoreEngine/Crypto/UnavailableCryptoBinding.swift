@@ -35,6 +35,13 @@ enum CryptoBinding {
         ) throws(StorageError) -> [UInt8]? {
             throw CryptoBinding.unavailable
         }
+
+        func open(
+            nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>,
+            into output: UnsafeMutableRawBufferPointer
+        ) throws(StorageError) -> Bool {
+            throw CryptoBinding.unavailable
+        }
     }
 
     static func pbkdf2SHA256(

@@ -63,7 +63,7 @@ final class EncryptedLog: LogStorage {
     let isScratch: Bool
     private let dataKey: SecretBytes
     /// Opens this log's pages under `dataKey`, the cipher keyed once.
-    private let opener: AES256GCM.Opener
+    let opener: AES256GCM.Opener
     private let state: Lock<State>
 
     private struct State: Sendable {
@@ -211,7 +211,7 @@ final class EncryptedLog: LogStorage {
 
     /// The file id, the page number and the length; for a tail slot also its version, so that a
     /// page at its place and a tail slot never pass for each other.
-    private func associatedData(page index: Int, length: Int, tailVersion: UInt64? = nil) -> [UInt8] {
+    func associatedData(page index: Int, length: Int, tailVersion: UInt64? = nil) -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes = header.fileID
         writer.uint64(UInt64(index))
@@ -226,11 +226,7 @@ final class EncryptedLog: LogStorage {
     /// The plaintext of page `index` from its physical bytes (from `start` on: a tail slot's
     /// sealed page follows its page number and version), sealed with `tailVersion` when in a tail slot.
     private func open(_ physical: [UInt8], page index: Int, from start: Int = 0, tailVersion: UInt64? = nil) throws -> [UInt8] {
-        guard physical.count >= start + Self.overhead else { throw damage(page: index, "is cut short") }
-        let length = Int(physical[start]) | Int(physical[start + 1]) << 8
-        guard length <= Self.capacity(ofPage: index), start + Self.overhead + length <= physical.count else {
-            throw damage(page: index, "declares \(length) bytes, more than it holds")
-        }
+        let length = try sealedLength(physical, page: index, from: start)
         let nonceStart = start + 2
         let nonceEnd = nonceStart + AES256GCM.nonceByteCount
         let opened = Result { () throws(StorageError) in
@@ -241,13 +237,27 @@ final class EncryptedLog: LogStorage {
         }
         switch opened {
         case .success(let plaintext): return plaintext
-        case .failure(let error) where error.kind == .authenticationFailed:
-            throw damage(page: index, "does not authenticate: it was changed, moved, or sealed for another file or place")
+        case .failure(let error) where error.kind == .authenticationFailed: throw unauthentic(page: index)
         case .failure(let error): throw error
         }
     }
 
-    private func damage(page index: Int, _ reason: String) -> StorageError {
+    /// The plaintext length page `index` declares in its physical bytes (from `start` on),
+    /// checked against what the page and the bytes can hold.
+    func sealedLength(_ physical: [UInt8], page index: Int, from start: Int) throws -> Int {
+        guard physical.count >= start + Self.overhead else { throw damage(page: index, "is cut short") }
+        let length = Int(physical[start]) | Int(physical[start + 1]) << 8
+        guard length <= Self.capacity(ofPage: index), start + Self.overhead + length <= physical.count else {
+            throw damage(page: index, "declares \(length) bytes, more than it holds")
+        }
+        return length
+    }
+
+    func unauthentic(page index: Int) -> StorageError {
+        damage(page: index, "does not authenticate: it was changed, moved, or sealed for another file or place")
+    }
+
+    func damage(page index: Int, _ reason: String) -> StorageError {
         let start = Self.start(ofPage: index)
         return StorageError(.corrupted(path: path, offset: start, reason: "the encrypted page holding bytes from \(start) on \(reason)"))
     }
@@ -586,7 +596,9 @@ final class EncryptedLog: LogStorage {
 
     /// `count` bytes at `offset`, from the cached pages where they are, else read in one `pread`
     /// per stretch of pages not cached (rather than one per page) and decrypted, each page then
-    /// kept in the cache when `keeping`. Not beside a writer (`followsWriter`).
+    /// kept in the cache when `keeping`; when not, a page the read takes whole is decrypted
+    /// straight into the result (`PlaintextAssembly`), with no array of its own. Not beside a
+    /// writer (`followsWriter`).
     private func readPages(at offset: UInt64, count: Int, keeping: Bool) throws -> [UInt8] {
         let (size, physicalSize, lastPage) = state.withLock { ($0.size, $0.physicalSize, $0.lastPage) }
         guard offset <= size, UInt64(count) <= size - offset else {
@@ -594,53 +606,61 @@ final class EncryptedLog: LogStorage {
         }
         let end = offset + UInt64(count)
         let lastNeeded = Self.page(containing: end - 1)
-        var result: [UInt8] = []
-        result.reserveCapacity(count)
-        /// Appends what the read takes of page `index`, whose plaintext is `page`.
-        func take(_ page: [UInt8], of index: Int) throws {
+        /// The part of page `index` the read takes.
+        func taken(of index: Int) -> Range<Int> {
             let start = Self.start(ofPage: index)
-            let from = Int(max(offset, start) - start)
-            let through = Int(min(end, start + UInt64(Self.capacity(ofPage: index))) - start)
-            guard page.count >= through else {
-                throw StorageError(.corrupted(path: path, offset: start, reason: "an encrypted page holds fewer bytes than the log has"))
-            }
-            result.append(contentsOf: page[from..<through])
+            return Int(max(offset, start) - start)..<Int(min(end, start + UInt64(Self.capacity(ofPage: index))) - start)
         }
-        var index = Self.page(containing: offset)
-        while index <= lastNeeded {
-            if let cached = state.withLock({ $0.cache[index] }) {
-                try take(cached, of: index)
-                index += 1
-                continue
+        return try PlaintextAssembly.assembled(count: count, at: offset, path: path) { result in
+            /// Appends what the read takes of page `index`, whose plaintext is `page`.
+            func take(_ page: [UInt8], of index: Int) throws {
+                let part = taken(of: index)
+                guard page.count >= part.upperBound else { throw shortPage(index) }
+                result.append(page[part])
             }
-            // The header region's pages (a checkpoint slot's may read as empty) and the last
-            // page (in a tail slot) are read as `read` reads them.
-            if index < Self.regionPages || index == lastPage {
-                try take(try plaintext(ofPage: index, through: 0), of: index)
-                index += 1
-                continue
-            }
-            var stretchEnd = index + 1
-            while stretchEnd <= lastNeeded, stretchEnd != lastPage, state.withLock({ $0.cache[stretchEnd] }) == nil {
-                stretchEnd += 1
-            }
-            let physicalStart = homeOffset(index)
-            guard physicalStart < physicalSize else {
-                throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "the encrypted file ends before this page"))
-            }
-            let physical = try file.readOnce(at: physicalStart, count: Int(min(homeOffset(stretchEnd), physicalSize) - physicalStart))
-            for page in index..<stretchEnd {
-                let start = (page - index) * Self.pageSize
-                guard start < physical.count else {
-                    throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: page), reason: "the encrypted file ends before this page"))
+            var index = Self.page(containing: offset)
+            while index <= lastNeeded {
+                if let cached = state.withLock({ $0.cache[index] }) {
+                    try take(cached, of: index)
+                    index += 1
+                    continue
                 }
-                let plaintext = try open(physical, page: page, from: start)
-                try take(plaintext, of: page)
-                if keeping { state.withLock { $0.remember(plaintext, at: page) } }
+                // The header region's pages (a checkpoint slot's may read as empty) and the last
+                // page (in a tail slot) are read as `read` reads them.
+                if index < Self.regionPages || index == lastPage {
+                    try take(try plaintext(ofPage: index, through: 0), of: index)
+                    index += 1
+                    continue
+                }
+                var stretchEnd = index + 1
+                while stretchEnd <= lastNeeded, stretchEnd != lastPage, state.withLock({ $0.cache[stretchEnd] }) == nil {
+                    stretchEnd += 1
+                }
+                let physicalStart = homeOffset(index)
+                guard physicalStart < physicalSize else {
+                    throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "the encrypted file ends before this page"))
+                }
+                let physical = try file.readOnce(at: physicalStart, count: Int(min(homeOffset(stretchEnd), physicalSize) - physicalStart))
+                for page in index..<stretchEnd {
+                    let start = (page - index) * Self.pageSize
+                    guard start < physical.count else {
+                        throw StorageError(.corrupted(path: path, offset: Self.start(ofPage: page), reason: "the encrypted file ends before this page"))
+                    }
+                    if !keeping, taken(of: page) == 0..<Self.capacity(ofPage: page) {
+                        try result.decrypt(physical, page: page, from: start, of: self)
+                        continue
+                    }
+                    let plaintext = try open(physical, page: page, from: start)
+                    try take(plaintext, of: page)
+                    if keeping { state.withLock { $0.remember(plaintext, at: page) } }
+                }
+                index = stretchEnd
             }
-            index = stretchEnd
         }
-        return result
+    }
+
+    func shortPage(_ index: Int) -> StorageError {
+        StorageError(.corrupted(path: path, offset: Self.start(ofPage: index), reason: "an encrypted page holds fewer bytes than the log has"))
     }
 
     /// Page `index`, holding at least `end` bytes: from the cache, or read and decrypted outside
@@ -662,10 +682,7 @@ final class EncryptedLog: LogStorage {
         // A checkpoint slot's page that still does not authenticate reads as an empty slot, not
         // kept: a later read (another scan beside the writer) finds the page as it is then.
         let (page, authentic) = try loadOrEmptySlot(index, physicalSize: followsWriter ? max(physicalSize, try file.size()) : physicalSize)
-        guard page.count >= end else {
-            throw StorageError(.corrupted(
-                path: path, offset: Self.start(ofPage: index), reason: "an encrypted page holds fewer bytes than the log has"))
-        }
+        guard page.count >= end else { throw shortPage(index) }
         if authentic { state.withLock { $0.remember(page, at: index) } }
         return page
     }

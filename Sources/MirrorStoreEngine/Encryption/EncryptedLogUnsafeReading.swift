@@ -92,3 +92,62 @@ extension EncryptedPageCache {
         }
     }
 }
+
+/// A read's bytes put together in the array it returns, from cached pages copied in and pages
+/// decrypted where they go (`decrypt(_:page:from:of:)`): a page a read takes whole, such as the
+/// checkpoint's at open, needs no array of its own, nor a copy out of one.
+struct PlaintextAssembly {
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// The bytes put in so far, from the start.
+    private(set) var count = 0
+
+    private init(buffer: UnsafeMutableRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    /// The `count` bytes at `offset` in the log at `path` that `body` puts in, in order. Throws
+    /// `corrupted` when it puts in fewer, as for a read that ends short.
+    static func assembled(count: Int, at offset: UInt64, path: String, _ body: (inout PlaintextAssembly) throws -> Void) throws -> [UInt8] {
+        var filled = 0
+        let bytes = try [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            var assembly = PlaintextAssembly(buffer: UnsafeMutableRawBufferPointer(output))
+            try body(&assembly)
+            initialized = assembly.count
+            filled = assembly.count
+        }
+        guard filled == count else {
+            throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
+        }
+        return bytes
+    }
+
+    /// Appends `bytes`, or as many of them as there is room for.
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        let taken = min(bytes.count, buffer.count - count)
+        guard taken > 0, let destination = buffer.baseAddress else { return }
+        bytes.withUnsafeBytes { source in
+            if let start = source.baseAddress { (destination + count).copyMemory(from: start, byteCount: taken) }
+        }
+        count += taken
+    }
+
+    /// Appends page `index` of `log` decrypted from its physical bytes (from `start` on), where it
+    /// goes in the result: all of it, exactly the page's capacity, authenticated before this
+    /// returns (a page that does not authenticate throws `corrupted` and leaves nothing here).
+    mutating func decrypt(_ physical: [UInt8], page index: Int, from start: Int, of log: EncryptedLog) throws {
+        let length = try log.sealedLength(physical, page: index, from: start)
+        guard length == EncryptedLog.capacity(ofPage: index), length <= buffer.count - count else { throw log.shortPage(index) }
+        let nonceStart = start + 2
+        let nonceEnd = nonceStart + AES256GCM.nonceByteCount
+        do throws(StorageError) {
+            try log.opener.open(
+                physical[nonceEnd..<(nonceEnd + length + AES256GCM.tagByteCount)],
+                nonce: Array(physical[nonceStart..<nonceEnd]),
+                associatedData: log.associatedData(page: index, length: length),
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + length)]))
+        } catch where error.kind == .authenticationFailed {
+            throw log.unauthentic(page: index)
+        }
+        count += length
+    }
+}
