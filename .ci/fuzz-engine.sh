@@ -21,11 +21,14 @@ for source in Sources/CMirrorStoreSupport/*.c; do
     support_objects+=("$object")
 done
 
-# One module: the engine's sources plus the entry point, so it can call the internal reader.
+# One module: the engine's sources (its subfolders too) plus the entry point, so it can call the
+# internal reader; libcrypto as the package links it on Linux (CLibCrypto).
+engine_sources=()
+while IFS= read -r source; do engine_sources+=("$source"); done < <(find Sources/MirrorStoreEngine -name '*.swift' | sort)
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
     -module-name MirrorStoreEngine -package-name MirrorStore \
-    -I Sources/CMirrorStoreSupport/include \
-    Sources/MirrorStoreEngine/*.swift Tests/Fuzz/*.swift "${support_objects[@]}" \
+    -I Sources/CMirrorStoreSupport/include -I Sources/CLibCrypto \
+    "${engine_sources[@]}" Tests/Fuzz/*.swift "${support_objects[@]}" -lcrypto \
     -o "$out/fuzz-engine"
 
 "$out/fuzz-engine" -max_total_time="$seconds" -max_len=8192 -timeout=10 \

@@ -139,6 +139,16 @@ package struct ByteReader {
         }
     }
 
+    /// The range of the next `count` bytes, skipped.
+    package mutating func range(count: Int) throws(DecodeFailure) -> Range<Int> {
+        guard count >= 0, count <= remaining else {
+            throw DecodeFailure(offset: position, reason: "\(count) bytes run past the end of their unit")
+        }
+        let range = position..<(position + count)
+        position = range.upperBound
+        return range
+    }
+
     /// Reads a varint length and returns the range of that many following bytes, skipping them.
     package mutating func lengthPrefixedRange() throws(DecodeFailure) -> Range<Int> {
         let start = position

@@ -364,7 +364,7 @@ private struct ChunkWriter {
         guard !pending.isEmpty || force else { return }
         // The target is always of the current format.
         let (payload, decoded) = OperationCodec.encode(
-            pending, types: &types, fileOffset: offset + UInt64(LogFrame.headerSize), packsPuts: true)
+            pending, types: &types, fileOffset: offset + UInt64(LogFrame.headerSize), packing: .current)
         let frame = LogFrame.encode(sequence: sequence, payload: payload)
         try target.write(frame, at: offset)
         offset += UInt64(frame.count)

@@ -331,9 +331,9 @@ struct KeyIndex: Sendable {
     /// True lengths of values too long for `ValueLocation`, by value offset.
     var largeValueLengths: [UInt64: UInt64] = [:]
     var metadataBytes: Int = 0
-    /// The log writes integer puts in runs (``LogHeader/packsEncodings(_:)``), as every file of
-    /// the current format does: `liveBytes` counts such a put as its writer encodes it.
-    var packsPuts = true
+    /// The compact put encodings the log's writer uses, those of its format (every file of the
+    /// current format has them all): `liveBytes` counts each put as its writer encodes it.
+    var packing = OperationCodec.Packing.current
     /// The secondary indexes the newest checkpoint persisted, by name, for the layer above to
     /// reuse when it defines them (`SecondaryIndexes`); the engine's indexes in force are kept
     /// apart from the objects, in `SecondaryIndexes`.
@@ -393,13 +393,18 @@ struct KeyIndex: Sendable {
 
     /// The bytes a put of `key` takes in the log, as its writer encodes it: a plain put is an
     /// opcode, a type id (one byte for the first 128 types), the key, the value's length and the
-    /// value; in a file that packs integer puts (``packsPuts``) such a put is only its length and
+    /// value; in a file that packs integer puts (``packing``) such a put is only its length and
     /// value, since a run of consecutive keys names none and the run's own header and a sparse
-    /// run's steps are a byte or two shared or per key, counted as overhead like unit frames.
+    /// run's steps are a byte or two shared or per key, counted as overhead like unit frames; in
+    /// one that packs byte-string puts such a put is its key's bytes, its length and value, the
+    /// run's header shared.
     private func entrySize(_ key: StorageKey, valueLength: Int) -> Int {
         let value = ByteWriter.varintSize(UInt64(valueLength)) + valueLength
-        if packsPuts, case .integer = key { return value }
-        return 2 + OperationCodec.encodedSize(of: key) + value
+        switch key {
+        case .integer where packing.integers: return value
+        case .bytes(let bytes) where packing.byteKeys: return bytes.count + value
+        default: return 2 + OperationCodec.encodedSize(of: key) + value
+        }
     }
 
     private static func blobSize(_ name: String, _ bytes: [UInt8]) -> Int {

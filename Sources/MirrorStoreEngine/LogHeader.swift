@@ -10,7 +10,7 @@ struct LogHeader: Equatable {
     /// `\x89MSTORE\n`: the high byte and the newline catch transfers that mangle binary files.
     static let magic: [UInt8] = [0x89, 0x4D, 0x53, 0x54, 0x4F, 0x52, 0x45, 0x0A]
     /// The format this code writes and the newest it reads.
-    static let currentVersion: UInt32 = 6
+    static let currentVersion: UInt32 = 7
     /// The first format whose writers pack integer puts into runs (`OperationCodec`) and integer
     /// key-run blocks into the packed layout (`PackedIntegerBlock`). Readers take both encodings
     /// in any format; a file of an earlier one goes on being written as it was, so that the
@@ -36,6 +36,13 @@ struct LogHeader: Equatable {
 
     /// Whether a writer of a file of format `version` uses the packed byte-string layout.
     static func packsByteKeys(_ version: UInt32) -> Bool { version >= packedBytesVersion }
+    /// The first format whose writers write consecutive puts of one type whose keys are byte
+    /// strings of one length as one operation (`OperationCodec`'s `putByteKeys`); readers take it
+    /// in any format, as above.
+    static let packedBytePutsVersion: UInt32 = 7
+
+    /// Whether a writer of a file of format `version` packs byte-string puts.
+    static func packsBytePuts(_ version: UInt32) -> Bool { version >= packedBytePutsVersion }
     /// Flag bit 0: the file was created numbering its units from 1, so unless the header records a
     /// compacted run, a first unit with another number means the units before it are missing.
     /// Files from before the flag may start with a compacted run their header does not record.

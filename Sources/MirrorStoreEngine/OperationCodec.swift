@@ -15,8 +15,27 @@ enum DecodedOperation: Equatable {
 /// (``LogHeader/packsEncodings(_:)``) consecutive puts of one type with integer keys are one
 /// `putIntegers` operation: the type once, then per put its key as the step from the one before
 /// and its value, or, for keys that count up by one, the first key alone: an auto-incremented
-/// key costs nothing beyond its value's length instead of a put's five bytes.
+/// key costs nothing beyond its value's length instead of a put's five bytes. From format 7
+/// (``LogHeader/packsBytePuts(_:)``) consecutive puts of one type whose keys are byte strings of
+/// one length (UUIDs) are one `putByteKeys` operation: the type and the keys' length once, then
+/// per put its key's bytes and its value, four bytes a put less than plain puts.
 enum OperationCodec {
+    /// The compact put encodings a writer uses: those its file's format has.
+    struct Packing: Equatable, Sendable {
+        /// Integer puts as `putIntegers` (format 3 on).
+        var integers: Bool
+        /// Puts of byte-string keys of one length as `putByteKeys` (format 7 on).
+        var byteKeys: Bool
+
+        init(format: UInt32) {
+            integers = LogHeader.packsEncodings(format)
+            byteKeys = LogHeader.packsBytePuts(format)
+        }
+
+        /// The encodings of the current format, which every new file and every compaction writes.
+        static let current = Packing(format: LogHeader.currentVersion)
+    }
+
     enum Opcode: UInt8 {
         case defineType = 1
         case put = 2
@@ -32,6 +51,9 @@ enum OperationCodec {
         /// per put the zigzagged step, key − previous key − 1 with the previous of the first
         /// −1, wrapping, and its value); a count of at least 1, values as varint length + bytes.
         case putIntegers = 9
+        /// Puts of one type whose keys are byte strings of one length: type id, count (at least
+        /// 1), the keys' length, then per put its key's bytes and its value (varint length + bytes).
+        case putByteKeys = 10
     }
 
     enum KeyTag: UInt8 {
@@ -41,21 +63,21 @@ enum OperationCodec {
     }
 
     /// Encodes `operations` as a payload that will start at `fileOffset` in the log, defining new
-    /// types in `types` as they are first used, integer puts as `putIntegers` when `packsPuts`
-    /// (the file's format has them). Also returns the operations as recovery would decode them,
+    /// types in `types` as they are first used, puts packed as `packing` says (the encodings the
+    /// file's format has). Also returns the operations as recovery would decode them,
     /// so a commit updates the index exactly as a later reopen will.
     static func encode(
-        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packsPuts: Bool
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packing: Packing
     ) -> (payload: [UInt8], decoded: [DecodedOperation]) {
         var writer = ByteWriter()
-        let decoded = encode(operations, types: &types, fileOffset: fileOffset, packsPuts: packsPuts, into: &writer)
+        let decoded = encode(operations, types: &types, fileOffset: fileOffset, packing: packing, into: &writer)
         return (writer.bytes, decoded)
     }
 
     /// Appends `operations` to `writer`, whose first byte will lie at `fileOffset` in the log (see
-    /// ``encode(_:types:fileOffset:packsPuts:)``).
+    /// ``encode(_:types:fileOffset:packing:)``).
     static func encode(
-        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packsPuts: Bool, into writer: inout ByteWriter
+        _ operations: [WriteBatch.Operation], types: inout TypeTable, fileOffset: UInt64, packing: Packing, into writer: inout ByteWriter
     ) -> [DecodedOperation] {
         // Room for the values too: growing a payload of a mebibyte step by step copies it again and again.
         var size = 0
@@ -76,7 +98,7 @@ enum OperationCodec {
             let operation = operations[index]
             index += 1
             switch operation {
-            case .put(let type, .integer(let key), let value) where packsPuts:
+            case .put(let type, .integer(let key), let value) where packing.integers:
                 let id = typeID(type, writer: &writer)
                 // The run: a dense one while the keys count up by one from this put's; else this
                 // put and the puts of the same type with an integer key after it, up to one whose
@@ -111,6 +133,33 @@ enum OperationCodec {
                 append(key, value)
                 while index < end {
                     if case .put(_, .integer(let key), let value) = operations[index] { append(key, value) }
+                    index += 1
+                }
+            case .put(let type, .bytes(let key), let value) where packing.byteKeys:
+                let id = typeID(type, writer: &writer)
+                // The run: this put and the puts of the same type after it whose keys are byte
+                // strings of this one's length. A run of one takes the bytes of a plain put, a
+                // longer one four bytes a put less (its count's varint grows by a byte only past
+                // 127 puts).
+                var end = index
+                while end < operations.endIndex, case .put(let next, .bytes(let nextKey), _) = operations[end],
+                      nextKey.count == key.count, next == type {
+                    end += 1
+                }
+                writer.byte(Opcode.putByteKeys.rawValue)
+                writer.varint(UInt64(id))
+                writer.varint(UInt64(end - index + 1))
+                writer.varint(UInt64(key.count))
+                func append(_ key: [UInt8], _ value: [UInt8]) {
+                    writer.bytes.append(contentsOf: key)
+                    writer.varint(UInt64(value.count))
+                    let offset = fileOffset + UInt64(writer.bytes.count)
+                    writer.bytes.append(contentsOf: value)
+                    decoded.append(.put(type: type, key: .bytes(key), valueOffset: offset, valueLength: value.count))
+                }
+                append(key, value)
+                while index < end {
+                    if case .put(_, .bytes(let key), let value) = operations[index] { append(key, value) }
                     index += 1
                 }
             case .put(let type, let key, let value):
@@ -290,6 +339,23 @@ enum OperationCodec {
                     let value = try reader.lengthPrefixedRange()
                     let offset = fileOffset + UInt64(value.lowerBound - range.lowerBound)
                     operations.append(.put(type: type, key: .integer(key), valueOffset: offset, valueLength: value.count))
+                }
+            case .putByteKeys:
+                let type = try typeName(&reader)
+                let countStart = reader.position
+                let count = try reader.varint()
+                let length = try reader.varint()
+                // Each put takes its key and at least one byte for its value's length: a count
+                // beyond that, or a key longer than the bytes left, is no writer's.
+                guard count > 0, length < UInt64(reader.remaining), count <= UInt64(reader.remaining) / (length + 1) else {
+                    throw DecodeFailure(
+                        offset: countStart, reason: "a run of \(count) puts of \(length)-byte keys does not fit the \(reader.remaining) bytes left")
+                }
+                for _ in 0..<count {
+                    let key = Array(bytes[try reader.range(count: Int(length))])
+                    let value = try reader.lengthPrefixedRange()
+                    let offset = fileOffset + UInt64(value.lowerBound - range.lowerBound)
+                    operations.append(.put(type: type, key: .bytes(key), valueOffset: offset, valueLength: value.count))
                 }
             case .commitStream:
                 throw DecodeFailure(offset: start, reason: "a streamed commit's reference lies among operations, not at the start of a commit unit")

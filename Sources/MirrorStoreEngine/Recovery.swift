@@ -166,7 +166,7 @@ struct Recovery {
                 }
             }
         }
-        result.index.packsPuts = LogHeader.packsEncodings(header.version)
+        result.index.packing = OperationCodec.Packing(format: header.version)
         while offset < size {
             let unit: (buffer: [UInt8], payload: Range<Int>, sequence: UInt64, isIndex: Bool)
             switch try readUnit(at: offset, numbering: numbering) {

@@ -573,7 +573,7 @@ public final class StorageEngine: Sendable {
             let (encoded, decoded) = OperationCodec.encode(
                 request.batch.operations, types: &unitTypes,
                 fileOffset: unitStart + UInt64(LogFrame.headerSize + opening.bytes.count),
-                packsPuts: LogHeader.packsEncodings(writer.formatVersion))
+                packing: OperationCodec.Packing(format: writer.formatVersion))
             let payload = opening.bytes.isEmpty ? encoded : opening.bytes + encoded
             if payload.count > LogFrame.maximumPayload {
                 request.finish(.failure(StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))))

@@ -20,10 +20,10 @@ enum StreamPiece {
     }
 
     /// The payload of piece `number` of stream `stream`, to be written at `payloadOffset`, and its
-    /// operations as a reader will decode them; integer puts packed when `packsPuts` (the file's
-    /// format has them).
+    /// operations as a reader will decode them; puts packed as `packing` says (the encodings the
+    /// file's format has).
     static func encode(
-        stream: UInt64, number: UInt64, operations: [WriteBatch.Operation], payloadOffset: UInt64, packsPuts: Bool
+        stream: UInt64, number: UInt64, operations: [WriteBatch.Operation], payloadOffset: UInt64, packing: OperationCodec.Packing
     ) -> (payload: [UInt8], decoded: [DecodedOperation]) {
         // The operations follow the header in the same bytes.
         var header = ByteWriter()
@@ -31,7 +31,7 @@ enum StreamPiece {
         header.varint(stream)
         header.varint(number)
         var types = TypeTable()
-        let decoded = OperationCodec.encode(operations, types: &types, fileOffset: payloadOffset, packsPuts: packsPuts, into: &header)
+        let decoded = OperationCodec.encode(operations, types: &types, fileOffset: payloadOffset, packing: packing, into: &header)
         return (header.bytes, decoded)
     }
 

@@ -140,7 +140,7 @@ extension StorageEngine {
                     let id = state.id ?? unitStart
                     let (payload, decoded) = StreamPiece.encode(
                         stream: id, number: UInt64(state.pieces.count), operations: Array(operations[start..<end]),
-                        payloadOffset: unitStart + UInt64(LogFrame.headerSize), packsPuts: LogHeader.packsEncodings(writer.formatVersion))
+                        payloadOffset: unitStart + UInt64(LogFrame.headerSize), packing: OperationCodec.Packing(format: writer.formatVersion))
                     guard payload.count <= LogFrame.maximumPayload else {
                         throw StorageError(.batchTooLarge(size: payload.count, limit: LogFrame.maximumPayload))
                     }

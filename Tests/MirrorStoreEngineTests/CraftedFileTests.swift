@@ -38,7 +38,7 @@ import TestSupport
     /// A valid unit (checksum and payload good) with the given sequence number.
     static func unit(sequence: UInt64) -> [UInt8] {
         var types = TypeTable()
-        let (payload, _) = OperationCodec.encode([.setMetadata(key: "crafted", value: [1])], types: &types, fileOffset: 0, packsPuts: true)
+        let (payload, _) = OperationCodec.encode([.setMetadata(key: "crafted", value: [1])], types: &types, fileOffset: 0, packing: .current)
         return LogFrame.encode(sequence: sequence, payload: payload)
     }
 

@@ -38,7 +38,7 @@ import TestSupport
         batch.setSchema(type: "Hero", schema: [7])
         batch.setMetadata(key: "version", value: [2])
         var writeTypes = TypeTable()
-        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &writeTypes, fileOffset: 100, packsPuts: true)
+        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &writeTypes, fileOffset: 100, packing: .current)
         var readTypes = TypeTable()
         let reread = try OperationCodec.decode(payload, range: 0..<payload.count, fileOffset: 100, types: &readTypes)
         #expect(reread == decoded)
@@ -60,7 +60,7 @@ import TestSupport
     @Test func capacityHintsAreClampedAndInvisible() throws {
         var types = TypeTable()
         let hint = WriteBatch.Operation.reserveCapacity(type: "T", integers: Int(Int32.max), strings: Int(Int32.max), byteStrings: 5)
-        let (payload, _) = OperationCodec.encode([hint], types: &types, fileOffset: 48, packsPuts: true)
+        let (payload, _) = OperationCodec.encode([hint], types: &types, fileOffset: 48, packing: .current)
         let log = MemoryLog(LogHeader().encoded() + LogFrame.encode(sequence: 1, payload: payload))
         let recovered = try Recovery.scan(log)
         #expect(recovered.problem == nil)

@@ -18,10 +18,10 @@ import TestSupport
     @Test func aNewerFormat() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("future.store")
-        try writeFile(path, LogHeader(version: 7).encoded())
+        try writeFile(path, LogHeader(version: 8).encoded())
         let error = try #require(throws: StorageError.self) { try StorageEngine(path: path) }
-        #expect(error.description == "The store at '\(path)' uses format version 7, but this MirrorStore reads only versions up to \(LogHeader.currentVersion).")
-        #expect(error == StorageError(.newerFormat(path: path, found: 7, supported: LogHeader.currentVersion)))
+        #expect(error.description == "The store at '\(path)' uses format version 8, but this MirrorStore reads only versions up to \(LogHeader.currentVersion).")
+        #expect(error == StorageError(.newerFormat(path: path, found: 8, supported: LogHeader.currentVersion)))
     }
 
     @Test func aDamagedHeader() throws {

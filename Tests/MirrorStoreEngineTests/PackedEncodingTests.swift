@@ -7,7 +7,8 @@ import TestSupport
 /// plain ones format 2 keeps writing: the same operations decode alike, crafted bytes never
 /// trap, and a store of either format reads the same objects.
 @Suite struct PackedEncodingTests {
-    /// Random operations of two types, integer keys dense and scattered among the other kinds.
+    /// Random operations of two types, integer keys dense and scattered among the other kinds,
+    /// byte-string keys of one byte and of sixteen.
     static func randomBatch(_ generator: inout SeededRandom) -> WriteBatch {
         var batch = WriteBatch()
         var next = Int64.random(in: -3...3, using: &generator)
@@ -22,8 +23,12 @@ import TestSupport
                 let key: Int64 = generator.chance(50) ? generator.integer() : Int64.random(in: -1_000...1_000, using: &generator)
                 batch.put(type: type, key: .integer(key), value: value)
             case 60..<70: batch.put(type: type, key: .string("k\(Int.random(in: 0..<50, using: &generator))"), value: value)
-            case 70..<75: batch.put(type: type, key: .bytes([generator.integer(UInt8.self)]), value: value)
-            case 75..<85: batch.delete(type: type, key: .integer(Int64.random(in: -3...40, using: &generator)))
+            case 70..<72: batch.put(type: type, key: .bytes([generator.integer(UInt8.self)]), value: value)
+            case 72..<78:
+                // UUID-like keys, which format 7 packs into runs, a few of them repeated.
+                let key = (0..<16).map { _ in UInt8.random(in: 0...(generator.chance(50) ? 1 : 255), using: &generator) }
+                batch.put(type: type, key: .bytes(key), value: value)
+            case 78..<85: batch.delete(type: type, key: .integer(Int64.random(in: -3...40, using: &generator)))
             case 85..<88: batch.deleteAll(type: type)
             case 88..<93: batch.setSchema(type: type, schema: value)
             default: batch.setMetadata(key: "m\(Int.random(in: 0..<4, using: &generator))", value: value)
@@ -46,9 +51,10 @@ import TestSupport
         let operations = Self.randomBatch(&generator).operations
         var resolved: [[String]] = []
         var sizes: [Int] = []
-        for packs in [false, true] {
+        // Plain puts (format 2), integer runs (format 3 to 6), byte-string key runs too (format 7).
+        for format: UInt32 in [2, 6, LogHeader.currentVersion] {
             var writeTypes = TypeTable()
-            let (payload, decoded) = OperationCodec.encode(operations, types: &writeTypes, fileOffset: 77, packsPuts: packs)
+            let (payload, decoded) = OperationCodec.encode(operations, types: &writeTypes, fileOffset: 77, packing: .init(format: format))
             var readTypes = TypeTable()
             let reread = try OperationCodec.decode(payload, range: 0..<payload.count, fileOffset: 77, types: &readTypes)
             #expect(reread == decoded)
@@ -56,8 +62,8 @@ import TestSupport
             resolved.append(Self.resolved(decoded, in: payload, at: 77))
             sizes.append(payload.count)
         }
-        #expect(resolved[0] == resolved[1])
-        #expect(sizes[1] <= sizes[0])
+        #expect(resolved[0] == resolved[1] && resolved[1] == resolved[2])
+        #expect(sizes[2] <= sizes[1] && sizes[1] <= sizes[0])
     }
 
     /// Keys that count up cost nothing beside their values' length; a gap among them costs a
@@ -66,7 +72,7 @@ import TestSupport
         var batch = WriteBatch()
         for key in 1_000..<1_100 { batch.put(type: "P", key: .integer(Int64(key)), value: [1, 2, 3]) }
         var types = TypeTable()
-        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &types, fileOffset: 0, packsPuts: true)
+        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &types, fileOffset: 0, packing: .current)
         // The type's definition (4), the run's opcode, type id, count (2) and first key (2), then
         // per put its length and value (4).
         #expect(payload.count == 4 + 1 + 1 + 2 + 2 + 100 * 4)
@@ -75,7 +81,7 @@ import TestSupport
         var gaps = WriteBatch()
         for key: Int64 in [5, 6, 7, 20, 9, 30, 31, 32, .max - 1, .max, .min, .min + 1] { gaps.put(type: "P", key: .integer(key), value: [1]) }
         var gapTypes = TypeTable()
-        let (gapPayload, gapDecoded) = OperationCodec.encode(gaps.operations, types: &gapTypes, fileOffset: 0, packsPuts: true)
+        let (gapPayload, gapDecoded) = OperationCodec.encode(gaps.operations, types: &gapTypes, fileOffset: 0, packing: .current)
         var readTypes = TypeTable()
         #expect(try OperationCodec.decode(gapPayload, range: 0..<gapPayload.count, fileOffset: 0, types: &readTypes) == gapDecoded)
         #expect(gapDecoded.map { if case .put(_, let key, _, _) = $0 { key } else { StorageKey.string("") } } == gaps.operations.map {
@@ -116,19 +122,24 @@ import TestSupport
         #expect(live == [packedLive + keys.reduce(0) { $0 + 2 + OperationCodec.encodedSize(of: $1) }, packedLive])
     }
 
-    /// Crafted runs of puts: a count past the bytes, a step past the last integer, a value past
-    /// the end; every mutation decodes or throws, and what decodes lies inside the payload.
+    /// Crafted runs of puts (integer and byte-string keys): a count past the bytes, a step past
+    /// the last integer, a key length or a value past the end; every mutation decodes or throws,
+    /// and what decodes lies inside the payload.
     @Test func mutatedPutRunsDecodeOrThrowNeverTrap() throws {
         var generator = SeededRandom(seed: SeededRandom.seed(default: 0x9A11))
         var valid: [[UInt8]] = []
         for _ in 0..<20 {
             var types = TypeTable()
-            valid.append(OperationCodec.encode(Self.randomBatch(&generator).operations, types: &types, fileOffset: 0, packsPuts: true).payload)
+            valid.append(OperationCodec.encode(Self.randomBatch(&generator).operations, types: &types, fileOffset: 0, packing: .current).payload)
         }
         valid.append([1, 0, 1, 80, 9, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
         valid.append([1, 0, 1, 80, 9, 0, 2, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 1, 0])
         // Dense keys from the largest integer on: the second would pass it.
         valid.append([1, 0, 1, 80, 9, 0, 5, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 0])
+        // Runs of byte-string keys: two 3-byte keys; a count past the bytes; a key length of 2^64 − 1.
+        valid.append([1, 0, 1, 80, 10, 0, 2, 3, 1, 2, 3, 1, 9, 4, 5, 6, 0])
+        valid.append([1, 0, 1, 80, 10, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 16] + [UInt8](repeating: 7, count: 17))
+        valid.append([1, 0, 1, 80, 10, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 0])
         var decoded = 0
         for round in 0..<20_000 {
             var payload = generator.pick(valid)
@@ -266,31 +277,10 @@ import TestSupport
         #expect(try openState(path, Self.configuration()) == expected)
     }
 
-    /// Whether any unit of the plain log `bytes` holds a `putIntegers` operation or a packed block:
-    /// a decode of every commit unit and a look at every block of every key run.
+    /// Whether any commit or piece of the plain log `bytes` holds a `putIntegers` operation, or any
+    /// key run a packed block.
     static func holdsPackedEncodings(_ bytes: [UInt8]) -> Bool {
-        PlainLogUnits.units(of: bytes).contains { $0.indexKind == nil && holdsPutRun(bytes, $0.payload) }
+        PlainLogUnits.operations(of: bytes).contains { $0.opcode == OperationCodec.Opcode.putIntegers.rawValue }
             || PlainLogUnits.keyRunBlockLayouts(of: bytes).contains { [RunBlockReader.packedLayout, RunBlockReader.walkedLayout].contains($0) }
-    }
-
-    /// Whether the commit payload `bytes[payload]` holds a `putIntegers` operation, found by
-    /// walking its operations (the opcode's byte value may also be a value's).
-    private static func holdsPutRun(_ bytes: [UInt8], _ payload: Range<Int>) -> Bool {
-        var reader = ByteReader(bytes, from: payload.lowerBound, to: payload.upperBound)
-        while !reader.isAtEnd {
-            guard let code = try? reader.byte() else { return false }
-            if code == OperationCodec.Opcode.putIntegers.rawValue { return true }
-            // Past the operation's fields, as the decoder goes.
-            switch OperationCodec.Opcode(rawValue: code) {
-            case .defineType: _ = try? reader.varint(); _ = try? reader.lengthPrefixedRange()
-            case .put: _ = try? reader.varint(); _ = try? OperationCodec.decodeKey(&reader); _ = try? reader.lengthPrefixedRange()
-            case .delete: _ = try? reader.varint(); _ = try? OperationCodec.decodeKey(&reader)
-            case .deleteAll: _ = try? reader.varint()
-            case .setSchema: _ = try? reader.varint(); _ = try? reader.lengthPrefixedRange()
-            case .setMetadata: _ = try? reader.lengthPrefixedRange(); _ = try? reader.lengthPrefixedRange()
-            default: return false
-            }
-        }
-        return false
     }
 }

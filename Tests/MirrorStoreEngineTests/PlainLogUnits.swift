@@ -47,6 +47,61 @@ enum PlainLogUnits {
         return blocks
     }
 
+    /// The opcode of every operation of every commit unit and stream piece of the log `bytes`,
+    /// with the frame of the unit it lies in, found by walking the operations as the decoder
+    /// does (an opcode's byte value may also be a value's); a unit's walk stops where its bytes
+    /// stop making sense.
+    static func operations(of bytes: [UInt8]) -> [(opcode: UInt8, unit: Range<Int>)] {
+        var found: [(opcode: UInt8, unit: Range<Int>)] = []
+        for unit in units(of: bytes) where unit.indexKind == nil || unit.indexKind == IndexUnit.Kind.streamPiece.rawValue {
+            let frame = (unit.payload.lowerBound - LogFrame.headerSize)..<unit.payload.upperBound
+            var reader = ByteReader(bytes, from: unit.payload.lowerBound, to: unit.payload.upperBound)
+            for code in (try? operationCodes(&reader, piece: unit.indexKind != nil)) ?? [] { found.append((code, frame)) }
+        }
+        return found
+    }
+
+    /// The opcodes of the operations `reader` holds, past a piece's header when `piece`.
+    private static func operationCodes(_ reader: inout ByteReader, piece: Bool) throws(DecodeFailure) -> [UInt8] {
+        var codes: [UInt8] = []
+        if piece {
+            _ = try reader.byte()
+            _ = try reader.varint()
+            _ = try reader.varint()
+        }
+        while !reader.isAtEnd {
+            let code = try reader.byte()
+            codes.append(code)
+            switch OperationCodec.Opcode(rawValue: code) {
+            case .defineType, .setSchema: _ = try reader.varint(); _ = try reader.lengthPrefixedRange()
+            case .put: _ = try reader.varint(); _ = try OperationCodec.decodeKey(&reader); _ = try reader.lengthPrefixedRange()
+            case .delete: _ = try reader.varint(); _ = try OperationCodec.decodeKey(&reader)
+            case .deleteAll: _ = try reader.varint()
+            case .setMetadata: _ = try reader.lengthPrefixedRange(); _ = try reader.lengthPrefixedRange()
+            case .reserveCapacity: for _ in 0..<4 { _ = try reader.varint() }
+            case .commitStream: _ = try reader.varint(); _ = try reader.varint(); _ = try reader.uint32()
+            case .putIntegers:
+                _ = try reader.varint()
+                let counted = try reader.varint()
+                if counted & 1 == 1 { _ = try reader.varint() }
+                for _ in 0..<min(counted >> 1, UInt64(reader.remaining)) {
+                    if counted & 1 == 0 { _ = try reader.varint() }
+                    _ = try reader.lengthPrefixedRange()
+                }
+            case .putByteKeys:
+                _ = try reader.varint()
+                let count = try reader.varint()
+                let length = try reader.varint()
+                for _ in 0..<min(count, UInt64(reader.remaining)) {
+                    _ = try reader.range(count: Int(min(length, UInt64(reader.remaining) + 1)))
+                    _ = try reader.lengthPrefixedRange()
+                }
+            case nil: return codes
+            }
+        }
+        return codes
+    }
+
     /// The four bytes at `offset`, little-endian.
     private static func littleEndian(_ bytes: [UInt8], at offset: Int) -> Int {
         bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }

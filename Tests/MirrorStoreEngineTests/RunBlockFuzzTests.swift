@@ -101,7 +101,7 @@ import TestSupport
         }
         var types = TypeTable()
         let start = LogHeader().unitsStart
-        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &types, fileOffset: start, packsPuts: true)
+        let (payload, decoded) = OperationCodec.encode(batch.operations, types: &types, fileOffset: start, packing: .current)
         let log = MemoryLog(LogHeader().encoded() + payload)
         var expected: [(key: Int64, packed: UInt64)] = []
         for case .put(_, .integer(let key), let offset, let length) in decoded { expected.append((key, ValueLocation(offset: offset, length: length).packed)) }

@@ -136,7 +136,7 @@ struct MirrorStoreToolTests {
             _ = try makeStore(at: path)
             let outcome = try mirrorstore("inspect", path)
             #expect(outcome.status == 0, "\(outcome.errors)")
-            #expect(outcome.output.contains("format version: 6"))
+            #expect(outcome.output.contains("format version: 7"))
             #expect(outcome.output.contains("checkpoint: "))
             #expect(outcome.output.contains("  Hero: 2 objects"))
             #expect(outcome.output.contains("  Publisher: 1 objects"))

@@ -94,7 +94,7 @@ import TestSupport
         try withTemporaryDirectory { directory in
             let path = directory + "/last.store"
             var types = TypeTable()
-            let (payload, _) = OperationCodec.encode([.setMetadata(key: "crafted", value: [1])], types: &types, fileOffset: 0, packsPuts: true)
+            let (payload, _) = OperationCodec.encode([.setMetadata(key: "crafted", value: [1])], types: &types, fileOffset: 0, packing: .current)
             try Data(LogHeader(flags: 0).encoded() + LogFrame.encode(sequence: LogFrame.maximumSequence, payload: payload))
                 .write(to: URL(fileURLWithPath: path))
             #expect(throws: StorageError(.sequenceExhausted(path: path, last: LogFrame.maximumSequence))) {
