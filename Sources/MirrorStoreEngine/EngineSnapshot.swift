@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A consistent, immutable view of a store as of one acknowledged commit.
 ///
 /// Taking one is cheap (the index is copy-on-write) and it never sees part of a commit.
@@ -41,7 +43,33 @@ public struct EngineSnapshot: Sendable {
 
         /// The packed location of `key` of `type`, or nil; here for the same reason.
         func location(type: String, key: StorageKey) throws -> UInt64? {
-            try index.types[type]?.location(for: key)
+            try objects(ofType: type)?.location(for: key)
+        }
+
+        /// The objects of the first type a read of this snapshot asked for, kept: reads by key
+        /// mostly ask for one type between two changes, and hashing its name to find it in
+        /// `index.types` cost each of them more than the rest of finding its key's location.
+        private let firstType = AtomicLazyReference<NamedObjects>()
+
+        private final class NamedObjects: Sendable {
+            let name: String
+            let objects: TypeIndex?
+
+            init(name: String, objects: TypeIndex?) {
+                self.name = name
+                self.objects = objects
+            }
+        }
+
+        /// `index.types[type]`, the first type asked for without hashing its name again.
+        func objects(ofType type: String) -> TypeIndex? {
+            if let first = firstType.load() {
+                // Equal names are mostly one string, which `==` finds from its bits alone.
+                return first.name == type ? first.objects : index.types[type]
+            }
+            let objects = index.types[type]
+            _ = firstType.storeIfNil(NamedObjects(name: type, objects: objects))
+            return objects
         }
     }
 
@@ -116,7 +144,7 @@ public struct EngineSnapshot: Sendable {
     /// The values of `type`, for reading many of them by key: the type is found once, not on
     /// every read.
     public func values(ofType type: String) -> TypeValues {
-        TypeValues(objects: index.types[type], snapshot: self)
+        TypeValues(objects: parts.objects(ofType: type), snapshot: self)
     }
 
     /// What identifies the bytes stored for `key` of `type` in this snapshot, without reading
