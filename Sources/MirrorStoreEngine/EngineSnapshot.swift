@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A consistent, immutable view of a store as of one acknowledged commit.
 ///
 /// Taking one is cheap (the index is copy-on-write) and it never sees part of a commit.
@@ -21,6 +19,12 @@ public struct EngineSnapshot: Sendable {
         let sequence: UInt64
         let version: UInt64
         let formatVersion: UInt32
+        /// The types and their objects in a list, when there are at most `listedTypes` of them: a
+        /// read by key compares its type's name with each (equal names are mostly one string,
+        /// which `==` finds from its bits alone), where hashing the name to find it in
+        /// `index.types` cost more than the rest of finding the key's location.
+        private let listed: [(name: String, objects: TypeIndex)]?
+        static let listedTypes = 8
 
         init(index: KeyIndex, generation: any LogStorage, secondary: SecondaryIndexes, sequence: UInt64, version: UInt64, formatVersion: UInt32) {
             self.index = index
@@ -29,6 +33,7 @@ public struct EngineSnapshot: Sendable {
             self.sequence = sequence
             self.version = version
             self.formatVersion = formatVersion
+            listed = index.types.count <= Self.listedTypes ? index.types.map { (name: $0.key, objects: $0.value) } : nil
         }
 
         /// Where the value at the packed location `packed` lies, checked against the
@@ -46,30 +51,15 @@ public struct EngineSnapshot: Sendable {
             try objects(ofType: type)?.location(for: key)
         }
 
-        /// The objects of the first type a read of this snapshot asked for, kept: reads by key
-        /// mostly ask for one type between two changes, and hashing its name to find it in
-        /// `index.types` cost each of them more than the rest of finding its key's location.
-        private let firstType = AtomicLazyReference<NamedObjects>()
-
-        private final class NamedObjects: Sendable {
-            let name: String
-            let objects: TypeIndex?
-
-            init(name: String, objects: TypeIndex?) {
-                self.name = name
-                self.objects = objects
-            }
-        }
-
-        /// `index.types[type]`, the first type asked for without hashing its name again.
+        /// `index.types[type]`, found in `listed` when there is one.
         func objects(ofType type: String) -> TypeIndex? {
-            if let first = firstType.load() {
-                // Equal names are mostly one string, which `==` finds from its bits alone.
-                return first.name == type ? first.objects : index.types[type]
+            guard let listed else { return index.types[type] }
+            var position = 0
+            while position < listed.count {
+                if listed[position].name == type { return listed[position].objects }
+                position += 1
             }
-            let objects = index.types[type]
-            _ = firstType.storeIfNil(NamedObjects(name: type, objects: objects))
-            return objects
+            return nil
         }
     }
 
