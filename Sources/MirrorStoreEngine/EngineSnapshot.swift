@@ -19,6 +19,12 @@ public struct EngineSnapshot: Sendable {
         let sequence: UInt64
         let version: UInt64
         let formatVersion: UInt32
+        /// The types and their objects in a list, when there are at most `listedTypes` of them: a
+        /// read by key compares its type's name with each (equal names are mostly one string,
+        /// which `==` finds from its bits alone), where hashing the name to find it in
+        /// `index.types` cost more than the rest of finding the key's location.
+        private let listed: [(name: String, objects: TypeIndex)]?
+        static let listedTypes = 8
 
         init(index: KeyIndex, generation: any LogStorage, secondary: SecondaryIndexes, sequence: UInt64, version: UInt64, formatVersion: UInt32) {
             self.index = index
@@ -27,6 +33,7 @@ public struct EngineSnapshot: Sendable {
             self.sequence = sequence
             self.version = version
             self.formatVersion = formatVersion
+            listed = index.types.count <= Self.listedTypes ? index.types.map { (name: $0.key, objects: $0.value) } : nil
         }
 
         /// Where the value at the packed location `packed` lies, checked against the
@@ -41,7 +48,18 @@ public struct EngineSnapshot: Sendable {
 
         /// The packed location of `key` of `type`, or nil; here for the same reason.
         func location(type: String, key: StorageKey) throws -> UInt64? {
-            try index.types[type]?.location(for: key)
+            try objects(ofType: type)?.location(for: key)
+        }
+
+        /// `index.types[type]`, found in `listed` when there is one.
+        func objects(ofType type: String) -> TypeIndex? {
+            guard let listed else { return index.types[type] }
+            var position = 0
+            while position < listed.count {
+                if listed[position].name == type { return listed[position].objects }
+                position += 1
+            }
+            return nil
         }
     }
 
@@ -116,7 +134,7 @@ public struct EngineSnapshot: Sendable {
     /// The values of `type`, for reading many of them by key: the type is found once, not on
     /// every read.
     public func values(ofType type: String) -> TypeValues {
-        TypeValues(objects: index.types[type], snapshot: self)
+        TypeValues(objects: parts.objects(ofType: type), snapshot: self)
     }
 
     /// What identifies the bytes stored for `key` of `type` in this snapshot, without reading

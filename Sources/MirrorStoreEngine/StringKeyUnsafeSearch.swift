@@ -14,31 +14,53 @@ import Darwin
 /// in another form (a file written before string keys went through `ByteKeyMap`), so it is
 /// decoded and normalized to be compared, as ``StorageKey/precedes(_:_:)`` would.
 struct StringProbe {
-    /// The canonical UTF-8, lent for the lookup only.
+    /// The canonical UTF-8, lent for the lookup only. The probe holds nothing else: passed
+    /// through the runs and into each block's search, a copy of a held `String` was a retain and
+    /// a release each time.
     let bytes: UnsafeRawBufferPointer
-    /// The key as given, for the stored keys of other kinds that are ordered as keys.
-    let key: StorageKey
+
+    /// The key, canonically equal to the one given, for the stored keys of other kinds and the
+    /// blocks of other layouts, which are ordered as keys: made when one is met, which a run
+    /// of string keys never does.
+    var key: StorageKey { .string(String(decoding: bytes, as: UTF8.self)) }
 
     /// Calls `body` with the probe for `text`: its own bytes where they lie when it is ASCII (its
     /// own NFC, and the common key), else its NFC, normalized once.
     static func with<Result>(_ text: String, _ body: (StringProbe) throws -> Result) rethrows -> Result {
         var text = text
-        let key = StorageKey.string(text)
         let ascii = try text.withUTF8 { utf8 -> Result? in
             let bytes = UnsafeRawBufferPointer(utf8)
-            return isASCII(bytes) ? try body(StringProbe(bytes: bytes, key: key)) : nil
+            return isASCII(bytes) ? try body(StringProbe(bytes: bytes)) : nil
         }
         if let ascii { return ascii }
-        return try text._nfcCodeUnits.withUnsafeBytes { try body(StringProbe(bytes: $0, key: key)) }
+        return try text._nfcCodeUnits.withUnsafeBytes { try body(StringProbe(bytes: $0)) }
     }
 
-    /// Whether every byte is below 0x80: the high bits gathered in one loop with no exit, which
-    /// the compiler vectorises.
+    /// Whether every byte is below 0x80, eight at a time: a key is mostly shorter than the
+    /// stretch a vectorised loop takes before it starts, and a byte at a time cost the search
+    /// a load and an or per byte of each key it probed. From eight bytes on, the last word
+    /// overlaps the one before rather than ending byte by byte.
     @inline(__always)
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var high: UInt8 = 0
-        for byte in bytes { high |= byte }
-        return high < 0x80
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return true }
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        if count < 8 {
+            var high: UInt8 = 0
+            var offset = 0
+            while offset < count {
+                high |= base.load(fromByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+            return high < 0x80
+        }
+        var high = base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        var offset = 0
+        while offset < count - 8 {
+            high |= base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        return high & highBits == 0
     }
 
     /// How the stored string body `stored` orders against the probe (-1: the stored key

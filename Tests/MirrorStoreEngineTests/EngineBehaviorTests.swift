@@ -29,6 +29,36 @@ import TestSupport
         }
     }
 
+    /// A snapshot of a few types finds them in a list by name, of more by hashing the name: both
+    /// find what was written for each type, nothing for another name, and a name given as another
+    /// string (made anew, or canonically equal in other bytes) as the one written.
+    @Test("a snapshot finds each type's values by name, with few types and many")
+    func snapshotFindsEachTypeByName() throws {
+        for typeCount in [1, 2, 7, 8, 9, 14] {
+            let engine = StorageEngine(inMemoryWith: EngineConfiguration(autoCompaction: .disabled))
+            // Short and long names: the long ones compare through their storage, not their bits.
+            let names = (0..<typeCount).map { $0 == 0 ? "Caf\u{E9}" : "T\($0)" + String(repeating: "x", count: $0 % 2 == 0 ? 0 : 20) }
+            try engine.commit(Self.batch { batch in
+                for (number, name) in names.enumerated() {
+                    for key in 0..<5 where (key + number) % 3 != 0 {
+                        batch.put(type: name, key: .integer(Int64(key)), value: [UInt8(number), UInt8(key)])
+                    }
+                }
+            })
+            let snapshot = engine.snapshot()
+            let asked = names.map { String(decoding: Array($0.utf8), as: UTF8.self) } + ["Cafe\u{301}", "Absent", "T1", "T\(typeCount)"]
+            for name in asked {
+                let number = names.firstIndex(of: name)
+                for key in 0..<5 {
+                    let expected = number.flatMap { (key + $0) % 3 != 0 ? [UInt8($0), UInt8(key)] : nil }
+                    #expect(try snapshot.value(type: name, key: .integer(Int64(key))) == expected, "\(typeCount) types, \(name), key \(key)")
+                    #expect(try snapshot.withValue(type: name, key: .integer(Int64(key))) { Array($0) } == expected, "\(typeCount) types, \(name), key \(key)")
+                    #expect(try snapshot.values(ofType: name).value(for: .integer(Int64(key))) == expected, "\(typeCount) types, \(name), key \(key)")
+                }
+            }
+        }
+    }
+
     @Test func noneDurabilityNeverSyncsACommit() throws {
         let directory = TemporaryDirectory()
         let faults = FaultInjection()

@@ -154,4 +154,21 @@ import TestSupport
         #expect(results.count { if case .found = $0 { true } else { false } } > 500, "seed \(Self.seed)")
         #expect(results.contains(.absent) && results.contains(.damaged), "seed \(Self.seed)")
     }
+
+    @Test("the probe's ASCII test, a word at a time, agrees with a test of each byte, at every length and place of a high byte")
+    func asciiTestMatchesBytes() {
+        var random = SeededRandom(seed: Self.seed &+ 3)
+        for count in 0...40 {
+            for _ in 0..<20 {
+                var bytes = (0..<count).map { _ in UInt8.random(in: 0...0x7F, using: &random) }
+                if count > 0, random.chance(70) {
+                    for _ in 0..<Int.random(in: 1...2, using: &random) { bytes[Int.random(in: 0..<count, using: &random)] = UInt8.random(in: 0x80...0xFF, using: &random) }
+                }
+                // At an odd place in a larger buffer, so that the loads are unaligned and a read past either end would see 0xFF.
+                let padded = [0xFF] + bytes + [0xFF]
+                let ascii = padded.withUnsafeBytes { StringProbe.isASCII(UnsafeRawBufferPointer(rebasing: $0[1..<(1 + count)])) }
+                #expect(ascii == bytes.allSatisfy { $0 < 0x80 }, "seed \(Self.seed), bytes \(bytes)")
+            }
+        }
+    }
 }

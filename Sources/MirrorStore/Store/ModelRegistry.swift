@@ -34,7 +34,10 @@ struct ModelRegistry: Sendable {
     }
 
     private let plans: [String: TypePlan]
-    private let entries: [ObjectIdentifier: Entry]
+    /// The entries with the identity of their model type, in that order, searched by halves: a
+    /// read by key finds its type here, and hashing the identity cost more than the few
+    /// comparisons of a store's handful of types.
+    private let entries: [(model: ObjectIdentifier, entry: Entry)]
     private let linkTargets: Set<String>
     /// What deletes go on to do under the models' rules.
     let deleteRules: DeleteRules
@@ -56,17 +59,28 @@ struct ModelRegistry: Sendable {
         self.plans = plans
         self.linkTargets = linkTargets
         deleteRules = try DeleteRules(plans: plans.keys.sorted().compactMap { plans[$0] }, schemaNamed: { plans[$0]?.schema })
-        entries = Dictionary(uniqueKeysWithValues: plans.values.map { plan in
+        entries = plans.values.map { plan in
             let schema = plan.schema
             let embedded = linkTargets.contains(plan.typeName) ? nil : Self.embeddedSchemas(plan, plans)
-            return (plan.typeIdentifier, Entry(
+            return (model: plan.typeIdentifier, entry: Entry(
                 plan: plan,
                 isStandalone: embedded != nil,
                 embeddedSchemas: embedded ?? [:],
                 isLinkTarget: linkTargets.contains(plan.typeName),
                 primaryKeyKind: schema.primaryKey.flatMap { schema.property(named: $0)?.kind },
                 indexes: IndexKeys.indexes(of: plan) { plans[$0]?.schema }))
-        })
+        }.sorted { $0.model < $1.model }
+    }
+
+    /// The entry of the model type `identifier`, if it is registered.
+    private func entry(of identifier: ObjectIdentifier) -> Entry? {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].model < identifier { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].model == identifier ? entries[low].entry : nil
     }
 
     /// The schemas of the models records of `plan` embed, inside containers and at any depth, by
@@ -98,12 +112,12 @@ struct ModelRegistry: Sendable {
     func plan(named typeName: String) -> TypePlan? { plans[typeName] }
 
     /// The plan of a registered model type, found by the type itself: `nil` for any other type.
-    func plan(ofType type: Any.Type) -> TypePlan? { entries[ObjectIdentifier(type)]?.plan }
+    func plan(ofType type: Any.Type) -> TypePlan? { entry(of: ObjectIdentifier(type))?.plan }
 
     func schema(named typeName: String) -> ObjectSchema? { plans[typeName]?.schema }
 
     /// The entry of the registered model stored as `typeName`.
-    func entry(named typeName: String) -> Entry? { plans[typeName].flatMap { entries[$0.typeIdentifier] } }
+    func entry(named typeName: String) -> Entry? { plans[typeName].flatMap { entry(of: $0.typeIdentifier) } }
 
     /// Every registered model's schema, by type name.
     var schemas: [String: ObjectSchema] { plans.mapValues(\.schema) }
@@ -117,7 +131,7 @@ struct ModelRegistry: Sendable {
 
     /// What the store knows about a model type, which must be registered.
     func entry<Model: Persistable>(for type: Model.Type) throws(StoreError) -> Entry {
-        guard let entry = entries[ObjectIdentifier(type)] else {
+        guard let entry = entry(of: ObjectIdentifier(type)) else {
             throw StoreError(.unknownModel(typeName: type.persistedTypeName))
         }
         return entry

@@ -304,6 +304,28 @@ struct ReadRouteDifferentialTests {
         #expect(try registry.entry(for: Holder.self).isStandalone == false)
     }
 
+    @Test("the registry finds each of its models by type, whatever the models and their order, and no other type")
+    func registryFindsEachModelByType() throws {
+        let models: [any Persistable.Type] = [
+            FlatClass.self, FlatStruct.self, UUIDKeyed.self, Frozen.self, Place.self, Inner.self, WithEmbedded.self,
+            Holder.self, Wrapper.self, Spot.self, Hall.self, Happening.self, Reading.self, HoldsCached.self, Labelled.self,
+        ]
+        var random = SeededRandom(seed: Self.seed &+ 7)
+        for round in 0..<40 {
+            let chosen = models.shuffled(using: &random).prefix(Int.random(in: 1...models.count, using: &random))
+            let registry = try ModelRegistry(models: Array(chosen))
+            // Every model the chosen ones reach is registered, found by its type and by its name alike.
+            for typeName in registry.typeNames {
+                let plan = try #require(registry.plan(named: typeName))
+                #expect(registry.entry(named: typeName)?.plan === plan, "seed \(Self.seed), round \(round), \(typeName)")
+                #expect(registry.plan(ofType: plan.modelType) === plan, "seed \(Self.seed), round \(round), \(typeName)")
+            }
+            for model in models where registry.plan(named: model.persistedTypeName) == nil {
+                #expect(registry.plan(ofType: model) == nil, "seed \(Self.seed), round \(round), \(model)")
+            }
+        }
+    }
+
     static func randomPlace(_ random: inout SeededRandom) -> Place {
         var place = Place()
         place.name = random.string()
