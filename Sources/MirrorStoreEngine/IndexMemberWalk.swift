@@ -3,9 +3,11 @@
 /// objects a set holds (``ObjectKeySet``), read a batch of entries at a time: the first results
 /// of a filter sorted by another index, found without a record read. Each entry's object is
 /// looked up in the set by the bytes the index stores for it, where they lie in a run read alone,
-/// and only the objects kept become a `StorageKey`; any other index (changes since its runs were
-/// written, several runs) is read entry by entry as `IndexSnapshot.forEach` reads it and each
-/// entry looked up in the same set (the route the first is tested against).
+/// and only the objects kept become a `StorageKey`; a run with the changes since it was written
+/// in memory is read the same way, the changes merged in as it goes (deletes win), so that a
+/// commit of a few objects leaves the walk reading the run in place; any other index (several
+/// runs) is read entry by entry as `IndexSnapshot.forEach` reads it and each entry looked up in
+/// the same set (the route the others are tested against).
 ///
 /// ```swift
 /// var walk = sortIndex.memberWalk(ascending: false, members: try category.objectKeySet(from: bound, to: bound))
@@ -48,6 +50,8 @@ public struct IndexMemberWalk: Sendable {
             } else {
                 try run.forEachStoredEntryReversed(through: notAbove, after: below) { collector.take($0, $1) }
             }
+        } else if !decodes, let run = index.unmarkedSoleRun {
+            try index.forEachStoredEntryOverRun(run, forward: ascending, below, notAbove) { collector.take($0, $1) }
         } else {
             let take = { (entry: consuming IndexEntry) -> Bool in
                 let (key, object) = (entry.key, entry.object)
@@ -165,8 +169,9 @@ public struct IndexMemberWalk: Sendable {
 
 extension IndexSnapshot {
     /// The set of the objects with an entry between the bounds, held as bytes: for testing many
-    /// objects for membership of a range (``IndexMemberWalk``). A run read alone is read without
-    /// decoding its entries.
+    /// objects for membership of a range (``IndexMemberWalk``). A run read alone, or with the
+    /// changes since it was written merged in, is read without decoding its entries (those
+    /// before the last change excepted).
     /// `capacity`: the entries expected, if known.
     public func objectKeySet(from lower: IndexBound?, to upper: IndexBound?, capacity: Int = 0) throws -> ObjectKeySet {
         try objectKeySet(from: lower, to: upper, capacity: capacity, decoding: false)
@@ -176,14 +181,20 @@ extension IndexSnapshot {
     /// holds: the route the other is tested against.
     func objectKeySet(from lower: IndexBound?, to upper: IndexBound?, capacity: Int = 0, decoding: Bool) throws -> ObjectKeySet {
         var set = ObjectKeySet(capacity: capacity)
-        if !decoding, let run = storage.soleRun {
+        if !decoding, let run = storage.unmarkedSoleRun {
             var failed = false
-            try run.forEachStoredEntry(after: lower.map(KeysBelow.init(before:)) ?? .noEntry, through: upper.map(KeysBelow.init(through:)) ?? .everyEntry) { _, object in
+            let (below, notAbove) = (lower.map(KeysBelow.init(before:)) ?? .noEntry, upper.map(KeysBelow.init(through:)) ?? .everyEntry)
+            let insert = { (_: StoredIndexKey, object: StoredObjectKey) -> Bool in
                 guard set.insert(object) != nil else {
                     failed = true
                     return false
                 }
                 return true
+            }
+            if storage.hasChanges {
+                try storage.forEachStoredEntryOverRun(run, forward: true, below, notAbove, insert)
+            } else {
+                try run.forEachStoredEntry(after: below, through: notAbove, insert)
             }
             if failed { throw StorageError(.corrupted(path: run.log.path, offset: 0, reason: "an object's key in an index entry is not UTF-8")) }
             return set

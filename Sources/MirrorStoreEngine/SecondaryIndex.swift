@@ -11,7 +11,8 @@ struct SecondaryIndex: Sendable {
     /// Entries in the index.
     private(set) var count = 0
     /// The first entries positional reads of this state read (`IndexPositions`), shared by its
-    /// snapshots; dropped by every change of the entries, provided again by the next snapshot.
+    /// snapshots. A change of an entry gives the new state a copy changed to match, or none
+    /// (`IndexPositionsMemo.changing`); the next snapshot then provides a fresh one.
     private(set) var positionsMemo: IndexPositionsMemo?
 
     init() {}
@@ -33,7 +34,7 @@ struct SecondaryIndex: Sendable {
 
     /// Adds `entry`, which the index does not hold.
     mutating func insert(_ entry: IndexEntry) {
-        positionsMemo = nil
+        positionsMemo = positionsMemo?.changing(entry, inserting: true)
         count += 1
         if removed.count > 0, removed.remove(entry) { return }
         added.insert(entry)
@@ -41,7 +42,7 @@ struct SecondaryIndex: Sendable {
 
     /// Adds `entries`, none of which the index holds: merged in one pass when they are many.
     mutating func insert(contentsOf entries: [IndexEntry]) {
-        positionsMemo = nil
+        for entry in entries where positionsMemo != nil { positionsMemo = positionsMemo?.changing(entry, inserting: true) }
         count += entries.count
         guard removed.count > 0 else {
             added.insert(contentsOf: entries)
@@ -55,13 +56,15 @@ struct SecondaryIndex: Sendable {
 
     /// Removes `entry`, which the index holds (an entry that is not in memory is in a run).
     mutating func remove(_ entry: IndexEntry) {
-        positionsMemo = nil
         if added.remove(entry) {
             count -= 1
         } else if !runs.isEmpty {
             removed.insert(entry)
             count -= 1
+        } else {
+            return
         }
+        positionsMemo = positionsMemo?.changing(entry, inserting: false)
     }
 
     /// Gives this state a memo of its first positions, if it has none.

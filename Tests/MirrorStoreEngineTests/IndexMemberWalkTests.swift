@@ -8,8 +8,9 @@ import TestSupport
 /// the route that reads any index decoded: both must give the objects the positions give, kept
 /// by the set, in batches of any size, both ways, with every kind of index key (ties, -0.0 and
 /// 0.0, NaNs, strings, byte strings, tuples, nil, Booleans) and of object key (integers, ASCII
-/// and other strings, byte strings); across commits (changes beside a run), checkpoints (several
-/// runs, merges) and compactions; and on damaged files, where each answers right or throws.
+/// and other strings, byte strings); across commits (a run read in place with the inserts,
+/// updates and deletes since merged in), checkpoints (several runs, merges) and compactions;
+/// and on damaged files, where each answers right or throws.
 @Suite struct IndexMemberWalkTests {
     static let type = "E"
     /// The sort index: one key per object, of a kind the value's first byte picks.
@@ -113,6 +114,32 @@ import TestSupport
         return sortIndex.storage.soleRun != nil && filterIndex.storage.soleRun != nil
     }
 
+    /// Whether both indexes of `snapshot` are a run each with changes in memory beside it, at
+    /// least one with some: what the route in place reads with the changes merged in.
+    static func readsOverRuns(_ snapshot: EngineSnapshot) throws -> Bool {
+        let indexes = [try #require(snapshot.index(named: sort.name)), try #require(snapshot.index(named: filter.name))].map(\.storage)
+        return indexes.allSatisfy { $0.unmarkedSoleRun != nil } && indexes.contains { $0.hasChanges }
+    }
+
+    /// A few puts and deletes of objects of `objects`, applied to it.
+    static func smallBatch(_ objects: inout [StorageKey: [UInt8]], using generator: inout SeededRandom) -> WriteBatch {
+        var batch = WriteBatch()
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+            if generator.chance(35), let key = generator.pick(from: objects.keys, by: StorageKey.precedes) {
+                batch.delete(type: type, key: key)
+                objects[key] = nil
+            } else {
+                // An update of an object held, or a new one.
+                var key = objectKey(&generator)
+                if generator.chance(50), let held = generator.pick(from: objects.keys, by: StorageKey.precedes) { key = held }
+                let value = Self.value(&generator)
+                batch.put(type: type, key: key, value: value)
+                objects[key] = value
+            }
+        }
+        return batch
+    }
+
     @Test func walksInPlaceAgreeWithDecodedWalksAndTheReference() throws {
         let directory = TemporaryDirectory()
         let engine = try StorageEngine(path: directory.file("walk.store"), configuration: CheckpointTests.checkpointing(200))
@@ -120,6 +147,7 @@ import TestSupport
         var reference: [StorageKey: [UInt8]] = [:]
         var generator = SeededRandom(seed: SeededRandom.seed(default: 0x3A1C))
         var inPlace = 0
+        var overRuns = 0
         for round in 0..<80 {
             var batch = WriteBatch()
             for _ in 0..<Int.random(in: 1...25, using: &generator) {
@@ -135,8 +163,15 @@ import TestSupport
             try engine.commit(batch)
             if round % 29 == 28 { try engine.compact() }
             if try Self.check(engine.snapshot(), reference, using: &generator, "round \(round)") { inPlace += 1 }
+            // A few small commits after: the runs and the changes beside them, read in place.
+            for step in 0..<3 {
+                try engine.commit(Self.smallBatch(&reference, using: &generator))
+                if try Self.readsOverRuns(engine.snapshot()) { overRuns += 1 }
+                try Self.check(engine.snapshot(), reference, using: &generator, "round \(round), small commit \(step)")
+            }
         }
         #expect(inPlace > 0, "rounds whose indexes were runs read alone: \(inPlace)")
+        #expect(overRuns > 20, "reads of runs with changes beside them: \(overRuns)")
         try engine.close()
     }
 
@@ -175,7 +210,7 @@ import TestSupport
             flipRandomBit(of: &damaged, from: max(Int(LogHeader().unitsStart), damaged.count / 2), using: &generator)
             try replaceStore(at: path, with: damaged)
             let engine: StorageEngine
-            let objects: [StorageKey: [UInt8]]
+            var objects: [StorageKey: [UInt8]]
             do {
                 engine = try StorageEngine(path: path, configuration: CheckpointTests.checkpointing(100))
                 objects = try StoreState(engine.snapshot()).objects[Self.type] ?? [:]
@@ -188,10 +223,15 @@ import TestSupport
             do {
                 let readInPlace = try Self.check(engine.snapshot(), objects, using: &generator, "round \(round)")
                 outcomes[readInPlace ? "read in place" : "read", default: 0] += 1
+                // Then with a small commit's changes beside the damaged runs.
+                try engine.commit(Self.smallBatch(&objects, using: &generator))
+                let overRuns = try Self.readsOverRuns(engine.snapshot())
+                try Self.check(engine.snapshot(), objects, using: &generator, "round \(round), after a commit")
+                outcomes[overRuns ? "read over runs" : "read after a commit", default: 0] += 1
             } catch is StorageError {
                 outcomes["typed error", default: 0] += 1
             }
         }
-        #expect((outcomes["typed error"] ?? 0) > 0 && (outcomes["read in place"] ?? 0) > 0, "\(outcomes)")
+        #expect((outcomes["typed error"] ?? 0) > 0 && (outcomes["read in place"] ?? 0) > 0 && (outcomes["read over runs"] ?? 0) > 0, "\(outcomes)")
     }
 }

@@ -61,6 +61,56 @@ import TestSupport
         try engine.close()
     }
 
+    /// Reads positions of every index of `snapshot` as prefixes (random direction and length,
+    /// mostly within what a memo keeps), checked against `reference`; returns how many of the
+    /// indexes started with a memo holding entries, which a commit changed to match.
+    static func checkEveryIndex(_ snapshot: EngineSnapshot, _ reference: CheckpointTests.Reference, using random: inout SeededRandom,
+                                _ context: String) throws -> Int {
+        var kept = 0
+        for name in PersistedIndexTests.names {
+            let index = try #require(snapshot.index(named: name))
+            let expected = PersistedIndexTests.expected(name, reference)
+            if [true, false].contains(where: { index.storage.positionsMemo?.read(ascending: $0)?.objects.isEmpty == false }) { kept += 1 }
+            for _ in 0..<2 {
+                let ascending = Bool.random(using: &random)
+                let length = random.chance(10) ? Int.random(in: 1...300, using: &random) : Int.random(in: 1...40, using: &random)
+                try checkPrefix(index, ascending: ascending, length: length,
+                                ascending ? expected : PersistedIndexTests.groupsReversed(expected), "\(context), \(name)")
+            }
+        }
+        return kept
+    }
+
+    /// A commit of a few objects (puts, updates, deletes, a type's deletion) gives the new state
+    /// the memo of the one before, changed entry by entry: positions read from it, and on past
+    /// it from the index, agree with the entries the objects give, with checkpoints and merges
+    /// forced often, across compactions, and for snapshots taken before later commits.
+    @Test func aMemoChangedByCommitsAgreesWithTheEntries() throws {
+        let directory = TemporaryDirectory()
+        let engine = try StorageEngine(path: directory.file("changed.store"), configuration: CheckpointTests.checkpointing(120))
+        try engine.defineIndexes(PersistedIndexTests.definitions(PersistedIndexTests.Reads()))
+        var reference: CheckpointTests.Reference = [:]
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x3E33))
+        var older: (snapshot: EngineSnapshot, reference: CheckpointTests.Reference)?
+        var kept = 0
+        for round in 0..<400 {
+            // Mostly one commit of one to six changes; now and then several commits with no
+            // snapshot between, more changes than a memo follows.
+            for _ in 0..<(round % 53 == 52 ? 8 : 1) {
+                try engine.commit(CheckpointTests.randomBatch(&random, applyingTo: &reference, deletesBelow: 90))
+            }
+            if round % 131 == 130 { try engine.compact() }
+            kept += try Self.checkEveryIndex(engine.snapshot(), reference, using: &random, "round \(round)")
+            if let (snapshot, reference) = older {
+                _ = try Self.checkEveryIndex(snapshot, reference, using: &random, "round \(round), older snapshot")
+            }
+            if round % 7 == 0 { older = (engine.snapshot(), reference) }
+        }
+        #expect(engine.statistics.persistedIndexRuns > 0)
+        #expect(kept > 300, "indexes whose memo a commit changed: \(kept)")
+        try engine.close()
+    }
+
     /// A damaged run block is an error for every positional read that meets it, from the memo or
     /// not: a read that succeeds gives the entries of the objects the store holds.
     @Test func positionsOfADamagedFileAreItsEntriesOrATypedError() throws {
@@ -98,6 +148,45 @@ import TestSupport
                     } catch is StorageError {
                         outcomes["typed error", default: 0] += 1
                     }
+                }
+            }
+        }
+        #expect((outcomes["typed error"] ?? 0) > 0 && (outcomes["read"] ?? 0) > 0, "\(outcomes)")
+    }
+}
+
+extension IndexPositionsMemoTests {
+    /// On a damaged file, positions read from a memo that commits changed, and on past it from
+    /// the index, give the entries of the objects the store holds, or a typed error.
+    @Test func aMemoChangedByCommitsOnADamagedFileGivesEntriesOrATypedError() throws {
+        let directory = TemporaryDirectory()
+        let recorded = try PersistedIndexTests.recordWithIndex(at: directory.file("source.store"), commits: 30, seed: 0x3E34)
+        let path = directory.file("flipped.store")
+        var generator = SeededRandom(seed: SeededRandom.seed(default: 0x3E35))
+        var outcomes: [String: Int] = [:]
+        for round in 0..<200 {
+            var damaged = recorded.bytes
+            flipRandomBit(of: &damaged, from: Int(LogHeader().unitsStart), using: &generator)
+            try replaceStore(at: path, with: damaged)
+            let engine: StorageEngine
+            var reference: CheckpointTests.Reference
+            do {
+                engine = try StorageEngine(path: path, configuration: CheckpointTests.checkpointing(150))
+                reference = try StoreState(engine.snapshot()).objects
+                try engine.defineIndexes(PersistedIndexTests.definitions(PersistedIndexTests.Reads()))
+            } catch is StorageError {
+                outcomes["not opened", default: 0] += 1
+                continue
+            }
+            defer { try? engine.close() }
+            for step in 0..<4 {
+                do {
+                    if step > 0 { try engine.commit(CheckpointTests.randomBatch(&generator, applyingTo: &reference, deletesBelow: 90)) }
+                    _ = try Self.checkEveryIndex(engine.snapshot(), reference, using: &generator, "round \(round), step \(step)")
+                    outcomes["read", default: 0] += 1
+                } catch is StorageError {
+                    outcomes["typed error", default: 0] += 1
+                    break
                 }
             }
         }
