@@ -168,15 +168,9 @@ enum CryptoBinding {
         func open(
             nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
         ) throws(StorageError) -> [UInt8]? {
-            guard nonce.count == AES256GCM.nonceByteCount else {
-                throw StorageError(.encryptionFailed(reason: "a reused AES-256-GCM context takes \(AES256GCM.nonceByteCount)-byte nonces"))
+            try withContext(restartedAt: nonce) { context throws(StorageError) in
+                try CryptoBinding.decrypt(in: context, associatedData: associatedData, ciphertext: ciphertext, tag: tag)
             }
-            let context = try take()
-            defer { free.withLock { $0.append(context) } }
-            // The key stays; the nonce given restarts the message (a failed one's state included).
-            let started = nonce.withUnsafeBufferPointer { EVP_DecryptInit_ex(context.pointer, nil, nil, nil, $0.baseAddress) }
-            guard started == 1 else { throw CryptoBinding.failure("EVP_DecryptInit_ex") }
-            return try CryptoBinding.decrypt(in: context.pointer, associatedData: associatedData, ciphertext: ciphertext, tag: tag)
         }
 
         /// As `open`, the plaintext written to `output` (as many bytes as `ciphertext`): true
@@ -185,6 +179,16 @@ enum CryptoBinding {
             nonce: [UInt8], associatedData: [UInt8], ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>,
             into output: UnsafeMutableRawBufferPointer
         ) throws(StorageError) -> Bool {
+            try withContext(restartedAt: nonce) { context throws(StorageError) in
+                try CryptoBinding.decrypt(in: context, associatedData: associatedData, ciphertext: ciphertext, tag: tag, into: output)
+            }
+        }
+
+        /// Runs `body` with a pooled context keyed for this key, its message restarted at `nonce`
+        /// (the key stays; a failed message's state goes), and returns the context to the pool.
+        private func withContext<Result>(
+            restartedAt nonce: [UInt8], _ body: (OpaquePointer) throws(StorageError) -> Result
+        ) throws(StorageError) -> Result {
             guard nonce.count == AES256GCM.nonceByteCount else {
                 throw StorageError(.encryptionFailed(reason: "a reused AES-256-GCM context takes \(AES256GCM.nonceByteCount)-byte nonces"))
             }
@@ -192,7 +196,7 @@ enum CryptoBinding {
             defer { free.withLock { $0.append(context) } }
             let started = nonce.withUnsafeBufferPointer { EVP_DecryptInit_ex(context.pointer, nil, nil, nil, $0.baseAddress) }
             guard started == 1 else { throw CryptoBinding.failure("EVP_DecryptInit_ex") }
-            return try CryptoBinding.decrypt(in: context.pointer, associatedData: associatedData, ciphertext: ciphertext, tag: tag, into: output)
+            return try body(context.pointer)
         }
 
         private func take() throws(StorageError) -> Context {
