@@ -73,28 +73,8 @@ final class ThrowawayServer {
         try Self.run(asServer + Self.startArguments(bin: bin, directory: directory, port: port))
     }
 
-    /// Stops the server's processes (`SIGSTOP`), as a machine that hangs or a network that drops
-    /// every packet would: connections stay open, and nothing answers.
-    func freeze() throws {
-        for process in try processes() { kill(process, SIGSTOP) }
-    }
-
-    /// Lets the server's processes run again (`SIGCONT`).
-    func thaw() throws {
-        for process in try processes() { kill(process, SIGCONT) }
-    }
-
-    /// The server's processes: the postmaster (the first line of `postmaster.pid`) and its children.
-    private func processes() throws -> [pid_t] {
-        let text = try String(contentsOf: directory.appendingPathComponent("data/postmaster.pid"), encoding: .utf8)
-        guard let line = text.split(separator: "\n").first, let postmaster = pid_t(line) else { return [] }
-        let children = (try? String(contentsOfFile: "/proc/\(postmaster)/task/\(postmaster)/children", encoding: .utf8)) ?? ""
-        return [postmaster] + children.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    }
-
     /// Stops the server and removes its directory.
     func remove() {
-        try? thaw()
         try? crash()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -136,8 +116,7 @@ private var serverToolsMissing: Comment {
 struct ServerLossTests {
     /// Runs `call`, which must throw a `PostgresStoreError` saying the server cannot be reached
     /// or did not answer, within 5 s (the 2 s timeout, and room for a loaded machine).
-    /// `onlyTimeout`: the server cannot have said anything, so the call can only have timed out.
-    private func expectLost(_ what: String, onlyTimeout: Bool = false, _ call: @escaping @Sendable () async throws -> Void) async throws {
+    private func expectLost(_ what: String, _ call: @escaping @Sendable () async throws -> Void) async throws {
         let clock = ContinuousClock()
         let start = clock.now
         let outcome: Result<Void, any Error> = try await within(20, what) {
@@ -150,50 +129,10 @@ struct ServerLossTests {
         }
         let storeError = try #require(error as? PostgresStoreError, "\(what) threw \(error)")
         switch storeError.kind {
-        case .timedOut: break
-        case .connectionFailed where !onlyTimeout: break
+        case .connectionFailed, .timedOut: break
         default: Issue.record("\(what) threw \(storeError)")
         }
         #expect(elapsed < .seconds(5), "\(what) took \(elapsed)")
-    }
-
-    /// A server that stops answering (its processes stopped): calls holding a connection have it
-    /// closed after the timeout, calls waiting for one stop waiting, an observation that cannot
-    /// listen gives up; once it answers again, the store works.
-    @Test func callsFailWithinTheTimeoutWhenTheServerStopsAnswering() async throws {
-        let server = try ThrowawayServer()
-        defer { server.remove() }
-        // A connection that cannot log in gives up after `connectTimeout`: here the call's timeout comes first.
-        var settings = server.settings
-        settings.connectTimeout = .seconds(10)
-        let store = try await PostgresStore.open(settings, models: [LossNote.self])
-        try await store.write { try await $0.add(LossNote(id: 1, text: "before")) }
-
-        try server.freeze()
-        try await expectLost("write", onlyTimeout: true) { try await store.write { try await $0.add(LossNote(id: 2, text: "lost")) } }
-        try await expectLost("lookup", onlyTimeout: true) { _ = try await store.object(LossNote.self, primaryKey: 1) }
-        try await expectLost("observation", onlyTimeout: true) {
-            var changes = try store.objects(LossNote.self).changes.makeAsyncIterator()
-            _ = try await changes.next()
-        }
-        try server.thaw()
-
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
-        var read: LossNote?
-        while read == nil, clock.now < deadline {
-            do {
-                read = try await store.object(LossNote.self, primaryKey: 1)
-            } catch let error as PostgresStoreError {
-                switch error.kind {
-                case .connectionFailed, .timedOut: try await Task.sleep(for: .milliseconds(200))
-                default: throw error
-                }
-            }
-        }
-        #expect(read == LossNote(id: 1, text: "before"), "no read succeeded within 30 s of the server answering again")
-        #expect(try await store.object(LossNote.self, primaryKey: 2) == nil)
-        await store.close()
     }
 
     @Test func callsFailWithinTheTimeoutAndWorkAgainOnceTheServerIsBack() async throws {
