@@ -64,16 +64,23 @@ final class ChangeListener: Sendable {
     ///   when the listening connection cannot be opened).
     func subscribe(isolation: isolated (any Actor)? = #isolation, concerns: @escaping @Sendable (ChangeNotice) -> Bool) async throws -> Subscription {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let id: Int? = state.withLock { state in
+        let subscribed: (id: Int, generation: Int)? = state.withLock { state in
             guard !state.isClosed else { return nil }
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = Subscriber(concerns: concerns, continuation: continuation)
             if state.task == nil { startListening(&state) }
-            return id
+            return (id, state.generation)
         }
-        guard let id else { throw PostgresStoreError(.closed) }
+        guard let (id, generation) = subscribed else { throw PostgresStoreError(.closed) }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        // A server that takes the connection but never answers would keep the waiters waiting.
+        let timeout = settings.callTimeout
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self?.failed(generation, timedOut: true, reason: "listening for changes: the server did not answer")
+        }
+        defer { timer.cancel() }
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             let ready: Result<Void, any Error>? = state.withLock { state in
                 if state.isClosed { return .failure(PostgresStoreError(.closed)) }
@@ -175,18 +182,24 @@ final class ChangeListener: Sendable {
         for continuation in concerned { continuation.yield(()) }
     }
 
-    /// The connection failed: every observer's sequence throws, and the next observer connects anew.
-    private func failed(_ generation: Int, reason: String) {
-        let (subscribers, waiters) = state.withLock { state -> ([Subscriber], [CheckedContinuation<Void, any Error>]) in
-            guard state.generation == generation, state.task != nil else { return ([], []) }
-            let taken = (Array(state.subscribers.values), Array(state.waiters.values))
+    /// The connection failed, or did not listen in time (`timedOut`, only before it listens):
+    /// every observer's sequence throws, and the next observer connects anew.
+    private func failed(_ generation: Int, timedOut: Bool = false, reason: String) {
+        let (subscribers, waiters, task) = state.withLock { state -> ([Subscriber], [CheckedContinuation<Void, any Error>], Task<Void, Never>?) in
+            guard state.generation == generation, let task = state.task, !(timedOut && state.isListening) else { return ([], [], nil) }
+            let taken = (Array(state.subscribers.values), Array(state.waiters.values), task)
             state.subscribers = [:]
             state.waiters = [:]
             state.task = nil
             state.isListening = false
+            // The stopped task's late news is ignored.
+            state.generation += 1
             return taken
         }
-        let error = PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: "listening for changes: \(reason)"))
+        task?.cancel()
+        let error = timedOut
+            ? PostgresStoreError(.timedOut(host: settings.host, port: settings.port, timeout: settings.callTimeout, reason: reason))
+            : PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: "listening for changes: \(reason)"))
         for waiter in waiters { waiter.resume(throwing: error) }
         for subscriber in subscribers { subscriber.continuation.finish(throwing: error) }
     }

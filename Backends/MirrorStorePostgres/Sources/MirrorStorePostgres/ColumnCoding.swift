@@ -115,11 +115,12 @@ final class ColumnCoding {
             guard !strings.contains(where: { $0.utf8.contains(0) }) else { throw failure("a string with a NUL character") }
             bindings.append(strings)
         case .uuid: bindings.append(try each { if case .uuid(let v) = $0 { v } else { nil } })
+        case .bytea: bindings.append(try each { if case .data(let v) = $0 { ByteBuffer(bytes: v) } else { nil } })
         case .date:
             let seconds = try each { if case .date(let v) = $0 { v.timeIntervalSinceReferenceDate } else { nil } }
             guard !seconds.contains(where: \.isNaN) else { throw failure("a NaN date") }
             bindings.append(seconds)
-        case .unsigned, .bytea, .decimal, .url: throw failure("a \(type.sqlType) array, which is kept as jsonb")
+        case .unsigned, .decimal, .url: throw failure("a \(type.sqlType) array, which is kept as jsonb")
         }
     }
 
@@ -210,7 +211,8 @@ final class ColumnCoding {
         case .text: return list(try cell.decode([String]?.self), RecordValue.string)
         case .uuid: return list(try cell.decode([UUID]?.self), RecordValue.uuid)
         case .date: return list(try cell.decode([Double]?.self)) { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-        case .unsigned, .bytea, .decimal, .url: throw CellFailure(reason: "\(type.sqlType) arrays are kept as jsonb, not in a native array")
+        case .bytea: return list(try cell.decode([ByteBuffer]?.self)) { .data(Data($0.readableBytesView)) }
+        case .unsigned, .decimal, .url: throw CellFailure(reason: "\(type.sqlType) arrays are kept as jsonb, not in a native array")
         }
     }
 }

@@ -20,11 +20,17 @@ public struct PostgresSettings: Sendable, Equatable {
     /// How long opening waits for the server before it throws
     /// ``PostgresStoreError/Kind/connectionFailed(host:port:reason:)``.
     public var connectTimeout: Duration
+    /// How long a call on an open store (a read, a write block with its own code, the start of
+    /// an observation, `close()`) may wait for the server before it throws
+    /// ``PostgresStoreError/Kind/timedOut(host:port:timeout:reason:)`` (`close()` returns): a
+    /// server lost after opening makes calls fail, and once it answers again the next calls
+    /// reconnect. Give it room for the longest write block the app runs.
+    public var callTimeout: Duration
 
     /// Settings for the server at `host:port`.
     public init(
         host: String = "127.0.0.1", port: Int = 5432, user: String, database: String, password: String? = nil,
-        connectTimeout: Duration = .seconds(5)
+        connectTimeout: Duration = .seconds(5), callTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -32,6 +38,7 @@ public struct PostgresSettings: Sendable, Equatable {
         self.database = database
         self.password = password
         self.connectTimeout = connectTimeout
+        self.callTimeout = callTimeout
     }
 
     /// Settings from `MIRRORSTORE_POSTGRES_HOST`, `_PORT`, `_USER`, `_DATABASE` and `_PASSWORD`

@@ -115,12 +115,17 @@ public final class PostgresStore: Sendable {
 
     /// Closes the store's connections. Calls made after it, or still waiting for a connection,
     /// throw ``PostgresStoreError/Kind/closed``; observations (``PostgresResults/changes``,
-    /// ``changes(_:primaryKey:)``) end.
+    /// ``changes(_:primaryKey:)``) end. Returns within ``PostgresSettings/callTimeout`` even
+    /// when the server no longer answers (the connections then close on their own).
     public func close() async {
         isClosed.withLock { $0 = true }
-        await listener.close()
-        runner.cancel()
-        await runner.value
+        let listener = listener, runner = runner
+        let closing = Task {
+            await listener.close()
+            runner.cancel()
+            await runner.value
+        }
+        await BoundedWait.end(of: closing, atMost: settings.callTimeout)
     }
 
     /// Runs `body` in one SQL transaction: everything it writes is committed together when it
@@ -220,13 +225,26 @@ public final class PostgresStore: Sendable {
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         guard !isClosed.withLock({ $0 }) else { throw PostgresStoreError(.closed) }
+        let settings = settings
         do {
-            return try await client.withConnection(isolation: isolation, body)
+            return try await TimedLease.run(on: client, timeout: settings.callTimeout, expiredError: {
+                PostgresStoreError(.timedOut(host: settings.host, port: settings.port, timeout: settings.callTimeout, reason: "no connection to the server could be opened"))
+            }) { connection, lease in
+                do {
+                    return try await body(connection)
+                } catch where lease.hasExpired {
+                    throw PostgresStoreError(.timedOut(
+                        host: settings.host, port: settings.port, timeout: settings.callTimeout,
+                        reason: "the server did not answer the call's statements, so its connection was closed (a write block's transaction rolls back unless its COMMIT had reached the server)"))
+                }
+            }
         } catch where isClosed.withLock({ $0 }) {
             // The pool refuses leases once it shuts down, with an error of its own module.
             throw PostgresStoreError(.closed)
         } catch let error as PSQLError where error.code != .server {
             throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(error)))
+        } catch let failure as TimedLease.Failure {
+            throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(failure.underlying)))
         }
     }
 }

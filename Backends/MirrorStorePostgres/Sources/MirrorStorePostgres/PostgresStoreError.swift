@@ -34,6 +34,10 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Equatable, Sen
         case unsupportedDatabase(database: String, reason: String)
         /// The migration of `typeName`'s table cannot be carried out; nothing was changed.
         case migrationFailed(typeName: String, reason: String)
+        /// The server at `host:port` did not answer a call within `timeout`
+        /// (``PostgresSettings/callTimeout``): no connection could be opened, or its statements
+        /// got no answer. The store keeps working once the server answers again.
+        case timedOut(host: String, port: Int, timeout: Duration, reason: String)
         /// The store was closed before or during the call.
         case closed
     }
@@ -65,6 +69,8 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Equatable, Sen
             "The PostgreSQL database \(database) cannot keep MirrorStore's models: \(reason); create it with ENCODING 'UTF8'."
         case .migrationFailed(let typeName, let reason):
             "The migration of \(typeName) cannot be carried out: \(reason); the database was left as it was."
+        case .timedOut(let host, let port, let timeout, let reason):
+            "PostgreSQL at \(host):\(port) did not answer within \(timeout): \(reason); the call was abandoned."
         case .closed:
             "The PostgreSQL store was closed; open it again to use it."
         }

@@ -72,6 +72,11 @@ struct SchemaSetup {
             if !differences.isEmpty {
                 throw StoreError(.schemaChanged(version: schemaVersion, differences: differences))
             }
+            // Arrays and sets of `Data` an earlier version kept as `jsonb` (the description is
+            // the same); a migrated table's are carried over by its migration.
+            try await DataArrayConversion.convertStoredColumns(
+                of: mapping.tables.values.filter { table in stored[table.typeName] != nil && !migrated.contains { $0 === table } },
+                on: connection, mapping: mapping)
             // Versions are kept per type: stores with other models may share the database.
             var renamed: Set<String> = []
             if let oldVersion = mapping.tables.keys.compactMap({ stored[$0]?.version }).min(), oldVersion < Int64(schemaVersion) {

@@ -177,7 +177,12 @@ struct StoredTable {
         let column = ColumnMapping(property: name, position: position, kind: kind, storage: storage, isNullable: true, isPrimaryKey: false)
         // A link is read as a record of its target's model: one the store opens with.
         if let target = column.linkTarget, mapping.tables[target] == nil { return nil }
-        return column.sqlType == sqlType ? column : nil
+        if column.sqlType == sqlType { return column }
+        // Arrays and sets of `Data` as an earlier version kept them (`DataArrayConversion`).
+        if sqlType == "jsonb", DataArrayConversion.isDataArray(kind) {
+            return ColumnMapping(property: name, position: position, kind: kind, storage: .json, isNullable: true, isPrimaryKey: false)
+        }
+        return nil
     }
 
     /// A kind and storage for a column the metadata does not describe: the single value or

@@ -63,8 +63,8 @@ enum ScalarType: Sendable, Equatable {
     /// Whether arrays of this type are native PostgreSQL arrays (the others are `jsonb`).
     var hasNativeArray: Bool {
         switch self {
-        case .boolean, .bigint, .real, .double, .text, .uuid, .date: true
-        case .unsigned, .bytea, .decimal, .url: false
+        case .boolean, .bigint, .real, .double, .text, .bytea, .uuid, .date: true
+        case .unsigned, .decimal, .url: false
         }
     }
 

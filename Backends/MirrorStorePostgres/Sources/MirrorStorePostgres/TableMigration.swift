@@ -163,7 +163,8 @@ struct TableMigration {
     /// rules (`[Int]` to `[UInt]` or to `[Int?]`, and back), each with the `USING` expression
     /// of its `ALTER COLUMN … TYPE`: `to_jsonb(column::text[])` spells each integer as the `jsonb`
     /// encoding does (its decimal text), and `translate` turns that `jsonb` text into an array
-    /// literal. Every stored value is checked to fit the new kind first.
+    /// literal. Arrays of `Data` move alike (`[Data]` to `[Data?]` and back), through
+    /// ``DataArrayConversion``'s functions. Every stored value is checked to fit the new kind first.
     ///
     /// - Throws: ``PostgresStoreError`` (`.migrationFailed`) naming the first value that does not fit.
     private func arrayStorageChanges(
@@ -171,22 +172,33 @@ struct TableMigration {
     ) async throws -> [String: String] {
         guard let storedSchema else { return [:] }
         var moves: [String: String] = [:]
+        var madeFunctions = false
         let storedKey = SQL.identifier(renames[table.primaryKey.property] ?? table.primaryKey.property)
         for column in table.columns where !column.isPrimaryKey {
             let storedName = renames[column.property] ?? column.property
             guard let existing = stored[storedName], existing.type != column.sqlType, let old = storedSchema.property(named: storedName)?.kind,
-                  Self.isIntegerArray(old), Self.isIntegerArray(column.kind),
+                  (Self.isIntegerArray(old) && Self.isIntegerArray(column.kind))
+                    || (DataArrayConversion.isDataArray(old) && DataArrayConversion.isDataArray(column.kind)),
                   let change = JSONKindChange(from: old, to: column.kind, renamedTypes: [:]) else { continue }
             let storedColumn = SQL.identifier(storedName)
+            let isData = DataArrayConversion.isDataArray(old)
+            if isData && !madeFunctions {
+                try await Failures.translating(mapping) {
+                    for statement in DataArrayConversion.functionStatements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.logger)
+                    }
+                }
+                madeFunctions = true
+            }
             let using: String
             let asJSON: String
             switch column.storage {
             case .array where existing.type == "jsonb":
-                using = "translate(\(column.quotedName)::text, '[]\"', '{}')::\(column.sqlType)"
+                using = isData ? DataArrayConversion.usingBytea(column.quotedName) : "translate(\(column.quotedName)::text, '[]\"', '{}')::\(column.sqlType)"
                 asJSON = storedColumn
             case .json where existing.type.hasSuffix("[]"):
-                using = "to_jsonb(\(column.quotedName)::text[])"
-                asJSON = "to_jsonb(\(storedColumn)::text[])"
+                using = isData ? DataArrayConversion.usingJSON(column.quotedName) : "to_jsonb(\(column.quotedName)::text[])"
+                asJSON = isData ? DataArrayConversion.usingJSON(storedColumn) : "to_jsonb(\(storedColumn)::text[])"
             default:
                 continue
             }
