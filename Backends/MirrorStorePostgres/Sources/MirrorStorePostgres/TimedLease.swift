@@ -8,8 +8,8 @@ import Synchronization
 /// postgres-nio's pool waits for a connection until it can open one again, and a statement sent
 /// to a server that stopped answering waits for the operating system to give up on the socket.
 /// So the lease is taken by a task of its own (`holder`), which hands the connection over and
-/// keeps the lease until the call releases it, and a timer task ends the call when the deadline
-/// passes: a call still waiting for a connection stops waiting (the holder is cancelled, which
+/// keeps the lease until the call releases it, and a timer on an event loop ends the call when
+/// the deadline passes: a call still waiting for a connection stops waiting (the holder is cancelled, which
 /// ends the pool's wait), and a call holding one has it closed under it, which fails its
 /// statement at once and, in a write block, rolls the transaction back on the server.
 final class TimedLease: Sendable {
@@ -67,8 +67,9 @@ final class TimedLease: Sendable {
                 lease.stopWaiting(Failure(underlying: error), becoming: .failed(Failure(underlying: error)))
             }
         }
-        let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+        // The deadline is a task scheduled on an event loop rather than a sleeping `Task`: one
+        // heap entry there, not a task and its thread hop per call.
+        let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(in: Self.timeAmount(timeout)) {
             lease.expire()
         }
         let connection: PostgresConnection
@@ -88,6 +89,14 @@ final class TimedLease: Sendable {
             lease.release()
         }
         return try await body(connection, lease)
+    }
+
+    /// `duration` in the event loop's unit, at most about 292 years.
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return .nanoseconds(0) }
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .nanoseconds(.max) }
+        return .nanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     /// Whether the deadline passed before the call ended (a connection it held was closed).
