@@ -118,22 +118,29 @@ struct StringFences: Sendable {
     /// The last fence not after `wanted` (canonical UTF-8), or nil when it precedes them all.
     func block(for wanted: UnsafeRawBufferPointer) -> Int? {
         let wantedPrefix = IndexRun.stringPrefix(wanted)
-        return bytes.withUnsafeBytes { all -> Int? in
-            var low = 0
-            var high = prefixes.count
-            while low < high {
-                let middle = (low + high) / 2
-                let notAfter: Bool
-                if prefixes[middle] != wantedPrefix {
-                    notAfter = prefixes[middle] < wantedPrefix
-                } else {
-                    let start = middle == 0 ? 0 : ends[middle - 1]
-                    let fence = UnsafeRawBufferPointer(rebasing: all[start..<ends[middle]])
-                    notAfter = RunBlockReader.order(fence, wanted) <= 0
+        // The tables read through buffers: `middle` is always below their count (`ends` has
+        // one per prefix), and the arrays' checked subscripts cost each step bounds tests.
+        return prefixes.withUnsafeBufferPointer { prefixes in
+            ends.withUnsafeBufferPointer { ends in
+                bytes.withUnsafeBytes { all -> Int? in
+                    var low = 0
+                    var high = prefixes.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        let prefix = prefixes[middle]
+                        let notAfter: Bool
+                        if prefix != wantedPrefix {
+                            notAfter = prefix < wantedPrefix
+                        } else {
+                            let start = middle == 0 ? 0 : ends[middle - 1]
+                            let fence = UnsafeRawBufferPointer(rebasing: all[start..<ends[middle]])
+                            notAfter = RunBlockReader.order(fence, wanted) <= 0
+                        }
+                        if notAfter { low = middle + 1 } else { high = middle }
+                    }
+                    return low > 0 ? low - 1 : nil
                 }
-                if notAfter { low = middle + 1 } else { high = middle }
             }
-            return low > 0 ? low - 1 : nil
         }
     }
 }

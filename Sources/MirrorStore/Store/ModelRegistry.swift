@@ -17,6 +17,9 @@ struct ModelRegistry: Sendable {
         let isLinkTarget: Bool
         /// The kind of the primary-key property, if the model has one.
         let primaryKeyKind: PropertyKind?
+        /// The stored value type of that kind, found once here rather than by a walk of the kind
+        /// per read by key; nil for a key property of another kind, checked by the kind itself.
+        let primaryKeyValueType: StoredValueType?
         /// The secondary indexes the model asks for, in property order.
         let indexes: [WantedIndex]
 
@@ -29,6 +32,7 @@ struct ModelRegistry: Sendable {
             self.embeddedSchemas = embeddedSchemas
             self.isLinkTarget = isLinkTarget
             self.primaryKeyKind = primaryKeyKind
+            primaryKeyValueType = primaryKeyKind?.storedValueType
             self.indexes = indexes
         }
     }
@@ -144,7 +148,8 @@ struct ModelRegistry: Sendable {
             throw StoreError(.noPrimaryKey(typeName: entry.plan.typeName))
         }
         let recordValue = value.recordValue
-        guard kind.accepts(recordValue), let key = PrimaryKey.storageKey(for: recordValue) else {
+        let accepted = entry.primaryKeyValueType.map { $0.accepts(recordValue) } ?? kind.accepts(recordValue)
+        guard accepted, let key = PrimaryKey.storageKey(for: recordValue) else {
             throw StoreError(.primaryKeyMismatch(
                 typeName: entry.plan.typeName, expected: kind.description, found: recordValue.description))
         }
