@@ -23,7 +23,7 @@ import PostgresNIO
 /// Observation: ``PostgresResults/changes`` and ``changes(_:primaryKey:)``, from `LISTEN`/`NOTIFY`,
 /// see commits made through any store on the same database.
 /// Migrations: `open(_:models:schemaVersion:migration:)` (see ``PostgresMigration``).
-/// Not yet done: inverse relationships, links inside containers.
+/// What is not done yet is listed in the package README, under "Not yet".
 public final class PostgresStore: Sendable {
     let client: PostgresClient
     let mapping: DatabaseMapping
