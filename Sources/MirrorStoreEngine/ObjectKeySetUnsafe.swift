@@ -42,7 +42,7 @@ public struct ObjectKeySet: Sendable {
         case .bytes:
             bytes.insert(key.body)
         case .string:
-            if Self.isASCII(key.body) {
+            if StringProbe.isASCII(key.body) {
                 strings.insert(key.body)
             } else {
                 guard let canonical = Self.canonical(key.body) else { return nil }
@@ -61,27 +61,10 @@ public struct ObjectKeySet: Sendable {
             return bytes.count > 0 && bytes.contains(key.body)
         case .string:
             // No closure on the way: one that captured the set copied it, arrays and all, per key.
-            if Self.isASCII(key.body) { return strings.contains(key.body) }
+            if StringProbe.isASCII(key.body) { return strings.contains(key.body) }
             guard let canonical = Self.canonical(key.body) else { return nil }
             return canonical.withUnsafeBytes { strings.contains($0) }
         }
-    }
-
-    /// Whether the stored string `utf8` is ASCII, which is its own canonical form.
-    @inline(__always)
-    private static func isASCII(_ utf8: UnsafeRawBufferPointer) -> Bool {
-        // Eight bytes at a time: a byte at a time cost as much as the search.
-        var highBits: UInt64 = 0
-        var position = 0
-        while position &+ 8 <= utf8.count {
-            highBits |= utf8.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-            position &+= 8
-        }
-        while position < utf8.count {
-            highBits |= UInt64(utf8[position])
-            position &+= 1
-        }
-        return highBits & 0x8080_8080_8080_8080 == 0
     }
 
     /// The UTF-8 of the stored string `utf8`'s NFC form; nil when it is not UTF-8.
