@@ -13,7 +13,7 @@ top=${2:-40}
 here=$(cd "$(dirname "$0")/.." && pwd)
 out="$here/.build/profile"
 mkdir -p "$out"
-swift build -c release --package-path "$here" --product mapping-benchmarks >/dev/null
+swift build -c release --disable-build-manifest-caching --package-path "$here" --product mapping-benchmarks >/dev/null
 # Valgrind 3.19 cannot read the DWARF 5 the toolchain emits: profile a copy without debug info
 # (symbols stay, so functions keep their names).
 objcopy --strip-debug "$here/.build/release/mapping-benchmarks" "$out/mapping-benchmarks"

@@ -29,7 +29,7 @@ mkdir -p "$out" "$directory"
 # compare) instead of building this checkout's.
 binary=${BINARY:-}
 if [ -z "$binary" ]; then
-    swift build -c release --package-path "$here" --product query-benchmarks >/dev/null
+    swift build -c release --disable-build-manifest-caching --package-path "$here" --product query-benchmarks >/dev/null
     binary="$here/.build/release/query-benchmarks"
 fi
 sizes=(--directory "$directory" --objects 100000 --open-objects "$open_objects" --seed 20261123 ${encrypted[@]+"${encrypted[@]}"})

@@ -24,7 +24,7 @@ mkdir -p "$out"
 # compare) instead of building this checkout's.
 binary=${BINARY:-}
 if [ -z "$binary" ]; then
-    swift build -c release --package-path "$here" --product store-benchmarks >/dev/null
+    swift build -c release --disable-build-manifest-caching --package-path "$here" --product store-benchmarks >/dev/null
     binary="$here/.build/release/store-benchmarks"
 fi
 # Valgrind 3.19 cannot read the DWARF 5 the toolchain emits: profile a copy without debug info

@@ -15,7 +15,7 @@ max_load=${MAX_LOAD:-1.3}
 wait_rounds=${WAIT_ROUNDS:-60}
 here=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH:-$here/.build}
-swift build -c release --package-path "$here" --scratch-path "$scratch" --product query-benchmarks >/dev/null
+swift build -c release --disable-build-manifest-caching --package-path "$here" --scratch-path "$scratch" --product query-benchmarks >/dev/null
 binary="$scratch/release/query-benchmarks"
 date=$(date -u +%Y-%m-%d)
 commit=$(git -C "$here" rev-parse --short=7 HEAD)

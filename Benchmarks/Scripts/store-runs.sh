@@ -12,7 +12,7 @@ count=${1:-3}
 shift || true
 max_load=${MAX_LOAD:-1.3}
 here=$(cd "$(dirname "$0")/.." && pwd)
-swift build -c release --package-path "$here" --product store-benchmarks >/dev/null
+swift build -c release --disable-build-manifest-caching --package-path "$here" --product store-benchmarks >/dev/null
 binary="$here/.build/release/store-benchmarks"
 date=$(date -u +%Y-%m-%d)
 commit=$(git -C "$here" rev-parse --short=7 HEAD)
