@@ -34,9 +34,9 @@ struct TypeIndex: Sendable {
     /// copies the fields only when a snapshot shares them.
     private final class Storage: @unchecked Sendable {
         // @unchecked: a `Storage` is changed only through `TypeIndex.unique()`, when no other
-        // `TypeIndex` (and so no snapshot on another thread) refers to it. The same discipline
-        // makes every access exclusive, so the lookups' fields skip the runtime's check, which
-        // cost a lookup as much as hashing its key.
+        // `TypeIndex` (and so no snapshot on another thread) refers to it and no snapshot has
+        // shown it (`shown`). The same discipline makes every access exclusive, so the lookups'
+        // fields skip the runtime's check, which cost a lookup as much as hashing its key.
         @exclusivity(unchecked) var runs: [KeyRun] = []
         @exclusivity(unchecked) var integers = IntegerKeyMap()
         @exclusivity(unchecked) var strings = ByteKeyMap()
@@ -46,6 +46,9 @@ struct TypeIndex: Sendable {
         var schema: [UInt8]?
         var liveBytes = 0
         var count = 0
+        /// Set by the writer, under the engine's lock, once a snapshot has shown these fields
+        /// (``KeyIndex/markShown()``); never cleared: a copy starts unshown.
+        var shown = false
 
         func copy() -> Storage {
             let copy = Storage()
@@ -65,8 +68,20 @@ struct TypeIndex: Sendable {
     private var storage = Storage()
 
     private mutating func unique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        // Fields a snapshot showed are changed in a copy even when no snapshot holds them any
+        // more. In place, the change would be ordered after the readers' last reads only by the
+        // reference count's atomics, which ThreadSanitizer does not see (the Swift runtime is not
+        // instrumented), so it reported a race; a copy of the fields is one allocation a type.
+        if !isKnownUniquelyReferenced(&storage) || storage.shown { storage = storage.copy() }
     }
+
+    /// Marks these fields as shown by a snapshot: the next change copies them (`unique()`).
+    func markShown() {
+        storage.shown = true
+    }
+
+    /// What identifies the fields behind these objects, for tests that a change made a copy.
+    var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
 
     /// Persisted runs, newest first.
     private(set) var runs: [KeyRun] {
@@ -354,6 +369,12 @@ struct KeyIndex: Sendable {
         let names = types.compactMap { $0.value.fileOrder == nil || $0.value.keyOrder == nil ? $0.key : nil }
         for name in names { types[name]?.provideFileOrderCache() }
         cachesProvided = true
+    }
+
+    /// Marks every type's fields as shown by a snapshot (``TypeIndex/markShown()``), so that no
+    /// later change writes where a reader of that snapshot read.
+    func markShown() {
+        for objects in types.values { objects.markShown() }
     }
 
     /// Payload bytes the live state needs; the rest of the file is dead and compaction drops it.

@@ -96,7 +96,8 @@ public final class StorageEngine: Sendable {
         var secondary = SecondaryIndexes()
         /// The snapshot of this state, made by the first ``StorageEngine/snapshot()`` after a
         /// change and shared by the later ones; dropped before each change, so that the change
-        /// finds the index's storage unshared when no reader holds a snapshot.
+        /// finds the index's storage unshared when no reader holds a snapshot (but for each
+        /// type's fields a snapshot showed, which it copies: `TypeIndex.markShown()`).
         var snapshot: EngineSnapshot?
     }
 
@@ -894,6 +895,10 @@ public final class StorageEngine: Sendable {
     /// Changes what snapshots see, under the lock, and counts the change.
     func publish(_ change: (inout Published) -> Void) {
         published.withLock { state in
+            // A snapshot of this state may still be read, or was read by a thread that has not
+            // taken this lock since: the change must not write where it read, even once no
+            // snapshot holds the index any more.
+            if state.snapshot != nil { state.index.markShown() }
             state.snapshot = nil
             change(&state)
             publishedVersion.wrappingAdd(1, ordering: .releasing)
