@@ -287,7 +287,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
             var sql = "SELECT count(*) FROM \(table.table)"
             if let condition { sql += " WHERE " + condition }
             let rows = try await Failures.translating(store.mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+                try await connection.rows(of: PostgresQuery(unsafeSQL: sql, binds: parameters.bindings))
             }
             let count = try rows.first?.decode(Int64.self) ?? 0
             return Swift.min(Int(count), limit ?? Int.max)

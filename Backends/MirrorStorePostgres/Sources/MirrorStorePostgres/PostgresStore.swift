@@ -165,7 +165,7 @@ public final class PostgresStore: Sendable {
                     let payload = parameters.add(transaction.notice.payload)
                     try await Failures.translating(self.mapping) {
                         // Its rows are read: a statement with rows reports its failure through them.
-                        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify(\(channel), \(payload))", binds: parameters.bindings), logger: Self.logger).collect()
+                        try await connection.rows(of: PostgresQuery(unsafeSQL: "SELECT pg_notify(\(channel), \(payload))", binds: parameters.bindings))
                     }
                 }
                 try transaction.checkBegun()
@@ -178,12 +178,12 @@ public final class PostgresStore: Sendable {
                 }
             } catch {
                 transaction.end()
-                if transaction.hasBegun { _ = try? await connection.query("ROLLBACK", logger: Self.logger) }
+                if transaction.hasBegun { _ = try? await connection.rows(of: "ROLLBACK") }
                 throw error
             }
             // A block that ran no statement has nothing to commit.
             guard transaction.hasBegun else { return result }
-            try await Failures.translating(self.mapping) { try await connection.query("COMMIT", logger: Self.logger) }
+            try await Failures.translating(self.mapping) { try await connection.rows(of: "COMMIT") }
             return result
         }
     }
@@ -245,6 +245,8 @@ public final class PostgresStore: Sendable {
             throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(error)))
         } catch let failure as TimedLease.Failure {
             throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: Failures.reason(failure.underlying)))
+        } catch let closed as ConnectionClosed {
+            throw PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: closed.description))
         }
     }
 }

@@ -400,7 +400,7 @@ public final class PostgresWriteTransaction {
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [PostgresRow] {
         guard inlineNotices < Self.inlineNoticeLimit else {
-            let rows = try await run(statement, bindings, collecting: perRow)
+            let rows = try await run(statement, bindings)
             if (!perRow || !rows.isEmpty) && !notice.coversEvery(typeName) { notice.note(typeName, key: key.map(PrimaryKeys.text)) }
             return rows
         }
@@ -409,9 +409,7 @@ public final class PostgresWriteTransaction {
         bindings.append(ChangeNotice.payload(of: typeName, key: key.map(PrimaryKeys.text)))
         let notify = "SELECT pg_notify($\(parameterCount + 1), $\(parameterCount + 2))"
         let rows = try await run(
-            "WITH \"mirrorstore_changed\" AS (\(statement)) \(notify)\(perRow ? " FROM \"mirrorstore_changed\"" : "")", bindings,
-            // A statement with rows reports its failure through them: read them to hear of it.
-            collecting: true)
+            "WITH \"mirrorstore_changed\" AS (\(statement)) \(notify)\(perRow ? " FROM \"mirrorstore_changed\"" : "")", bindings)
         inlineNotices += 1
         return rows
     }
@@ -423,21 +421,20 @@ public final class PostgresWriteTransaction {
     }
 
     func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
-        try await run(sql, parameters.bindings, collecting: true)
+        try await run(sql, parameters.bindings)
     }
 
-    /// Runs one statement and returns its rows, or none unless `collecting`; a failure fails the
-    /// transaction (see ``failure``).
+    /// Runs one statement and returns its rows (a statement without `RETURNING` has none); a
+    /// failure fails the transaction (see ``failure``).
     private func run(
-        _ sql: String, _ bindings: PostgresBindings, collecting: Bool, isolation: isolated (any Actor)? = #isolation
+        _ sql: String, _ bindings: PostgresBindings, isolation: isolated (any Actor)? = #isolation
     ) async throws -> [PostgresRow] {
         do {
             beginIfNeeded()
             return try await Failures.translating(mapping) {
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresStore.logger)
-                let collected = collecting ? try await rows.collect() : []
+                let rows = try await connection.rows(of: PostgresQuery(unsafeSQL: sql, binds: bindings))
                 try checkBegun()
-                return collected
+                return rows
             }
         } catch {
             if failure == nil { failure = error }

@@ -277,7 +277,7 @@ final class RowReader {
         statementCount += 1
         do {
             return try await Failures.translating(mapping) {
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+                try await connection.rows(of: PostgresQuery(unsafeSQL: sql, binds: parameters.bindings))
             }
         } catch {
             statementFailure = statementFailure ?? error

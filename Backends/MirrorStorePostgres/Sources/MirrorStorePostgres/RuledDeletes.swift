@@ -174,7 +174,7 @@ struct MigrationStatements: RuledDeletes {
 
     func run(_ sql: String, _ parameters: SQLParameters, isolation: isolated (any Actor)? = #isolation) async throws -> [PostgresRow] {
         try await Failures.translating(mapping) {
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: parameters.bindings), logger: PostgresStore.logger).collect()
+            try await connection.rows(of: PostgresQuery(unsafeSQL: sql, binds: parameters.bindings))
         }
     }
 

@@ -11,7 +11,9 @@ import Synchronization
 /// keeps the lease until the call releases it, and a timer on an event loop ends the call when
 /// the deadline passes: a call still waiting for a connection stops waiting (the holder is cancelled, which
 /// ends the pool's wait), and a call holding one has it closed under it, which fails its
-/// statement at once and, in a write block, rolls the transaction back on the server.
+/// statement at once and, in a write block, rolls the transaction back on the server; the call's
+/// later statements fail at once too, since they are sent through
+/// ``PostgresNIO/PostgresConnection/rows(of:)``.
 final class TimedLease: Sendable {
     /// The pool gave no connection: `underlying` says why.
     struct Failure: Error {
@@ -62,7 +64,15 @@ final class TimedLease: Sendable {
         let lease = TimedLease(expiredError: expiredError)
         let holder = Task {
             do {
-                try await client.withConnection { connection in await lease.hold(connection) }
+                // A connection closed under an earlier call may be handed out before the pool
+                // learns it closed: the call gets another one, once the pool has let it go.
+                while let closing = try await client.withConnection({ connection -> EventLoopFuture<Void>? in
+                    guard !connection.isClosed else { return connection.closeFuture }
+                    await lease.hold(connection)
+                    return nil
+                }) {
+                    try? await closing.get()
+                }
             } catch {
                 lease.stopWaiting(Failure(underlying: error), becoming: .failed(Failure(underlying: error)))
             }

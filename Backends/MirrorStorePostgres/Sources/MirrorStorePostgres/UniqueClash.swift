@@ -29,14 +29,14 @@ enum UniqueClash {
         // Sent without waiting for its answer, as `BEGIN` is: its failure fails the statement.
         _ = connection.query(PostgresQuery(unsafeSQL: "SAVEPOINT mirrorstore_unique"), logger: PostgresStore.logger) { _ in }
         do {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.logger)
+            _ = try await connection.rows(of: PostgresQuery(unsafeSQL: statement))
         } catch let error as PSQLError where error.code == .server {
             let state = error.serverInfo?[.sqlState]
             guard state == "23505" || state == "23P01", let constraint = error.serverInfo?[.constraintName],
                   mapping.uniqueIndexes[constraint] != nil
             else { throw error }
             try await Failures.translating(mapping) {
-                try await connection.query("ROLLBACK TO SAVEPOINT mirrorstore_unique", logger: PostgresStore.logger)
+                try await connection.rows(of: "ROLLBACK TO SAVEPOINT mirrorstore_unique")
             }
             let reader = RowReader(connection: connection, mapping: mapping)
             let candidates = writtenTypes.map { constraints(of: $0, through: constraint, mapping: mapping) } ?? [constraint]
@@ -83,7 +83,7 @@ enum UniqueClash {
         guard let elements = table.uniqueElements.first(where: { $0.indexName == constraint }),
               let column = table.column(named: elements.property) else { return nil }
         let positions = try await Failures.translating(reader.mapping) {
-            try await reader.connection.query(PostgresQuery(unsafeSQL: elements.firstSharedPositionQuery), logger: PostgresStore.logger).collect()
+            try await reader.connection.rows(of: PostgresQuery(unsafeSQL: elements.firstSharedPositionQuery))
         }
         guard let position = try positions.first?.decode(Int64.self) else { return nil }
         let found = try await reader.records(table: table, condition: elements.firstSharerCondition, parameters: SQLParameters(), orderBy: table.keyOrder, limit: 1)

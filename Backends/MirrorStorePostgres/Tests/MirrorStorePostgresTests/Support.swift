@@ -1,6 +1,7 @@
 import Foundation
 import MirrorStore
 import MirrorStorePostgres
+import Synchronization
 import Testing
 
 /// The server `Scripts/with-postgres.sh` started, or `nil`: the suites that need one are then
@@ -81,4 +82,33 @@ func within<T: Sendable>(_ seconds: Int = 10, _ what: String, task: Task<T, any 
     try await within(seconds, what) {
         try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
+}
+
+/// What `body` returns, or `TimedOut` after `seconds`, without waiting for `body` to end then
+/// (`within` waits for its cancelled body): a call that ignores cancellation fails the test, naming
+/// `what`, instead of hanging the run. The body is cancelled and left running.
+func withinAbandoning<T: Sendable>(_ seconds: Int, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let task = Task { try await body() }
+    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let race = FirstOutcome(continuation)
+        let timer = Task {
+            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+            race.finish(.failure(TimedOut(what: what, seconds: seconds)))
+            task.cancel()
+        }
+        Task {
+            let outcome = await task.result
+            timer.cancel()
+            race.finish(outcome)
+        }
+    }
+}
+
+/// A continuation resumed once, by whichever outcome comes first.
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private let waiter: Mutex<CheckedContinuation<T, any Error>?>
+
+    init(_ continuation: CheckedContinuation<T, any Error>) { waiter = Mutex(continuation) }
+
+    func finish(_ outcome: Result<T, any Error>) { waiter.withLock { $0.take() }?.resume(with: outcome) }
 }

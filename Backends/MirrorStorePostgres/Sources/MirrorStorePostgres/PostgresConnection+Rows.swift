@@ -1,0 +1,28 @@
+import NIOCore
+import PostgresNIO
+
+/// A statement sent on a connection that has closed, which was not sent: see
+/// ``PostgresNIO/PostgresConnection/rows(of:)``.
+struct ConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "the connection was closed" }
+}
+
+extension PostgresConnection {
+    /// Runs `query` and returns all its rows; throws ``ConnectionClosed`` at once when the
+    /// connection has closed, and fails when it closes before the answer.
+    ///
+    /// Every statement of a leased connection goes through here, since postgres-nio answers a
+    /// statement written after its connection closed neither with rows nor with an error: its
+    /// handler has left the channel, so the write is dropped and the call waits forever. The
+    /// check and the write run together on the connection's event loop, where the channel closes:
+    /// a channel still open there still has its handler, which answers every statement it is
+    /// given, with an error once it closes. So a call whose connection ``TimedLease`` closed (or
+    /// the server dropped) ends, whatever statement it sends next.
+    func rows(of query: PostgresQuery) async throws -> [PostgresRow] {
+        let eventLoop = eventLoop
+        return try await eventLoop.flatSubmit { () -> EventLoopFuture<[PostgresRow]> in
+            guard !self.isClosed else { return eventLoop.makeFailedFuture(ConnectionClosed()) }
+            return self.query(query, logger: PostgresStore.logger).map(\.rows)
+        }.get()
+    }
+}
