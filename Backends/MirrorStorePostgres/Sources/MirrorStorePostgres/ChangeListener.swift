@@ -27,6 +27,9 @@ final class ChangeListener: Sendable {
         /// Observers waiting for `LISTEN` to be in place, by id.
         var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
         var isClosed = false
+        /// The error the last failed connection gave its observers, with the generation it ended:
+        /// an observer it dropped before it started waiting throws it too.
+        var failure: (generation: Int, error: PostgresStoreError)?
     }
 
     /// An observer's stream of "something that concerns you was committed".
@@ -85,7 +88,11 @@ final class ChangeListener: Sendable {
             let ready: Result<Void, any Error>? = state.withLock { state in
                 if state.isClosed { return .failure(PostgresStoreError(.closed)) }
                 if state.isListening { return .success(()) }
-                guard state.subscribers[id] != nil else { return .failure(PostgresStoreError(.closed)) }
+                guard state.subscribers[id] != nil else {
+                    // The connection failed between registering and waiting: say why.
+                    if let failure = state.failure, failure.generation == generation { return .failure(failure.error) }
+                    return .failure(PostgresStoreError(.closed))
+                }
                 state.waiters[id] = waiter
                 return nil
             }
@@ -185,6 +192,9 @@ final class ChangeListener: Sendable {
     /// The connection failed, or did not listen in time (`timedOut`, only before it listens):
     /// every observer's sequence throws, and the next observer connects anew.
     private func failed(_ generation: Int, timedOut: Bool = false, reason: String) {
+        let error = timedOut
+            ? PostgresStoreError(.timedOut(host: settings.host, port: settings.port, timeout: settings.callTimeout, reason: reason))
+            : PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: "listening for changes: \(reason)"))
         let (subscribers, waiters, task) = state.withLock { state -> ([Subscriber], [CheckedContinuation<Void, any Error>], Task<Void, Never>?) in
             guard state.generation == generation, let task = state.task, !(timedOut && state.isListening) else { return ([], [], nil) }
             let taken = (Array(state.subscribers.values), Array(state.waiters.values), task)
@@ -192,14 +202,12 @@ final class ChangeListener: Sendable {
             state.waiters = [:]
             state.task = nil
             state.isListening = false
+            state.failure = (generation, error)
             // The stopped task's late news is ignored.
             state.generation += 1
             return taken
         }
         task?.cancel()
-        let error = timedOut
-            ? PostgresStoreError(.timedOut(host: settings.host, port: settings.port, timeout: settings.callTimeout, reason: reason))
-            : PostgresStoreError(.connectionFailed(host: settings.host, port: settings.port, reason: "listening for changes: \(reason)"))
         for waiter in waiters { waiter.resume(throwing: error) }
         for subscriber in subscribers { subscriber.continuation.finish(throwing: error) }
     }
