@@ -175,7 +175,7 @@ struct TypeIndex: Sendable {
     }
 
     /// The location the runs alone hold for a string key.
-    private func persistedLocation(of probe: StringProbe) throws -> UInt64? {
+    func persistedLocation(of probe: StringProbe) throws -> UInt64? {
         var index = 0
         while index < storage.runs.count {
             if let packed = try storage.runs[index].packed(for: probe) { return packed == 0 ? nil : packed }

@@ -60,7 +60,8 @@ struct TypeIndexes: Sendable {
     /// The indexes in `wanted`, as `snapshot` holds them.
     init(_ wanted: [WantedIndex], schema: ObjectSchema, snapshot: EngineSnapshot) {
         var byPosition = [Index?](repeating: nil, count: schema.properties.count)
-        var foldedByPosition = byPosition
+        // Made only for a type that has an index of folded strings (`folded(_:)` checks the positions).
+        var foldedByPosition = wanted.contains { $0.isFolded } ? byPosition : []
         var compound: [Compound] = []
         for wanted in wanted {
             guard let snapshot = snapshot.index(named: wanted.name) else { continue }
