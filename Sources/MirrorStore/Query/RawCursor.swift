@@ -177,6 +177,32 @@ struct RawCursor {
         return nil
     }
 
+    /// A tag byte that is `tag`, then a varint's value, moving past both; nil, with the position
+    /// anywhere, when they are not there. Read with a local position stored once at the end:
+    /// a list's integer elements read through ``byte()`` and ``skipVarint()`` stored the position
+    /// and tested the bounds in several steps per byte.
+    @inline(__always)
+    mutating func taggedVarint(_ tag: UInt8) -> UInt64? {
+        let end = bytes.count
+        var at = position
+        guard at < end, bytes[at] == tag else { return nil }
+        at += 1
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while at < end {
+            let byte = bytes[at]
+            at += 1
+            guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                position = at
+                return value
+            }
+            shift += 7
+        }
+        return nil
+    }
+
     /// Why the value where ``skipSingleValueQuickly()`` started, read again from `start`, is not one.
     @inline(never)
     func skipFailure(from start: Int) -> DecodeFailure {

@@ -9,6 +9,8 @@ import MirrorStoreEngine
 protocol SingleValueReading {
     mutating func readByte() -> UInt8?
     mutating func readVarint() -> UInt64?
+    /// A tag byte that is `tag`, then a varint: a list's integer element in one read.
+    mutating func readVarint(taggedWith tag: UInt8) -> UInt64?
     mutating func readUInt32() -> UInt32?
     mutating func readUInt64() -> UInt64?
     /// A varint count of values, each at least one byte long, so no more than the bytes left.
@@ -23,6 +25,7 @@ protocol SingleValueReading {
 extension ByteReader: SingleValueReading {
     mutating func readByte() -> UInt8? { try? byte() }
     mutating func readVarint() -> UInt64? { try? varint() }
+    mutating func readVarint(taggedWith tag: UInt8) -> UInt64? { readByte() == tag ? readVarint() : nil }
     mutating func readUInt32() -> UInt32? { try? uint32() }
     mutating func readUInt64() -> UInt64? { try? uint64() }
     mutating func readCount() -> Int? { try? count() }
@@ -36,6 +39,8 @@ extension RawCursor: SingleValueReading {
     mutating func readByte() -> UInt8? { byte() }
     @inline(__always)
     mutating func readVarint() -> UInt64? { skipVarint() }
+    @inline(__always)
+    mutating func readVarint(taggedWith tag: UInt8) -> UInt64? { taggedVarint(tag) }
     @inline(__always)
     mutating func readUInt32() -> UInt32? { uint32() }
     @inline(__always)
@@ -140,16 +145,16 @@ extension StoredValueType {
         guard reader.readByte() == ValueTag.list.rawValue, let count = reader.readCount() else { return false }
         switch self {
         case .bool: return plain(Bool.self, count, &reader, field, asSet) { tag, _ in tag == ValueTag.true.rawValue }
-        case .int: return plain(Int.self, count, &reader, field, asSet) { Self.signed(Int.self, &$1) }
-        case .int8: return plain(Int8.self, count, &reader, field, asSet) { Self.signed(Int8.self, &$1) }
-        case .int16: return plain(Int16.self, count, &reader, field, asSet) { Self.signed(Int16.self, &$1) }
-        case .int32: return plain(Int32.self, count, &reader, field, asSet) { Self.signed(Int32.self, &$1) }
-        case .int64: return plain(Int64.self, count, &reader, field, asSet) { Self.signed(Int64.self, &$1) }
-        case .uint: return plain(UInt.self, count, &reader, field, asSet) { Self.unsigned(UInt.self, &$1) }
-        case .uint8: return plain(UInt8.self, count, &reader, field, asSet) { Self.unsigned(UInt8.self, &$1) }
-        case .uint16: return plain(UInt16.self, count, &reader, field, asSet) { Self.unsigned(UInt16.self, &$1) }
-        case .uint32: return plain(UInt32.self, count, &reader, field, asSet) { Self.unsigned(UInt32.self, &$1) }
-        case .uint64: return plain(UInt64.self, count, &reader, field, asSet) { Self.unsigned(UInt64.self, &$1) }
+        case .int: return integers(Int.self, count, &reader, field, asSet) { Int(exactly: RawCursor.unzigzag($0)) }
+        case .int8: return integers(Int8.self, count, &reader, field, asSet) { Int8(exactly: RawCursor.unzigzag($0)) }
+        case .int16: return integers(Int16.self, count, &reader, field, asSet) { Int16(exactly: RawCursor.unzigzag($0)) }
+        case .int32: return integers(Int32.self, count, &reader, field, asSet) { Int32(exactly: RawCursor.unzigzag($0)) }
+        case .int64: return integers(Int64.self, count, &reader, field, asSet) { RawCursor.unzigzag($0) }
+        case .uint: return integers(UInt.self, count, &reader, field, asSet) { UInt(exactly: $0) }
+        case .uint8: return integers(UInt8.self, count, &reader, field, asSet) { UInt8(exactly: $0) }
+        case .uint16: return integers(UInt16.self, count, &reader, field, asSet) { UInt16(exactly: $0) }
+        case .uint32: return integers(UInt32.self, count, &reader, field, asSet) { UInt32(exactly: $0) }
+        case .uint64: return integers(UInt64.self, count, &reader, field, asSet) { $0 }
         case .float: return plain(Float.self, count, &reader, field, asSet) { $1.readUInt32().map(Float.init(bitPattern:)) }
         case .double: return plain(Double.self, count, &reader, field, asSet) { $1.readUInt64().map(Double.init(bitPattern:)) }
         case .string: return elements(String.self, count, &reader, field, asSet) { $1.readString() }
@@ -194,18 +199,35 @@ extension StoredValueType {
         _ type: Value.Type, _ count: Int, _ reader: inout Reader, _ field: UnsafeMutableRawPointer, _ asSet: Bool,
         _ element: (UInt8, inout Reader) -> Value?
     ) -> Bool {
-        asSet ? elements(type, count, &reader, field, true, element) : plainList(type, count, &reader, field, element)
+        guard !asSet else { return elements(type, count, &reader, field, true, element) }
+        return plainList(type, count, &reader, field) { reader in
+            guard let tag = reader.readByte(), isWritten(with: tag) else { return nil }
+            return element(tag, &reader)
+        }
     }
 
-    /// A list of `count` plain values (numbers, `Bool`s) read as ``elements(_:_:_:_:_:_:)``
-    /// reads them, into temporary storage first, then copied at once into an array made for
+    /// ``plain(_:_:_:_:_:_:)`` for an integer type (written with its own tag only), `convert`
+    /// making a value of the varint read: a list's element, tag and varint, is read in one step
+    /// (``SingleValueReading/readVarint(taggedWith:)``).
+    @inline(__always)
+    private func integers<Value: Hashable & BitwiseCopyable, Reader: SingleValueReading>(
+        _ type: Value.Type, _ count: Int, _ reader: inout Reader, _ field: UnsafeMutableRawPointer, _ asSet: Bool,
+        _ convert: (UInt64) -> Value?
+    ) -> Bool {
+        guard !asSet else { return elements(type, count, &reader, field, true) { _, reader in reader.readVarint().flatMap(convert) } }
+        let tag = self.tag.rawValue
+        return plainList(type, count, &reader, field) { $0.readVarint(taggedWith: tag).flatMap(convert) }
+    }
+
+    /// A list of `count` plain values (numbers, `Bool`s), each (its tag included) read by
+    /// `element`, into temporary storage first, then copied at once into an array made for
     /// them: appending to an array checked its capacity and uniqueness per element, which cost
     /// more than reading the element. A function of its own per type, so that the array is made
     /// by code specialised for it.
     @inline(never)
     private func plainList<Value: BitwiseCopyable, Reader: SingleValueReading>(
         _ type: Value.Type, _ count: Int, _ reader: inout Reader, _ field: UnsafeMutableRawPointer,
-        _ element: (UInt8, inout Reader) -> Value?
+        _ element: (inout Reader) -> Value?
     ) -> Bool {
         // Not for no element: the empty array is shared, and stays so.
         guard count > 0 else {
@@ -214,22 +236,12 @@ extension StoredValueType {
         }
         return withUnsafeTemporaryAllocation(of: Value.self, capacity: count) { values in
             for index in 0..<count {
-                guard let tag = reader.readByte(), isWritten(with: tag), let value = element(tag, &reader) else { return false }
+                guard let value = element(&reader) else { return false }
                 values.initializeElement(at: index, to: value)
             }
             FieldMemory.store(Array(UnsafeBufferPointer(values)), to: field, at: 0)
             return true
         }
-    }
-
-    @inline(__always)
-    private static func signed<Value: FixedWidthInteger, Reader: SingleValueReading>(_ type: Value.Type, _ reader: inout Reader) -> Value? {
-        reader.readVarint().flatMap { Value(exactly: RawCursor.unzigzag($0)) }
-    }
-
-    @inline(__always)
-    private static func unsigned<Value: FixedWidthInteger, Reader: SingleValueReading>(_ type: Value.Type, _ reader: inout Reader) -> Value? {
-        reader.readVarint().flatMap { Value(exactly: $0) }
     }
 
     /// Stores `nil` into an optional field of this type.
