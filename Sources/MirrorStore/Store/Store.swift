@@ -28,6 +28,8 @@ public final class Store: Sendable {
     private let writeLock = Lock<[String: Int64]>([:])
     /// Committed transactions not yet durable, which the next one reads through.
     private let inFlight = InFlightWrites()
+    /// The thread inside this store's write block, refused when it calls back into the store.
+    private let activeWrites = ActiveWrites()
     /// Whether the store reads beside a writer (``Configuration/Access/readOnly``).
     private let isReader: Bool
     /// Bytes of records a transaction holds before it streams them to the log.
@@ -222,7 +224,7 @@ public final class Store: Sendable {
                     sealsScratch: engine.sealsScratchFiles))
             let result: Result
             do {
-                result = try ActiveWrites.run(inside: self) { try body(transaction) }
+                result = try activeWrites.run { try body(transaction) }
             } catch {
                 _ = transaction.finish()
                 // Whatever the transaction streamed stays dead bytes in the log.
@@ -299,7 +301,7 @@ public final class Store: Sendable {
     /// Throws when the current thread is inside a write block of this store, where taking the
     /// write lock again would never return.
     private func refuseInsideWrite(_ operation: String) throws(StoreError) {
-        if ActiveWrites.contains(self) { throw StoreError(.calledInsideWrite(operation: operation)) }
+        if activeWrites.containsCurrentThread { throw StoreError(.calledInsideWrite(operation: operation)) }
     }
 
     /// Rewrites the file with live records only, crash-safely.
