@@ -164,11 +164,16 @@ struct RawCursor {
     /// A varint's value, moving past it; nil when it runs past the end or overflows 64 bits.
     @_transparent
     mutating func skipVarint() -> UInt64? {
+        // A local position, stored once on the way out: storing it per byte kept the loop's
+        // bounds test and advance out of registers.
+        var at = position
+        defer { position = at }
+        let end = bytes.count
         var value: UInt64 = 0
         var shift: UInt64 = 0
-        while position < bytes.count {
-            let byte = bytes[position]
-            position += 1
+        while at < end {
+            let byte = bytes[at]
+            at += 1
             guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
             value |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 { return value }
@@ -178,29 +183,12 @@ struct RawCursor {
     }
 
     /// A tag byte that is `tag`, then a varint's value, moving past both; nil, with the position
-    /// anywhere, when they are not there. Read with a local position stored once at the end:
-    /// a list's integer elements read through ``byte()`` and ``skipVarint()`` stored the position
-    /// and tested the bounds in several steps per byte.
+    /// anywhere, when they are not there: a list's integer element in one call.
     @inline(__always)
     mutating func taggedVarint(_ tag: UInt8) -> UInt64? {
-        let end = bytes.count
-        var at = position
-        guard at < end, bytes[at] == tag else { return nil }
-        at += 1
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while at < end {
-            let byte = bytes[at]
-            at += 1
-            guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
-            value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 {
-                position = at
-                return value
-            }
-            shift += 7
-        }
-        return nil
+        guard position < bytes.count, bytes[position] == tag else { return nil }
+        position += 1
+        return skipVarint()
     }
 
     /// Why the value where ``skipSingleValueQuickly()`` started, read again from `start`, is not one.
