@@ -624,6 +624,10 @@ public final class StorageEngine: Sendable {
             applies.append(.operations(decoded))
             written.append((request, sequence))
         }
+        // Ended before the group is applied: a copy of the published index held past `publish`
+        // shares every type's fields with it, and each touched type's key maps would be copied
+        // rather than changed in place.
+        _ = consume base
         guard !written.isEmpty else { return }
         let log = writer.generation
         do {
