@@ -50,7 +50,13 @@ public struct ByteKeyMap: Sendable {
 
     /// The value of `key`, or nil when the map holds none.
     func value<Key: Collection<UInt8>>(for key: Key) -> UInt64? {
-        guard count > 0, let entry = find(key, hash: Self.hash(key)).entry else { return nil }
+        value(for: key, hash: Self.hash(key))
+    }
+
+    /// The value of `key`, whose ``hash(_:)`` is `hash`, or nil when the map holds none: for a
+    /// map read where a class keeps it, which hashes the key first (``TypeIndex``).
+    func value<Key: Collection<UInt8>>(for key: Key, hash: UInt64) -> UInt64? {
+        guard count > 0, let entry = find(key, hash: hash).entry else { return nil }
         return values[entry]
     }
 

@@ -330,15 +330,10 @@ public struct TypeValues: Sendable {
         /// The file's mapping as it was when these values were taken, nil when the log is not
         /// mapped: found once, as taking it for each read took two locks.
         let mapped: StableBytes?
-        /// The objects' in-memory map of string keys, a constant here: a lookup reads it in
-        /// place, where read out of the objects' storage, a variable that other code could change
-        /// during the search, each lookup copied it (a retain and a release of each of its buffers).
-        let strings: ByteKeyMap
 
         init(objects: TypeIndex?, snapshot: EngineSnapshot) {
             self.objects = objects
             self.snapshot = snapshot
-            strings = objects?.strings ?? ByteKeyMap()
             // Valid while the log lives, which `snapshot` holds.
             mapped = snapshot.generation.withBytesInPlace { file in file.map { StableBytes(bytes: $0) } }
         }
@@ -360,16 +355,7 @@ public struct TypeValues: Sendable {
     ///
     /// - Throws: `StorageError` when a persisted key run it reads is damaged.
     public func location(for key: StorageKey) throws -> ValueLocation? {
-        guard let objects = parts.objects else { return nil }
-        if case .string(let text) = key {
-            // ``TypeIndex/location(of:)``, the memory's map read from the parts.
-            let parts = parts
-            return try StringProbe.with(text) { probe -> UInt64? in
-                if !parts.strings.isEmpty, let packed = probe.value(in: parts.strings) { return packed == 0 ? nil : packed }
-                return try objects.persistedLocation(of: probe)
-            }.map(ValueLocation.init(packed:))
-        }
-        return try objects.location(for: key).map(ValueLocation.init(packed:))
+        try parts.objects?.location(for: key).map(ValueLocation.init(packed:))
     }
 
     /// The value at `location`, a location this snapshot gave (``location(for:)``,

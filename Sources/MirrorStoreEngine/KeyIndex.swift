@@ -150,13 +150,30 @@ struct TypeIndex: Sendable {
     /// Entries held in memory, deletions of persisted keys included.
     var memoryCount: Int { integers.count + strings.count + byteStrings.count }
 
+    // The memory's maps are read where the storage holds them, and a key is hashed before its map
+    // is read: a call between reading a map out of the storage and searching it that the compiler
+    // cannot see through (the hash reads a seed drawn once per process) made it copy the map for
+    // the search, a retain and a release of each of its buffers per lookup, which neither a `_read`
+    // accessor nor a borrowing parameter avoided. Right after a checkpoint the memory is empty, and
+    // a lookup need not hash its key.
     private func memoryValue(_ key: StorageKey) -> UInt64? {
-        // Right after a checkpoint the memory is empty, and a lookup need not hash its key.
         switch key {
-        case .integer(let value): return integers.isEmpty ? nil : integers[value]
-        case .string(let value): return strings.isEmpty ? nil : strings.value(forString: value)
-        case .bytes(let value): return byteStrings.isEmpty ? nil : byteStrings.value(for: value)
+        case .integer(let value):
+            return storage.integers.isEmpty ? nil : storage.integers[value]
+        case .string(let value):
+            return storage.strings.isEmpty ? nil : StringProbe.with(value) { memoryValue(of: $0) }
+        case .bytes(let value):
+            guard !storage.byteStrings.isEmpty else { return nil }
+            let hash = ByteKeyMap.hash(value)
+            return storage.byteStrings.value(for: value, hash: hash)
         }
+    }
+
+    /// The value the memory's map of string keys holds for `probe`, or nil.
+    private func memoryValue(of probe: StringProbe) -> UInt64? {
+        guard !storage.strings.isEmpty else { return nil }
+        let hash = ByteKeyMap.hash(probe.bytes)
+        return storage.strings.value(for: probe.bytes, hash: hash)
     }
 
     /// The packed location of `key`'s value, or nil when it is not stored. Throws when a run
@@ -170,12 +187,12 @@ struct TypeIndex: Sendable {
 
     /// `location(for: .string(…))`, the key's canonical bytes made once for the memory and every run.
     func location(of probe: StringProbe) throws -> UInt64? {
-        if !storage.strings.isEmpty, let packed = probe.value(in: storage.strings) { return packed == 0 ? nil : packed }
+        if let packed = memoryValue(of: probe) { return packed == 0 ? nil : packed }
         return try persistedLocation(of: probe)
     }
 
     /// The location the runs alone hold for a string key.
-    func persistedLocation(of probe: StringProbe) throws -> UInt64? {
+    private func persistedLocation(of probe: StringProbe) throws -> UInt64? {
         var index = 0
         while index < storage.runs.count {
             if let packed = try storage.runs[index].packed(for: probe) { return packed == 0 ? nil : packed }

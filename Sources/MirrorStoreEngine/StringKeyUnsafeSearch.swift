@@ -72,11 +72,6 @@ struct StringProbe {
         return text._nfcCodeUnits.withUnsafeBytes { RunBlockReader.order($0, bytes) }
     }
 
-    /// The value `map` (a map of string keys, kept as NFC's UTF-8) holds for the probe.
-    func value(in map: ByteKeyMap) -> UInt64? {
-        map.value(for: bytes)
-    }
-
     /// The block among `fences` that may hold the probe: the last whose first key is not after
     /// it, or nil when it precedes them all.
     func block(in fences: StringFences) -> Int? {
