@@ -342,6 +342,14 @@ public struct TypeValues: Sendable {
             // Valid while the log lives, which `snapshot` holds.
             mapped = snapshot.generation.withBytesInPlace { file in file.map { StableBytes(bytes: $0) } }
         }
+
+        /// ``TypeIndex/location(of:)``, the memory's map read from here: a method of the parts
+        /// reads their fields where they lie, where a closure over a copy of them retained and
+        /// released each of their buffers per lookup.
+        func location(of probe: StringProbe) throws -> UInt64? {
+            if !strings.isEmpty, let packed = probe.value(in: strings) { return packed == 0 ? nil : packed }
+            return try objects?.persistedLocation(of: probe)
+        }
     }
 
     private let parts: Parts
@@ -360,15 +368,11 @@ public struct TypeValues: Sendable {
     ///
     /// - Throws: `StorageError` when a persisted key run it reads is damaged.
     public func location(for key: StorageKey) throws -> ValueLocation? {
-        guard let objects = parts.objects else { return nil }
         if case .string(let text) = key {
-            // ``TypeIndex/location(of:)``, the memory's map read from the parts.
             let parts = parts
-            return try StringProbe.with(text) { probe -> UInt64? in
-                if !parts.strings.isEmpty, let packed = probe.value(in: parts.strings) { return packed == 0 ? nil : packed }
-                return try objects.persistedLocation(of: probe)
-            }.map(ValueLocation.init(packed:))
+            return try StringProbe.with(text) { try parts.location(of: $0) }.map(ValueLocation.init(packed:))
         }
+        guard let objects = parts.objects else { return nil }
         return try objects.location(for: key).map(ValueLocation.init(packed:))
     }
 
