@@ -300,6 +300,9 @@ struct TypeIndex: Sendable {
     }
 
     /// Gives these objects a place to keep their file order and key order, if they have none.
+    /// Whether ``provideFileOrderCache()`` has a cache to give.
+    var lacksFileOrderCache: Bool { fileOrder == nil || keyOrder == nil }
+
     mutating func provideFileOrderCache() {
         if fileOrder == nil { fileOrder = Memo() }
         if keyOrder == nil { keyOrder = Memo() }
@@ -383,8 +386,13 @@ struct KeyIndex: Sendable {
     /// from this state share one (a copy of a state without one would compute its own).
     mutating func provideFileOrderCaches() {
         guard !cachesProvided else { return }
-        let names = types.compactMap { $0.value.fileOrder == nil || $0.value.keyOrder == nil ? $0.key : nil }
-        for name in names { types[name]?.provideFileOrderCache() }
+        // Each type changed where it lies, by its position: a list of the names that lacked
+        // caches, each hashed again to be found, was most of a snapshot's cost after a commit.
+        var position = types.values.startIndex
+        while position != types.values.endIndex {
+            if types.values[position].lacksFileOrderCache { types.values[position].provideFileOrderCache() }
+            types.values.formIndex(after: &position)
+        }
         cachesProvided = true
     }
 

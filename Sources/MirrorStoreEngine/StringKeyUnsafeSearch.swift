@@ -27,12 +27,26 @@ struct StringProbe {
     /// Calls `body` with the probe for `text`: its own bytes where they lie when it is ASCII (its
     /// own NFC, and the common key), else its NFC, normalized once.
     static func with<Result>(_ text: String, _ body: (StringProbe) throws -> Result) rethrows -> Result {
-        var text = text
-        let ascii = try text.withUTF8 { utf8 -> Result? in
+        // Read where the string holds it (small strings lent from the stack): `withUTF8` needs a
+        // mutable copy of the string, a retain and a release per lookup.
+        let inPlace = try text.utf8.withContiguousStorageIfAvailable { utf8 -> Result? in
             let bytes = UnsafeRawBufferPointer(utf8)
             return isASCII(bytes) ? try body(StringProbe(bytes: bytes)) : nil
         }
-        if let ascii { return ascii }
+        switch inPlace {
+        case .some(.some(let ascii)):
+            return ascii
+        case .some(.none):
+            break
+        case .none:
+            // Not contiguous (bridged): made so in a copy.
+            var text = text
+            let ascii = try text.withUTF8 { utf8 -> Result? in
+                let bytes = UnsafeRawBufferPointer(utf8)
+                return isASCII(bytes) ? try body(StringProbe(bytes: bytes)) : nil
+            }
+            if let ascii { return ascii }
+        }
         return try text._nfcCodeUnits.withUnsafeBytes { try body(StringProbe(bytes: $0)) }
     }
 

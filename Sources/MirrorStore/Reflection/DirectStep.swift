@@ -38,6 +38,40 @@ struct DirectStep: Sendable {
     let isOptional: Bool
     /// For `.embedded`, the count of values its record holds.
     let count: Int
+    /// How a `.value` step of the commonest types is read inline in the fill's loop, decided
+    /// once here rather than by a call per value (`QuickValueReadingUnsafe.swift`).
+    let quick: QuickRead
+
+    /// The single-value types read inline, each in its own tag only (and null for an optional);
+    /// `.none` for the others, and for values in any other form, which the general call reads.
+    enum QuickRead: UInt8, Sendable {
+        case none
+        case int
+        case double
+        case date
+        case string
+        case bool
+
+        init(_ type: StoredValueType) {
+            switch type {
+            case .int: self = .int
+            case .double: self = .double
+            case .date: self = .date
+            case .string: self = .string
+            case .bool: self = .bool
+            default: self = .none
+            }
+        }
+    }
+
+    init(kind: Kind, offset: Int, type: StoredValueType, isOptional: Bool, count: Int) {
+        self.kind = kind
+        self.offset = offset
+        self.type = type
+        self.isOptional = isOptional
+        self.count = count
+        quick = kind == .value ? QuickRead(type) : .none
+    }
 
     /// A plan's steps, and what the plan that embeds it needs to know of them.
     struct Program {

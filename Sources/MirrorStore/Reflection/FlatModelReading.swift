@@ -53,6 +53,7 @@ extension ModelMapping {
                     guard cursor.readKey(key, tag: nil, step: step, into: base + step.offset) else { return false }
                     continue
                 }
+                if cursor.readQuickly(step.quick, optional: step.isOptional, into: base + step.offset) { continue }
                 guard step.type.decode(from: &cursor, into: base + step.offset, optional: step.isOptional) else { return false }
             case .list:
                 guard step.type.decodeList(from: &cursor, into: base + step.offset) else { return false }

@@ -227,6 +227,77 @@ struct ReadRouteDifferentialTests {
         #expect(compared > 20_000)
     }
 
+    /// Every type the direct fill reads inline (`QuickValueReadingUnsafe.swift`), required and
+    /// optional, beside an integer key.
+    final class QuickForms: Persistable {
+        var id = 0
+        var int = 0
+        var intOptional: Int?
+        var double = 0.0
+        var doubleOptional: Double?
+        var date = Date(timeIntervalSinceReferenceDate: 0)
+        var dateOptional: Date?
+        var text = ""
+        var textOptional: String?
+        var flag = false
+        var flagOptional: Bool?
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    @Test("a value the direct fill reads inline, in every form a record may hold, is read as the general route reads it")
+    func inlineReadsAgreeOnEveryForm() throws {
+        let plan = try PlanCache.shared.plan(for: QuickForms.self)
+        #expect(plan.directSteps != nil && plan.schema.taglessLayout == nil)
+        func bits(_ value: Double) -> [UInt8] { withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
+        let long = Array("a string long enough to allocate".utf8)
+        // Each value's own forms, the other types' forms, and bytes that are no value.
+        let forms: [[UInt8]] = [
+            [ValueTag.null.rawValue], [ValueTag.false.rawValue], [ValueTag.true.rawValue],
+            [ValueTag.int.rawValue, 10], [ValueTag.int.rawValue, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],
+            [ValueTag.int.rawValue] + Array(repeating: 0xFF, count: 10) + [0x01], [ValueTag.int.rawValue, 0x80],
+            [ValueTag.uint.rawValue, 7], [ValueTag.float.rawValue, 0, 0, 0xC0, 0x3F],
+            [ValueTag.double.rawValue] + bits(1.5), [ValueTag.double.rawValue] + bits(.nan), [ValueTag.double.rawValue, 1, 2],
+            [ValueTag.date.rawValue] + bits(100), [ValueTag.date.rawValue] + bits(.nan), [ValueTag.date.rawValue] + bits(-.infinity),
+            [ValueTag.string.rawValue, 3] + Array("abc".utf8), [ValueTag.string.rawValue, 0], [ValueTag.string.rawValue, UInt8(long.count)] + long,
+            [ValueTag.string.rawValue, 2, 0xFF, 0xFE], [ValueTag.string.rawValue, 2, 0xC3, 0xA9], [ValueTag.string.rawValue, 9, 0x61],
+            [ValueTag.data.rawValue, 1, 0], [ValueTag.uuid.rawValue] + Array(repeating: 1, count: 16), [ValueTag.list.rawValue, 0],
+            [ValueTag.embedded.rawValue, 0], [99], [],
+        ]
+        // A value every field holds, in the form the encoder writes it.
+        let valid: [String: [UInt8]] = [
+            "int": [ValueTag.int.rawValue, 4], "intOptional": [ValueTag.null.rawValue],
+            "double": [ValueTag.double.rawValue] + bits(2.5), "doubleOptional": [ValueTag.double.rawValue] + bits(-3),
+            "date": [ValueTag.date.rawValue] + bits(5), "dateOptional": [ValueTag.null.rawValue],
+            "text": [ValueTag.string.rawValue, 1, 0x7A], "textOptional": [ValueTag.string.rawValue, UInt8(long.count)] + long,
+            "flag": [ValueTag.true.rawValue], "flagOptional": [ValueTag.false.rawValue],
+        ]
+        let names = plan.schema.properties.map(\.name)
+        var agreed = 0
+        for (position, name) in names.enumerated() where name != "id" {
+            for (number, form) in forms.enumerated() {
+                // The key 6 first, as written (zigzag 12), then the values in schema order.
+                var bytes: [UInt8] = [UInt8(names.count)]
+                for (other, otherName) in names.enumerated() {
+                    if otherName == "id" { bytes += [ValueTag.int.rawValue, 12] } else { bytes += other == position ? form : try #require(valid[otherName]) }
+                }
+                let outcomes = readings(of: bytes, as: QuickForms.self, plan: plan, key: .integer(6))
+                let models = outcomes.compactMap { try? $0.reading.get() }
+                let place = "\(name), form #\(number) \(form)"
+                if !models.isEmpty && models.count != outcomes.count {
+                    let answers = outcomes.map { "\($0.route): \((try? $0.reading.get()) == nil ? "failed" : "read")" }
+                    Issue.record("\(place): the routes disagree: \(answers.joined(separator: ", "))")
+                }
+                for model in models.dropFirst() {
+                    if let difference = firstDifference(models[0], model) { Issue.record("\(place): \(difference)") }
+                }
+                if !models.isEmpty { agreed += 1 }
+            }
+        }
+        // Each field's own forms at least were read.
+        #expect(agreed >= 20)
+    }
+
     @Test("which plans read stored bytes directly")
     func directPlans() throws {
         for type in [Happening.self, Reading.self, FlatClass.self, FlatStruct.self, UUIDKeyed.self, Hall.self, Spot.self] as [any Persistable.Type] {
