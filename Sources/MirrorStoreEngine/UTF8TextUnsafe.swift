@@ -10,10 +10,7 @@ package enum UTF8Text {
             if let small = SmallASCII.string(utf8) { return small }
             return String(validating: utf8, as: UTF8.self)
         }
-        // Every byte's high bit gathered in one loop with no exit, which the compiler vectorises.
-        var highBits: UInt8 = 0
-        for byte in utf8 { highBits |= byte }
-        if highBits < 0x80 {
+        if isASCII(UnsafeRawBufferPointer(utf8)) {
             if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
                 // Sound: every byte was just seen to be below 0x80, so the bytes are ASCII, which is
                 // valid UTF-8 — what `unchecked` and `isKnownASCII` ask the caller to guarantee.
@@ -22,6 +19,50 @@ package enum UTF8Text {
             return String(decoding: utf8, as: UTF8.self)
         }
         return String(validating: utf8, as: UTF8.self)
+    }
+
+    /// Whether every byte is below 0x80 (ASCII, which is valid UTF-8). Word-at-a-time where the
+    /// bytes lie, with no byte-by-byte ending: up to 16 bytes are two words or a short loop, and
+    /// longer text is read in 16-byte pieces whose last one overlaps those before it (a loop of
+    /// single bytes, even one the compiler vectorises, ended in up to 63 bytes read one by one,
+    /// more work than the rest of the check).
+    @inline(__always)
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        if count < 8 {
+            var high: UInt8 = 0
+            var offset = 0
+            while offset < count {
+                high |= base.load(fromByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+            return high < 0x80
+        }
+        if count <= 16 {
+            // The first and the last eight bytes, which overlap below 16.
+            let words = base.loadUnaligned(as: UInt64.self) | base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            return words & highBits == 0
+        }
+        return isLongASCII(base, count: count)
+    }
+
+    /// ``isASCII(_:)`` of more than 16 bytes: two 16-byte pieces at a time, then the last one or
+    /// two, overlapping the bytes before them.
+    private static func isLongASCII(_ base: UnsafeRawPointer, count: Int) -> Bool {
+        var first = base.loadUnaligned(as: SIMD16<UInt8>.self)
+        var second = base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)
+        var offset = 16
+        while offset + 32 <= count {
+            first |= base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+            second |= base.loadUnaligned(fromByteOffset: offset + 16, as: SIMD16<UInt8>.self)
+            offset += 32
+        }
+        // Fewer than 32 bytes from `offset` on; the last 16 are in `second` already.
+        if count - offset > 16 { first |= base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self) }
+        let words = unsafeBitCast(first | second, to: (UInt64, UInt64).self)
+        return (words.0 | words.1) & 0x8080_8080_8080_8080 == 0
     }
 }
 
