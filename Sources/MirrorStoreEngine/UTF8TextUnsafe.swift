@@ -21,11 +21,11 @@ package enum UTF8Text {
         return String(validating: utf8, as: UTF8.self)
     }
 
-    /// Whether every byte is below 0x80 (ASCII, which is valid UTF-8). Word-at-a-time where the
-    /// bytes lie, with no byte-by-byte ending: up to 16 bytes are two words or a short loop, and
-    /// longer text is read in 16-byte pieces whose last one overlaps those before it (a loop of
-    /// single bytes, even one the compiler vectorises, ended in up to 63 bytes read one by one,
-    /// more work than the rest of the check).
+    /// Whether every byte is below 0x80 (ASCII, which is valid UTF-8). Read where the bytes lie
+    /// in words and 16-byte pieces, the last of which overlaps those before it, so that the check
+    /// never ends byte by byte: a loop over single bytes, which the compiler vectorises, ended in
+    /// 4-byte and single-byte steps over up to 31 bytes. Up to 32 bytes (most keys, names) the
+    /// check is two loads, inlined into the caller.
     @inline(__always)
     package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
@@ -45,10 +45,16 @@ package enum UTF8Text {
             let words = base.loadUnaligned(as: UInt64.self) | base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
             return words & highBits == 0
         }
+        if count <= 32 {
+            // The first and the last sixteen, which overlap below 32.
+            let pieces = base.loadUnaligned(as: SIMD16<UInt8>.self) | base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)
+            let words = unsafeBitCast(pieces, to: (UInt64, UInt64).self)
+            return (words.0 | words.1) & highBits == 0
+        }
         return isLongASCII(base, count: count)
     }
 
-    /// ``isASCII(_:)`` of more than 16 bytes: two 16-byte pieces at a time, then the last one or
+    /// ``isASCII(_:)`` of more than 32 bytes: two 16-byte pieces at a time, then the last one or
     /// two, overlapping the bytes before them.
     private static func isLongASCII(_ base: UnsafeRawPointer, count: Int) -> Bool {
         var first = base.loadUnaligned(as: SIMD16<UInt8>.self)
