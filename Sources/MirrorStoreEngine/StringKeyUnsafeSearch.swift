@@ -50,31 +50,10 @@ struct StringProbe {
         return try text._nfcCodeUnits.withUnsafeBytes { try body(StringProbe(bytes: $0)) }
     }
 
-    /// Whether every byte is below 0x80, eight at a time: a key is mostly shorter than the
-    /// stretch a vectorised loop takes before it starts, and a byte at a time cost the search
-    /// a load and an or per byte of each key it probed. From eight bytes on, the last word
-    /// overlaps the one before rather than ending byte by byte.
+    /// Whether every byte is below 0x80 (``UTF8Text/isASCII(_:)``): ASCII is its own NFC.
     @inline(__always)
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let count = bytes.count
-        guard let base = bytes.baseAddress else { return true }
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        if count < 8 {
-            var high: UInt8 = 0
-            var offset = 0
-            while offset < count {
-                high |= base.load(fromByteOffset: offset, as: UInt8.self)
-                offset += 1
-            }
-            return high < 0x80
-        }
-        var high = base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        var offset = 0
-        while offset < count - 8 {
-            high |= base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            offset += 8
-        }
-        return high & highBits == 0
+        UTF8Text.isASCII(bytes)
     }
 
     /// How the stored string body `stored` orders against the probe (-1: the stored key

@@ -10,10 +10,7 @@ package enum UTF8Text {
             if let small = SmallASCII.string(utf8) { return small }
             return String(validating: utf8, as: UTF8.self)
         }
-        // Every byte's high bit gathered in one loop with no exit, which the compiler vectorises.
-        var highBits: UInt8 = 0
-        for byte in utf8 { highBits |= byte }
-        if highBits < 0x80 {
+        if isASCII(UnsafeRawBufferPointer(utf8)) {
             if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
                 // Sound: every byte was just seen to be below 0x80, so the bytes are ASCII, which is
                 // valid UTF-8 — what `unchecked` and `isKnownASCII` ask the caller to guarantee.
@@ -22,6 +19,56 @@ package enum UTF8Text {
             return String(decoding: utf8, as: UTF8.self)
         }
         return String(validating: utf8, as: UTF8.self)
+    }
+
+    /// Whether every byte is below 0x80 (ASCII, which is valid UTF-8). Read where the bytes lie
+    /// in words and 16-byte pieces, the last of which overlaps those before it, so that the check
+    /// never ends byte by byte: a loop over single bytes, which the compiler vectorises, ended in
+    /// 4-byte and single-byte steps over up to 31 bytes. Up to 32 bytes (most keys, names) the
+    /// check is two loads, inlined into the caller.
+    @inline(__always)
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        if count < 8 {
+            var high: UInt8 = 0
+            var offset = 0
+            while offset < count {
+                high |= base.load(fromByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+            return high < 0x80
+        }
+        if count <= 16 {
+            // The first and the last eight bytes, which overlap below 16.
+            let words = base.loadUnaligned(as: UInt64.self) | base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            return words & highBits == 0
+        }
+        if count <= 32 {
+            // The first and the last sixteen, which overlap below 32.
+            let pieces = base.loadUnaligned(as: SIMD16<UInt8>.self) | base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)
+            let words = unsafeBitCast(pieces, to: (UInt64, UInt64).self)
+            return (words.0 | words.1) & highBits == 0
+        }
+        return isLongASCII(base, count: count)
+    }
+
+    /// ``isASCII(_:)`` of more than 32 bytes: two 16-byte pieces at a time, then the last one or
+    /// two, overlapping the bytes before them.
+    private static func isLongASCII(_ base: UnsafeRawPointer, count: Int) -> Bool {
+        var first = base.loadUnaligned(as: SIMD16<UInt8>.self)
+        var second = base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)
+        var offset = 16
+        while offset + 32 <= count {
+            first |= base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+            second |= base.loadUnaligned(fromByteOffset: offset + 16, as: SIMD16<UInt8>.self)
+            offset += 32
+        }
+        // Fewer than 32 bytes from `offset` on; the last 16 are in `second` already.
+        if count - offset > 16 { first |= base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self) }
+        let words = unsafeBitCast(first | second, to: (UInt64, UInt64).self)
+        return (words.0 | words.1) & 0x8080_8080_8080_8080 == 0
     }
 }
 

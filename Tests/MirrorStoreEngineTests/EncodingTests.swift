@@ -94,6 +94,42 @@ import TestSupport
         }
     }
 
+    /// The word-at-a-time ASCII check (`UTF8Text.isASCII`) agrees with a byte-by-byte one on
+    /// buffers of 0 to 600 bytes, each in an allocation of its own size, ASCII or with one or a few bytes of 0x80 and over anywhere, the first and the last
+    /// 16 included; and longer text, ASCII, other valid UTF-8 or damaged, reads as the validating
+    /// initializer reads it.
+    @Test func asciiCheckMatchesAByteByByteCheck() {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xA5C1))
+        for round in 0..<3_000 {
+            let count = round < 601 ? round : Int.random(in: 0...600, using: &random)
+            var bytes = (0..<count).map { _ in UInt8.random(in: 0...0x7F, using: &random) }
+            if count > 0, round % 4 != 0 {
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let edge = Int.random(in: 0..<min(count, 16), using: &random)
+                    let at = random.chance(50) ? (random.chance(50) ? edge : count - 1 - edge) : Int.random(in: 0..<count, using: &random)
+                    bytes[at] = UInt8.random(in: 0x80...0xFF, using: &random)
+                }
+            }
+            let expected = bytes.allSatisfy { $0 < 0x80 }
+            // An allocation of exactly the bytes, so that the address sanitizer sees a load past them.
+            let exact = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+            defer { exact.deallocate() }
+            bytes.withUnsafeBytes { exact.copyMemory(from: $0) }
+            #expect(UTF8Text.isASCII(UnsafeRawBufferPointer(exact)) == expected, "bytes \(bytes)")
+            let text = UTF8Text.string(UnsafeBufferPointer(exact.bindMemory(to: UInt8.self)))
+            #expect(text == String(validating: bytes, as: UTF8.self), "bytes \(bytes)")
+            if let text { #expect(Array(text.utf8) == bytes) }
+        }
+        let pieces: [[UInt8]] = [Array("é".utf8), Array("€".utf8), Array("𝄞".utf8), [0x80], [0xC3], [0xFF], [0xED, 0xA0, 0x80]]
+        for _ in 0..<300 {
+            var bytes = (0..<Int.random(in: 16...600, using: &random)).map { _ in UInt8.random(in: 0...0x7F, using: &random) }
+            bytes.insert(contentsOf: random.pick(pieces), at: Int.random(in: 0...bytes.count, using: &random))
+            let text = bytes.withUnsafeBufferPointer { UTF8Text.string($0) }
+            #expect(text == String(validating: bytes, as: UTF8.self), "bytes \(bytes)")
+            if let text { #expect(Array(text.utf8) == bytes) }
+        }
+    }
+
     /// Short ASCII text is made from its bits (`SmallASCII`): on this platform the check against
     /// the standard library's own strings passes, and every string of 0 to 15 bytes made so, at
     /// every position of a buffer (its last bytes included, so no load may reach past them), is
