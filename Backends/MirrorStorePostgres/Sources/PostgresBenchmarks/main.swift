@@ -484,7 +484,7 @@ do {
     }
     let referenceStore = median(reference.store) * 1e6
     let referenceHand = median(reference.hand) * 1e6
-    print(pad("equality against a prepared hand-written one", 44) + pad(String(format: "%.1f", referenceStore), 26)
+    print(pad("equality, hand-written side prepared", 44) + pad(String(format: "%.1f", referenceStore), 26)
           + pad(String(format: "%.1f", referenceHand), 26) + String(format: "%.2f×", referenceStore / referenceHand))
     runner.cancel()
     await store.close()
