@@ -71,27 +71,27 @@ final class ColumnCoding {
 
     /// Appends a single value of `type`; constants of queries are bound the same way.
     static func bindScalar(
-        _ value: RecordValue, type: ScalarType, into bindings: inout PostgresBindings, failure: (String) -> PostgresStoreError
+        _ value: RecordValue, type: ScalarType, into bindings: inout some ParameterList, failure: (String) -> PostgresStoreError
     ) throws {
         switch (type, value) {
-        case (_, .null): bindings.appendNull()
-        case (.boolean, .bool(let value)): bindings.append(value)
-        case (.bigint, .int(let value)): bindings.append(value)
-        case (.unsigned, .uint(let value)): bindings.append(String(value))
-        case (.real, .float(let value)): bindings.append(value)
-        case (.double, .double(let value)): bindings.append(value)
+        case (_, .null): bindings.bindNull()
+        case (.boolean, .bool(let value)): bindings.bind(value)
+        case (.bigint, .int(let value)): bindings.bind(value)
+        case (.unsigned, .uint(let value)): bindings.bind(String(value))
+        case (.real, .float(let value)): bindings.bind(value)
+        case (.double, .double(let value)): bindings.bind(value)
         case (.text, .string(let value)):
             guard !value.utf8.contains(0) else { throw failure("a string with a NUL character") }
-            bindings.append(value)
-        case (.bytea, .data(let value)): try bindings.append(value)
+            bindings.bind(value)
+        case (.bytea, .data(let value)): try bindings.bind(throwing: value)
         case (.date, .date(let value)):
             guard !value.timeIntervalSinceReferenceDate.isNaN else { throw failure("a NaN date") }
-            bindings.append(value.timeIntervalSinceReferenceDate)
-        case (.uuid, .uuid(let value)): bindings.append(value)
+            bindings.bind(value.timeIntervalSinceReferenceDate)
+        case (.uuid, .uuid(let value)): bindings.bind(value)
         case (.decimal, .decimal(let value)):
             guard !value.isNaN else { throw failure("a NaN decimal") }
-            bindings.append(value.description)
-        case (.url, .url(let value)): bindings.append(value.absoluteString)
+            bindings.bind(value.description)
+        case (.url, .url(let value)): bindings.bind(value.absoluteString)
         default: throw failure("\(value), which does not fit a \(type.sqlType) column")
         }
     }

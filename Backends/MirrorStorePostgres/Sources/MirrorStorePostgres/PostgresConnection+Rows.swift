@@ -25,4 +25,24 @@ extension PostgresConnection {
             return self.query(query, logger: PostgresStore.logger).map(\.rows)
         }.get()
     }
+
+    /// Prepares `sql` as a named statement of this connection (the server infers its parameters'
+    /// types), checked and sent in one step on the event loop as ``rows(of:)`` does.
+    func prepared(_ sql: String) async throws -> PreparedQuery {
+        let eventLoop = eventLoop
+        return try await eventLoop.flatSubmit { () -> EventLoopFuture<PreparedQuery> in
+            guard !self.isClosed else { return eventLoop.makeFailedFuture(ConnectionClosed()) }
+            return self.prepare(query: sql)
+        }.get()
+    }
+
+    /// Runs the statement `prepared` on this connection with `values`, and returns all its rows;
+    /// checked and sent in one step on the event loop as ``rows(of:)`` does.
+    func rows(of prepared: PreparedQuery, values: [PostgresData]) async throws -> [PostgresRow] {
+        let eventLoop = eventLoop
+        return try await eventLoop.flatSubmit { () -> EventLoopFuture<[PostgresRow]> in
+            guard !self.isClosed else { return eventLoop.makeFailedFuture(ConnectionClosed()) }
+            return prepared.execute(values)
+        }.get()
+    }
 }

@@ -254,7 +254,7 @@ public struct PostgresResults<Model: Persistable>: Sendable {
         let limit = limit, orderBy = orderBy, descriptors = descriptors
         let (condition, parameters) = try condition()
         return try await store.withConnection(isolation: isolation) { connection in
-            let reader = RowReader(connection: connection, mapping: store.mapping)
+            let reader = RowReader(connection: connection, mapping: store.mapping, statements: store.preparedStatements)
             var entries = try await load(reader, condition, parameters, orderBy, inSwift ? nil : limit)
             if !swiftFilters.isEmpty {
                 entries = try entries.filter { entry in try swiftFilters.allSatisfy { try $0.evaluate(model(entry)) } }

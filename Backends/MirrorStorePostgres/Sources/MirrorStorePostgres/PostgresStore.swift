@@ -28,6 +28,8 @@ public final class PostgresStore: Sendable {
     let client: PostgresClient
     let mapping: DatabaseMapping
     let listener: ChangeListener
+    /// The read statements prepared on each connection of the pool.
+    let preparedStatements = PreparedStatements()
     private let runner: Task<Void, Never>
     private let isClosed = Mutex(false)
     /// The settings the store was opened with.
@@ -206,7 +208,7 @@ public final class PostgresStore: Sendable {
     /// once, at the end. The key is a single value, which nothing else holds.
     private func object<Model: Persistable>(table: TableMapping, key: Handoff<RecordValue>) async throws -> Handoff<Model?> {
         try await withConnection(isolation: nil) { connection in
-            let reader = RowReader(connection: connection, mapping: self.mapping)
+            let reader = RowReader(connection: connection, mapping: self.mapping, statements: self.preparedStatements)
             return Handoff(try await reader.model(Model.self, table: table, key: key.value))
         }
     }

@@ -11,6 +11,10 @@ import PostgresNIO
 final class RowReader {
     let connection: PostgresConnection
     let mapping: DatabaseMapping
+    /// The store's prepared statements, for a read outside a transaction (``PreparedStatements``);
+    /// `nil` runs every statement unprepared, as a write block must: a statement that fails there
+    /// aborts the transaction, so it could not run again unprepared.
+    let statements: PreparedStatements?
     private var loaded: [Identity: ManagedObject] = [:]
     /// The error a statement of this reader failed with, if any.
     private(set) var statementFailure: (any Error)?
@@ -69,9 +73,10 @@ final class RowReader {
         }
     }
 
-    init(connection: PostgresConnection, mapping: DatabaseMapping) {
+    init(connection: PostgresConnection, mapping: DatabaseMapping, statements: PreparedStatements? = nil) {
         self.connection = connection
         self.mapping = mapping
+        self.statements = statements
     }
 
     deinit {
@@ -277,7 +282,8 @@ final class RowReader {
         statementCount += 1
         do {
             return try await Failures.translating(mapping) {
-                try await connection.rows(of: PostgresQuery(unsafeSQL: sql, binds: parameters.bindings))
+                if let statements { return try await statements.rows(sql, parameters, on: connection) }
+                return try await connection.rows(of: PostgresQuery(unsafeSQL: sql, binds: parameters.bindings))
             }
         } catch {
             statementFailure = statementFailure ?? error
@@ -288,7 +294,7 @@ final class RowReader {
     /// The text of the key of `row`, to name it in an error.
     private static func keyText(of row: PostgresRow, table: TableMapping, coding: ColumnCoding) -> String {
         guard let cell = row.first(where: { $0.columnIndex == table.primaryKey.position }),
-              let key = try? coding.read(cell, column: table.primaryKey, key: { "?" }) else { return "?" }
+              let key = try? coding.read(cell.sentForm, column: table.primaryKey, key: { "?" }) else { return "?" }
         return PrimaryKeys.messageText(key)
     }
 
@@ -305,6 +311,7 @@ final class RowReader {
         let scalarTypes = table.scalarTypes
         var column = 0
         for cell in row {
+            let cell = cell.sentForm
             // The general read runs again only to say why a cell does not read.
             if let type = scalarTypes[column], let value = ColumnCoding.scalar(cell, type: type) {
                 values.append(value)
@@ -334,6 +341,7 @@ final class RowReader {
         var links: [PendingLink] = []
         var column = 0
         for cell in row {
+            let cell = cell.sentForm
             let mapping = table.columns[column]
             column += 1
             if case .json = mapping.storage, !mapping.embeddedLinkTargets.isEmpty {
@@ -396,5 +404,16 @@ extension RowReader: LinkingRecordSource {
     /// The records read ahead by ``readInverses(of:isolation:)``.
     func records(of sourceType: String, linkingThrough property: String, to key: RecordValue) throws -> [ManagedObject] {
         inverseRecords[InverseKey(sourceType: sourceType, property: property, key: key)] ?? []
+    }
+}
+
+extension PostgresCell {
+    /// The cell as the server sent it: in binary, which postgres-nio asks for every result column
+    /// of every statement it runs; but the rows of a statement prepared with `prepare(query:)`
+    /// (``PreparedStatements``) carry the format the statement's description gave, text.
+    var sentForm: PostgresCell {
+        var cell = self
+        cell.format = .binary
+        return cell
     }
 }

@@ -3,16 +3,28 @@ import MirrorStore
 import PostgresNIO
 
 /// Parameters of one statement, numbered as they are added: values only ever travel here.
+///
+/// They are kept as `PostgresData`, which a prepared statement runs with (``PreparedStatements``);
+/// an unprepared statement binds the same bytes (``bindings``).
 struct SQLParameters: Sendable {
-    private(set) var bindings = PostgresBindings()
-    private(set) var count = 0
+    private(set) var values: [PostgresData] = []
+    var count: Int { values.count }
+
+    /// The values, bound for an unprepared statement.
+    var bindings: PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { bindings.append(value) }
+        return bindings
+    }
+
+    /// The type each value is bound as: what a statement prepared for them must declare.
+    var dataTypes: [PostgresDataType] { values.map(\.type) }
 
     /// Binds `value` as a `type` and returns its placeholder, cast where it is bound as text.
     mutating func add(_ value: RecordValue, type: ScalarType) throws -> String {
-        try ColumnCoding.bindScalar(value, type: type, into: &bindings) { reason in
+        try ColumnCoding.bindScalar(value, type: type, into: &values) { reason in
             PostgresStoreError(.unstorableValue(typeName: "query", property: "constant", reason: reason))
         }
-        count += 1
         return type.isTextEncoded ? "$\(count)::\(type.sqlType)" : "$" + String(count)
     }
 
@@ -23,20 +35,15 @@ struct SQLParameters: Sendable {
             PostgresStoreError(.unstorableValue(typeName: table.typeName, property: table.primaryKey.property, reason: "\(value), which is not a key of this table"))
         }
         guard case .scalar(let type) = table.primaryKey.storage else { throw failure(.null) }
-        count += 1
         switch type {
         case .bigint:
-            bindings.append(try keys.map { key -> Int64 in if case .int(let v) = key { return v }; throw failure(key) })
-            return "$\(count)"
+            return add(try keys.map { key -> Int64 in if case .int(let v) = key { return v }; throw failure(key) })
         case .unsigned:
-            bindings.append(try keys.map { key -> String in if case .uint(let v) = key { return String(v) }; throw failure(key) })
-            return "$\(count)::numeric(20,0)[]"
+            return add(try keys.map { key -> String in if case .uint(let v) = key { return String(v) }; throw failure(key) }) + "::numeric(20,0)[]"
         case .text:
-            bindings.append(try keys.map { key -> String in if case .string(let v) = key { return v }; throw failure(key) })
-            return "$\(count)"
+            return add(try keys.map { key -> String in if case .string(let v) = key { return v }; throw failure(key) })
         case .uuid:
-            bindings.append(try keys.map { key -> UUID in if case .uuid(let v) = key { return v }; throw failure(key) })
-            return "$\(count)"
+            return add(try keys.map { key -> UUID in if case .uuid(let v) = key { return v }; throw failure(key) })
         default:
             throw failure(keys.first ?? .null)
         }
@@ -44,8 +51,7 @@ struct SQLParameters: Sendable {
 
     /// Binds a raw value and returns its placeholder.
     mutating func add(_ value: some PostgresNonThrowingEncodable & Sendable) -> String {
-        bindings.append(value)
-        count += 1
+        values.bind(value)
         return "$\(count)"
     }
 }

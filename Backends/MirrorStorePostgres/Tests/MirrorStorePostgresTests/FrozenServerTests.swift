@@ -1,6 +1,6 @@
 import Foundation
 import MirrorStore
-import MirrorStorePostgres
+@testable import MirrorStorePostgres
 import Testing
 
 extension ServerLossTests {
@@ -56,6 +56,15 @@ extension ServerLossTests {
             let other = try await PostgresStore.open(settings, models: [LossNote.self])
             try await observed.write { try await $0.add(LossNote(id: 1, text: "before")) }
             _ = try await other.object(LossNote.self, primaryKey: 1)
+            // Reads run again on the open connections, so the lookup and the query below run
+            // prepared statements (`PreparedStatements`) on them when the server stops.
+            for store in [observed, other] {
+                for _ in 0..<5 {
+                    _ = try await store.object(LossNote.self, primaryKey: 1)
+                    _ = try await store.objects(LossNote.self).filter(#Predicate { $0.id > 0 }).all()
+                }
+                #expect(store.preparedStatements.counts.preparedRuns > 0)
+            }
             let (started, start) = AsyncStream.makeStream(of: Void.self)
             let running = Task { () -> Int in
                 var seen = 0
