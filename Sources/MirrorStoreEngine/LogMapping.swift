@@ -85,7 +85,7 @@ final class LogMapping: Sendable {
         let end = offset.addingReportingOverflow(UInt64(count))
         guard !end.overflow, let base = address(covering: end.partialValue) else { return nil }
         let start = UnsafeRawPointer(bitPattern: base + UInt(offset))
-        if count > Self.pageSize {
+        if count > pageSize {
             prefetch(base: base, offset: offset, count: count)
         } else {
             // A value read by key lies anywhere in the file, rarely in the CPU's caches: its
@@ -109,19 +109,21 @@ final class LogMapping: Sendable {
     }
 
     private func prefetch(base: UInt, offset: UInt64, count: Int) {
-        let page = UInt64(Self.pageSize)
+        let page = UInt64(pageSize)
         let start = offset / page * page
         let length = Int(offset + UInt64(count) - start)
         _ = posix_madvise(UnsafeMutableRawPointer(bitPattern: base + UInt(start)), length, POSIX_MADV_WILLNEED)
     }
 
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// The system's page size, asked once per mapping: as a global, each read by key paid a
+    /// call into the runtime's once-only initialisation to find it.
+    private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Drops the pages of `count` bytes at `offset` from every mapping's share of the resident
     /// set. The mappings are shared and read-only, so this loses nothing: a later read (a
     /// snapshot still reading there) maps the page again from the page cache.
     func release(at offset: UInt64, count: Int) {
-        let page = UInt64(Self.pageSize)
+        let page = UInt64(pageSize)
         let start = offset / page * page
         let end = offset.addingReportingOverflow(UInt64(max(0, count)))
         guard count > 0, !end.overflow else { return }
@@ -154,7 +156,7 @@ final class LogMapping: Sendable {
         return state.withLock { state in
             guard end <= state.fileSize, end <= UInt64(Int.max / 2) else { return nil }
             if let largest = state.mappings.last, UInt64(largest.length) >= end { return largest.address }
-            let page = Self.pageSize
+            let page = pageSize
             let wanted = max(Int(end), 2 * (state.mappings.last?.length ?? 0), 1 << 20)
             let length = (wanted + page - 1) / page * page
             guard let mapped = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {

@@ -6,7 +6,27 @@ package enum UTF8Text {
     /// checked by the validating initializer. Short ASCII text becomes a small string
     /// (``SmallASCII``) without a call into the standard library.
     package static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
-        if utf8.count <= SmallASCII.capacity, SmallASCII.isConfirmed {
+        // The check only where it is used: longer text never needs it.
+        string(utf8, smallStrings: utf8.count <= SmallASCII.capacity ? smallStrings : nil)
+    }
+
+    /// Proof that ``SmallASCII`` makes small strings as the standard library does
+    /// (``SmallASCII/isConfirmed``); only ``smallStrings`` makes one. A reader of many strings
+    /// takes it once and passes it to ``string(_:smallStrings:)``: each read of the checked
+    /// global was a call into the runtime's once-only initialisation.
+    package struct SmallStrings: Sendable {
+        fileprivate init() {}
+    }
+
+    /// The proof, or nil where small strings are made by the standard library's initializers.
+    package static var smallStrings: SmallStrings? {
+        SmallASCII.isConfirmed ? SmallStrings() : nil
+    }
+
+    /// ``string(_:)`` with the small-string check already made: `smallStrings` is
+    /// ``smallStrings`` taken earlier.
+    package static func string(_ utf8: UnsafeBufferPointer<UInt8>, smallStrings: SmallStrings?) -> String? {
+        if utf8.count <= SmallASCII.capacity, smallStrings != nil {
             if let small = SmallASCII.string(utf8) { return small }
             return String(validating: utf8, as: UTF8.self)
         }

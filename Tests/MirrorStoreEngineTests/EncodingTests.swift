@@ -160,4 +160,23 @@ import TestSupport
             #expect(other.withUnsafeBufferPointer { UTF8Text.string($0) } == String(validating: other, as: UTF8.self), "bytes \(other)")
         }
     }
+
+    /// The proof of the small-string check taken once (`UTF8Text.smallStrings`), and none at all,
+    /// give every string `UTF8Text.string(_:)` gives: ASCII and not, short and long.
+    @Test func takenSmallStringCheckGivesTheSameStrings() {
+        #if _pointerBitWidth(_64) && _endian(little)
+        #expect(UTF8Text.smallStrings != nil)
+        #endif
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0x5A12))
+        for round in 0..<400 {
+            var bytes = (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0...0x7F, using: &random) }
+            if round % 4 == 0, !bytes.isEmpty { bytes[Int.random(in: 0..<bytes.count, using: &random)] = random.pick([0x80, 0xC3, 0xE9, 0xFF]) }
+            let expected = String(validating: bytes, as: UTF8.self)
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(UTF8Text.string(buffer) == expected, "bytes \(bytes)")
+                #expect(UTF8Text.string(buffer, smallStrings: UTF8Text.smallStrings) == expected, "bytes \(bytes)")
+                #expect(UTF8Text.string(buffer, smallStrings: nil) == expected, "bytes \(bytes)")
+            }
+        }
+    }
 }

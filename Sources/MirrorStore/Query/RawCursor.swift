@@ -6,10 +6,32 @@ import MirrorStoreEngine
 struct RawCursor {
     let bytes: UnsafeRawBufferPointer
     private(set) var position: Int
+    /// `UTF8Text.smallStrings` as the maker of the cursor took it, when ``isSmallStringsTaken``;
+    /// otherwise each string read takes it (a call into the runtime's once-only initialisation).
+    private let smallStrings: UTF8Text.SmallStrings?
+    private let isSmallStringsTaken: Bool
 
     init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0) {
         self.bytes = bytes
         self.position = position
+        smallStrings = nil
+        isSmallStringsTaken = false
+    }
+
+    /// A cursor at the start of `bytes` whose strings are read with `smallStrings`, which the
+    /// caller took from `UTF8Text.smallStrings` once for many reads (a plan holds it).
+    init(_ bytes: UnsafeRawBufferPointer, smallStrings: UTF8Text.SmallStrings?) {
+        self.bytes = bytes
+        position = 0
+        self.smallStrings = smallStrings
+        isSmallStringsTaken = true
+    }
+
+    /// The string `utf8` spells (`UTF8Text.string(_:)`), or nil.
+    @inline(__always)
+    func string(_ utf8: UnsafeRawBufferPointer) -> String? {
+        let text = utf8.assumingMemoryBound(to: UInt8.self)
+        return isSmallStringsTaken ? UTF8Text.string(text, smallStrings: smallStrings) : UTF8Text.string(text)
     }
 
     @inline(__always)

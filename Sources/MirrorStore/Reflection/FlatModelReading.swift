@@ -27,7 +27,7 @@ extension ModelMapping {
         guard let steps = plan.directSteps else { return false }
         let keyStep = plan.directKeyStep
         // A cursor over the bytes in place, whose reads inline into the loop.
-        var cursor = RawCursor(bytes)
+        var cursor = RawCursor(bytes, smallStrings: plan.smallStrings)
         if let bitmap = plan.schema.taglessLayout?.bitmap, let bitmapStart = cursor.skipTaglessStart(bitmap) {
             // A tagless type's properties are all single values, one step each in schema order,
             // and each step's type is its property's, so it gives the value's tag.

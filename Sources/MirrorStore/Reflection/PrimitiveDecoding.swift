@@ -55,7 +55,7 @@ extension RawCursor: SingleValueReading {
     @inline(__always)
     mutating func readString() -> String? {
         guard case .success(let text) = lengthPrefixed() else { return nil }
-        return UTF8Text.string(text.assumingMemoryBound(to: UInt8.self))
+        return string(text)
     }
 
     mutating func readData() -> Data? {

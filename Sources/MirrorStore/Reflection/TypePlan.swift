@@ -1,3 +1,5 @@
+import MirrorStoreEngine
+
 /// Everything reflection learned about one model type: its schema and one accessor per stored
 /// property. Built once per type, then shared by every conversion.
 ///
@@ -9,6 +11,8 @@ final class TypePlan: @unchecked Sendable {
     let modelType: any Persistable.Type
     let typeIdentifier: ObjectIdentifier
     let isClass: Bool
+    /// Taken once here for the plan's reads from bytes (`RawCursor`), not once per string read.
+    let smallStrings = UTF8Text.smallStrings
     /// For a class model: initialises the reference at an address with a new instance, from
     /// ``freshObject`` when there is one, from the model's `init()` otherwise. Lets linked class
     /// models be made without a generic parameter (see

@@ -76,13 +76,15 @@ struct ModelReader {
     /// The model stored under `key` of `entry`'s type in `snapshot`, or `nil` when none is, read
     /// on its own as ``model(_:entry:key:bytes:snapshot:registry:)`` reads it; a standalone
     /// type's from its bytes where they lie in the file's mapping, not from a copy.
+    ///
+    /// The entry is passed on as it is: the plan and the schemas copied out of it for the read
+    /// were a retain and a release each per read (the closure borrows the entry instead).
     static func model<Model: Persistable>(
-        _ type: Model.Type, entry: borrowing ModelRegistry.Entry, key: StorageKey, snapshot: EngineSnapshot, registry: borrowing ModelRegistry
+        _ type: Model.Type, entry: ModelRegistry.Entry, key: StorageKey, snapshot: EngineSnapshot, registry: borrowing ModelRegistry
     ) throws -> Model? {
         if entry.isStandalone {
-            let (plan, embedded) = (entry.plan, entry.embeddedSchemas)
-            return try snapshot.withValue(type: plan.typeName, key: key) { bytes in
-                try standaloneModel(type, plan: plan, embedding: embedded, bytesInPlace: bytes, key: key)
+            return try snapshot.withValue(type: entry.plan.typeName, key: key) { bytes in
+                try standaloneModel(type, plan: entry.plan, embedding: entry.embeddedSchemas, bytesInPlace: bytes, key: key)
             }
         }
         guard let bytes = try snapshot.value(type: entry.plan.typeName, key: key) else { return nil }
