@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Counts the instructions (callgrind "Ir") that one store-benchmark cell executes per operation,
-# on the release build, and lists the functions where they go. Only the timed section is counted
-# (collection is on inside `timedSection` only), so building fixtures, warming up and verifying
-# do not pollute the profile.
+# on the release build, and lists the functions where they go. Only the timed work is counted
+# (collection is on inside `measuredBody` only, not the resident-set reads around it), so
+# building fixtures, warming up and verifying do not pollute the profile.
 #
 #   Benchmarks/Scripts/callgrind-store.sh lookup/MirrorStore           # per lookup
 #   Benchmarks/Scripts/callgrind-store.sh fetch-all/GRDB 60 20000      # top 60, 20,000 objects
@@ -51,7 +51,7 @@ case "$workload" in
 esac
 name=$(echo "$cell" | tr -c 'A-Za-z0-9-' '_')
 valgrind --tool=callgrind --callgrind-out-file="$out/$name.callgrind" --collect-atstart=no \
-    --toggle-collect='$s16store_benchmarks12timedSection*' \
+    --toggle-collect='$s16store_benchmarks12measuredBody*' \
     "$out/store-benchmarks" --child "$cell" --directory "$scratch" "${sizes[@]}" >"$out/$name.log" 2>&1
 total=$(callgrind_annotate "$out/$name.callgrind" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 echo "$cell: $total instructions for $operations operations = $(( total / operations )) per $unit"
