@@ -299,10 +299,10 @@ struct TypeIndex: Sendable {
         return next
     }
 
-    /// Gives these objects a place to keep their file order and key order, if they have none.
     /// Whether ``provideFileOrderCache()`` has a cache to give.
     var lacksFileOrderCache: Bool { fileOrder == nil || keyOrder == nil }
 
+    /// Gives these objects a place to keep their file order and key order, if they have none.
     mutating func provideFileOrderCache() {
         if fileOrder == nil { fileOrder = Memo() }
         if keyOrder == nil { keyOrder = Memo() }
