@@ -431,61 +431,49 @@ do {
             }
         }
     }
+    /// A row of the interleaved table: `name`, the medians of both columns in µs, their ratio.
+    func printInterleavedRow(_ name: String, _ left: [Double], _ right: [Double]) {
+        let leftMedian = median(left) * 1e6
+        let rightMedian = median(right) * 1e6
+        print(pad(name, 44) + pad(String(format: "%.1f", leftMedian), 26) + pad(String(format: "%.1f", rightMedian), 26) + String(format: "%.2f×", leftMedian / rightMedian))
+    }
     print("")
     print("interleaved, operation by operation (\(interleavedOperations) each), median µs per operation")
     print(pad("cell", 44) + pad("MirrorStore µs", 26) + pad("hand-written µs", 26) + "ratio")
-    for cell in interleaved {
-        let storeMedian = median(cell.store) * 1e6
-        let handMedian = median(cell.hand) * 1e6
-        print(pad(cell.name, 44) + pad(String(format: "%.1f", storeMedian), 26) + pad(String(format: "%.1f", handMedian), 26) + String(format: "%.2f×", storeMedian / handMedian))
-    }
+    for cell in interleaved { printInterleavedRow(cell.name, cell.store, cell.hand) }
 
-    // The method's own bias: the same hand-written query through a second client (its own pool,
-    // connection and server process), alternating with the first as the sides alternate above.
-    // Switching connections query by query costs both alike, so this ratio stays near 1.
+    // Two pairs alternating query by query as the sides alternate above. The method's own bias:
+    // the same hand-written query through a second client (its own pool, connection and server
+    // process) against the first; switching connections query by query costs both alike, so this
+    // ratio stays near 1. And, as MirrorStore prepares each read's statement once per connection
+    // while the hand-written side above sends its statement unprepared, MirrorStore's query
+    // against a hand-written prepared statement, which shows the mapping alone.
     let secondClient = makeClient(settings)
     let secondRunner = Task { await secondClient.run() }
-    var control: (second: [Double], first: [Double]) = ([], [])
-    for number in 0..<interleavedOperations {
-        let category = queryCategories[number % queries]
-        for side in (number % 2 == 0 ? [0, 1] : [1, 0]) {
-            var answer: [BenchItem] = []
-            if side == 0 {
-                control.second.append(try await timed { answer = try await Hand.query(secondClient, category) })
-            } else {
-                control.first.append(try await timed { answer = try await Hand.query(client, category) })
+    let pairs: [(name: String, what: String, left: @Sendable (Int) async throws -> [BenchItem], right: @Sendable (Int) async throws -> [BenchItem])] = [
+        ("control: hand-written, 2nd client / 1st", "control",
+         { try await Hand.query(secondClient, $0) }, { try await Hand.query(client, $0) }),
+        ("equality, hand-written side prepared", "reference",
+         { category in try await store.objects(BenchItem.self).filter(#Predicate { $0.category == category }).all() },
+         { try await Hand.preparedQuery(client, $0) }),
+    ]
+    for pair in pairs {
+        var times: (left: [Double], right: [Double]) = ([], [])
+        for number in 0..<interleavedOperations {
+            let category = queryCategories[number % queries]
+            for side in (number % 2 == 0 ? [0, 1] : [1, 0]) {
+                var answer: [BenchItem] = []
+                if side == 0 {
+                    times.left.append(try await timed { answer = try await pair.left(category) })
+                } else {
+                    times.right.append(try await timed { answer = try await pair.right(category) })
+                }
+                try check(answer == current.filter { $0.category == category }, "the \(pair.what) query of \(category) differs from the items written")
             }
-            try check(answer == current.filter { $0.category == category }, "the control query of \(category) differs from the items written")
         }
+        printInterleavedRow(pair.name, times.left, times.right)
     }
-    let secondMedian = median(control.second) * 1e6
-    let firstMedian = median(control.first) * 1e6
-    print(pad("control: hand-written, 2nd client / 1st", 44) + pad(String(format: "%.1f", secondMedian), 26)
-          + pad(String(format: "%.1f", firstMedian), 26) + String(format: "%.2f×", secondMedian / firstMedian))
     secondRunner.cancel()
-
-    // MirrorStore prepares each read's statement once per connection; the hand-written side
-    // above sends its statement unprepared, as `query` does. The same comparison against a
-    // hand-written prepared statement, alternating the same way, shows the mapping alone.
-    var reference: (store: [Double], hand: [Double]) = ([], [])
-    for number in 0..<interleavedOperations {
-        let category = queryCategories[number % queries]
-        for side in (number % 2 == 0 ? [0, 1] : [1, 0]) {
-            var answer: [BenchItem] = []
-            if side == 0 {
-                reference.store.append(try await timed {
-                    answer = try await store.objects(BenchItem.self).filter(#Predicate { $0.category == category }).all()
-                })
-            } else {
-                reference.hand.append(try await timed { answer = try await Hand.preparedQuery(client, category) })
-            }
-            try check(answer == current.filter { $0.category == category }, "the reference query of \(category) differs from the items written")
-        }
-    }
-    let referenceStore = median(reference.store) * 1e6
-    let referenceHand = median(reference.hand) * 1e6
-    print(pad("equality, hand-written side prepared", 44) + pad(String(format: "%.1f", referenceStore), 26)
-          + pad(String(format: "%.1f", referenceHand), 26) + String(format: "%.2f×", referenceStore / referenceHand))
     runner.cancel()
     await store.close()
 } catch {
