@@ -282,15 +282,7 @@ struct ReadRouteDifferentialTests {
                     if otherName == "id" { bytes += [ValueTag.int.rawValue, 12] } else { bytes += other == position ? form : try #require(valid[otherName]) }
                 }
                 let outcomes = readings(of: bytes, as: QuickForms.self, plan: plan, key: .integer(6))
-                let models = outcomes.compactMap { try? $0.reading.get() }
-                let place = "\(name), form #\(number) \(form)"
-                if !models.isEmpty && models.count != outcomes.count {
-                    let answers = outcomes.map { "\($0.route): \((try? $0.reading.get()) == nil ? "failed" : "read")" }
-                    Issue.record("\(place): the routes disagree: \(answers.joined(separator: ", "))")
-                }
-                for model in models.dropFirst() {
-                    if let difference = firstDifference(models[0], model) { Issue.record("\(place): \(difference)") }
-                }
+                let models = expectRoutesAgree(outcomes, place: "\(name), form #\(number) \(form)")
                 if !models.isEmpty { agreed += 1 }
             }
         }
@@ -495,18 +487,24 @@ struct ReadRouteDifferentialTests {
         }
         for damage in 0..<8 {
             let damaged = random.damaged(bytes)
-            let outcomes = readings(of: damaged, as: Model.self, plan: plan, key: key)
-            let models = outcomes.compactMap { try? $0.reading.get() }
-            let place = "\(context), damage \(damage)"
-            if !models.isEmpty && models.count != outcomes.count {
-                let answers = outcomes.map { "\($0.route): \((try? $0.reading.get()) == nil ? "failed" : "read")" }
-                Issue.record("\(place): the routes disagree: \(answers.joined(separator: ", "))")
-            }
-            for model in models.dropFirst() {
-                if let difference = firstDifference(models[0], model) { Issue.record("\(place): \(difference)") }
-            }
+            expectRoutesAgree(readings(of: damaged, as: Model.self, plan: plan, key: key), place: "\(context), damage \(damage)")
         }
         return 9 * 4
+    }
+
+    /// Records an issue at `place` unless the routes all failed, or all read and read the same
+    /// model; returns the models they read.
+    @discardableResult
+    private func expectRoutesAgree<Model: Persistable>(_ outcomes: [(route: String, reading: Result<Model, any Error>)], place: String) -> [Model] {
+        let models = outcomes.compactMap { try? $0.reading.get() }
+        if !models.isEmpty && models.count != outcomes.count {
+            let answers = outcomes.map { "\($0.route): \((try? $0.reading.get()) == nil ? "failed" : "read")" }
+            Issue.record("\(place): the routes disagree: \(answers.joined(separator: ", "))")
+        }
+        for model in models.dropFirst() {
+            if let difference = firstDifference(models[0], model) { Issue.record("\(place): \(difference)") }
+        }
+        return models
     }
 
     private func readings<Model: Persistable>(
