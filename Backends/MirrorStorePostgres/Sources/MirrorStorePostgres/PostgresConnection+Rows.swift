@@ -19,30 +19,28 @@ extension PostgresConnection {
     /// given, with an error once it closes. So a call whose connection ``TimedLease`` closed (or
     /// the server dropped) ends, whatever statement it sends next.
     func rows(of query: PostgresQuery) async throws -> [PostgresRow] {
-        let eventLoop = eventLoop
-        return try await eventLoop.flatSubmit { () -> EventLoopFuture<[PostgresRow]> in
-            guard !self.isClosed else { return eventLoop.makeFailedFuture(ConnectionClosed()) }
-            return self.query(query, logger: PostgresStore.logger).map(\.rows)
-        }.get()
+        try await sendIfOpen { self.query(query, logger: PostgresStore.logger).map(\.rows) }
     }
 
     /// Prepares `sql` as a named statement of this connection (the server infers its parameters'
     /// types), checked and sent in one step on the event loop as ``rows(of:)`` does.
     func prepared(_ sql: String) async throws -> PreparedQuery {
-        let eventLoop = eventLoop
-        return try await eventLoop.flatSubmit { () -> EventLoopFuture<PreparedQuery> in
-            guard !self.isClosed else { return eventLoop.makeFailedFuture(ConnectionClosed()) }
-            return self.prepare(query: sql)
-        }.get()
+        try await sendIfOpen { self.prepare(query: sql) }
     }
 
     /// Runs the statement `prepared` on this connection with `values`, and returns all its rows;
     /// checked and sent in one step on the event loop as ``rows(of:)`` does.
     func rows(of prepared: PreparedQuery, values: [PostgresData]) async throws -> [PostgresRow] {
+        try await sendIfOpen { prepared.execute(values) }
+    }
+
+    /// Calls `send` on the connection's event loop if the connection is open there, else fails
+    /// with ``ConnectionClosed``: the check and the write in one step (``rows(of:)``).
+    private func sendIfOpen<Value: Sendable>(_ send: @escaping @Sendable () -> EventLoopFuture<Value>) async throws -> Value {
         let eventLoop = eventLoop
-        return try await eventLoop.flatSubmit { () -> EventLoopFuture<[PostgresRow]> in
+        return try await eventLoop.flatSubmit { () -> EventLoopFuture<Value> in
             guard !self.isClosed else { return eventLoop.makeFailedFuture(ConnectionClosed()) }
-            return prepared.execute(values)
+            return send()
         }.get()
     }
 }
