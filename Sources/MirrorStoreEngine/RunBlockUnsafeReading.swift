@@ -65,7 +65,9 @@ struct RunBlockReader {
     var count: Int {
         @inline(__always) get { Int(uint16(at: 5)) }
     }
-    var layout: UInt8 { self[4] }
+    var layout: UInt8 {
+        @inline(__always) get { self[4] }
+    }
 
     /// Whether the block's declared layout and count fit its length: checked once, with its checksum.
     var isWellFormed: Bool {

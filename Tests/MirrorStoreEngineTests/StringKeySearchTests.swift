@@ -12,12 +12,16 @@ import TestSupport
 @Suite struct StringKeySearchTests {
     static let seed = SeededRandom.seed(default: 0x57_4B_E4)
 
-    /// Text that stresses the order: shared prefixes around eight bytes, composed and decomposed
-    /// accents, a Kelvin sign (NFC "K"), a zero byte, other scripts, keys long enough to straddle
-    /// a block's pieces.
+    /// Text that stresses the order: shared prefixes around eight and sixteen bytes (where the
+    /// search's words end), composed and decomposed accents, combining marks alone (which compose
+    /// with the ASCII letter before them, in NFC), a Kelvin sign (NFC "K"), a zero byte, other
+    /// scripts, keys long enough to straddle a block's pieces.
     static func randomText(_ random: inout SeededRandom) -> String {
-        let stems = ["", "ev-", "abcdefg", "abcdefgh", "abcdefghi", "K", "\u{212A}", "é", "e\u{301}", "ab\u{0}"]
-        let scalars = ["a", "b", "h", "K", "\u{212A}", "é", "e\u{301}", "\u{0}", "中", "🙂", "ß", "~", "0"]
+        let stems = [
+            "", "ev-", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq", "K", "\u{212A}", "é",
+            "e\u{301}", "ab\u{0}", "abcdefge\u{301}", "abcdefgé",
+        ]
+        let scalars = ["a", "b", "h", "K", "\u{212A}", "é", "e\u{301}", "\u{301}", "\u{308}", "\u{0}", "中", "🙂", "ß", "~", "0", "z", "-"]
         let count = random.chance(10) ? Int.random(in: 20...90, using: &random) : Int.random(in: 0...12, using: &random)
         return random.pick(stems) + (0..<count).map { _ in random.pick(scalars) }.joined()
     }
@@ -153,6 +157,67 @@ import TestSupport
         // Every outcome was met: keys found, keys absent, damage seen.
         #expect(results.count { if case .found = $0 { true } else { false } } > 500, "seed \(Self.seed)")
         #expect(results.contains(.absent) && results.contains(.damaged), "seed \(Self.seed)")
+    }
+
+    /// Bytes a stored key may hold: a random key's UTF-8, in NFC or as it came (a file written
+    /// before keys went through `ByteKeyMap`), now and then damaged (a byte flipped, cut short,
+    /// or one inserted, so that the bytes may not be UTF-8).
+    static func storedBytes(_ random: inout SeededRandom) -> [UInt8] {
+        let text = randomText(&random)
+        let bytes = random.chance(50) ? Array(text._nfcCodeUnits) : Array(text.utf8)
+        return random.chance(15) ? random.damaged(bytes) : bytes
+    }
+
+    /// The order of `stored` against `probe` as keys: nil when the bytes are not UTF-8, 0 for
+    /// canonically equal strings, else -1 when the stored key precedes.
+    static func keyOrder(_ stored: [UInt8], _ probe: String) -> Int? {
+        guard let text = String(validating: stored, as: UTF8.self) else { return nil }
+        let (key, wanted) = (StorageKey.string(text), StorageKey.string(probe))
+        return key == wanted ? 0 : StorageKey.precedes(key, wanted) ? -1 : 1
+    }
+
+    @Test("comparing a stored key with the probe a word at a time orders as the keys do, whatever bytes follow it")
+    func wordOrderMatchesKeyOrder() {
+        var random = SeededRandom(seed: Self.seed &+ 4)
+        var outcomes: [Int?: Int] = [:]
+        for _ in 0..<40_000 {
+            let stored = Self.storedBytes(&random)
+            let storedText = String(decoding: stored, as: UTF8.self)
+            // The stored key itself (in its other form too), one that begins it or that it
+            // begins, or another.
+            let probe = switch Int.random(in: 0..<5, using: &random) {
+            case 0: storedText
+            case 1: storedText.decomposedStringWithCanonicalMapping
+            case 2: String(storedText.prefix(Int.random(in: 0...storedText.count, using: &random)))
+            case 3: storedText + Self.randomText(&random)
+            default: Self.randomText(&random)
+            }
+            let expected = Self.keyOrder(stored, probe)
+            outcomes[expected, default: 0] += 1
+            // At an odd place, followed by eight bytes that are not the key's (a block's location).
+            let padded = [0xA5] + stored + (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let order = padded.withUnsafeBytes { bytes in
+                StringProbe.with(probe) { $0.order(ofStored: bytes.baseAddress! + 1, count: stored.count) }
+            }
+            #expect(order == expected, "seed \(Self.seed), stored \(stored), probe \(probe.debugDescription)")
+        }
+        // Every outcome was met often.
+        for outcome in [nil, -1, 0, 1] as [Int?] {
+            #expect(outcomes[outcome, default: 0] > 1_000, "seed \(Self.seed), outcome \(String(describing: outcome))")
+        }
+    }
+
+    @Test("the probe's words are its canonical bytes, big-endian, padded with zeros")
+    func probeWordsHoldTheBytes() {
+        var random = SeededRandom(seed: Self.seed &+ 5)
+        for _ in 0..<2_000 {
+            let text = Self.randomText(&random)
+            let canonical = Array(text._nfcCodeUnits)
+            let padded = canonical + Array(repeating: 0, count: 8)
+            let words = StringProbe.with(text) { probe in stride(from: 0, through: canonical.count, by: 8).map { probe.word(at: $0) } }
+            let expected = stride(from: 0, through: canonical.count, by: 8).map { IndexRun.stringPrefix(padded[$0...]) }
+            #expect(words == expected, "seed \(Self.seed), text \(text.debugDescription)")
+        }
     }
 
     @Test("the probe's ASCII test, a word at a time, agrees with a test of each byte, at every length and place of a high byte")
