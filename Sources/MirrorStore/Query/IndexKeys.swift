@@ -135,13 +135,15 @@ enum IndexKeys {
             guard property.isIndexed || isUnique || linksToKeyedModel(property.kind, schemaNamed) else { continue }
             wanted.append(WantedIndex(
                 positions: [position], property: property.name,
-                name: indexName(typeName: schema.typeName, property: property.name), isUnique: isUnique))
+                name: indexName(typeName: schema.typeName, property: property.name), isUnique: isUnique,
+                order: [(property.name, property.kind)]))
         }
         for name in plan.modelType.insensitiveIndexedProperties {
             guard let position = schema.index(ofProperty: name) else { continue }
             wanted.append(WantedIndex(
                 positions: [position], property: name,
-                name: foldedIndexName(typeName: schema.typeName, property: name), isUnique: false, isFolded: true))
+                name: foldedIndexName(typeName: schema.typeName, property: name), isUnique: false, isFolded: true,
+                order: [(RecordSortKey.foldedOrderName(of: name), schema.properties[position].kind)]))
         }
         for compound in plan.modelType.compoundIndexes {
             // The plan checked that each property is stored and takes part.
@@ -175,4 +177,7 @@ struct WantedIndex: Sendable {
     let isUnique: Bool
     /// Keyed by the property's folded form (``TextFolding``) rather than its value.
     var isFolded = false
+    /// For the index of one property (or of its folded form): the order its entries follow
+    /// (``TypeIndexes/Index/order``), made once here rather than once per store state.
+    var order: [(name: String, kind: PropertyKind)] = []
 }

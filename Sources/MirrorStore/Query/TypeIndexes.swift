@@ -9,8 +9,8 @@ struct TypeIndexes: Sendable {
         let name: String
         let snapshot: IndexSnapshot
         /// For the index of one property (or of its folded form): the order its entries follow,
-        /// by ``RecordSortKey/orderName``, as an access path gives it; made once here rather
-        /// than once per query.
+        /// by ``RecordSortKey/orderName``, as an access path gives it; made once per model
+        /// (``WantedIndex/order``), shared by every store state's indexes.
         let order: [(name: String, kind: PropertyKind)]
 
         init(name: String, snapshot: IndexSnapshot, order: [(name: String, kind: PropertyKind)] = []) {
@@ -66,14 +66,11 @@ struct TypeIndexes: Sendable {
         for wanted in wanted {
             guard let snapshot = snapshot.index(named: wanted.name) else { continue }
             if wanted.isFolded, let position = wanted.positions.first, foldedByPosition.indices.contains(position) {
-                let property = schema.properties[position]
-                foldedByPosition[position] = Index(name: wanted.name, snapshot: snapshot,
-                                                   order: [(RecordSortKey.foldedOrderName(of: property.name), property.kind)])
+                foldedByPosition[position] = Index(name: wanted.name, snapshot: snapshot, order: wanted.order)
             } else if wanted.positions.count > 1 {
                 compound.append(Compound(index: Index(name: wanted.name, snapshot: snapshot), positions: wanted.positions))
             } else if let position = wanted.positions.first, byPosition.indices.contains(position) {
-                let property = schema.properties[position]
-                byPosition[position] = Index(name: wanted.name, snapshot: snapshot, order: [(property.name, property.kind)])
+                byPosition[position] = Index(name: wanted.name, snapshot: snapshot, order: wanted.order)
             }
         }
         self.byPosition = byPosition

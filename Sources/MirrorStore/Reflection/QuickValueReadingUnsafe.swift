@@ -41,8 +41,10 @@ extension RawCursor {
             guard tag == ValueTag.date.rawValue, let bits = probe.uint64(), let value = StoredValues.date(bits) else { return false }
             Self.put(value, field, optional)
         case .string:
+            // Made with the small-string proof the cursor's maker took (`string(_:)`): the
+            // global's once-only check was a call into the runtime for each string.
             guard tag == ValueTag.string.rawValue, case .success(let utf8) = probe.lengthPrefixed(),
-                  let value = UTF8Text.string(utf8.assumingMemoryBound(to: UInt8.self)) else { return false }
+                  let value = probe.string(utf8) else { return false }
             Self.put(value, field, optional)
         case .bool:
             guard tag == ValueTag.true.rawValue || tag == ValueTag.false.rawValue else { return false }
