@@ -46,9 +46,22 @@ public struct EngineSnapshot: Sendable {
             return (offset, length)
         }
 
-        /// The packed location of `key` of `type`, or nil; here for the same reason.
+        /// The packed location of `key` of `type`, or nil; here for the same reason. An integer
+        /// key's type is asked without a retain of its fields (`TypeIndex.unretained`): `listed`
+        /// is a constant of these parts, which the caller holds, and a call on a copy of the type
+        /// was a retain and a release of its fields per read by key.
         func location(type: String, key: StorageKey) throws -> UInt64? {
-            try objects(ofType: type)?.location(for: key)
+            guard let listed else { return try index.types[type]?.location(for: key) }
+            var position = 0
+            while position < listed.count {
+                if listed[position].name == type {
+                    guard case .integer(let value) = key else { return try listed[position].objects.location(for: key) }
+                    let objects = listed[position].objects.unretained
+                    return try objects.location(forInteger: value)
+                }
+                position += 1
+            }
+            return nil
         }
 
         /// `index.types[type]`, found in `listed` when there is one.

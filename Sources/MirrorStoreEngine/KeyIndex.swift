@@ -32,7 +32,7 @@ struct TypeIndex: Sendable {
     /// The fields, behind one reference: reading a type out of `KeyIndex.types` copies one
     /// pointer rather than a dozen fields (a lookup paid for that copy twice over), and a change
     /// copies the fields only when a snapshot shares them.
-    private final class Storage: @unchecked Sendable {
+    fileprivate final class Storage: @unchecked Sendable {
         // @unchecked: a `Storage` is changed only through `TypeIndex.unique()`, when no other
         // `TypeIndex` (and so no snapshot on another thread) refers to it and no snapshot has
         // shown it (`shown`). The same discipline makes every access exclusive, so the lookups'
@@ -49,6 +49,23 @@ struct TypeIndex: Sendable {
         /// Set by the writer, under the engine's lock, once a snapshot has shown these fields
         /// (``KeyIndex/markShown()``); never cleared: a copy starts unshown.
         var shown = false
+
+        /// ``TypeIndex/location(forInteger:)``. The map and the runs are read where these fields
+        /// hold them: a copy of either out of them was a retain and a release of its buffers per
+        /// lookup. Each run is borrowed without a retain: no one changes the runs of fields a
+        /// snapshot may read (`unique()`), so the array keeps it alive while it is asked.
+        func location(forInteger value: Int64) throws -> UInt64? {
+            if !integers.isEmpty, let packed = integers[value] { return packed == 0 ? nil : packed }
+            var index = 0
+            while index < runs.count {
+                let run = runs.unretainedElement(index)
+                if let packed = try run._withUnsafeGuaranteedRef({ try $0.packed(forInteger: value) }) {
+                    return packed == 0 ? nil : packed
+                }
+                index += 1
+            }
+            return nil
+        }
 
         func copy() -> Storage {
             let copy = Storage()
@@ -203,15 +220,23 @@ struct TypeIndex: Sendable {
 
     /// `location(for: .integer(value))`, the common case, without a `StorageKey` to pass around.
     func location(forInteger value: Int64) throws -> UInt64? {
-        // The map and the runs read where the storage holds them: a copy of either out of it was
-        // a retain and a release of its buffers per lookup.
-        if !storage.integers.isEmpty, let packed = storage.integers[value] { return packed == 0 ? nil : packed }
-        var index = 0
-        while index < storage.runs.count {
-            if let packed = try storage.runs[index].packed(forInteger: value) { return packed == 0 ? nil : packed }
-            index += 1
+        try storage.location(forInteger: value)
+    }
+
+    /// These objects' fields, referred to without a retain of their own: for a reader that holds
+    /// this `TypeIndex` where no one changes it (a snapshot's constant list of types) while it
+    /// asks, and whose call on a copy of it was a retain and a release of the fields per read.
+    var unretained: Unretained { Unretained(storage: Unmanaged.passUnretained(storage)) }
+
+    /// ``TypeIndex``'s fields without a retain (``unretained``).
+    struct Unretained {
+        fileprivate let storage: Unmanaged<Storage>
+
+        /// ``TypeIndex/location(forInteger:)``.
+        @inline(__always)
+        func location(forInteger value: Int64) throws -> UInt64? {
+            try storage._withUnsafeGuaranteedRef { try $0.location(forInteger: value) }
         }
-        return nil
     }
 
     /// The location the runs alone hold for `key`.

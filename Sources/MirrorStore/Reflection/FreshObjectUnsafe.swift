@@ -67,11 +67,17 @@ final class FreshObjectRecipe: @unchecked Sendable {
     /// fail between the allocation and the last property initialised, so no one ever sees (or
     /// releases) an instance with a property that holds no value.
     func make() -> AnyObject {
+        Unmanaged<AnyObject>.fromOpaque(allocate()).takeRetainedValue()
+    }
+
+    /// The address of a new instance as ``make()`` makes it, whose one retain the caller takes over.
+    @inline(__always)
+    private func allocate() -> UnsafeMutableRawPointer {
         let address = mirrorstore_allocate_object(metadata, size, alignmentMask)
         (address + start).copyMemory(from: template + start, byteCount: size - start)
         for primitive in primitives { primitive.type.initializeEmpty(address + primitive.offset) }
         if !others.fields.isEmpty { others.initialize(address) }
-        return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
+        return address
     }
 
     /// Sorts the empty value of a property of `type` at `offset` into the template (plain bytes),
@@ -89,6 +95,9 @@ final class FreshObjectRecipe: @unchecked Sendable {
         if copiesAsBytes(type) {
             // Plain bytes: the template owns nothing that would have to be released.
             empty.initialize(template + offset)
+        } else if let word = sharedEmptyWord(of: type, empty: empty) {
+            // A reference the runtime never frees: the template holds it without a retain.
+            (template + offset).storeBytes(of: word, as: UInt.self)
         } else if let primitive = type as? any FieldPrimitive.Type {
             primitives.append(EmptyPrimitive(offset: offset, type: primitive.slot))
         } else if let inner = embeddedStructFields(of: type, depth: depth) {
@@ -100,6 +109,37 @@ final class FreshObjectRecipe: @unchecked Sendable {
             others.append(empty)
         }
     }
+
+    /// The empty value of `type` as the one word it is, when that is the reference every empty
+    /// array, set or dictionary shares: an object of the runtime's own that it never frees, which
+    /// the compiler itself writes without a retain wherever code makes `[]`, so a copy of the word
+    /// is a copy of the value, owning nothing. Nil for any other empty value, which is destroyed
+    /// again here. Copied with the template's bytes, an empty list costs no call to its closure
+    /// (nor the retain and release of that closure's context) per instance.
+    private static func sharedEmptyWord(of type: Any.Type, empty: EmptyField) -> UInt? {
+        guard type is any _MallocContentInstanceProtocol.Type, FieldLayout.metadataKind(of: type) != .optional else { return nil }
+        func word<Value>(_: Value.Type) -> UInt? {
+            guard MemoryLayout<Value>.size == MemoryLayout<UInt>.size else { return nil }
+            let value = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Value>.size, alignment: MemoryLayout<Value>.alignment)
+            defer { value.deallocate() }
+            empty.initialize(value)
+            let bits = value.load(as: UInt.self)
+            guard sharedEmptyWords.contains(bits) else {
+                value.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+                return nil
+            }
+            return bits
+        }
+        return _openExistential(type, do: word)
+    }
+
+    /// The references of the empty array, set and dictionary singletons (one each, whatever the
+    /// element type).
+    private static let sharedEmptyWords: Set<UInt> = [
+        unsafeBitCast([UInt8](), to: UInt.self),
+        unsafeBitCast(Set<UInt8>(), to: UInt.self),
+        unsafeBitCast([UInt8: UInt8](), to: UInt.self),
+    ]
 
     /// The stored properties of `type` with their empty values' initialisers, when it is a struct
     /// model whose every stored property is a strong one (no `weak` or `unowned` storage) with an
@@ -126,10 +166,13 @@ final class FreshObjectRecipe: @unchecked Sendable {
         return _openExistential(type, do: trivial)
     }
 
-    /// ``make()`` as `Model`, which must be the class this recipe was made for.
+    /// ``make()`` as `Model`, which must be the class this recipe was made for. The reference is
+    /// moved out of memory holding it, its retain with it: a cast of the new object to `Model`
+    /// was a copy, a retain and a release per instance.
     @inline(__always)
     func make<Model>(_ type: Model.Type) -> Model {
-        unsafeBitCast(make(), to: Model.self)
+        var address = allocate()
+        return withUnsafeMutablePointer(to: &address) { UnsafeMutableRawPointer($0).assumingMemoryBound(to: Model.self).move() }
     }
 
     /// This recipe, held without a retain of its own by whoever keeps it alive (its plan), so that

@@ -147,6 +147,9 @@ struct ModelRegistry: Sendable {
         guard let kind = entry.primaryKeyKind else {
             throw StoreError(.noPrimaryKey(typeName: entry.plan.typeName))
         }
+        // An `Int` or `Int64` key of a property stored as either: accepted as the check below would
+        // accept its `.int` value, whatever the number.
+        if let type = entry.primaryKeyValueType, type == .int || type == .int64, let key = PrimaryKey.integerKey(value) { return key }
         let recordValue = value.recordValue
         let accepted = entry.primaryKeyValueType.map { $0.accepts(recordValue) } ?? kind.accepts(recordValue)
         guard accepted, let key = PrimaryKey.storageKey(for: recordValue) else {

@@ -105,6 +105,23 @@ private final class Roster: Persistable {
     static var primaryKey: String? { "id" }
 }
 
+/// Lists, sets and a dictionary, whose empty values a recipe copies from its template, with
+/// defaults of `init()` that are not empty; single values between them.
+private final class Shelves: Persistable {
+    var id = 0
+    var names: [String] = counted(["made by init()"])
+    var codes: Set<Int> = [1, 2]
+    var blobs: [Data] = []
+    var label = ""
+    var moments: Set<Date> = []
+    var ids: [UUID] = []
+    var counts: [String: Int] = ["made by init()": 1]
+    var spots: [Spot] = []
+    var maybe: [Double]?
+    init() {}
+    static var primaryKey: String? { "id" }
+}
+
 private final class Bare: Persistable {
     init() {}
 }
@@ -470,6 +487,61 @@ struct ClassWithoutInitTests {
         #expect(initCalls.load(ordering: .relaxed) - before == 0)
         #expect(firstDifference(bookings, stored.sorted { $0.id < $1.id }) == nil)
         #expect(firstDifference(bookings[7], one) == nil)
+    }
+
+    @Test("a class's empty lists, sets and dictionaries are the shared empty values, copied from the recipe's template")
+    func emptyContainersFromTheTemplate() throws {
+        let plan = try PlanCache.shared.plan(for: Shelves.self)
+        #expect(plan.freshObject != nil)
+        let before = initCalls.load(ordering: .relaxed)
+        let first = plan.newInstance(Shelves.self)
+        let second = plan.newInstance(Shelves.self)
+        #expect(initCalls.load(ordering: .relaxed) - before == 0)
+        for shelves in [first, second] {
+            #expect(shelves.names.isEmpty && shelves.codes.isEmpty && shelves.blobs.isEmpty && shelves.moments.isEmpty)
+            #expect(shelves.ids.isEmpty && shelves.counts.isEmpty && shelves.spots.isEmpty && shelves.maybe == nil)
+            // The very references `[]`, `Set()` and `[:]` hold, which the runtime never frees.
+            #expect(unsafeBitCast(shelves.names, to: UInt.self) == unsafeBitCast([Int](), to: UInt.self))
+            #expect(unsafeBitCast(shelves.spots, to: UInt.self) == unsafeBitCast([Int](), to: UInt.self))
+            #expect(unsafeBitCast(shelves.codes, to: UInt.self) == unsafeBitCast(Set<UInt8>(), to: UInt.self))
+            #expect(unsafeBitCast(shelves.counts, to: UInt.self) == unsafeBitCast([String: Bool](), to: UInt.self))
+        }
+        // Values, not shared storage: a change to one instance's containers leaves the other's empty.
+        first.names.append("one")
+        first.codes.insert(3)
+        first.counts["two"] = 2
+        first.spots.append(Spot())
+        #expect(second.names.isEmpty && second.codes.isEmpty && second.counts.isEmpty && second.spots.isEmpty)
+        #expect(first.names == ["one"] && first.codes == [3] && first.counts == ["two": 2] && first.spots.count == 1)
+
+        // Read from records, intact and damaged, and as the store reads them: as from init().
+        var random = SeededRandom(seed: Self.seed &+ 4)
+        let reference = try Self.initPlan(Shelves.self)
+        let embedded = try ModelRegistry(models: [Shelves.self]).entry(for: Shelves.self).embeddedSchemas
+        for index in 0..<200 {
+            let shelves = Shelves()
+            shelves.id = index
+            shelves.names = (0..<random.count()).map { _ in random.string() }
+            shelves.codes = Set((0..<random.count()).map { _ in random.integer(Int.self) })
+            shelves.blobs = (0..<random.count()).map { _ in random.data() }
+            shelves.label = random.string()
+            shelves.moments = Set((0..<random.count()).map { _ in Date(timeIntervalSinceReferenceDate: Double(random.integer(Int32.self))) })
+            shelves.ids = (0..<random.count()).map { _ in random.uuid() }
+            shelves.counts = Dictionary((0..<random.count()).map { _ in (random.string(), random.integer(Int.self)) }, uniquingKeysWith: { first, _ in first })
+            shelves.spots = (0..<random.count()).map { _ in Self.randomSpot(&random) }
+            shelves.maybe = random.optional { random in (0..<random.count()).map { _ in random.double() } }
+            let context = "seed \(Self.seed &+ 4) #\(index)"
+            let record = try shelves.managedObject()
+            let fresh: Result<Shelves, any Error> = Self.mapped(Shelves.self, record, plan: plan)
+            if let difference = firstDifference(shelves, try fresh.get()) { Issue.record("\(context): \(difference)") }
+            Self.compare(fresh, Self.mapped(Shelves.self, record, plan: reference), context)
+            for round in 0..<4 {
+                let damaged = try shelves.managedObject()
+                Self.damage(damaged, &random)
+                Self.compare(Self.mapped(Shelves.self, damaged, plan: plan), Self.mapped(Shelves.self, damaged, plan: reference), "\(context) damaged \(round)")
+            }
+            _ = try Self.compareBytes(shelves, plan: plan, reference: reference, embedded: embedded, random: &random, context)
+        }
     }
 
     @Test("every instance made is destroyed once, whether its fill succeeds or fails half-way")

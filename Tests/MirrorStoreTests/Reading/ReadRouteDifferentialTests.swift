@@ -290,6 +290,69 @@ struct ReadRouteDifferentialTests {
         #expect(agreed >= 20)
     }
 
+    /// Keyed by each integer width the fast way to a storage key meets (`PrimaryKey.integerKey`).
+    final class IntKeyed: Persistable {
+        var id = 0
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    final class Int64Keyed: Persistable {
+        var id: Int64 = 0
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    final class Int32Keyed: Persistable {
+        var id: Int32 = 0
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    final class UInt64Keyed: Persistable {
+        var id: UInt64 = 0
+        init() {}
+        static var primaryKey: String? { "id" }
+    }
+
+    @Test("a key given as any integer or a string becomes the storage key, or the error, the general check gives, whatever the key's type")
+    func integerKeysAgreeWithTheGeneralCheck() throws {
+        let types: [any Persistable.Type] = [IntKeyed.self, Int64Keyed.self, Int32Keyed.self, UInt64Keyed.self, Labelled.self]
+        let registry = try ModelRegistry(models: types)
+        var random = SeededRandom(seed: Self.seed ^ 0x6B)
+        var compared = 0
+        func general(_ value: some RecordPrimitive, _ entry: ModelRegistry.Entry) -> StorageKey? {
+            let recordValue = value.recordValue
+            guard let kind = entry.primaryKeyKind, entry.primaryKeyValueType.map({ $0.accepts(recordValue) }) ?? kind.accepts(recordValue) else { return nil }
+            return PrimaryKey.storageKey(for: recordValue)
+        }
+        func expectAgreement(_ value: some RecordPrimitive, _ entry: ModelRegistry.Entry) {
+            let fast = try? registry.key(value, for: entry)
+            #expect(fast == general(value, entry), "seed \(Self.seed ^ 0x6B), \(entry.plan.typeName) keyed by \(value) of \(type(of: value))")
+            compared += 1
+        }
+        func expectAgreement<Model: Persistable>(on type: Model.Type, _ number: UInt64) throws {
+            let entry = try registry.entry(for: type)
+            expectAgreement(Int(truncatingIfNeeded: number), entry)
+            expectAgreement(Int64(bitPattern: number), entry)
+            expectAgreement(Int32(truncatingIfNeeded: number), entry)
+            expectAgreement(UInt64(number), entry)
+            expectAgreement(UInt8(truncatingIfNeeded: number), entry)
+            expectAgreement(String(number), entry)
+        }
+        for _ in 0..<500 {
+            let bits = random.next()
+            let edges: [UInt64] = [0, 1, UInt64(bitPattern: -1), UInt64(Int32.max), UInt64(bitPattern: Int64(Int32.min)), UInt64(Int64.max), UInt64(bitPattern: Int64.min)]
+            let number = random.chance(30) ? random.pick(edges) : (random.chance(50) ? bits : bits >> (bits % 64))
+            try expectAgreement(on: IntKeyed.self, number)
+            try expectAgreement(on: Int64Keyed.self, number)
+            try expectAgreement(on: Int32Keyed.self, number)
+            try expectAgreement(on: UInt64Keyed.self, number)
+            try expectAgreement(on: Labelled.self, number)
+        }
+        #expect(compared == 500 * types.count * 6)
+    }
+
     @Test("which plans read stored bytes directly")
     func directPlans() throws {
         for type in [Happening.self, Reading.self, FlatClass.self, FlatStruct.self, UUIDKeyed.self, Hall.self, Spot.self] as [any Persistable.Type] {
