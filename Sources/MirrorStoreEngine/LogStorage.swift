@@ -109,7 +109,7 @@ extension LogStorage {
 /// falling in the same page take no lock (see ``LogStorage/withBytes(at:count:lent:_:)``).
 struct LentPage {
     let index: Int
-    let bytes: [UInt8]
+    let page: DecryptedPage
 }
 
 /// A log kept in a byte array, for `StorageEngine(inMemoryWith:)` and for the fuzzer.

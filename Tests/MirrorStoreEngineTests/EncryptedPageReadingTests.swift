@@ -13,8 +13,10 @@ import Darwin
 @Suite struct EncryptedPageReadingTests {
     /// Random keeps and forgets against a dictionary that forgets only when told: the cache holds
     /// a page's last bytes or nothing, never more pages than its capacity, and never loses the page
-    /// just kept or the pinned one.
-    @Test("the page cache holds a page's last bytes or nothing, within its capacity, pinned pages kept")
+    /// just kept or the pinned one. Readers without the lock (`PublishedPages`) find exactly the
+    /// pages the cache holds, and with no reading in progress nothing it let go waits to be freed;
+    /// while a reading lasts, what it may read is held, within the bound, and freed once it ends.
+    @Test("the page cache holds a page's last bytes or nothing, within its capacity, pinned pages kept, published alike")
     func cacheAgainstReference() {
         var random = SeededRandom(seed: SeededRandom.seed(default: 0xCAC4E))
         for capacity in [2, 3, 8, 64] {
@@ -23,24 +25,46 @@ import Darwin
             var pinned: Int?
             for step in 0..<4_000 {
                 let page = Int.random(in: 0..<(capacity * 3), using: &random)
-                switch Int.random(in: 0..<10, using: &random) {
-                case 0:
-                    cache.forget(page)
-                    held[page] = nil
-                case 1:
-                    cache.forget(from: page)
-                    held = held.filter { $0.key < page }
-                    if let kept = pinned, kept >= page { pinned = nil }
-                default:
-                    let bytes = [UInt8(truncatingIfNeeded: step), UInt8(truncatingIfNeeded: page)]
-                    if random.chance(20) { pinned = page }
-                    cache.keep(bytes, page: page, pinned: pinned)
-                    held[page] = bytes
-                    #expect(cache[page] == bytes)
+                // Sometimes the change is made while a reading is in progress, which then still
+                // finds the page it found before.
+                let duringReading = random.chance(10)
+                func change() {
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0:
+                        cache.forget(page)
+                        held[page] = nil
+                    case 1:
+                        cache.forget(from: page)
+                        held = held.filter { $0.key < page }
+                        if let kept = pinned, kept >= page { pinned = nil }
+                    default:
+                        let bytes = [UInt8(truncatingIfNeeded: step), UInt8(truncatingIfNeeded: page)]
+                        if random.chance(20) { pinned = page }
+                        cache.keep(bytes, page: page, pinned: pinned)
+                        held[page] = bytes
+                        #expect(cache[page]?.array == bytes)
+                    }
                 }
-                if let pinned, let bytes = held[pinned] { #expect(cache[pinned] == bytes) }
-                for candidate in 0..<(capacity * 3) {
-                    if let bytes = cache[candidate] { #expect(bytes == held[candidate], "page \(candidate) at step \(step)") }
+                if duringReading {
+                    let published = cache.published
+                    published.withReading { reading in
+                        let before = reading.page(page).map { Array($0) }
+                        change()
+                        #expect(reading.page(page).map { Array($0) } == before || reading.page(page).map { Array($0) } == held[page])
+                        // Pages added while a reading lasts stop at `capacity` waiting.
+                        #expect(cache.waitingCount <= 2 * capacity + 2)
+                    }
+                } else {
+                    change()
+                }
+                // The next change frees what the reading held.
+                if !duringReading { #expect(cache.waitingCount == 0, "step \(step)") }
+                if let pinned, let bytes = held[pinned] { #expect(cache[pinned]?.array == bytes) }
+                cache.published.withReading { reading in
+                    for candidate in 0..<(capacity * 3) {
+                        if let bytes = cache[candidate] { #expect(bytes.array == held[candidate], "page \(candidate) at step \(step)") }
+                        #expect(reading.page(candidate).map { Array($0) } == cache[candidate]?.array, "published page \(candidate) at step \(step)")
+                    }
                 }
                 let count = (0..<(capacity * 3)).count { cache[$0] != nil }
                 #expect(count <= capacity)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// A log generation kept encrypted in a file: the engine reads and writes the same logical bytes
 /// as in a plain file (header region, units, runs, checkpoints), and this type stores them as
@@ -65,6 +66,10 @@ final class EncryptedLog: LogStorage {
     /// Opens this log's pages under `dataKey`, the cipher keyed once.
     let opener: AES256GCM.Opener
     private let state: Lock<State>
+    /// The cached pages as readers find them without the lock (`state.cache` keeps them).
+    let pages: PublishedPages
+    /// `state.size` as the last section under the lock left it, for readers without the lock.
+    private let publishedSize = Atomic<UInt64>(0)
 
     private struct State: Sendable {
         /// The logical size: the end of the last page that authenticates (format 1), or of the
@@ -98,6 +103,11 @@ final class EncryptedLog: LogStorage {
         mutating func remember(_ page: [UInt8], at index: Int) {
             cache.keep(page, page: index, pinned: lastPage)
         }
+
+        /// Keeps `page` in the cache, as `remember(_:at:)` does.
+        mutating func remember(_ page: DecryptedPage, at index: Int) {
+            cache.keep(page, page: index, pinned: lastPage)
+        }
     }
 
     private init(
@@ -110,10 +120,25 @@ final class EncryptedLog: LogStorage {
         opener = try AES256GCM.Opener(key: dataKey)
         self.followsWriter = followsWriter
         self.isScratch = isScratch
+        let pages = PublishedPages()
+        self.pages = pages
         state = Lock(State(
-            physicalSize: physicalSize, cache: EncryptedPageCache(capacity: isScratch ? Self.cachedScratchPages : Self.cachedPages),
+            physicalSize: physicalSize,
+            cache: EncryptedPageCache(capacity: isScratch ? Self.cachedScratchPages : Self.cachedPages, published: pages),
             budget: NonceBudget(used: slot.nonceBound), reservedBound: reservedBound, slot: slot))
     }
+
+    /// Runs `body` with the state under the lock, then publishes the size it leaves for the
+    /// readers that take no lock (`publishedSize`), before the lock is released.
+    private func locked<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        try state.withLock { state in
+            defer { publishedSize.store(state.size, ordering: .releasing) }
+            return try body(&state)
+        }
+    }
+
+    /// The log's size for a read that takes no lock: what the last change under the lock left.
+    var sizeWithoutLock: UInt64 { publishedSize.load(ordering: .acquiring) }
 
     /// A new, empty generation in `file` (emptied first): a new file id and a new random data
     /// key wrapped under `keys`. Nothing is synced: the engine syncs the file before relying on it.
@@ -127,7 +152,7 @@ final class EncryptedLog: LogStorage {
         let log = try EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: UInt64(pageSize), reservedBound: nonceReservation,
             followsWriter: false, isScratch: isScratch)
-        log.state.withLock { $0.budget = NonceBudget(used: 0) }
+        log.locked { $0.budget = NonceBudget(used: 0) }
         return log
     }
 
@@ -168,7 +193,7 @@ final class EncryptedLog: LogStorage {
         let log = try EncryptedLog(
             file: file, header: header, dataKey: dataKey, slot: slot, physicalSize: physicalSize, reservedBound: slot.nonceBound,
             followsWriter: followsWriter)
-        try log.state.withLock { try log.findEnd(&$0) }
+        try log.locked { try log.findEnd(&$0) }
         // The header region's pages are few and read on every open; the rest of the region,
         // which nothing reads, is checked too, so that no page of the file goes unchecked.
         if try log.size() >= UInt64(LogHeader.regionSize) {
@@ -489,7 +514,7 @@ final class EncryptedLog: LogStorage {
     /// The current plaintext of page `index`, for a writer about to change it.
     private func current(_ index: Int, state: inout State) throws -> [UInt8] {
         guard Self.start(ofPage: index) < state.size else { return [] }
-        if let cached = state.cache[index] { return cached }
+        if let cached = state.cache[index] { return cached.array }
         let (page, authentic) = try loadOrEmptySlot(index, physicalSize: state.physicalSize)
         if authentic { state.remember(page, at: index) }
         return page
@@ -525,16 +550,24 @@ final class EncryptedLog: LogStorage {
     // MARK: LogStorage
 
     func size() throws -> UInt64 {
-        try state.withLock { state in
+        try locked { state in
             if followsWriter {
                 let physicalSize = try file.size()
                 // In format 2 a commit may change only a tail slot, not the file's size.
                 if physicalSize != state.physicalSize || !rewritesInPlace {
                     var found = state
+                    // Pages found go to a cache of their own, then to this one if the end found
+                    // is taken: readers without the lock read this one's pages.
+                    found.cache = EncryptedPageCache(capacity: state.cache.capacity)
                     try findEnd(&found)
                     // A page the writer is rewriting fails to authenticate for a moment: what
                     // was read before stays valid (a writer never cuts below its last whole unit).
-                    if found.size >= state.size { state = found }
+                    if found.size >= state.size {
+                        let pages = found.cache.held
+                        found.cache = state.cache
+                        state = found
+                        for (index, page) in pages { state.remember(page, at: index) }
+                    }
                 }
             }
             return state.size
@@ -546,10 +579,10 @@ final class EncryptedLog: LogStorage {
     /// one is full. One lock for the common reads, a value within one cached page or a run block
     /// across two: each lock taken and each page looked up again cost more than a copy. The
     /// caller has found the page and `within` already.
-    func cachedPages(page index: Int, within: Int, count: Int) -> (size: UInt64, first: [UInt8]?, next: [UInt8]?) {
+    func cachedPages(page index: Int, within: Int, count: Int) -> (size: UInt64, first: DecryptedPage?, next: DecryptedPage?) {
         let capacity = Self.capacity(ofPage: index)
         let spansNext = within + count > capacity
-        let (size, first, next) = state.withLock { ($0.size, $0.cache[index], spansNext ? $0.cache[index + 1] : nil) }
+        let (size, first, next) = locked { ($0.size, $0.cache[index], spansNext ? $0.cache[index + 1] : nil) }
         return (size, first, first?.count == capacity ? next : nil)
     }
 
@@ -558,15 +591,12 @@ final class EncryptedLog: LogStorage {
         let index = Self.page(containing: offset)
         let within = Int(offset - Self.start(ofPage: index))
         let capacity = Self.capacity(ofPage: index)
-        // Copied from the cached pages under the lock, where they lie (`EncryptedPageCache.copy`).
-        let (size, copied) = state.withLock { state -> (UInt64, [UInt8]?) in
-            guard offset <= state.size, UInt64(count) <= state.size - offset else { return (state.size, nil) }
-            return (state.size, state.cache.copy(page: index, from: within, count: count, capacity: capacity))
-        }
+        let size = sizeWithoutLock
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
-        if let copied { return copied }
+        // Copied from the cached pages where they lie, without the lock (`PublishedPages.Reading.copy`).
+        if let copied = pages.withReading({ $0.copy(page: index, from: within, count: count, capacity: capacity) }) { return copied }
         if !followsWriter { return try readPages(at: offset, count: count, keeping: true) }
         var result: [UInt8] = []
         result.reserveCapacity(count)
@@ -576,7 +606,7 @@ final class EncryptedLog: LogStorage {
             let within = Int(position - Self.start(ofPage: index))
             let take = min(Self.capacity(ofPage: index) - within, count - result.count)
             let page = try plaintext(ofPage: index, through: within + take)
-            result.append(contentsOf: page[within..<(within + take)])
+            page.withUnsafeBytes { result.append(contentsOf: $0[within..<(within + take)]) }
             position += UInt64(take)
         }
         return result
@@ -600,7 +630,7 @@ final class EncryptedLog: LogStorage {
     /// straight into the result (`PlaintextAssembly`), with no array of its own. Not beside a
     /// writer (`followsWriter`).
     private func readPages(at offset: UInt64, count: Int, keeping: Bool) throws -> [UInt8] {
-        let (size, physicalSize, lastPage) = state.withLock { ($0.size, $0.physicalSize, $0.lastPage) }
+        let (size, physicalSize, lastPage) = locked { ($0.size, $0.physicalSize, $0.lastPage) }
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
@@ -613,27 +643,28 @@ final class EncryptedLog: LogStorage {
         }
         return try PlaintextAssembly.assembled(count: count, at: offset, path: path) { result in
             /// Appends what the read takes of page `index`, whose plaintext is `page`.
-            func take(_ page: [UInt8], of index: Int) throws {
+            func take(_ page: UnsafeRawBufferPointer, of index: Int) throws {
                 let part = taken(of: index)
                 guard page.count >= part.upperBound else { throw shortPage(index) }
-                result.append(page[part])
+                result.append(UnsafeRawBufferPointer(rebasing: page[part]))
             }
             var index = Self.page(containing: offset)
             while index <= lastNeeded {
-                if let cached = state.withLock({ $0.cache[index] }) {
-                    try take(cached, of: index)
+                if let cached = locked({ $0.cache[index] }) {
+                    try cached.withUnsafeBytes { try take($0, of: index) }
                     index += 1
                     continue
                 }
                 // The header region's pages (a checkpoint slot's may read as empty) and the last
                 // page (in a tail slot) are read as `read` reads them.
                 if index < Self.regionPages || index == lastPage {
-                    try take(try plaintext(ofPage: index, through: 0), of: index)
+                    let page = try plaintext(ofPage: index, through: 0)
+                    try page.withUnsafeBytes { try take($0, of: index) }
                     index += 1
                     continue
                 }
                 var stretchEnd = index + 1
-                while stretchEnd <= lastNeeded, stretchEnd != lastPage, state.withLock({ $0.cache[stretchEnd] }) == nil {
+                while stretchEnd <= lastNeeded, stretchEnd != lastPage, locked({ $0.cache[stretchEnd] }) == nil {
                     stretchEnd += 1
                 }
                 let physicalStart = homeOffset(index)
@@ -651,8 +682,8 @@ final class EncryptedLog: LogStorage {
                         continue
                     }
                     let plaintext = try open(physical, page: page, from: start)
-                    try take(plaintext, of: page)
-                    if keeping { state.withLock { $0.remember(plaintext, at: page) } }
+                    try plaintext.withUnsafeBytes { try take($0, of: page) }
+                    if keeping { locked { $0.remember(plaintext, at: page) } }
                 }
                 index = stretchEnd
             }
@@ -665,15 +696,16 @@ final class EncryptedLog: LogStorage {
 
     /// Page `index`, holding at least `end` bytes: from the cache, or read and decrypted outside
     /// the lock (full pages never change; the last page is always cached).
-    func plaintext(ofPage index: Int, through end: Int) throws -> [UInt8] {
-        let (cached, physicalSize) = state.withLock { ($0.cache[index], $0.physicalSize) }
+    func plaintext(ofPage index: Int, through end: Int) throws -> DecryptedPage {
+        let (cached, physicalSize) = locked { ($0.cache[index], $0.physicalSize) }
         if let cached, cached.count >= end { return cached }
         if followsWriter {
             for _ in 0..<5 {
                 // The writer may have rewritten the page longer since the size was last looked at.
                 if let page = try authentic(index, physicalSize: max(physicalSize, try file.size())), page.count >= end {
-                    state.withLock { $0.remember(page, at: index) }
-                    return page
+                    let kept = DecryptedPage(page)
+                    locked { $0.remember(kept, at: index) }
+                    return kept
                 }
                 var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
                 _ = nanosleep(&pause, nil)
@@ -683,13 +715,14 @@ final class EncryptedLog: LogStorage {
         // kept: a later read (another scan beside the writer) finds the page as it is then.
         let (page, authentic) = try loadOrEmptySlot(index, physicalSize: followsWriter ? max(physicalSize, try file.size()) : physicalSize)
         guard page.count >= end else { throw shortPage(index) }
-        if authentic { state.withLock { $0.remember(page, at: index) } }
-        return page
+        let kept = DecryptedPage(page)
+        if authentic { locked { $0.remember(kept, at: index) } }
+        return kept
     }
 
     func write(_ bytes: [UInt8], at offset: UInt64) throws {
         guard !bytes.isEmpty else { return }
-        try state.withLock { state in
+        try locked { state in
             if rewritesInPlace {
                 try writeInPlace(bytes, at: offset, &state)
             } else {
@@ -758,7 +791,7 @@ final class EncryptedLog: LogStorage {
     /// open then trusts the tail at once: a version is written only after everything before it
     /// is synced. A torn or failed write of it leaves the version before, as any tail write does.
     func settle() throws {
-        try state.withLock { state in
+        try locked { state in
             guard !rewritesInPlace, !followsWriter, state.tailFilledPages, !state.staleTail, state.unsettledFrom == nil,
                   let last = state.lastPage else { return }
             try file.sync()
@@ -780,7 +813,7 @@ final class EncryptedLog: LogStorage {
     /// rewrites that page shorter in one write, so that a crash leaves it whole (a kill does;
     /// a power cut may tear it).
     func truncate(to size: UInt64) throws {
-        try state.withLock { state in
+        try locked { state in
             if rewritesInPlace {
                 try truncateInPlace(to: size, &state)
             } else {
@@ -963,7 +996,7 @@ final class EncryptedLog: LogStorage {
 
     /// Whether the data key has used half the nonces it may: the next compaction rotates it.
     var needsNewKey: Bool {
-        state.withLock { $0.budget.used >= $0.budget.limit / 2 }
+        locked { $0.budget.used >= $0.budget.limit / 2 }
     }
 
     /// Wraps the data key for `keys` in the key slot not in force, syncs it, then wipes the other
@@ -971,7 +1004,7 @@ final class EncryptedLog: LogStorage {
     /// returns the old secret opens nothing.
     func rewrapDataKey(for keys: EncryptionKeys) throws {
         let envelope = try keys.wrap(dataKey)
-        try state.withLock { state in
+        try locked { state in
             var slot = state.slot
             slot.number += 1
             slot.envelope = envelope

@@ -4,14 +4,14 @@ extension EncryptedLog {
     func withBytes(at offset: UInt64, count: Int, lent: inout LentPage?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let index = Self.page(containing: offset)
         let within = Int(offset - Self.start(ofPage: index))
-        // A page's array is never changed in place (a longer last page is a new array), and what
-        // it held stays what the log holds there: a held page is as good as the cached one.
-        if count > 0, let page = lent, page.index == index, page.bytes.count >= within + count {
-            return try page.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
+        // A page is never changed once made (a longer last page is a new one), and what it held
+        // stays what the log holds there: a held page is as good as the cached one.
+        if count > 0, let held = lent, held.index == index, held.page.count >= within + count {
+            return try held.page.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
         }
         let (size, first, _) = cachedPages(page: index, within: within, count: count)
         if count > 0, offset <= size, UInt64(count) <= size - offset, let first, first.count >= within + count {
-            lent = LentPage(index: index, bytes: first)
+            lent = LentPage(index: index, page: first)
             return try first.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
         }
         try read(at: offset, count: count).withUnsafeBytes(body)
@@ -19,7 +19,8 @@ extension EncryptedLog {
 }
 
 /// One value lent from its page in place, for a read that decodes it and keeps none of its bytes
-/// (a lookup by key): a copy of it cost an allocation and a pass over the bytes.
+/// (a lookup by key): a copy of it cost an allocation and a pass over the bytes. A page the cache
+/// holds is read without the lock and without a reference to it (`PublishedPages`).
 extension EncryptedLog {
     func withBytes<Result>(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         let index = Self.page(containing: offset)
@@ -28,68 +29,82 @@ extension EncryptedLog {
         guard count > 0, within + count <= Self.capacity(ofPage: index) else {
             return try read(at: offset, count: count).withUnsafeBytes(body)
         }
-        let (size, first, _) = cachedPages(page: index, within: within, count: count)
+        let size = sizeWithoutLock
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
-        // A page read for it is authenticated and kept, as `read` keeps it.
-        let page = try first.flatMap { $0.count >= within + count ? $0 : nil } ?? plaintext(ofPage: index, through: within + count)
-        return try page.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
+        // One path for both cases, in the reading: a `Result?` to tell them apart would make
+        // this unspecialised function look up the metadata of that optional on every call.
+        return try pages.withReading { reading in
+            if let page = reading.page(index), page.count >= within + count {
+                return try body(UnsafeRawBufferPointer(rebasing: page[within..<(within + count)]))
+            }
+            // A page read for it is authenticated and kept, as `read` keeps it.
+            let page = try plaintext(ofPage: index, through: within + count)
+            return try page.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[within..<(within + count)])) }
+        }
     }
 }
 
 /// Bytes lent in two pieces from the two pages they lie across, for a run block (about a page
-/// long, so nearly always across two): searched where it lies rather than joined in a copy.
+/// long, so nearly always across two): searched where it lies rather than joined in a copy, and
+/// from cached pages without the lock (`PublishedPages`).
 extension EncryptedLog {
     func withPieces(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
         let index = Self.page(containing: offset)
         let within = Int(offset - Self.start(ofPage: index))
-        let (size, first, next) = cachedPages(page: index, within: within, count: count)
+        let size = sizeWithoutLock
         guard offset <= size, UInt64(count) <= size - offset else {
             throw StorageError(.corrupted(path: path, offset: offset, reason: "the log ends before \(count) bytes could be read"))
         }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)
         // Nothing to read, no page to decrypt, as for `read(at:count:)`.
         guard count > 0 else { return try body(none, none) }
-        let headCount = min(count, Self.capacity(ofPage: index) - within)
+        let capacity = Self.capacity(ofPage: index)
+        let headCount = min(count, capacity - within)
         // Past the second page, what the two hold: the caller reads the rest another way.
         let tailCount = min(count - headCount, Self.capacity(ofPage: index + 1))
-        let page = try first.flatMap { $0.count >= within + headCount ? $0 : nil } ?? plaintext(ofPage: index, through: within + headCount)
-        let following = tailCount == 0
-            ? [] : try next.flatMap { $0.count >= tailCount ? $0 : nil } ?? plaintext(ofPage: index + 1, through: tailCount)
-        try page.withUnsafeBytes { page in
-            try following.withUnsafeBytes { following in
-                try body(
-                    UnsafeRawBufferPointer(rebasing: page[within..<(within + headCount)]),
-                    UnsafeRawBufferPointer(rebasing: following[..<tailCount]))
+        let lentInPlace = try pages.withReading { reading -> Bool in
+            guard let page = reading.page(index), page.count >= within + headCount else { return false }
+            let head = UnsafeRawBufferPointer(rebasing: page[within..<(within + headCount)])
+            guard tailCount > 0 else {
+                try body(head, none)
+                return true
             }
+            // The next page follows on only from a full one.
+            guard page.count == capacity, let following = reading.page(index + 1), following.count >= tailCount else { return false }
+            try body(head, UnsafeRawBufferPointer(rebasing: following[..<tailCount]))
+            return true
+        }
+        if lentInPlace { return }
+        let page = try plaintext(ofPage: index, through: within + headCount)
+        let following = tailCount == 0 ? nil : try plaintext(ofPage: index + 1, through: tailCount)
+        try page.withUnsafeBytes { page in
+            let head = UnsafeRawBufferPointer(rebasing: page[within..<(within + headCount)])
+            guard let following else { return try body(head, none) }
+            try following.withUnsafeBytes { try body(head, UnsafeRawBufferPointer(rebasing: $0[..<tailCount])) }
         }
     }
 }
 
 /// Bytes copied out of the cached pages where they lie, for `read(at:count:)`.
-extension EncryptedPageCache {
+extension PublishedPages.Reading {
     /// `count` bytes from `within` on in page `page`, running on into page `page + 1` when they
     /// pass the end of `page` and it is full (`capacity` bytes), copied where the pages lie; nil
-    /// when a page they need is not held or holds too few. The pages are read where the cache
-    /// holds them, under the caller's lock: no page's array is retained and released per read.
+    /// when a page they need is not held or holds too few.
     func copy(page: Int, from within: Int, count: Int, capacity: Int) -> [UInt8]? {
-        guard count > 0, within >= 0, let first = entry(of: page) else { return nil }
-        return entries[first].bytes.withUnsafeBufferPointer { head -> [UInt8]? in
-            if within + count <= head.count {
-                return Array(UnsafeBufferPointer(rebasing: head[within..<(within + count)]))
-            }
-            guard head.count == capacity, within < head.count, let second = entry(of: page + 1) else { return nil }
-            let rest = count - (head.count - within)
-            return entries[second].bytes.withUnsafeBufferPointer { tail -> [UInt8]? in
-                guard rest <= tail.count else { return nil }
-                var result: [UInt8] = []
-                result.reserveCapacity(count)
-                result.append(contentsOf: UnsafeBufferPointer(rebasing: head[within...]))
-                result.append(contentsOf: UnsafeBufferPointer(rebasing: tail[..<rest]))
-                return result
-            }
+        guard count > 0, within >= 0, let head = self.page(page) else { return nil }
+        if within + count <= head.count {
+            return Array(UnsafeRawBufferPointer(rebasing: head[within..<(within + count)]))
         }
+        guard head.count == capacity, within < head.count, let tail = self.page(page + 1) else { return nil }
+        let rest = count - (head.count - within)
+        guard rest <= tail.count else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        result.append(contentsOf: UnsafeRawBufferPointer(rebasing: head[within...]))
+        result.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail[..<rest]))
+        return result
     }
 }
 
@@ -122,12 +137,10 @@ struct PlaintextAssembly {
     }
 
     /// Appends `bytes`, or as many of them as there is room for.
-    mutating func append(_ bytes: ArraySlice<UInt8>) {
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
         let taken = min(bytes.count, buffer.count - count)
-        guard taken > 0, let destination = buffer.baseAddress else { return }
-        bytes.withUnsafeBytes { source in
-            if let start = source.baseAddress { (destination + count).copyMemory(from: start, byteCount: taken) }
-        }
+        guard taken > 0, let destination = buffer.baseAddress, let start = bytes.baseAddress else { return }
+        (destination + count).copyMemory(from: start, byteCount: taken)
         count += taken
     }
 
