@@ -331,15 +331,7 @@ struct ClassWithoutInitTests {
             // Links, lists of links, embedded values, superclasses: through records.
             let leaf = Self.randomLeaf(&random, id: index)
             let record = try leaf.managedObject()
-            let fresh: Result<Leaf, any Error> = Self.mapped(Leaf.self, record, plan: leafPlan)
-            if let difference = firstDifference(leaf, try fresh.get()) { Issue.record("\(context): \(difference)") }
-            Self.compare(fresh, Self.mapped(Leaf.self, record, plan: leafReference), context)
-            for round in 0..<6 {
-                let damaged = try leaf.managedObject()
-                Self.damage(damaged, &random)
-                Self.compare(Self.mapped(Leaf.self, damaged, plan: leafPlan), Self.mapped(Leaf.self, damaged, plan: leafReference), "\(context) damaged \(round)")
-                compared += 1
-            }
+            compared += try Self.compareRecords(leaf, record, plan: leafPlan, reference: leafReference, rounds: 6, random: &random, context)
             // A record without one of the properties: an error on both routes, never a model.
             let name = random.pick(leafPlan.schema.properties).name
             let missing = try record.removing(name)
@@ -352,16 +344,8 @@ struct ClassWithoutInitTests {
             roster.id = index
             roster.members = (0..<random.count()).map { _ in Self.randomLeaf(&random, id: Int(random.integer(Int32.self))) }
             roster.flats = (0..<random.count()).map { _ in Self.randomFlat(&random, id: Int(random.integer(Int32.self))) }
-            let rosterRecord = try roster.managedObject()
-            let freshRoster: Result<Roster, any Error> = Self.mapped(Roster.self, rosterRecord, plan: rosterPlan)
-            if let difference = firstDifference(roster, try freshRoster.get()) { Issue.record("\(context) roster: \(difference)") }
-            Self.compare(freshRoster, Self.mapped(Roster.self, rosterRecord, plan: rosterReference), "\(context) roster")
-            for round in 0..<4 {
-                let damaged = try roster.managedObject()
-                Self.damage(damaged, &random)
-                Self.compare(Self.mapped(Roster.self, damaged, plan: rosterPlan), Self.mapped(Roster.self, damaged, plan: rosterReference), "\(context) roster damaged \(round)")
-                compared += 1
-            }
+            compared += try Self.compareRecords(
+                roster, try roster.managedObject(), plan: rosterPlan, reference: rosterReference, rounds: 4, random: &random, "\(context) roster")
 
             // Stored bytes, read as the store reads a type on its own: the field sink and the flat fill.
             let middle = Self.randomLeaf(&random, id: index).asMiddle()
@@ -370,6 +354,24 @@ struct ClassWithoutInitTests {
             compared += try Self.compareBytes(flat, plan: flatPlan, reference: flatReference, embedded: [:], random: &random, context)
         }
         #expect(compared > 2_000)
+    }
+
+    /// Maps `record` (`model`'s) with both plans, then `rounds` damaged copies of it: the plan
+    /// under test must give `model` back and agree with the reference on every copy. Returns the
+    /// damaged copies compared.
+    private static func compareRecords<Model: Persistable>(
+        _ model: Model, _ record: ManagedObject, plan: TypePlan, reference: TypePlan, rounds: Int,
+        random: inout SeededRandom, _ context: String
+    ) throws -> Int {
+        let fresh: Result<Model, any Error> = mapped(Model.self, record, plan: plan)
+        if let difference = firstDifference(model, try fresh.get()) { Issue.record("\(context): \(difference)") }
+        compare(fresh, mapped(Model.self, record, plan: reference), context)
+        for round in 0..<rounds {
+            let damaged = try model.managedObject()
+            damage(damaged, &random)
+            compare(mapped(Model.self, damaged, plan: plan), mapped(Model.self, damaged, plan: reference), "\(context) damaged \(round)")
+        }
+        return rounds
     }
 
     /// Reads `model`'s bytes, intact and damaged, as the store does, with both plans.
@@ -531,15 +533,7 @@ struct ClassWithoutInitTests {
             shelves.spots = (0..<random.count()).map { _ in Self.randomSpot(&random) }
             shelves.maybe = random.optional { random in (0..<random.count()).map { _ in random.double() } }
             let context = "seed \(Self.seed &+ 4) #\(index)"
-            let record = try shelves.managedObject()
-            let fresh: Result<Shelves, any Error> = Self.mapped(Shelves.self, record, plan: plan)
-            if let difference = firstDifference(shelves, try fresh.get()) { Issue.record("\(context): \(difference)") }
-            Self.compare(fresh, Self.mapped(Shelves.self, record, plan: reference), context)
-            for round in 0..<4 {
-                let damaged = try shelves.managedObject()
-                Self.damage(damaged, &random)
-                Self.compare(Self.mapped(Shelves.self, damaged, plan: plan), Self.mapped(Shelves.self, damaged, plan: reference), "\(context) damaged \(round)")
-            }
+            _ = try Self.compareRecords(shelves, try shelves.managedObject(), plan: plan, reference: reference, rounds: 4, random: &random, context)
             _ = try Self.compareBytes(shelves, plan: plan, reference: reference, embedded: embedded, random: &random, context)
         }
     }
