@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension ByteKeyMap {
     /// ``hash(_:)`` of contiguous bytes: each full word loaded whole (unaligned, little-endian, so
     /// it equals the word the byte loop gathers), where the loop shifted in one byte at a time.
@@ -18,5 +24,27 @@ extension ByteKeyMap {
             position &+= 1
         }
         return mix(state &+ word &+ (UInt64(truncatingIfNeeded: key.count) << 56 | filled))
+    }
+}
+
+extension ByteKeyMap {
+    /// Whether the bytes of `bytes` in `range` (a range within it) are `wanted`: the lengths
+    /// first, then the first eight bytes as one word where both have them (keys that differ
+    /// mostly differ there), then the rest with `memcmp`.
+    @inline(__always)
+    static func bytes(_ bytes: [UInt8], in range: Range<Int>, equal wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = range.count
+        guard count == wanted.count else { return false }
+        guard count > 0, let right = wanted.baseAddress else { return true }
+        return bytes.withUnsafeBufferPointer { all -> Bool in
+            guard let base = all.baseAddress, range.lowerBound >= 0, range.upperBound <= all.count else { return false }
+            let left = UnsafeRawPointer(base + range.lowerBound)
+            let other = UnsafeRawPointer(right)
+            if count >= 8 {
+                guard left.loadUnaligned(as: UInt64.self) == other.loadUnaligned(as: UInt64.self) else { return false }
+                return count == 8 || memcmp(left + 8, other + 8, count - 8) == 0
+            }
+            return memcmp(left, other, count) == 0
+        }
     }
 }

@@ -141,8 +141,14 @@ public struct ByteKeyMap: Sendable {
 
     /// The bytes of entry `entry`'s key.
     func key(at entry: Int) -> ArraySlice<UInt8> {
-        if let width { return bytes[(entry * width)..<(entry * width + width)] }
-        return bytes[(entry == 0 ? 0 : ends[entry - 1])..<ends[entry]]
+        bytes[keyRange(at: entry)]
+    }
+
+    /// Where entry `entry`'s key lies in `bytes`.
+    @inline(__always)
+    private func keyRange(at entry: Int) -> Range<Int> {
+        if let width { return (entry * width)..<(entry * width + width) }
+        return (entry == 0 ? 0 : ends[entry - 1])..<ends[entry]
     }
 
     func value(at entry: Int) -> UInt64 { values[entry] }
@@ -223,6 +229,20 @@ public struct ByteKeyMap: Sendable {
                 while slots[slot] != 0 { slot = (slot + 1) & mask }
                 return (slot, nil)
             }
+        }
+        // A key whose bytes lie together (every lookup's) is compared with each entry's where
+        // they lie, length first (``ByteKeyMap/bytes(_:in:equal:)``); going through an
+        // `ArraySlice` and comparing byte by byte cost most of a lookup that misses.
+        if let found = key.withContiguousStorageIfAvailable({ wanted -> (slot: Int, entry: Int?) in
+            while true {
+                let held = slots[slot]
+                if held == 0 { return (slot, nil) }
+                let entry = Int(held) - 1
+                if Self.bytes(bytes, in: keyRange(at: entry), equal: wanted) { return (slot, entry) }
+                slot = (slot + 1) & mask
+            }
+        }) {
+            return found
         }
         while true {
             let held = slots[slot]

@@ -37,6 +37,7 @@ final class CheckedBlocks: @unchecked Sendable {
     }
 
     /// Whether block `index` has been checked; false for an index outside the blocks.
+    @inline(__always)
     func contains(_ index: Int) -> Bool {
         guard index >= 0, index < total else { return false }
         // Acquiring: a block found checked was checked before, with everything that check wrote.

@@ -67,6 +67,18 @@ struct TypeIndex: Sendable {
             return nil
         }
 
+        /// ``TypeIndex/persistedLocation(of:)``: each run borrowed without a retain, as in
+        /// ``location(forInteger:)``.
+        func persistedLocation(of probe: StringProbe) throws -> UInt64? {
+            var index = 0
+            while index < runs.count {
+                let run = runs.unretainedElement(index)
+                if let packed = try run._withUnsafeGuaranteedRef({ try $0.packed(for: probe) }) { return packed == 0 ? nil : packed }
+                index += 1
+            }
+            return nil
+        }
+
         func copy() -> Storage {
             let copy = Storage()
             copy.runs = runs
@@ -210,12 +222,7 @@ struct TypeIndex: Sendable {
 
     /// The location the runs alone hold for a string key.
     private func persistedLocation(of probe: StringProbe) throws -> UInt64? {
-        var index = 0
-        while index < storage.runs.count {
-            if let packed = try storage.runs[index].packed(for: probe) { return packed == 0 ? nil : packed }
-            index += 1
-        }
-        return nil
+        try storage.persistedLocation(of: probe)
     }
 
     /// `location(for: .integer(value))`, the common case, without a `StorageKey` to pass around.

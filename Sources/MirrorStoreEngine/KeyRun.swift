@@ -117,7 +117,11 @@ final class KeyRun: Sendable {
         // Clamped as a Double: a key far past the last block's would not fit an Int.
         let scaled = span > 0 ? (Double(wanted) - Double(first)) / span * Double(count) : 0
         let guess = Int(min(Double(count - 1), max(0, scaled)))
-        let found = try withBlock(block) { reader in reader.location(ofInteger: wanted, guess: guess) }
+        let found = if let reader = try blocks.mappedBlock(block) {
+            reader.location(ofInteger: wanted, guess: guess)
+        } else {
+            try withBlock(block) { reader in reader.location(ofInteger: wanted, guess: guess) }
+        }
         return try packed(found, inBlock: block)
     }
 
@@ -156,15 +160,25 @@ final class KeyRun: Sendable {
     func packed(for probe: StringProbe) throws -> UInt64? {
         let found = if let stringFences { probe.block(in: stringFences) } else { fences.block(for: probe.key) }
         guard let block = found else { return nil }
-        return try withBlock(block) { reader -> UInt64? in
-            // A walked block holds integers only, which precede every other key.
-            if reader.layout == RunBlockReader.walkedLayout { return nil }
-            switch reader.location(of: probe) {
-            case .found(let packed): return packed
-            case .absent: return nil
-            case .damaged: throw undecodable(block)
-            }
+        // A damaged block is thrown after the search: a closure that captured the run (for its
+        // error) retained and released it twice per lookup.
+        let search = if let reader = try blocks.mappedBlock(block) {
+            Self.search(reader, for: probe)
+        } else {
+            try blocks.withBlock(block) { Self.search($0, for: probe) }
         }
+        switch search {
+        case .found(let packed): return packed
+        case .absent: return nil
+        case .damaged: throw undecodable(block)
+        }
+    }
+
+    /// The search of a checked block for a string key.
+    @inline(__always)
+    private static func search(_ reader: RunBlockReader, for probe: StringProbe) -> RunBlockReader.KeySearch {
+        // A walked block holds integers only, which precede every other key.
+        reader.layout == RunBlockReader.walkedLayout ? .absent : reader.location(of: probe)
     }
 
     /// The run's last key, read from its last block.

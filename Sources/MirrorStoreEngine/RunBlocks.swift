@@ -93,6 +93,10 @@ struct RunBlocks: Sendable {
     /// error, never a wrong answer.
     func withBlock<Result>(_ index: Int, _ body: (RunBlockReader) throws -> Result) throws -> Result {
         let offset = offsets[index]
+        // The common read first: a run that `readsOnce` maps nothing.
+        if let file = mapped?.bytes {
+            return try body(block(index, at: offset, in: file))
+        }
         if readsOnce {
             // As much as a block takes, up to where the next one starts; read again whole when
             // its declared length is longer.
@@ -103,14 +107,11 @@ struct RunBlocks: Sendable {
                 let total = 4 + (Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24) + RunBlockReader.checksumSize
                 if total > bytes.count, UInt64(total) <= limit - offset { bytes = try log.readOnce(at: offset, count: total) }
             }
-            return try bytes.withUnsafeBytes { try withBlock(index, at: offset, in: $0, from: offset, body) }
-        }
-        if let file = mapped?.bytes {
-            return try withBlock(index, at: offset, in: file, body)
+            return try bytes.withUnsafeBytes { try body(block(index, at: offset, in: $0, from: offset)) }
         }
         return try log.withBytesInPlace { file -> Result in
             if let file {
-                return try withBlock(index, at: offset, in: file, body)
+                return try body(block(index, at: offset, in: file))
             }
             // As much as a block takes, up to where the next one starts, lent in place in two
             // pieces (an encrypted log's two pages: each lock taken and each copy cost more than
@@ -141,11 +142,19 @@ struct RunBlocks: Sendable {
         }
     }
 
+    /// Block `index` where it lies in the log's mapping, once its checksum has matched: the
+    /// common read of ``withBlock(_:_:)``, for a lookup that searches the block at once and
+    /// whose closure through `withBlock` was two calls more per lookup. Nil when the run is not
+    /// read through the mapping. The reader is valid while the run's log lives (`mapped`).
+    @inline(__always)
+    func mappedBlock(_ index: Int) throws -> RunBlockReader? {
+        guard let file = mapped?.bytes else { return nil }
+        return try block(index, at: offsets[index], in: file)
+    }
+
     /// Block `index`, at `offset` of the log, whose bytes from `base` on are `file` (the mapped
-    /// file from its start, or the bytes read at the block).
-    private func withBlock<Result>(
-        _ index: Int, at offset: UInt64, in file: UnsafeRawBufferPointer, from base: UInt64 = 0, _ body: (RunBlockReader) throws -> Result
-    ) throws -> Result {
+    /// file from its start, or the bytes read at the block), once its checksum has matched.
+    private func block(_ index: Int, at offset: UInt64, in file: UnsafeRawBufferPointer, from base: UInt64 = 0) throws -> RunBlockReader {
         guard offset >= base, offset - base <= UInt64(file.count), UInt64(file.count) - (offset - base) >= UInt64(RunBlockReader.prefixSize) else {
             throw damage(at: offset, "the block lies past the end of the file")
         }
@@ -157,13 +166,21 @@ struct RunBlocks: Sendable {
         }
         let block = RunBlockReader(bytes: UnsafeRawBufferPointer(rebasing: file[start..<(start + total)]))
         try check(block, index: index, offset: offset)
-        return try body(block)
+        return block
     }
 
     /// Checks block `index` once: its checksum, and that its layout and count fit its length
-    /// (which the reader's fixed-place reads rely on).
+    /// (which the reader's fixed-place reads rely on). Inlined into each read, which then asks
+    /// only for the block's bit; the first check is a call.
+    @inline(__always)
     private func check(_ block: RunBlockReader, index: Int, offset: UInt64) throws {
         guard !checked.contains(index) else { return }
+        try checkFirst(block, index: index, offset: offset)
+    }
+
+    /// ``check(_:index:offset:)`` of a block not checked yet (or being checked by another thread).
+    @inline(never)
+    private func checkFirst(_ block: RunBlockReader, index: Int, offset: UInt64) throws {
         guard block.checksumMatches else {
             throw damage(at: offset, "the block's checksum does not match its contents")
         }

@@ -200,7 +200,8 @@ struct StringFences: Sendable {
                     var low = 0
                     var high = prefixes.count
                     while low < high {
-                        let middle = (low + high) / 2
+                        // Both at most the fences' count: no overflow.
+                        let middle = (low &+ high) &>> 1
                         let prefix = prefixes[middle]
                         let notAfter: Bool
                         if prefix != wantedPrefix {

@@ -54,6 +54,37 @@ import TestSupport
         }
     }
 
+    @Test("a key whose bytes lie together is found as the same key read a byte at a time is", arguments: 0..<3)
+    func contiguousFindEqualsByteLoop(shape: Int) {
+        var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_F1D0) &+ UInt64(shape))
+        // Keys that share their first eight bytes or differ only past them, or only in length,
+        // around the word the comparison reads first: of one width (shape 0) or of many.
+        func key() -> [UInt8] {
+            let stem: [UInt8] = random.pick([[], [1], [1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8, 9]])
+            switch shape {
+            case 0: return [9, 9, 9, 9, 9, 9, 9] + (0..<9).map { _ in UInt8.random(in: 0...2, using: &random) }
+            case 1: return stem + (0..<Int.random(in: 0...12, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) }
+            default: return Array("ev-\(String(UInt64.random(in: 0...36_000_000, using: &random), radix: 36))-\(Int.random(in: 1...999, using: &random))".utf8)
+            }
+        }
+        var map = ByteKeyMap()
+        var held: [[UInt8]] = []
+        for step in 0..<6_000 {
+            let chosen = random.chance(40) && !held.isEmpty ? random.pick(held) : key()
+            if random.chance(20) {
+                // The contiguous find and the byte loop's, through a removal each.
+                var other = map
+                #expect(map.removeValue(for: chosen) == other.removeValue(for: chosen.lazy.map { $0 }), "step \(step): remove \(chosen)")
+            } else {
+                map.updateValue(UInt64(step + 1), for: chosen)
+                held.append(chosen)
+            }
+            for probe in [chosen, key()] + (0..<3).compactMap({ _ in held.isEmpty ? nil : random.pick(held) }) {
+                #expect(map.value(for: probe) == map.value(for: probe.lazy.map { $0 }), "step \(step): read \(probe)")
+            }
+        }
+    }
+
     @Test("the hash of contiguous bytes, a word at a time, equals the byte loop's, at every length and offset")
     func contiguousHashEqualsByteLoop() {
         var random = SeededRandom(seed: SeededRandom.seed(default: 0xB7E_4A54))
