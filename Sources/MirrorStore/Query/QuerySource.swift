@@ -32,7 +32,7 @@ final class QuerySource: Sendable {
         self.entry = entry
         self.observation = observation
         values = snapshot.values(ofType: entry.plan.typeName)
-        indexes = TypeIndexes(entry.indexes, schema: entry.plan.schema, snapshot: snapshot)
+        indexes = TypeIndexes(entry.indexLayout, snapshot: snapshot)
         do {
             try snapshot.checkOpen()
             closedFailure = nil

@@ -51,36 +51,70 @@ struct TypeIndexes: Sendable {
         let positions: [Int]
     }
 
-    private let byPosition: [Index?]
-    /// The indexes of folded strings, by property position.
-    private let foldedByPosition: [Index?]
-    /// The compound indexes, in the order the model declares them.
+    /// Where each of a model's indexes serves, by property position: worked out once per model
+    /// (``ModelRegistry/Entry/indexLayout``), so that each snapshot's indexes are only looked up
+    /// by name and put in their slots, not sorted into place again.
+    struct Layout: Sendable {
+        /// The indexes the model asks for; a snapshot's indexes are kept in this order.
+        let wanted: [WantedIndex]
+        /// By property position: the place in `wanted` of the index of the property's values, or -1.
+        let plain: [Int]
+        /// By property position: the place in `wanted` of the index of the property's folded
+        /// strings, or -1; empty for a model with no such index (the common case).
+        let folded: [Int]
+        /// The places in `wanted` of the compound indexes, in the order the model declares them.
+        let compound: [Int]
+
+        init(_ wanted: [WantedIndex], propertyCount: Int) {
+            var plain = [Int](repeating: -1, count: propertyCount)
+            var folded = wanted.contains { $0.isFolded } ? plain : []
+            var compound: [Int] = []
+            for (slot, index) in wanted.enumerated() {
+                if index.isFolded, let position = index.positions.first, folded.indices.contains(position) {
+                    folded[position] = slot
+                } else if index.positions.count > 1 {
+                    compound.append(slot)
+                } else if let position = index.positions.first, plain.indices.contains(position) {
+                    plain[position] = slot
+                }
+            }
+            self.wanted = wanted
+            self.plain = plain
+            self.folded = folded
+            self.compound = compound
+        }
+    }
+
+    private let layout: Layout
+    /// The snapshot's indexes in the order of `layout.wanted`; nil for one the snapshot lacks.
+    private let slots: [Index?]
+    /// The compound indexes the snapshot holds, in the order the model declares them.
     let compound: [Compound]
 
-    /// The indexes in `wanted`, as `snapshot` holds them.
-    init(_ wanted: [WantedIndex], schema: ObjectSchema, snapshot: EngineSnapshot) {
-        var byPosition = [Index?](repeating: nil, count: schema.properties.count)
-        // Made only for a type that has an index of folded strings (`folded(_:)` checks the positions).
-        var foldedByPosition = wanted.contains { $0.isFolded } ? byPosition : []
-        var compound: [Compound] = []
-        for wanted in wanted {
-            guard let snapshot = snapshot.index(named: wanted.name) else { continue }
-            if wanted.isFolded, let position = wanted.positions.first, foldedByPosition.indices.contains(position) {
-                foldedByPosition[position] = Index(name: wanted.name, snapshot: snapshot, order: wanted.order)
-            } else if wanted.positions.count > 1 {
-                compound.append(Compound(index: Index(name: wanted.name, snapshot: snapshot), positions: wanted.positions))
-            } else if let position = wanted.positions.first, byPosition.indices.contains(position) {
-                byPosition[position] = Index(name: wanted.name, snapshot: snapshot, order: wanted.order)
+    /// The indexes `layout` places, as `snapshot` holds them.
+    init(_ layout: Layout, snapshot: EngineSnapshot) {
+        var slots: [Index?] = []
+        slots.reserveCapacity(layout.wanted.count)
+        for slot in layout.wanted.indices {
+            // Read in place: a copy of each wanted index (its positions, name and order) cost
+            // more than making its `Index`.
+            switch snapshot.index(named: layout.wanted[slot].name) {
+            case .some(let found): slots.append(Index(name: layout.wanted[slot].name, snapshot: found, order: layout.wanted[slot].order))
+            case .none: slots.append(nil)
             }
         }
-        self.byPosition = byPosition
-        self.foldedByPosition = foldedByPosition
+        var compound: [Compound] = []
+        for slot in layout.compound {
+            if let index = slots[slot] { compound.append(Compound(index: index, positions: layout.wanted[slot].positions)) }
+        }
+        self.layout = layout
+        self.slots = slots
         self.compound = compound
     }
 
     /// The index on the folded form of the property at `position`, if it has one.
     func folded(_ position: Int) -> Index? {
-        foldedByPosition.indices.contains(position) ? foldedByPosition[position] : nil
+        layout.folded.indices.contains(position) ? index(at: layout.folded[position]) : nil
     }
 
     /// Whether the property at `position` is part of some compound index.
@@ -90,6 +124,11 @@ struct TypeIndexes: Sendable {
 
     /// The index on the property at `position`, if it has one.
     subscript(position: Int) -> Index? {
-        byPosition.indices.contains(position) ? byPosition[position] : nil
+        layout.plain.indices.contains(position) ? index(at: layout.plain[position]) : nil
+    }
+
+    /// The index in `slot` of `slots`, or nil for -1 (no index).
+    private func index(at slot: Int) -> Index? {
+        slots.indices.contains(slot) ? slots[slot] : nil
     }
 }
