@@ -1,8 +1,11 @@
 import MirrorStoreEngine
 
-/// The secondary indexes of one type as one snapshot holds them, by property position: found once
-/// per query source, so that planning a query looks no index up by name.
-struct TypeIndexes: Sendable {
+/// The secondary indexes of one type as one snapshot holds them, by property position: each found
+/// at most once per query source, so that planning a query looks no index up by name.
+///
+/// A class: the planner reads it through its source several times per query, and a copy of its
+/// layout, snapshot and slots was a retain and a release of each.
+final class TypeIndexes: Sendable {
     /// A class: the planner copies the index it chooses several times per query, and a copy of
     /// a reference is one retain where a copy of the name, the snapshot and the order was four.
     final class Index: Sendable {
@@ -86,30 +89,34 @@ struct TypeIndexes: Sendable {
     }
 
     private let layout: Layout
-    /// The snapshot's indexes in the order of `layout.wanted`; nil for one the snapshot lacks.
-    private let slots: [Index?]
+    private let snapshot: EngineSnapshot
+    /// The indexes of one property (or of its folded form) by their place in `layout.wanted`,
+    /// each looked up on first use: a query mostly reads one of them, and looking up every one
+    /// was most of what making a source cost after each commit.
+    private let slots: [TypeIndexSlot]
     /// The compound indexes the snapshot holds, in the order the model declares them.
     let compound: [Compound]
 
     /// The indexes `layout` places, as `snapshot` holds them.
     init(_ layout: Layout, snapshot: EngineSnapshot) {
-        var slots: [Index?] = []
-        slots.reserveCapacity(layout.wanted.count)
-        for slot in layout.wanted.indices {
-            // Read in place: a copy of each wanted index (its positions, name and order) cost
-            // more than making its `Index`.
-            switch snapshot.index(named: layout.wanted[slot].name) {
-            case .some(let found): slots.append(Index(name: layout.wanted[slot].name, snapshot: found, order: layout.wanted[slot].order))
-            case .none: slots.append(nil)
-            }
-        }
         var compound: [Compound] = []
         for slot in layout.compound {
-            if let index = slots[slot] { compound.append(Compound(index: index, positions: layout.wanted[slot].positions)) }
+            if let index = Self.index(layout.wanted[slot], in: snapshot) {
+                compound.append(Compound(index: index, positions: layout.wanted[slot].positions))
+            }
         }
         self.layout = layout
-        self.slots = slots
+        self.snapshot = snapshot
+        // One per wanted index; a compound index's stays unused (`compound` holds it). Made by
+        // count: a map over `wanted` copied each wanted index.
+        slots = (0..<layout.wanted.count).map { _ in TypeIndexSlot() }
         self.compound = compound
+    }
+
+    /// The index `wanted` names, as `snapshot` holds it.
+    private static func index(_ wanted: borrowing WantedIndex, in snapshot: EngineSnapshot) -> Index? {
+        guard let found = snapshot.index(named: wanted.name) else { return nil }
+        return Index(name: wanted.name, snapshot: found, order: wanted.order)
     }
 
     /// The index on the folded form of the property at `position`, if it has one.
@@ -117,18 +124,21 @@ struct TypeIndexes: Sendable {
         layout.folded.indices.contains(position) ? index(at: layout.folded[position]) : nil
     }
 
-    /// Whether the property at `position` is part of some compound index.
-    func isCompoundComponent(_ position: Int) -> Bool {
-        compound.contains { $0.positions.contains(position) }
-    }
-
     /// The index on the property at `position`, if it has one.
     subscript(position: Int) -> Index? {
         layout.plain.indices.contains(position) ? index(at: layout.plain[position]) : nil
     }
 
-    /// The index in `slot` of `slots`, or nil for -1 (no index).
+    /// The index in place `slot` of `layout.wanted`, looked up on first use; nil for -1 (none).
     private func index(at slot: Int) -> Index? {
-        slots.indices.contains(slot) ? slots[slot] : nil
+        guard slots.indices.contains(slot) else { return nil }
+        let published = slots[slot].published
+        if published.isKnown { return published.index }
+        return slots[slot].publish { Self.index(layout.wanted[slot], in: snapshot) }
+    }
+
+    /// Whether the property at `position` is part of some compound index.
+    func isCompoundComponent(_ position: Int) -> Bool {
+        compound.contains { $0.positions.contains(position) }
     }
 }
