@@ -225,7 +225,25 @@ struct SecondaryIndexes: Sendable {
     }
 
     func snapshot(named name: String) -> IndexSnapshot? {
-        guard let index = indexes[name], let definition = definitions[name] else { return nil }
-        return IndexSnapshot(storage: index, isUnique: definition.isUnique)
+        guard let isUnique = isUnique(name), let index = indexes[name] else { return nil }
+        return IndexSnapshot(storage: index, isUnique: isUnique)
     }
+
+    /// Whether the index called `name` is unique, or nil when none is defined. Found in `ordered`
+    /// when the indexes are few: a name the layer above asks for is mostly the very string it
+    /// defined, which `==` finds equal from its bits alone, where hashing it cost as much as the
+    /// lookup of the index itself.
+    private func isUnique(_ name: String) -> Bool? {
+        guard ordered.count <= Self.listedDefinitions else { return definitions[name]?.isUnique }
+        // The last definition of a name is the one in force, as in `definitions`.
+        var position = ordered.count
+        while position > 0 {
+            position -= 1
+            if ordered[position].name == name { return ordered[position].isUnique }
+        }
+        return nil
+    }
+
+    /// The most definitions `isUnique(_:)` compares one by one.
+    private static let listedDefinitions = 16
 }

@@ -15,7 +15,8 @@ final class QuerySource: Sendable {
     let observation: StoreObservation?
     /// The queried type's stored values, found once for all the reads of a query.
     let values: TypeValues
-    /// The queried type's indexes, found once for all the plans made from this source.
+    /// The queried type's indexes, each found at most once for all the plans made from this
+    /// source, when first asked for.
     let indexes: TypeIndexes
     /// The state of the results holding every object of the type, shared by all of them: they
     /// are the same rows of the same snapshot, so what one learns (their keys in order, their
@@ -32,7 +33,7 @@ final class QuerySource: Sendable {
         self.entry = entry
         self.observation = observation
         values = snapshot.values(ofType: entry.plan.typeName)
-        indexes = TypeIndexes(entry.indexes, schema: entry.plan.schema, snapshot: snapshot)
+        indexes = TypeIndexes(entry.indexLayout, snapshot: snapshot)
         do {
             try snapshot.checkOpen()
             closedFailure = nil

@@ -22,6 +22,8 @@ struct ModelRegistry: Sendable {
         let primaryKeyValueType: StoredValueType?
         /// The secondary indexes the model asks for, in property order.
         let indexes: [WantedIndex]
+        /// Where `indexes` serve, by property position, for each snapshot's ``TypeIndexes``.
+        let indexLayout: TypeIndexes.Layout
 
         init(
             plan: TypePlan, isStandalone: Bool, embeddedSchemas: [String: ObjectSchema], isLinkTarget: Bool,
@@ -34,6 +36,7 @@ struct ModelRegistry: Sendable {
             self.primaryKeyKind = primaryKeyKind
             primaryKeyValueType = primaryKeyKind?.storedValueType
             self.indexes = indexes
+            indexLayout = TypeIndexes.Layout(indexes, propertyCount: plan.schema.properties.count)
         }
     }
 
