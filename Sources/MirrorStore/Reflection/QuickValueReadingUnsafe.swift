@@ -30,8 +30,8 @@ extension RawCursor {
         case .optionalDouble: read = tag == null ? Self.putNil(Double.self, into: field) : Self.putSome(probe.quickDouble(tag), into: field)
         case .date: read = Self.put(probe.quickDate(tag), into: field)
         case .optionalDate: read = tag == null ? Self.putNil(Date.self, into: field) : Self.putSome(probe.quickDate(tag), into: field)
-        case .string: read = Self.put(probe.quickString(tag), into: field)
-        case .optionalString: read = tag == null ? Self.putNil(String.self, into: field) : Self.putSome(probe.quickString(tag), into: field)
+        case .string: read = probe.quickString(tag, into: field, optional: false)
+        case .optionalString: read = tag == null ? Self.putNil(String.self, into: field) : probe.quickString(tag, into: field, optional: true)
         case .bool: read = Self.put(Self.quickBool(tag), into: field)
         case .optionalBool: read = tag == null ? Self.putNil(Bool.self, into: field) : Self.putSome(Self.quickBool(tag), into: field)
         }
@@ -59,12 +59,40 @@ extension RawCursor {
         return StoredValues.date(bits)
     }
 
-    /// Made with the small-string proof the cursor's maker took (`string(_:)`): the global's
-    /// once-only check was a call into the runtime for each string.
-    @inline(__always)
-    private mutating func quickString(_ tag: UInt8) -> String? {
-        guard tag == ValueTag.string.rawValue, case .success(let utf8) = lengthPrefixed() else { return nil }
-        return string(utf8)
+    /// Reads a `String` tagged `tag` into `field`, a `String` (or a `String?` when `optional`).
+    /// With the small-string proof the cursor's maker took, short ASCII text is stored as the two
+    /// words of its small string, and an empty string in the field (as a new instance holds) is
+    /// overwritten without a release: each of those was a call into the runtime per string.
+    @_transparent
+    private mutating func quickString(_ tag: UInt8, into field: UnsafeMutableRawPointer, optional: Bool) -> Bool {
+        guard tag == ValueTag.string.rawValue, case .success(let utf8) = lengthPrefixed() else { return false }
+        guard let smallStrings = takenSmallStrings else {
+            guard let value = string(utf8) else { return false }
+            return optional ? Self.putSome(value, into: field) : Self.put(value, into: field)
+        }
+        // `String` and `String?` hold a string in the same two words (`nil` is a pattern no
+        // string has), so the words of a string are that value of either type.
+        let holdsEmpty = field.load(as: (UInt64, UInt64).self) == UTF8Text.emptyStringBits(smallStrings)
+        if let bits = UTF8Text.smallStringBits(utf8.assumingMemoryBound(to: UInt8.self), smallStrings) {
+            if !holdsEmpty {
+                if optional {
+                    field.assumingMemoryBound(to: String?.self).deinitialize(count: 1)
+                } else {
+                    field.assumingMemoryBound(to: String.self).deinitialize(count: 1)
+                }
+            }
+            field.storeBytes(of: bits.0, as: UInt64.self)
+            field.storeBytes(of: bits.1, toByteOffset: 8, as: UInt64.self)
+            return true
+        }
+        guard let value = string(utf8) else { return false }
+        switch (optional, holdsEmpty) {
+        case (false, false): field.assumingMemoryBound(to: String.self).pointee = value
+        case (false, true): field.initializeMemory(as: String.self, to: value)
+        case (true, false): field.assumingMemoryBound(to: String?.self).pointee = value
+        case (true, true): field.initializeMemory(as: String?.self, to: value)
+        }
+        return true
     }
 
     @inline(__always)
