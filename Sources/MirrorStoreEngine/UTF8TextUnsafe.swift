@@ -23,6 +23,21 @@ package enum UTF8Text {
         SmallASCII.isConfirmed ? SmallStrings() : nil
     }
 
+    /// The two words of the small string of `utf8` (``SmallASCII``) when it is at most 15 bytes
+    /// of ASCII, or nil (then ``string(_:smallStrings:)`` makes it). A reader that stores them
+    /// where a `String` lies makes the string without the retain that `unsafeBitCast` of the
+    /// words to a `String` costs.
+    package static func smallStringBits(_ utf8: UnsafeBufferPointer<UInt8>, _ smallStrings: SmallStrings) -> (UInt64, UInt64)? {
+        guard utf8.count <= SmallASCII.capacity else { return nil }
+        return SmallASCII.bits(utf8)
+    }
+
+    /// The two words of the empty string, the standard library's own (the proof saw that
+    /// ``SmallASCII`` makes them for 0 bytes): a `String` holding them owns nothing.
+    package static func emptyStringBits(_ smallStrings: SmallStrings) -> (UInt64, UInt64) {
+        (0, UInt64(0xE0) << 56)
+    }
+
     /// ``string(_:)`` with the small-string check already made: `smallStrings` is
     /// ``smallStrings`` taken earlier.
     package static func string(_ utf8: UnsafeBufferPointer<UInt8>, smallStrings: SmallStrings?) -> String? {

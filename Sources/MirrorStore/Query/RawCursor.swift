@@ -27,6 +27,11 @@ struct RawCursor {
         isSmallStringsTaken = true
     }
 
+    /// The small-string proof the cursor's maker took, when it took one that holds.
+    var takenSmallStrings: UTF8Text.SmallStrings? {
+        isSmallStringsTaken ? smallStrings : nil
+    }
+
     /// The string `utf8` spells (`UTF8Text.string(_:)`), or nil.
     @inline(__always)
     func string(_ utf8: UnsafeRawBufferPointer) -> String? {

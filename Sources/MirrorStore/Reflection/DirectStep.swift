@@ -39,7 +39,8 @@ struct DirectStep: Sendable {
     /// For `.embedded`, the count of values its record holds.
     let count: Int
     /// How a `.value` step of the commonest types is read inline in the fill's loop, decided
-    /// once here rather than by a call per value (`QuickValueReadingUnsafe.swift`).
+    /// once here, optional or not, so that the loop's one `switch` reaches code for exactly that
+    /// field's type (`QuickValueReadingUnsafe.swift`).
     let quick: QuickRead
 
     /// The single-value types read inline, each in its own tag only (and null for an optional);
@@ -47,30 +48,37 @@ struct DirectStep: Sendable {
     enum QuickRead: UInt8, Sendable {
         case none
         case int
+        case optionalInt
         case double
+        case optionalDouble
         case date
+        case optionalDate
         case string
+        case optionalString
         case bool
+        case optionalBool
 
-        init(_ type: StoredValueType) {
+        init(_ type: StoredValueType, optional: Bool) {
             switch type {
-            case .int: self = .int
-            case .double: self = .double
-            case .date: self = .date
-            case .string: self = .string
-            case .bool: self = .bool
+            case .int: self = optional ? .optionalInt : .int
+            case .double: self = optional ? .optionalDouble : .double
+            case .date: self = optional ? .optionalDate : .date
+            case .string: self = optional ? .optionalString : .string
+            case .bool: self = optional ? .optionalBool : .bool
             default: self = .none
             }
         }
     }
 
-    init(kind: Kind, offset: Int, type: StoredValueType, isOptional: Bool, count: Int) {
+    /// A step; `isKey` for the primary key's, which is never read quickly: the fill compares
+    /// it with the key it was stored under (`readKey`) before anything else.
+    init(kind: Kind, offset: Int, type: StoredValueType, isOptional: Bool, count: Int, isKey: Bool = false) {
         self.kind = kind
         self.offset = offset
         self.type = type
         self.isOptional = isOptional
         self.count = count
-        quick = kind == .value ? QuickRead(type) : .none
+        quick = kind == .value && !isKey ? QuickRead(type, optional: isOptional) : .none
     }
 
     /// A plan's steps, and what the plan that embeds it needs to know of them.
@@ -97,7 +105,7 @@ struct DirectStep: Sendable {
             let offset = field.slot.offset
             switch read {
             case .value(let type, let optional):
-                program.steps.append(DirectStep(kind: .value, offset: offset, type: type, isOptional: optional, count: 0))
+                program.steps.append(DirectStep(kind: .value, offset: offset, type: type, isOptional: optional, count: 0, isKey: position == keyPosition))
             case .list(let type):
                 guard type.isReadInLists else { return nil }
                 program.steps.append(DirectStep(kind: .list, offset: offset, type: type, isOptional: false, count: 0))

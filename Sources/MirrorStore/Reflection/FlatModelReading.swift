@@ -47,18 +47,20 @@ extension ModelMapping {
         guard cursor.skipVarint() == UInt64(plan.slots.count) else { return false }
         for index in steps.indices {
             let step = steps[index]
+            let field = base + step.offset
+            // The commonest values first, in one dispatch; the key's step is never one of them.
+            if cursor.readQuickly(step.quick, into: field) { continue }
             switch step.kind {
             case .value:
                 if index == keyStep {
-                    guard cursor.readKey(key, tag: nil, step: step, into: base + step.offset) else { return false }
+                    guard cursor.readKey(key, tag: nil, step: step, into: field) else { return false }
                     continue
                 }
-                if cursor.readQuickly(step.quick, optional: step.isOptional, into: base + step.offset) { continue }
-                guard step.type.decode(from: &cursor, into: base + step.offset, optional: step.isOptional) else { return false }
+                guard step.type.decode(from: &cursor, into: field, optional: step.isOptional) else { return false }
             case .list:
-                guard step.type.decodeList(from: &cursor, into: base + step.offset) else { return false }
+                guard step.type.decodeList(from: &cursor, into: field) else { return false }
             case .set:
-                guard step.type.decodeSet(from: &cursor, into: base + step.offset) else { return false }
+                guard step.type.decodeSet(from: &cursor, into: field) else { return false }
             case .embedded:
                 // The embedded record's values are the steps that follow; its count of values
                 // must be its plan's, as the decoder checks it against its schema.

@@ -261,6 +261,9 @@ struct ReadRouteDifferentialTests {
             [ValueTag.date.rawValue] + bits(100), [ValueTag.date.rawValue] + bits(.nan), [ValueTag.date.rawValue] + bits(-.infinity),
             [ValueTag.string.rawValue, 3] + Array("abc".utf8), [ValueTag.string.rawValue, 0], [ValueTag.string.rawValue, UInt8(long.count)] + long,
             [ValueTag.string.rawValue, 2, 0xFF, 0xFE], [ValueTag.string.rawValue, 2, 0xC3, 0xA9], [ValueTag.string.rawValue, 9, 0x61],
+            // The longest small string, one byte more, and a short one whose last byte is not ASCII.
+            [ValueTag.string.rawValue, 15] + Array("fifteen bytes!!".utf8), [ValueTag.string.rawValue, 16] + Array("sixteen bytes!!!".utf8),
+            [ValueTag.string.rawValue, 3, 0x61, 0x62, 0xC3], [ValueTag.string.rawValue, 4, 0x61, 0x62, 0xC3, 0xA9],
             [ValueTag.data.rawValue, 1, 0], [ValueTag.uuid.rawValue] + Array(repeating: 1, count: 16), [ValueTag.list.rawValue, 0],
             [ValueTag.embedded.rawValue, 0], [99], [],
         ]
@@ -288,6 +291,60 @@ struct ReadRouteDifferentialTests {
         }
         // Each field's own forms at least were read.
         #expect(agreed >= 20)
+    }
+
+    /// Text of `length` ASCII bytes (printable, so valid UTF-8), or with its last byte above 0x7F
+    /// (then `length` bytes that are not UTF-8) when `ascii` is false.
+    static func asciiText(_ random: inout SeededRandom, length: Int, ascii: Bool = true) -> [UInt8] {
+        var bytes = (0..<length).map { _ in UInt8.random(in: 32...126, using: &random) }
+        if !ascii, length > 0 { bytes[length - 1] = 0xC3 }
+        return bytes
+    }
+
+    @Test("strings read inline, short (two words) or long, into fields that held empty or other strings, are what the general route reads, intact and damaged")
+    func inlineStringsAgreeWhateverTheFieldHeld() throws {
+        var random = SeededRandom(seed: Self.seed ^ 0x57)
+        let plan = try PlanCache.shared.plan(for: QuickForms.self)
+        #expect(plan.directSteps != nil)
+        var filled = 0
+        for index in 0..<300 {
+            let model = QuickForms()
+            model.id = index
+            // Every length around the 15 bytes a small string holds, ASCII or not, and random text.
+            func text(_ random: inout SeededRandom) -> String {
+                if random.chance(30) { return random.string() }
+                let bytes = Self.asciiText(&random, length: Int.random(in: 0...20, using: &random), ascii: random.chance(90))
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            model.text = text(&random)
+            model.textOptional = random.optional { text(&$0) }
+            model.int = random.integer()
+            model.date = Date(timeIntervalSinceReferenceDate: Double(random.integer(Int32.self)))
+            let record = try model.managedObject()
+            let key = try #require(try PrimaryKey.storageKey(of: record))
+            var encoder = RecordEncoder(writesTagless: false)
+            let bytes = try encoder.encode(record)
+            for damage in 0..<9 {
+                let input = damage == 0 ? bytes : random.damaged(bytes)
+                let place = "seed \(Self.seed), #\(index), damage \(damage)"
+                let models = expectRoutesAgree(readings(of: input, as: QuickForms.self, plan: plan, key: key), place: place)
+                if damage == 0, let read = models.first, let difference = firstDifference(model, read) { Issue.record("\(place): \(difference)") }
+                // Straight into an instance whose strings are not empty (short and long), as a
+                // model's own `init()` may leave them: the old values released, the new ones read
+                // as the routes read them.
+                var held = QuickForms()
+                held.text = String(decoding: Self.asciiText(&random, length: Int.random(in: 0...40, using: &random)), as: UTF8.self)
+                held.textOptional = random.chance(50) ? nil : String(decoding: Self.asciiText(&random, length: Int.random(in: 0...40, using: &random)), as: UTF8.self)
+                guard ModelMapping.fillDirectly(&held, plan: plan, reading: input, key: key) else { continue }
+                filled += 1
+                guard let read = models.first else {
+                    Issue.record("\(place): the direct fill read bytes every route refused")
+                    continue
+                }
+                if let difference = firstDifference(read, held) { Issue.record("\(place): \(difference)") }
+            }
+        }
+        #expect(filled > 300)
     }
 
     /// Keyed by each integer width the fast way to a storage key meets (`PrimaryKey.integerKey`).
