@@ -67,8 +67,8 @@ struct TypeIndex: Sendable {
             return nil
         }
 
-        /// ``TypeIndex/persistedLocation(of:)``: each run borrowed without a retain, as in
-        /// ``location(forInteger:)``.
+        /// The location the runs alone hold for a string key, each run borrowed without a
+        /// retain, as in ``location(forInteger:)``.
         func persistedLocation(of probe: StringProbe) throws -> UInt64? {
             var index = 0
             while index < runs.count {
@@ -217,12 +217,7 @@ struct TypeIndex: Sendable {
     /// `location(for: .string(…))`, the key's canonical bytes made once for the memory and every run.
     func location(of probe: StringProbe) throws -> UInt64? {
         if let packed = memoryValue(of: probe) { return packed == 0 ? nil : packed }
-        return try persistedLocation(of: probe)
-    }
-
-    /// The location the runs alone hold for a string key.
-    private func persistedLocation(of probe: StringProbe) throws -> UInt64? {
-        try storage.persistedLocation(of: probe)
+        return try storage.persistedLocation(of: probe)
     }
 
     /// `location(for: .integer(value))`, the common case, without a `StorageKey` to pass around.
@@ -248,7 +243,7 @@ struct TypeIndex: Sendable {
 
     /// The location the runs alone hold for `key`.
     func persistedLocation(for key: StorageKey) throws -> UInt64? {
-        if case .string(let text) = key { return try StringProbe.with(text) { try persistedLocation(of: $0) } }
+        if case .string(let text) = key { return try StringProbe.with(text) { try storage.persistedLocation(of: $0) } }
         for index in runs.indices {
             if let packed = try runs[index].packed(for: key) { return packed == 0 ? nil : packed }
         }

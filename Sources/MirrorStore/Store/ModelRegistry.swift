@@ -20,10 +20,11 @@ struct ModelRegistry: Sendable {
         /// The stored value type of that kind, found once here rather than by a walk of the kind
         /// per read by key; nil for a key property of another kind, checked by the kind itself.
         let primaryKeyValueType: StoredValueType?
-        /// The secondary indexes the model asks for, in property order.
-        let indexes: [WantedIndex]
-        /// Where `indexes` serve, by property position, for each snapshot's ``TypeIndexes``.
+        /// Where the model's secondary indexes serve, by property position, for each snapshot's
+        /// ``TypeIndexes``.
         let indexLayout: TypeIndexes.Layout
+        /// The secondary indexes the model asks for, in property order (the layout holds them).
+        var indexes: [WantedIndex] { indexLayout.wanted }
 
         init(
             plan: TypePlan, isStandalone: Bool, embeddedSchemas: [String: ObjectSchema], isLinkTarget: Bool,
@@ -35,7 +36,6 @@ struct ModelRegistry: Sendable {
             self.isLinkTarget = isLinkTarget
             self.primaryKeyKind = primaryKeyKind
             primaryKeyValueType = primaryKeyKind?.storedValueType
-            self.indexes = indexes
             indexLayout = TypeIndexes.Layout(indexes, propertyCount: plan.schema.properties.count)
         }
     }
